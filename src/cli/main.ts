@@ -1,0 +1,71 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { readFileSync } from 'node:fs';
+
+// Each command's module is imported only when that command runs, so `--help` and `mock` stay fast.
+export async function main(argv: string[]): Promise<void> {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const program = new Command('llm-route')
+    .description('One OpenAI-compatible endpoint in front of ordered model tiers: local first, cloud as fallback.')
+    .version(pkg.version)
+    .showHelpAfterError();
+
+  program
+    .command('serve')
+    .description('run the proxy (live UI on a TTY, JSON-lines log otherwise)')
+    .option('-c, --config <file>', 'tier file (default: $LLM_ROUTE_CONFIG, then ./llm-route.yaml)')
+    .option('--host <host>', 'listen address (overrides server.host)')
+    .addOption(new Option('--port <port>', 'listen port (overrides server.port)').argParser(parsePort))
+    .option('--no-ui', 'JSON-lines request log instead of the live UI')
+    .action(async (opts) => {
+      const { runServe } = await import('./serve.js');
+      process.exitCode = await runServe(opts);
+    });
+
+  program
+    .command('validate')
+    .description('check the tier file; print each problem as file:line:col')
+    .option('-c, --config <file>', 'tier file (default: $LLM_ROUTE_CONFIG, then ./llm-route.yaml)')
+    .action(async (opts) => {
+      const { runValidate } = await import('./validate.js');
+      process.exitCode = await runValidate(opts);
+    });
+
+  program
+    .command('mock')
+    .description('a fault-injecting OpenAI-compatible upstream for demos and resilience tests')
+    .option('--host <host>', 'listen address', '127.0.0.1')
+    .addOption(new Option('--port <port>', 'listen port (0 = any free port)').argParser(parsePort).default(0))
+    .option('--ttft-ms <ms|min:max>', 'delay before the first token (uniform range with min:max)', '0')
+    .option('--tokens-per-s <n>', 'token rate after the first (0 = as fast as possible)', '0')
+    .option('--tokens <n>', 'completion length in tokens', '20')
+    .option('--fail-rate <p>', 'share of requests answered with --fail-status', '0')
+    .option('--fail-status <status>', 'status used by --fail-rate', '503')
+    .option('--stall-rate <p>', 'share of streams that send headers, then nothing', '0')
+    .option('--die-after <n>', 'break the socket after N content chunks')
+    .option('--malformed-rate <p>', 'share of chunks sent as invalid JSON', '0')
+    .option('--name <name>', 'written into every completion so a reader can tell who answered', 'mock')
+    .option('--seed <n>', 'seed for the fault dice (deterministic runs)')
+    .action(async (opts) => {
+      const { runMock } = await import('./mock.js');
+      await runMock(opts);
+    });
+
+  program
+    .command('demo')
+    .description('serve + simulated local/cloud tiers with faults + light traffic: failover and TTFT live, no model needed')
+    .addOption(new Option('--port <port>', 'proxy port').argParser(parsePort).default(4141))
+    .action(async (opts) => {
+      const { runDemo } = await import('./demo.js');
+      process.exitCode = await runDemo(opts);
+    });
+
+  await program.parseAsync(argv);
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new InvalidArgumentError(`invalid port "${value}": expected an integer from 0 to 65535`);
+  }
+  return port;
+}

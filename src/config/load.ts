@@ -1,0 +1,143 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { LineCounter, parseDocument } from 'yaml';
+import { crossCheck } from './cross-checks.js';
+import { schemaAt } from './describe-schema.js';
+import { substituteEnv, type Env } from './env.js';
+import { ConfigError } from './errors.js';
+import { byPosition, Reporter } from './positions.js';
+import { redact, secretValues } from './redact.js';
+import { schemaProblems } from './schema-issues.js';
+import {
+  ConfigSchema,
+  DEFAULT_RETRY,
+  DEFAULT_TIMEOUTS,
+  type Config,
+  type Provider,
+  type ProviderConfig,
+  type RawConfig,
+  type Route,
+  type ServerConfig,
+} from './schema.js';
+import { syntaxProblems } from './yaml-syntax.js';
+
+const DEFAULT_FILE = 'llm-route.yaml';
+
+// ─── discovery and reading ──────────────────────────────────────────────────
+
+/** Which tier file to use: -c/--config, then $LLM_ROUTE_CONFIG, then ./llm-route.yaml. Returns an absolute path. */
+export function resolveConfigPath(cliPath?: string, env: Env = process.env, cwd: string = process.cwd()): string {
+  if (cliPath) return existingFile(resolve(cwd, cliPath), 'given with -c/--config');
+  const fromEnv = env.LLM_ROUTE_CONFIG;
+  if (fromEnv) return existingFile(resolve(cwd, fromEnv), 'given in $LLM_ROUTE_CONFIG');
+  const local = resolve(cwd, DEFAULT_FILE);
+  if (existsSync(local)) return local;
+  throw fileProblem(
+    '',
+    `no tier file found: no -c/--config was given, $LLM_ROUTE_CONFIG is not set, and ${local} does not exist; ` +
+      `create ${DEFAULT_FILE} or pass -c FILE`,
+  );
+}
+
+function existingFile(file: string, source: string): string {
+  if (!existsSync(file)) throw fileProblem(file, `tier file not found (${source})`);
+  return file;
+}
+
+/** Reads, substitutes, validates and resolves a tier file. Throws ConfigError listing every problem. */
+export function loadConfig(file: string, env: Env = process.env): Config {
+  const absolute = resolve(file);
+  let text: string;
+  try {
+    text = readFileSync(absolute, 'utf8');
+  } catch (error) {
+    throw fileProblem(absolute, `cannot read the tier file: ${readFailure(error)}`);
+  }
+  return loadConfigText(text, absolute, env);
+}
+
+function readFailure(error: unknown): string {
+  const code = error instanceof Error && 'code' in error ? error.code : undefined;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'EISDIR') return 'it is a directory';
+  return errorMessage(error);
+}
+
+function fileProblem(file: string, message: string): ConfigError {
+  return new ConfigError([{ file, line: 0, col: 0, path: '', message }]);
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+// ─── the pipeline ───────────────────────────────────────────────────────────
+
+/** Like loadConfig, for text already in hand; `file` names it in problems and in Config.file. */
+export function loadConfigText(text: string, file: string, env: Env = process.env): Config {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, merge: true });
+  const report = new Reporter(file, doc, lineCounter);
+
+  const syntax = syntaxProblems(doc, text, report);
+  if (syntax.length > 0) throw new ConfigError(syntax);
+
+  const substitution = substituteEnv(doc, env, { keepString: (path) => schemaAt(path)?.type === 'string' });
+  const problems = substitution.issues.map((issue) => report.atOffset(issue.offset, issue.path, issue.message));
+  let data: unknown;
+  try {
+    data = doc.toJS();
+  } catch (error) {
+    // e.g. yaml's guard against alias bombs
+    throw new ConfigError([report.atOffset(0, [], `invalid YAML: ${errorMessage(error)}`)]);
+  }
+
+  const parsed = ConfigSchema.safeParse(data);
+  if (!parsed.success) {
+    // A value whose variable is missing would also fail the schema; one problem for it is enough.
+    const unsubstituted = substitution.issues.map((issue) => issue.path);
+    problems.push(...schemaProblems(parsed.error.issues, data, report, unsubstituted));
+  }
+  problems.push(...crossCheck(data, report));
+
+  if (problems.length > 0 || !parsed.success) {
+    const secrets = secretValues(data, env, substitution.variables);
+    throw new ConfigError(problems.sort(byPosition).map((problem) => redact(problem, secrets)));
+  }
+  return buildConfig(parsed.data, resolve(file));
+}
+
+// ─── building the resolved config ───────────────────────────────────────────
+
+function buildConfig(raw: RawConfig, file: string): Config {
+  const providers = new Map<string, Provider>(
+    Object.entries(raw.providers).map(([name, provider]) => [name, resolveProvider(name, provider)]),
+  );
+  const routes = new Map<string, Route>();
+  for (const [routeName, route] of Object.entries(raw.routes)) {
+    const tiers = route.tiers.map((tier, index) => ({
+      route: routeName,
+      name: tier.name ?? tier.provider,
+      index,
+      provider: providers.get(tier.provider) as Provider, // crossCheck guarantees it exists
+      model: tier.model,
+      weight: tier.weight,
+      timeouts: { ...DEFAULT_TIMEOUTS, ...route.timeouts, ...tier.timeouts },
+      retry: { ...DEFAULT_RETRY, ...route.retry, ...tier.retry },
+    }));
+    routes.set(routeName, { name: routeName, tiers, deadline_ms: route.deadline_ms });
+  }
+  return { file, server: resolveServer(raw.server), providers, routes };
+}
+
+// `${KEY:-}` yields "": that means "no key", not an empty credential.
+function resolveProvider(name: string, provider: ProviderConfig): Provider {
+  const { api_key, ...rest } = provider;
+  return api_key ? { ...rest, name, api_key } : { ...rest, name };
+}
+
+function resolveServer(server: ServerConfig): ServerConfig {
+  const { auth_token, ...rest } = server;
+  return auth_token ? { ...rest, auth_token } : rest;
+}

@@ -1,0 +1,35 @@
+import type { Env } from './env.js';
+import type { ConfigProblem, PathSegment } from './errors.js';
+import { isRecord } from './raw-data.js';
+
+const SECRET_KEYS = new Set(['api_key', 'auth_token', 'headers']);
+const SECRET_VARIABLE = /KEY|TOKEN|SECRET|PASS|CRED|AUTH/i;
+
+/** True for values under a secret-holding key, whose value no message may quote. */
+export function isSecretPath(path: readonly PathSegment[]): boolean {
+  return path.some((segment) => typeof segment === 'string' && SECRET_KEYS.has(segment));
+}
+
+/** Strings that must never reach a message: secret-keyed values and secret-looking variables' values. */
+export function secretValues(data: unknown, env: Env, variables: ReadonlySet<string>): string[] {
+  const secrets: string[] = [];
+  const collect = (value: unknown, path: PathSegment[]): void => {
+    if (typeof value === 'string' && isSecretPath(path)) secrets.push(value);
+    else if (Array.isArray(value)) value.forEach((item: unknown, index: number) => collect(item, [...path, index]));
+    else if (isRecord(value)) for (const [key, item] of Object.entries(value)) collect(item, [...path, key]);
+  };
+  collect(data, []);
+  for (const name of variables) {
+    const value = env[name];
+    if (value && SECRET_VARIABLE.test(name)) secrets.push(value);
+  }
+  // Very short strings would blank out ordinary words; no real secret is that short.
+  // Longest first, so a secret containing another is hidden whole rather than in part.
+  return secrets.filter((secret) => secret.length >= 4).sort((a, b) => b.length - a.length);
+}
+
+/** The problem with every secret in its message replaced by ***. */
+export function redact(problem: ConfigProblem, secrets: readonly string[]): ConfigProblem {
+  const message = secrets.reduce((text, secret) => text.replaceAll(secret, '***'), problem.message);
+  return { ...problem, message };
+}

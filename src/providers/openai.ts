@@ -1,0 +1,139 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Provider, Tier } from '../config/schema.js';
+import {
+  EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, EVENT_FINISH, EVENT_MALFORMED, EVENT_USAGE, EVENT_USAGE_ONLY,
+  type EventFacts, type ProviderAdapter, type StatusVerdict, type UpstreamRequest, type Usage,
+} from './types.js';
+
+/** OpenAI Chat Completions wire protocol: OpenAI, Ollama /v1, vLLM, llama.cpp, LM Studio, ... */
+export const openaiAdapter: ProviderAdapter = {
+  buildChatRequest(provider: Provider, tier: Tier, body: Record<string, unknown>, stream: boolean): UpstreamRequest {
+    const upstreamBody: Record<string, unknown> = { ...body, model: tier.model };
+    if (stream) {
+      // Always ask for usage: accounting needs it; the relay hides the chunk from clients that did not ask.
+      const options = isObject(body.stream_options) ? body.stream_options : {};
+      upstreamBody.stream_options = { ...options, include_usage: true };
+    }
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: stream ? 'text/event-stream' : 'application/json',
+      ...provider.headers,
+    };
+    if (provider.api_key) headers.authorization = `Bearer ${provider.api_key}`;
+    return { path: chatPath(provider.base_url), headers, body: JSON.stringify(upstreamBody) };
+  },
+
+  inspectEvent(data: string, out: EventFacts): void {
+    out.usage = undefined;
+    if (data === '[DONE]') {
+      out.flags = EVENT_DONE;
+      return;
+    }
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      out.flags = EVENT_MALFORMED;
+      return;
+    }
+    if (!isObject(chunk)) {
+      out.flags = EVENT_MALFORMED;
+      return;
+    }
+    let flags = 0;
+    if (chunk.error != null) flags |= EVENT_ERROR;
+    const choices = chunk.choices;
+    if (Array.isArray(choices)) {
+      for (const choice of choices) {
+        if (!isObject(choice)) continue;
+        if (choice.finish_reason != null) flags |= EVENT_FINISH | EVENT_CONTENT;
+        if (isObject(choice.delta) && deltaHasContent(choice.delta)) flags |= EVENT_CONTENT;
+      }
+    }
+    const usage = toUsage(chunk.usage);
+    if (usage) {
+      out.usage = usage;
+      flags |= EVENT_USAGE;
+      if (Array.isArray(choices) && choices.length === 0) flags |= EVENT_USAGE_ONLY;
+    }
+    out.flags = flags;
+  },
+
+  classifyStatus(status: number, body: string, _headers: IncomingHttpHeaders): StatusVerdict {
+    const message = upstreamMessage(body) ?? `HTTP ${status}`;
+    if (status === 429) return { reason: 'rate_limited', failover: true, retryable: true, message };
+    if (status === 500 || status === 502 || status === 503 || status === 504) {
+      return { reason: 'server_error', failover: true, retryable: true, message };
+    }
+    if (status >= 500) return { reason: 'server_error', failover: true, retryable: false, message };
+    if (status === 408 || status === 409) return { reason: 'timeout_or_conflict', failover: true, retryable: false, message };
+    if (status === 401 || status === 403) return { reason: 'auth', failover: true, retryable: false, message };
+    if (status === 404) return { reason: 'model_not_found', failover: true, retryable: false, message };
+    if ((status === 400 || status === 413) && CONTEXT_LENGTH.test(body)) {
+      return { reason: 'context_length', failover: true, retryable: false, message };
+    }
+    if (status === 400 || status === 413 || status === 422) {
+      const reason = CONTENT_POLICY.test(body) ? 'content_policy' : 'bad_request';
+      return { reason, failover: false, retryable: false, message };
+    }
+    // 405, 410, 415, ...: a wrong base URL or model on that tier, not something the payload did.
+    return { reason: 'client_error', failover: true, retryable: false, message };
+  },
+
+  readUsage(json: unknown): Usage | undefined {
+    return isObject(json) ? toUsage(json.usage) : undefined;
+  },
+};
+
+const CONTEXT_LENGTH =
+  /context[_ ]length|maximum context|context window|prompt is too long|input is too long|too many (input )?tokens|reduce the length|exceeds the (model'?s? )?(max|maximum|limit)/i;
+const CONTENT_POLICY = /content[_ ]policy|content[_ ]filter|safety system|flagged/i;
+
+function deltaHasContent(delta: Record<string, unknown>): boolean {
+  return nonEmptyString(delta.content) || nonEmptyString(delta.reasoning_content) || nonEmptyString(delta.reasoning)
+    || nonEmptyString(delta.refusal) || (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0)
+    || isObject(delta.function_call);
+}
+
+function toUsage(value: unknown): Usage | undefined {
+  if (!isObject(value)) return undefined;
+  const prompt = value.prompt_tokens, completion = value.completion_tokens;
+  if (typeof prompt !== 'number' && typeof completion !== 'number') return undefined;
+  return { prompt_tokens: typeof prompt === 'number' ? prompt : 0, completion_tokens: typeof completion === 'number' ? completion : 0 };
+}
+
+/** The upstream's own error message, when its body is OpenAI-shaped (or close). */
+function upstreamMessage(body: string): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (isObject(parsed)) {
+      const error = parsed.error;
+      if (isObject(error) && typeof error.message === 'string') return error.message;
+      if (typeof error === 'string') return error;
+      if (typeof parsed.message === 'string') return parsed.message;
+    }
+  } catch {
+    // not JSON: fall through to the raw text
+  }
+  const text = body.trim().slice(0, 200);
+  return text.length > 0 ? text : undefined;
+}
+
+const chatPaths = new Map<string, string>();
+
+function chatPath(baseUrl: string): string {
+  let path = chatPaths.get(baseUrl);
+  if (path === undefined) {
+    path = `${new URL(baseUrl).pathname.replace(/\/+$/, '')}/chat/completions`;
+    chatPaths.set(baseUrl, path);
+  }
+  return path;
+}
+
+function nonEmptyString(value: unknown): boolean {
+  return typeof value === 'string' && value.length > 0;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

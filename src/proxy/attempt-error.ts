@@ -1,0 +1,112 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { StatusVerdict } from '../providers/types.js';
+
+export type Phase = 'connect' | 'headers' | 'first_token' | 'body' | 'idle' | 'total';
+
+/** The upstream's own answer, kept so a payload error can be shown to the client as it was. */
+export interface UpstreamAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+interface AttemptErrorInit {
+  phase: Phase;
+  failover: boolean;
+  retryable: boolean;
+  timedOut?: boolean;
+  status?: number;
+  retryAfterMs?: number;
+  upstream?: UpstreamAnswer;
+}
+
+/**
+ * Why one upstream attempt did not produce an answer. The verdict (fail over? retry?) is
+ * decided here, where the error is made; the routing loop reads only the verdict.
+ */
+export class AttemptError extends Error {
+  readonly reason: string;
+  readonly phase: Phase;
+  /** The tier's fault: the next tier may be tried. false: the payload's fault. */
+  readonly failover: boolean;
+  readonly retryable: boolean;
+  /** Timed out: never retried on the same tier. */
+  readonly timedOut: boolean;
+  readonly status: number | undefined;
+  readonly retryAfterMs: number | undefined;
+  readonly upstream: UpstreamAnswer | undefined;
+
+  constructor(reason: string, message: string, init: AttemptErrorInit) {
+    super(message);
+    this.name = 'AttemptError';
+    this.reason = reason;
+    this.phase = init.phase;
+    this.failover = init.failover;
+    this.retryable = init.retryable;
+    this.timedOut = init.timedOut ?? false;
+    this.status = init.status;
+    this.retryAfterMs = init.retryAfterMs;
+    this.upstream = init.upstream;
+  }
+}
+
+export function timeoutError(reason: 'connect_timeout' | 'ttft_timeout' | 'total_timeout' | 'idle_timeout' | 'deadline', ms: number, phase: Phase): AttemptError {
+  const what = {
+    connect_timeout: 'no connection',
+    ttft_timeout: 'no first token',
+    total_timeout: 'no complete answer',
+    idle_timeout: 'no bytes',
+    deadline: 'route deadline reached, no first token',
+  }[reason];
+  return new AttemptError(reason, `${what} within ${ms} ms`, { phase, failover: true, retryable: false, timedOut: true });
+}
+
+export function statusError(verdict: StatusVerdict, answer: UpstreamAnswer): AttemptError {
+  return new AttemptError(verdict.reason, `HTTP ${answer.status}: ${verdict.message}`, {
+    phase: 'headers',
+    failover: verdict.failover,
+    retryable: verdict.retryable,
+    status: answer.status,
+    retryAfterMs: parseRetryAfter(answer.headers['retry-after']),
+    upstream: answer,
+  });
+}
+
+/** Maps a socket-level failure from undici or node:net. */
+export function transportError(err: unknown, phase: Phase): AttemptError {
+  const code = errorCode(err);
+  if (code === 'ECONNREFUSED') {
+    return new AttemptError('connection_refused', 'connection refused', { phase: 'connect', failover: true, retryable: false });
+  }
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return new AttemptError('connect_timeout', 'connect timed out', { phase: 'connect', failover: true, retryable: false, timedOut: true });
+  }
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH') {
+    return new AttemptError('unreachable', `host unreachable (${code})`, { phase: 'connect', failover: true, retryable: false });
+  }
+  // A reset, or a socket the other side closed mid-answer: worth one more try.
+  const detail = code ?? (err instanceof Error ? err.message : String(err));
+  return new AttemptError('connection_reset', `connection broken (${detail})`, { phase, failover: true, retryable: true });
+}
+
+/** Retry-After as milliseconds: delta-seconds or an HTTP date. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (text === undefined || text.trim() === '') return undefined;
+  const seconds = Number(text);
+  if (Number.isFinite(seconds)) return Math.max(0, Math.round(seconds * 1000));
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function errorCode(err: unknown): string | undefined {
+  let current: unknown = err;
+  // undici wraps node:net errors; the useful code may sit one or two causes down.
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    const code = (current as NodeJS.ErrnoException).code;
+    if (code && code !== 'UND_ERR_SOCKET' && code !== 'UND_ERR') return code;
+    if (code === 'UND_ERR_SOCKET') return 'ECONNRESET';
+    current = (current as Error & { cause?: unknown }).cause;
+  }
+  return undefined;
+}

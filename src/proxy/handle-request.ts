@@ -1,0 +1,73 @@
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AppContext } from './app-context.js';
+import { handleChatCompletions } from './chat-completions.js';
+import { sendError, sendJson } from './respond.js';
+
+const ENDPOINTS: Record<string, string> = {
+  '/v1/chat/completions': 'POST',
+  '/v1/models': 'GET',
+  '/healthz': 'GET',
+  '/metrics': 'GET',
+};
+
+/** Dispatches one HTTP request to its endpoint; never throws. */
+export async function handleRequest(req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<void> {
+  const id = requestId(req);
+  // While draining, answer but let the client know this connection takes no more work.
+  if (app.draining) res.setHeader('connection', 'close');
+  try {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    const method = ENDPOINTS[path];
+    if (method === undefined) {
+      return sendError(res, 404, `no endpoint ${req.method} ${path}; try POST /v1/chat/completions`, 'invalid_request_error', 'not_found', {}, { 'x-request-id': id });
+    }
+    if (req.method !== method) {
+      return sendError(res, 405, `${path} accepts ${method}, not ${req.method}`, 'invalid_request_error', 'method_not_allowed', {}, { allow: method, 'x-request-id': id });
+    }
+    if (path !== '/healthz' && !authorized(req, app.config.server.auth_token)) {
+      return sendError(res, 401, 'missing or wrong bearer token: send Authorization: Bearer <server.auth_token>', 'invalid_request_error', 'invalid_api_key', {}, { 'x-request-id': id });
+    }
+    switch (path) {
+      case '/v1/chat/completions':
+        return await handleChatCompletions(req, res, app, id);
+      case '/v1/models':
+        return sendJson(res, 200, {
+          object: 'list',
+          data: [...app.config.routes.keys()].map((name) => ({ id: name, object: 'model', created: Math.floor(app.startedAt / 1000), owned_by: 'llm-route' })),
+        });
+      case '/healthz':
+        return sendJson(res, 200, { status: 'ok', uptime_s: Math.round((Date.now() - app.startedAt) / 1000), routes: app.health.snapshot(app.config) });
+      case '/metrics': {
+        const text = await app.metrics.render();
+        res.writeHead(200, { 'content-type': app.metrics.contentType });
+        res.end(text);
+        return;
+      }
+    }
+  } catch (err) {
+    // A bug must cost one request, never the server.
+    process.stderr.write(`llm-route: internal error on ${req.method} ${req.url}: ${(err as Error).stack ?? err}\n`);
+    if (!res.headersSent) sendError(res, 500, 'internal error in llm-route', 'internal_error', 'internal_error', {}, { 'x-request-id': id });
+    else res.destroy();
+  }
+}
+
+const SAFE_ID = /^[\w.:-]{1,128}$/;
+
+/** The client's x-request-id when it is a sane token, else a new one. */
+function requestId(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && SAFE_ID.test(given) ? given : randomUUID();
+}
+
+function authorized(req: IncomingMessage, token: string | undefined): boolean {
+  if (!token) return true;
+  const header = req.headers.authorization;
+  if (typeof header !== 'string' || !header.startsWith('Bearer ')) return false;
+  const given = Buffer.from(header.slice(7).trim());
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}

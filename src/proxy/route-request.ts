@@ -1,0 +1,133 @@
+import type { Pool } from 'undici';
+import type { Provider, Route, Tier } from '../config/schema.js';
+import type { HealthView } from '../health/health-view.js';
+import { adapterFor } from '../providers/index.js';
+import type { TelemetryBus } from '../telemetry/bus.js';
+import type { AttemptFinished, AttemptRecord } from '../telemetry/events.js';
+import { AttemptError, timeoutError } from './attempt-error.js';
+import { retryDelayMs, sleep } from './backoff.js';
+import { planTiers } from './plan.js';
+import { isShutdown } from './shutdown.js';
+import { StreamAttempt } from './stream-attempt.js';
+import { type UnaryAnswer, UnaryAttempt } from './unary-attempt.js';
+
+export interface RoutingDeps {
+  pools: { get(provider: Provider): Pool };
+  health: HealthView;
+  telemetry: TelemetryBus;
+  random: () => number;
+}
+
+export interface RoutingRequest {
+  id: string;
+  route: Route;
+  body: Record<string, unknown>;
+  stream: boolean;
+  clientWantsUsage: boolean;
+  /** performance.now() at the request's arrival: TTFT and the route deadline count from here. */
+  arrivedAt: number;
+  clientSignal: AbortSignal;
+}
+
+export type RoutingOutcome =
+  | { kind: 'stream'; tier: Tier; attempt: StreamAttempt; attempts: AttemptRecord[] }
+  | { kind: 'unary'; tier: Tier; answer: UnaryAnswer; attempts: AttemptRecord[] }
+  /** The payload's fault: the upstream's own error goes to the client. */
+  | { kind: 'rejected'; tier: Tier; error: AttemptError; attempts: AttemptRecord[] }
+  /** No tier answered. `timedOut`: every attempt timed out, or the deadline passed (504). */
+  | { kind: 'exhausted'; timedOut: boolean; planned: number; attempts: AttemptRecord[] }
+  /** The client left, or the server is stopping. */
+  | { kind: 'aborted'; shutdown: boolean; attempts: AttemptRecord[] };
+
+/**
+ * The routing loop: tiers in plan order, same-tier retries with backoff, failover on the
+ * tier's faults. It returns at the first commit; after that nothing here runs again.
+ */
+export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Promise<RoutingOutcome> {
+  const plan = planTiers(req.route, deps.health, deps.random);
+  const attempts: AttemptRecord[] = [];
+  const deadlineAt = req.arrivedAt + req.route.deadline_ms;
+  let allTimedOut = true;
+
+  for (let t = 0; t < plan.length; t++) {
+    const tier = plan[t];
+    const adapter = adapterFor(tier.provider.type);
+    const request = adapter.buildChatRequest(tier.provider, tier, req.body, req.stream);
+    let lastError: AttemptError | null = null;
+
+    for (let n = 1; n <= tier.retry.attempts; n++) {
+      const input = { tier, adapter, pool: deps.pools.get(tier.provider), request, clientSignal: req.clientSignal };
+      let error: AttemptError;
+      let elapsedMs: number;
+      if (req.stream) {
+        const remaining = deadlineAt - performance.now();
+        if (remaining <= 0) {
+          attempts.push({ tier: tier.name, attempt: n, outcome: 'deadline', ms: 0, message: timeoutError('deadline', req.route.deadline_ms, 'first_token').message });
+          return { kind: 'exhausted', timedOut: true, planned: plan.length, attempts };
+        }
+        const budget = Math.min(tier.timeouts.ttft_ms, Math.ceil(remaining));
+        const attempt = new StreamAttempt({
+          ...input,
+          ttftBudgetMs: budget,
+          ttftLimit: budget < tier.timeouts.ttft_ms ? 'deadline' : 'ttft_timeout',
+          clientWantsUsage: req.clientWantsUsage,
+          onChunkError: () => deps.telemetry.emit({ type: 'chunk_error', route: req.route.name, tier: tier.name }),
+        });
+        const result = await attempt.commit;
+        elapsedMs = attempt.elapsedMs;
+        if (result.committed) {
+          record(req, deps, attempts, tier, n, 'ok', elapsedMs, undefined, null);
+          return { kind: 'stream', tier, attempt, attempts };
+        }
+        error = result.error;
+      } else {
+        const attempt = new UnaryAttempt(input);
+        const result = await attempt.result;
+        elapsedMs = attempt.elapsedMs;
+        if (result.ok) {
+          record(req, deps, attempts, tier, n, 'ok', elapsedMs, result.answer.status, null);
+          return { kind: 'unary', tier, answer: result.answer, attempts };
+        }
+        error = result.error;
+      }
+
+      if (error.reason === 'client_abort' || error.reason === 'shutdown') return aborted(req, attempts);
+      record(req, deps, attempts, tier, n, error.reason, elapsedMs, error.status, blameOf(error), error.message);
+      if (!error.failover) return { kind: 'rejected', tier, error, attempts };
+      lastError = error;
+      if (!error.timedOut) allTimedOut = false;
+      if (error.reason === 'deadline') return { kind: 'exhausted', timedOut: true, planned: plan.length, attempts };
+      // A tier that timed out is not retried: the next tier is tried.
+      if (error.timedOut || !error.retryable || n === tier.retry.attempts) break;
+      const delay = retryDelayMs(tier.retry, n, error.retryAfterMs, deps.random);
+      if (delay === null) break; // Retry-After longer than the retry budget: fail over now
+      if (req.stream && performance.now() + delay >= deadlineAt) break;
+      if (!(await sleep(delay, req.clientSignal))) return aborted(req, attempts);
+    }
+
+    if (lastError && t < plan.length - 1) {
+      deps.telemetry.emit({ type: 'failover', id: req.id, route: req.route.name, fromTier: tier.name, reason: lastError.reason });
+    }
+  }
+  return { kind: 'exhausted', timedOut: attempts.length > 0 && allTimedOut, planned: plan.length, attempts };
+}
+
+function aborted(req: RoutingRequest, attempts: AttemptRecord[]): RoutingOutcome {
+  return { kind: 'aborted', shutdown: isShutdown(req.clientSignal.reason), attempts };
+}
+
+function record(
+  req: RoutingRequest, deps: RoutingDeps, attempts: AttemptRecord[], tier: Tier, n: number,
+  outcome: string, ms: number, status: number | undefined, blame: AttemptFinished['blame'], message?: string,
+): void {
+  const entry: AttemptRecord = { tier: tier.name, attempt: n, outcome, ms: Math.round(ms) };
+  if (status !== undefined) entry.status = status;
+  if (message !== undefined) entry.message = message;
+  attempts.push(entry);
+  deps.telemetry.emit({ type: 'attempt_end', id: req.id, route: req.route.name, tier: tier.name, provider: tier.provider.name, record: entry, blame });
+}
+
+function blameOf(error: AttemptError): AttemptFinished['blame'] {
+  if (!error.failover) return 'payload';
+  return error.phase === 'connect' || error.reason === 'connection_reset' ? 'provider' : 'tier';
+}

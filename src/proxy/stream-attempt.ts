@@ -1,0 +1,284 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Dispatcher } from 'undici';
+import {
+  EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, EVENT_FINISH, EVENT_MALFORMED, EVENT_USAGE_ONLY,
+  type EventFacts, type Usage,
+} from '../providers/types.js';
+import { SseParser } from '../sse/parser.js';
+import { AttemptError, timeoutError } from './attempt-error.js';
+import { type AttemptInput, UpstreamAttempt } from './upstream-attempt.js';
+
+type Controller = Dispatcher.DispatchController;
+
+export interface StreamAttemptInput extends AttemptInput {
+  /** Time allowed for the first content event: the tier's ttft_ms, cut to what the route's deadline leaves. */
+  ttftBudgetMs: number;
+  /** Reported when the budget runs out: the tier's own TTFT limit, or the route's deadline. */
+  ttftLimit: 'ttft_timeout' | 'deadline';
+  /** The client asked for the usage chunk itself (otherwise it is hidden). */
+  clientWantsUsage: boolean;
+  onChunkError: () => void;
+}
+
+/** Where a committed stream's bytes go (the client's response). */
+export interface StreamSink {
+  /** false when the client is not keeping up: the attempt pauses the upstream until `drain`. */
+  write(data: Buffer): boolean;
+  onceDrain(resume: () => void): void;
+  /** Ends the response; `tail` is written last (a [DONE] or an error event). */
+  end(tail: Buffer | null): void;
+}
+
+export interface StreamEnd {
+  /** null when the stream finished cleanly. */
+  interruption: AttemptError | null;
+  usage: Usage | undefined;
+  chunkErrors: number;
+}
+
+export type CommitResult = { committed: true; attempt: StreamAttempt } | { committed: false; error: AttemptError };
+
+const DONE_EVENT = Buffer.from('data: [DONE]\n\n');
+
+/**
+ * A streaming attempt. It holds every event until the first content event arrives within
+ * the TTFT budget (the commit point); before that, any failure is invisible to the client.
+ * After commit it relays each event's upstream bytes unchanged, guarded by an exact idle timer.
+ */
+export class StreamAttempt extends UpstreamAttempt {
+  readonly commit: Promise<CommitResult>;
+  readonly finished: Promise<StreamEnd>;
+  private resolveCommit!: (result: CommitResult) => void;
+  private resolveFinished!: (end: StreamEnd) => void;
+  private committed = false;
+  private ended = false;
+  private sink: StreamSink | null = null;
+  /** Raw events held before commit, and between commit and the sink's arrival. */
+  private held: Buffer[] = [];
+  /** Events of the chunk being parsed that are to be forwarded. */
+  private out: Buffer[] = [];
+  private dropped = false;
+  private readonly parser = new SseParser();
+  private readonly facts: EventFacts = { flags: 0, usage: undefined };
+  private usage: Usage | undefined;
+  private sawFinish = false;
+  private sawDone = false;
+  private chunkErrors = 0;
+  private paused = false;
+  /** The stream's end has been decided (clean, interrupted, or the client left). */
+  private finishedOnce = false;
+  /** An interruption that came before the sink was attached. */
+  private pendingInterrupt: AttemptError | null = null;
+  private readonly ttftTimer: NodeJS.Timeout;
+  private readonly totalTimer: NodeJS.Timeout;
+  private idleTimer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly stream: StreamAttemptInput) {
+    super(stream);
+    this.commit = new Promise((resolve) => (this.resolveCommit = resolve));
+    this.finished = new Promise((resolve) => (this.resolveFinished = resolve));
+    this.ttftTimer = setTimeout(this.onTtftTimeout, stream.ttftBudgetMs);
+    this.totalTimer = setTimeout(this.onTotalTimeout, stream.tier.timeouts.total_ms);
+    this.dispatch();
+  }
+
+  /** Hands the committed stream to the client: held events first, then the rest as it comes. */
+  attach(sink: StreamSink): void {
+    this.sink = sink;
+    const held = this.held;
+    this.held = [];
+    if (held.length > 0) this.forward(held.length === 1 ? held[0] : Buffer.concat(held));
+    if (this.pendingInterrupt) sink.end(streamErrorEvent(this.pendingInterrupt.message));
+    else if (this.ended) this.finish();
+  }
+
+  protected onSuccessHeaders(_c: Controller, _status: number, headers: IncomingHttpHeaders): void {
+    const type = headers['content-type'];
+    if (typeof type === 'string' && type.includes('application/json')) {
+      // The upstream ignored stream: true; it is not speaking the protocol we asked for.
+      this.fail(new AttemptError('bad_response', 'upstream answered JSON to a streaming request', { phase: 'headers', failover: true, retryable: false }));
+    }
+  }
+
+  protected onBody(_c: Controller, chunk: Buffer): void {
+    this.dropped = false;
+    const wasCommitted = this.committed;
+    const aligned = this.parser.push(chunk, this.onEvent);
+    if (this.settled && !this.committed) return; // failed inside this chunk
+    if (wasCommitted) this.idleTimer?.refresh();
+    const out = this.out;
+    if (out.length === 0) return;
+    // Fast path: a chunk of whole events, all kept, after commit: forward it as it came.
+    const whole = wasCommitted && aligned && !this.dropped;
+    const bytes = whole ? chunk : out.length === 1 ? out[0] : Buffer.concat(out);
+    this.out = [];
+    if (!this.committed || this.sink === null) this.held.push(bytes);
+    else this.forward(bytes);
+  }
+
+  private readonly onEvent = (raw: Buffer, data: string | null): void => {
+    if (data === null) {
+      // Comments and field-less events: keep-alives. Relayed after commit, dropped before.
+      if (this.committed) this.out.push(raw);
+      else this.dropped = true;
+      return;
+    }
+    const facts = this.facts;
+    this.stream.adapter.inspectEvent(data, facts);
+    const flags = facts.flags;
+    if (facts.usage) this.usage = facts.usage;
+    if (flags & EVENT_MALFORMED) {
+      this.chunkErrors++;
+      this.stream.onChunkError();
+      this.dropped = true;
+      return;
+    }
+    if (!this.committed) {
+      if (flags & EVENT_DONE) return this.fail(emptyStream('the stream ended before its first content event'));
+      if (flags & EVENT_ERROR) return this.fail(new AttemptError('upstream_error', `error event before first token: ${data.slice(0, 200)}`, { phase: 'first_token', failover: true, retryable: false }));
+    }
+    if (flags & EVENT_FINISH) this.sawFinish = true;
+    if (flags & EVENT_DONE) this.sawDone = true;
+    if (flags & EVENT_USAGE_ONLY && !this.stream.clientWantsUsage) {
+      this.dropped = true;
+      return;
+    }
+    this.out.push(raw);
+    if (!this.committed && flags & EVENT_CONTENT) this.commitNow();
+  };
+
+  private commitNow(): void {
+    this.committed = true;
+    this.settled = true;
+    clearTimeout(this.ttftTimer);
+    this.idleTimer = setTimeout(this.onIdleTimeout, this.stream.tier.timeouts.idle_ms);
+    // The chunk being parsed goes to `held` too (onBody sees no sink yet), so order is kept.
+    this.held.push(...this.out.splice(0));
+    this.resolveCommit({ committed: true, attempt: this });
+  }
+
+  protected onEnd(): void {
+    this.parser.flush(this.onEvent);
+    if (!this.committed) {
+      if (!this.settled) this.fail(emptyStream('the stream ended before its first content event'));
+      return;
+    }
+    if (this.out.length > 0) {
+      const bytes = Buffer.concat(this.out);
+      this.out = [];
+      if (this.sink) this.forward(bytes);
+      else this.held.push(bytes);
+    }
+    this.ended = true;
+    if (this.sink) this.finish();
+  }
+
+  protected onBroken(err: AttemptError): void {
+    if (!this.committed) return this.fail(err);
+    this.interrupt(new AttemptError('broken_stream', `upstream connection broke after the first token: ${err.message}`, { phase: 'body', failover: false, retryable: false }));
+  }
+
+  protected fail(err: AttemptError): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.clearTimers();
+    this.cancel(err);
+    this.resolveCommit({ committed: false, error: err });
+  }
+
+  protected onClientGone(err: AttemptError): void {
+    if (!this.committed) return this.fail(err);
+    // A stopping server still tells its client why the stream ends; a gone client hears nothing.
+    if (err.reason === 'shutdown') return this.interrupt(err);
+    this.clearTimers();
+    this.settleFinished(err);
+  }
+
+  protected currentPhase(): AttemptError['phase'] {
+    if (this.committed) return 'body';
+    return this.controller ? 'first_token' : 'connect';
+  }
+
+  protected isRelaying(): boolean {
+    return this.committed && !this.finishedOnce;
+  }
+
+  private forward(bytes: Buffer): void {
+    const sink = this.sink as StreamSink;
+    if (!sink.write(bytes) && !this.paused && this.controller) {
+      this.paused = true;
+      this.controller.pause();
+      sink.onceDrain(this.onDrain);
+    }
+  }
+
+  private readonly onDrain = (): void => {
+    this.paused = false;
+    this.idleTimer?.refresh();
+    this.controller?.resume();
+  };
+
+  /** A clean end after commit: a finished stream without [DONE] gets one; an unfinished one is a break. */
+  private finish(): void {
+    if (this.sawDone || this.sawFinish) {
+      this.clearTimers();
+      if (this.parser.pendingBytes > 0) this.chunkErrors++;
+      (this.sink as StreamSink).end(this.sawDone ? null : DONE_EVENT);
+      this.settleFinished(null);
+      return;
+    }
+    this.chunkErrors++;
+    this.stream.onChunkError();
+    this.interrupt(new AttemptError('broken_stream', 'upstream ended the stream without finishing it', { phase: 'body', failover: false, retryable: false }));
+  }
+
+  private interrupt(err: AttemptError): void {
+    if (this.finishedOnce) return;
+    this.clearTimers();
+    this.cancel(err);
+    if (this.sink) this.sink.end(streamErrorEvent(err.message));
+    else this.pendingInterrupt = err;
+    this.settleFinished(err);
+  }
+
+  private settleFinished(interruption: AttemptError | null): void {
+    if (this.finishedOnce) return;
+    this.finishedOnce = true;
+    this.resolveFinished({ interruption, usage: this.usage, chunkErrors: this.chunkErrors });
+  }
+
+  private clearTimers(): void {
+    clearTimeout(this.ttftTimer);
+    clearTimeout(this.totalTimer);
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+  }
+
+  private readonly onTtftTimeout = (): void => {
+    this.fail(timeoutError(this.stream.ttftLimit, this.stream.ttftBudgetMs, this.controller ? 'first_token' : 'connect'));
+  };
+
+  private readonly onTotalTimeout = (): void => {
+    const err = timeoutError('total_timeout', this.stream.tier.timeouts.total_ms, this.currentPhase());
+    if (this.committed) this.interrupt(err);
+    else this.fail(err);
+  };
+
+  private readonly onIdleTimeout = (): void => {
+    // A client that is not reading pauses the upstream; that silence is not the upstream's.
+    if (this.paused) {
+      this.idleTimer?.refresh();
+      return;
+    }
+    this.interrupt(timeoutError('idle_timeout', this.stream.tier.timeouts.idle_ms, 'idle'));
+  };
+}
+
+function emptyStream(message: string): AttemptError {
+  return new AttemptError('empty_stream', message, { phase: 'first_token', failover: true, retryable: false });
+}
+
+/** The one SSE event a client gets when a committed stream cannot go on. */
+export function streamErrorEvent(message: string): Buffer {
+  const payload = { error: { message: `llm-route: ${message}`, type: 'upstream_error', code: 'stream_interrupted' } };
+  return Buffer.from(`data: ${JSON.stringify(payload)}\n\n`);
+}

@@ -1,0 +1,102 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Dispatcher } from 'undici';
+import type { Usage } from '../providers/types.js';
+import { AttemptError, timeoutError } from './attempt-error.js';
+import { type AttemptInput, UpstreamAttempt } from './upstream-attempt.js';
+
+type Controller = Dispatcher.DispatchController;
+
+/** A whole non-streaming answer: the commit point is its last byte. */
+export interface UnaryAnswer {
+  status: number;
+  contentType: string;
+  body: Buffer;
+  usage: Usage | undefined;
+}
+
+export type UnaryResult = { ok: true; answer: UnaryAnswer } | { ok: false; error: AttemptError };
+
+/**
+ * A non-streaming attempt: `total_ms` for the whole response, `idle_ms` between body bytes
+ * once the body has begun. A body cut short fails the attempt, so the next tier can answer.
+ */
+export class UnaryAttempt extends UpstreamAttempt {
+  readonly result: Promise<UnaryResult>;
+  private resolveResult!: (result: UnaryResult) => void;
+  private status = 0;
+  private contentType = 'application/json';
+  private chunks: Buffer[] = [];
+  private readonly totalTimer: NodeJS.Timeout;
+  private idleTimer: NodeJS.Timeout | null = null;
+
+  constructor(input: AttemptInput) {
+    super(input);
+    this.result = new Promise((resolve) => (this.resolveResult = resolve));
+    this.totalTimer = setTimeout(this.onTotalTimeout, input.tier.timeouts.total_ms);
+    this.dispatch();
+  }
+
+  protected onSuccessHeaders(_c: Controller, status: number, headers: IncomingHttpHeaders): void {
+    this.status = status;
+    const type = headers['content-type'];
+    if (typeof type === 'string') this.contentType = type;
+  }
+
+  protected onBody(_c: Controller, chunk: Buffer): void {
+    this.chunks.push(chunk);
+    if (this.idleTimer) this.idleTimer.refresh();
+    else this.idleTimer = setTimeout(this.onIdleTimeout, this.input.tier.timeouts.idle_ms);
+  }
+
+  protected onEnd(): void {
+    const body = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks);
+    let json: unknown;
+    try {
+      json = JSON.parse(body.toString('utf8'));
+    } catch {
+      return this.fail(new AttemptError('bad_response', 'upstream answered with a body that is not JSON', { phase: 'body', failover: true, retryable: false }));
+    }
+    this.settle({
+      ok: true,
+      answer: { status: this.status, contentType: this.contentType, body, usage: this.input.adapter.readUsage(json) },
+    });
+  }
+
+  protected onBroken(err: AttemptError): void {
+    this.fail(err);
+  }
+
+  protected fail(err: AttemptError): void {
+    if (this.settled) return;
+    this.cancel(err);
+    this.settle({ ok: false, error: err });
+  }
+
+  protected onClientGone(err: AttemptError): void {
+    this.fail(err);
+  }
+
+  protected currentPhase(): AttemptError['phase'] {
+    if (this.chunks.length > 0) return 'body';
+    return this.controller ? 'headers' : 'connect';
+  }
+
+  protected isRelaying(): boolean {
+    return false;
+  }
+
+  private settle(result: UnaryResult): void {
+    this.settled = true;
+    clearTimeout(this.totalTimer);
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.resolveResult(result);
+  }
+
+  private readonly onTotalTimeout = (): void => {
+    this.fail(timeoutError('total_timeout', this.input.tier.timeouts.total_ms, this.currentPhase()));
+  };
+
+  private readonly onIdleTimeout = (): void => {
+    this.fail(timeoutError('idle_timeout', this.input.tier.timeouts.idle_ms, 'body'));
+  };
+}

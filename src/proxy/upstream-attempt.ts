@@ -1,0 +1,133 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Dispatcher, Pool } from 'undici';
+import type { Tier } from '../config/schema.js';
+import type { ProviderAdapter, UpstreamRequest } from '../providers/types.js';
+import { AttemptError, statusError, transportError } from './attempt-error.js';
+import { isShutdown } from './shutdown.js';
+
+type Controller = Dispatcher.DispatchController;
+
+export interface AttemptInput {
+  tier: Tier;
+  adapter: ProviderAdapter;
+  pool: Pool;
+  request: UpstreamRequest;
+  /** Aborted when the client goes away, or with a ShutdownError when the server stops. */
+  clientSignal: AbortSignal;
+}
+
+/** Bytes of an error body kept for classification and pass-through. */
+const MAX_ERROR_BODY = 64 * 1024;
+
+/**
+ * One call to one upstream, as an undici dispatch handler: no stream objects between the
+ * socket and us. Subclasses decide what a 2xx body means (a stream to commit, or a whole
+ * response). This base owns what both share: dispatching, aborting, collecting a non-2xx
+ * body and turning it into a typed AttemptError.
+ *
+ * Abort ordering: `cancel()` aborts through undici's controller, which destroys the socket
+ * synchronously for an in-flight request; a request still waiting for a connection is
+ * aborted the moment undici hands it a socket, before a byte of it is written.
+ */
+export abstract class UpstreamAttempt implements Dispatcher.DispatchHandler {
+  readonly startedAt = performance.now();
+  protected controller: Controller | null = null;
+  /** Set once the attempt has its verdict; late callbacks from undici are ignored then. */
+  protected settled = false;
+  private cancelReason: Error | null = null;
+  private errorStatus = 0;
+  private errorHeaders: IncomingHttpHeaders = {};
+  private errorChunks: Buffer[] = [];
+  private errorBytes = 0;
+
+  constructor(protected readonly input: AttemptInput) {
+    input.clientSignal.addEventListener('abort', this.onClientAbort);
+  }
+
+  /** Sends the request. */
+  protected dispatch(): void {
+    const { pool, request } = this.input;
+    pool.dispatch(
+      { path: request.path, method: 'POST', headers: request.headers, body: request.body, headersTimeout: 0, bodyTimeout: 0 },
+      this,
+    );
+  }
+
+  /** Aborts the upstream request (idempotent) and closes its socket. */
+  cancel(reason: Error): void {
+    if (this.cancelReason) return;
+    this.cancelReason = reason;
+    this.input.clientSignal.removeEventListener('abort', this.onClientAbort);
+    if (this.controller && !this.controller.aborted) this.controller.abort(reason);
+  }
+
+  get elapsedMs(): number {
+    return performance.now() - this.startedAt;
+  }
+
+  onRequestStart(controller: Controller): void {
+    this.controller = controller;
+    if (this.cancelReason) controller.abort(this.cancelReason);
+  }
+
+  onResponseStart(controller: Controller, statusCode: number, headers: IncomingHttpHeaders): void {
+    if (this.settled) return;
+    if (statusCode < 200 || statusCode >= 300) {
+      this.errorStatus = statusCode;
+      this.errorHeaders = headers;
+      return;
+    }
+    this.onSuccessHeaders(controller, statusCode, headers);
+  }
+
+  onResponseData(controller: Controller, chunk: Buffer): void {
+    if (this.settled && !this.isRelaying()) return;
+    if (this.errorStatus !== 0) {
+      if (this.errorBytes < MAX_ERROR_BODY) {
+        this.errorChunks.push(chunk);
+        this.errorBytes += chunk.length;
+      }
+      return;
+    }
+    this.onBody(controller, chunk);
+  }
+
+  onResponseEnd(): void {
+    if (this.settled && !this.isRelaying()) return;
+    if (this.errorStatus !== 0) {
+      const body = Buffer.concat(this.errorChunks);
+      const verdict = this.input.adapter.classifyStatus(this.errorStatus, body.toString('utf8'), this.errorHeaders);
+      this.fail(statusError(verdict, { status: this.errorStatus, headers: this.errorHeaders, body }));
+      return;
+    }
+    this.onEnd();
+  }
+
+  onResponseError(_controller: Controller | null, err: Error): void {
+    if (this.cancelReason || (this.settled && !this.isRelaying())) return;
+    this.onBroken(transportError(err, this.errorStatus !== 0 ? 'headers' : this.currentPhase()));
+  }
+
+  private readonly onClientAbort = (): void => {
+    const shutdown = isShutdown(this.input.clientSignal.reason);
+    this.cancel(new Error(shutdown ? 'llm-route is shutting down' : 'client disconnected'));
+    this.onClientGone(shutdown ? abortError('shutdown', 'llm-route is shutting down', this.currentPhase()) : abortError('client_abort', 'client disconnected', this.currentPhase()));
+  };
+
+  protected abstract onSuccessHeaders(controller: Controller, status: number, headers: IncomingHttpHeaders): void;
+  protected abstract onBody(controller: Controller, chunk: Buffer): void;
+  protected abstract onEnd(): void;
+  /** The socket broke (reset, closed early) while the attempt was still live. */
+  protected abstract onBroken(err: AttemptError): void;
+  /** The attempt failed before it produced an answer; settles it. */
+  protected abstract fail(err: AttemptError): void;
+  /** The client left, or the server is stopping (`err.reason` says which). */
+  protected abstract onClientGone(err: AttemptError): void;
+  protected abstract currentPhase(): AttemptError['phase'];
+  /** True while a committed stream is still being relayed (callbacks still matter). */
+  protected abstract isRelaying(): boolean;
+}
+
+function abortError(reason: 'client_abort' | 'shutdown', message: string, phase: AttemptError['phase']): AttemptError {
+  return new AttemptError(reason, message, { phase, failover: false, retryable: false });
+}

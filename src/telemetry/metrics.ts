@@ -1,0 +1,110 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { TelemetryBus } from './bus.js';
+import type { TelemetryEvent } from './events.js';
+
+type Labelled<T> = { labels(...values: string[]): T };
+
+/**
+ * Prometheus metrics (names fixed by SPEC), fed only by telemetry events. Label children are
+ * cached so the request path never re-hashes label sets.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly children = new Map<string, unknown>();
+  private readonly ttft = new Histogram({
+    name: 'llm_time_to_first_token_seconds',
+    help: 'Time from the request reaching llm-route to the committed first content event (streams).',
+    labelNames: ['route', 'tier'],
+    buckets: [0.05, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 7.5, 10],
+    registers: [this.registry],
+  });
+  private readonly chunkErrors = new Counter({
+    name: 'llm_streaming_chunk_errors_total',
+    help: 'Malformed or truncated upstream SSE events.',
+    labelNames: ['route', 'tier'],
+    registers: [this.registry],
+  });
+  private readonly requests = new Counter({
+    name: 'llm_requests_total',
+    help: 'Requests by the tier that answered ("none" when no tier did) and outcome.',
+    labelNames: ['route', 'tier', 'outcome'],
+    registers: [this.registry],
+  });
+  private readonly failovers = new Counter({
+    name: 'llm_failovers_total',
+    help: 'Moves from one tier to the next before commit, by the reason the tier failed.',
+    labelNames: ['route', 'from_tier', 'reason'],
+    registers: [this.registry],
+  });
+  private readonly attempts = new Counter({
+    name: 'llm_upstream_attempts_total',
+    help: 'Upstream attempts by result ("ok" or the failure reason).',
+    labelNames: ['route', 'tier', 'result'],
+    registers: [this.registry],
+  });
+  private readonly activeStreams = new Gauge({
+    name: 'llm_active_streams',
+    help: 'Committed streams being relayed now.',
+    labelNames: ['route', 'tier'],
+    registers: [this.registry],
+  });
+  private readonly tokens = new Counter({
+    name: 'llm_tokens_total',
+    help: 'Tokens as reported by upstream usage.',
+    labelNames: ['route', 'tier', 'kind'],
+    registers: [this.registry],
+  });
+
+  constructor(bus: TelemetryBus) {
+    bus.subscribe(this.onEvent);
+  }
+
+  async render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  private readonly onEvent = (event: TelemetryEvent): void => {
+    switch (event.type) {
+      case 'commit':
+        this.child(this.ttft, event.route, event.tier).observe(event.ttftMs / 1000);
+        this.child(this.activeStreams, event.route, event.tier).inc();
+        return;
+      case 'chunk_error':
+        this.child(this.chunkErrors, event.route, event.tier).inc();
+        return;
+      case 'attempt_end':
+        this.child(this.attempts, event.route, event.tier, event.record.outcome).inc();
+        return;
+      case 'failover':
+        this.child(this.failovers, event.route, event.fromTier, event.reason).inc();
+        return;
+      case 'request_end': {
+        if (event.route === '') return; // rejected before a route was known
+        const tier = event.tier ?? 'none';
+        this.child(this.requests, event.route, tier, event.outcome).inc();
+        if (event.committed) this.child(this.activeStreams, event.route, tier).dec();
+        if (event.usage) {
+          this.child(this.tokens, event.route, tier, 'prompt').inc(event.usage.prompt_tokens);
+          this.child(this.tokens, event.route, tier, 'completion').inc(event.usage.completion_tokens);
+        }
+        return;
+      }
+      case 'request_start':
+        return;
+    }
+  };
+
+  private child<T>(metric: Labelled<T> & { name?: string }, ...labels: string[]): T {
+    const key = `${(metric as unknown as { name: string }).name}\u0000${labels.join('\u0000')}`;
+    let child = this.children.get(key) as T | undefined;
+    if (child === undefined) {
+      child = metric.labels(...labels);
+      this.children.set(key, child);
+    }
+    return child;
+  }
+}

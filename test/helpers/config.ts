@@ -1,0 +1,13 @@
+import type { Provider, Route, Tier } from '../../src/config/schema.js';
+import { DEFAULT_RETRY, DEFAULT_TIMEOUTS } from '../../src/config/schema.js';
+
+const provider: Provider = { name: 'p', type: 'openai', base_url: 'http://127.0.0.1:1/v1' };
+
+/** A resolved tier for unit tests that do not go through the loader. */
+export function tier(name: string, fields: Partial<Tier> = {}): Tier {
+  return { route: 'chat', name, index: 0, provider, model: `${name}-model`, weight: 100, timeouts: { ...DEFAULT_TIMEOUTS }, retry: { ...DEFAULT_RETRY }, ...fields };
+}
+
+export function route(tiers: Tier[], name = 'chat'): Route {
+  return { name, tiers: tiers.map((t, index) => ({ ...t, index, route: name })), deadline_ms: 120_000 };
+}

@@ -1,0 +1,102 @@
+import { Writable } from 'node:stream';
+import { stringify } from 'yaml';
+import { loadConfigText } from '../../src/config/load.js';
+import { ProxyServer } from '../../src/proxy/server.js';
+
+export interface TierSpec {
+  name: string;
+  /** Base URL of the upstream (a FakeUpstream's url, or a dead port). */
+  url: string;
+  model?: string;
+  api_key?: string;
+  weight?: number;
+  timeouts?: Record<string, number>;
+  retry?: Record<string, number>;
+}
+
+export interface ConfigSpec {
+  tiers: TierSpec[];
+  route?: string;
+  deadline_ms?: number;
+  routeTimeouts?: Record<string, number>;
+  server?: Record<string, unknown>;
+}
+
+/** A tier file with one provider per tier, as YAML text. */
+export function configYaml(spec: ConfigSpec): string {
+  const providers: Record<string, unknown> = {};
+  const tiers = spec.tiers.map((t) => {
+    providers[`p_${t.name}`] = { type: 'openai', base_url: t.url, ...(t.api_key ? { api_key: t.api_key } : {}) };
+    return {
+      name: t.name,
+      provider: `p_${t.name}`,
+      model: t.model ?? `${t.name}-model`,
+      ...(t.weight !== undefined ? { weight: t.weight } : {}),
+      ...(t.timeouts ? { timeouts: t.timeouts } : {}),
+      ...(t.retry ? { retry: t.retry } : {}),
+    };
+  });
+  const route: Record<string, unknown> = { tiers };
+  if (spec.deadline_ms !== undefined) route.deadline_ms = spec.deadline_ms;
+  if (spec.routeTimeouts) route.timeouts = spec.routeTimeouts;
+  return stringify({ version: 1, server: { port: 0, ...spec.server }, providers, routes: { [spec.route ?? 'chat']: route } });
+}
+
+export interface RunningProxy {
+  server: ProxyServer;
+  /** http://127.0.0.1:PORT */
+  origin: string;
+  /** http://127.0.0.1:PORT/v1, for the OpenAI SDK. */
+  baseURL: string;
+  /** Parsed JSON-lines request log. */
+  logs: Array<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+export async function startProxy(specOrYaml: ConfigSpec | string, opts: { env?: Record<string, string>; random?: () => number } = {}): Promise<RunningProxy> {
+  const yaml = typeof specOrYaml === 'string' ? specOrYaml : configYaml(specOrYaml);
+  const config = loadConfigText(yaml, '/test/llm-route.yaml', opts.env ?? {});
+  const logs: Array<Record<string, unknown>> = [];
+  const log = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of String(chunk).split('\n')) if (line) logs.push(JSON.parse(line));
+      done();
+    },
+  });
+  const server = new ProxyServer({ config, port: 0, log, random: opts.random });
+  const { url } = await server.listen();
+  return { server, origin: url, baseURL: `${url}/v1`, logs, close: () => server.close(500) };
+}
+
+/** POSTs a chat request with raw fetch. */
+export function chat(proxy: RunningProxy, body: Record<string, unknown>, init: { signal?: AbortSignal; headers?: Record<string, string> } = {}): Promise<Response> {
+  return fetch(`${proxy.origin}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...init.headers },
+    body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], model: 'chat', ...body }),
+    signal: init.signal,
+  });
+}
+
+/** The data payloads of an SSE body, in order. */
+export function sseData(text: string): string[] {
+  return text.split(/\r?\n\r?\n/).filter((e) => e.trim() !== '').map((e) => e.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n'));
+}
+
+/** The concatenated delta.content of an SSE body. */
+export function sseText(text: string): string {
+  let out = '';
+  for (const data of sseData(text)) {
+    if (data === '[DONE]') continue;
+    try {
+      const parsed = JSON.parse(data) as { choices?: Array<{ delta?: { content?: string } }> };
+      for (const c of parsed.choices ?? []) out += c.delta?.content ?? '';
+    } catch {
+      // not JSON: ignored here
+    }
+  }
+  return out;
+}
+
+/** A base URL nothing listens on (connection refused). */
+export const DEAD_URL = 'http://127.0.0.1:1/v1';

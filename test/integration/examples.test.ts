@@ -1,0 +1,35 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load.js';
+
+const dir = join(import.meta.dirname, '../../examples');
+const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
+const env = { OPENAI_API_KEY: 'sk-example' };
+
+describe('examples/', () => {
+  it('holds the three documented tier files', () => {
+    expect(files).toEqual(expect.arrayContaining(['ollama-then-openai.yaml', 'vllm-then-openai.yaml', 'demo.yaml']));
+  });
+
+  it.each(files)('%s loads and has at least one route with tiers', (file) => {
+    const config = loadConfig(join(dir, file), env);
+    expect(config.routes.size).toBeGreaterThan(0);
+    for (const route of config.routes.values()) expect(route.tiers.length).toBeGreaterThan(0);
+  });
+
+  it.each(files)('`llm-route validate` accepts %s', (file) => {
+    const out = execFileSync(process.execPath, ['bin/llm-route.js', 'validate', '-c', join(dir, file)], {
+      cwd: join(dir, '..'),
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    });
+    expect(out).toMatch(/^ok: /);
+    expect(out).not.toContain('sk-example');
+  });
+
+  it('names the missing key in ollama-then-openai.yaml when OPENAI_API_KEY is unset', () => {
+    expect(() => loadConfig(join(dir, 'ollama-then-openai.yaml'), {})).toThrow(/OPENAI_API_KEY/);
+  });
+});

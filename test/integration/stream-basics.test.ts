@@ -1,0 +1,47 @@
+import OpenAI from 'openai';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakeUpstream, healthyStream } from '../helpers/fake-upstream.js';
+import { chat, DEAD_URL, type RunningProxy, sseText, startProxy } from '../helpers/proxy.js';
+
+let cleanup: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const fn of cleanup.reverse()) await fn();
+  cleanup = [];
+});
+
+async function fake(): Promise<FakeUpstream> {
+  const f = await FakeUpstream.start();
+  cleanup.push(() => f.close());
+  return f;
+}
+async function proxy(...args: Parameters<typeof startProxy>): Promise<RunningProxy> {
+  const p = await startProxy(...args);
+  cleanup.push(() => p.close());
+  return p;
+}
+
+describe('streaming basics', () => {
+  it('relays a healthy stream through the OpenAI SDK', async () => {
+    const local = await fake();
+    local.always(healthyStream(['Hello', ' world']));
+    const p = await proxy({ tiers: [{ name: 'local', url: local.url }] });
+    const client = new OpenAI({ baseURL: p.baseURL, apiKey: 'x', maxRetries: 0 });
+    const stream = await client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }], stream: true });
+    let text = '';
+    for await (const part of stream) text += part.choices[0]?.delta?.content ?? '';
+    expect(text).toBe('Hello world');
+    expect(local.requests[0].body.model).toBe('local-model');
+    expect(local.requests[0].body.stream_options).toEqual({ include_usage: true });
+  });
+
+  it('fails over from a refused connection to the next tier', async () => {
+    const cloud = await fake();
+    cloud.always(healthyStream(['from', ' cloud']));
+    const p = await proxy({ tiers: [{ name: 'local', url: DEAD_URL }, { name: 'cloud', url: cloud.url }] });
+    const res = await chat(p, { stream: true });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-llm-route-tier')).toBe('cloud');
+    expect(res.headers.get('x-llm-route-attempts')).toBe('2');
+    expect(sseText(await res.text())).toBe('from cloud');
+  });
+});

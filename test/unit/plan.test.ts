@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import type { HealthView, TierState } from '../../src/health/health-view.js';
+import { planTiers } from '../../src/proxy/plan.js';
+import { route, tier } from '../helpers/config.js';
+
+const allHealthy: HealthView = { state: () => 'healthy' };
+const downSet = (...names: string[]): HealthView => ({ state: (_r, t): TierState => (names.includes(t) ? 'down' : 'healthy') });
+const names = (tiers: { name: string }[]): string[] => tiers.map((t) => t.name);
+
+/** A tiny seeded PRNG so the 10,000-plan split is repeatable. */
+function seeded(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('planTiers', () => {
+  it('keeps the route order, never reordered', () => {
+    const r = route([tier('a'), tier('b'), tier('c')]);
+    expect(names(planTiers(r, allHealthy))).toEqual(['a', 'b', 'c']);
+  });
+
+  it('leaves out a tier with weight 0 and always keeps weight 100', () => {
+    const r = route([tier('a', { weight: 0 }), tier('b'), tier('c', { weight: 0 })]);
+    expect(names(planTiers(r, allHealthy, () => 0))).toEqual(['b']);
+  });
+
+  it('draws once per weighted tier: the observed split matches the weight (5% ± 1% over 10,000 plans)', () => {
+    const r = route([tier('canary', { weight: 5 }), tier('main')]);
+    const random = seeded(42);
+    let canary = 0;
+    for (let i = 0; i < 10_000; i++) {
+      const plan = names(planTiers(r, allHealthy, random));
+      if (plan[0] === 'canary') canary++;
+      expect(plan.at(-1)).toBe('main'); // a lost draw removes the tier, the rest stays
+    }
+    expect(canary / 10_000).toBeGreaterThan(0.04);
+    expect(canary / 10_000).toBeLessThan(0.06);
+  });
+
+  it('skips tiers that are down', () => {
+    const r = route([tier('a'), tier('b'), tier('c')]);
+    expect(names(planTiers(r, downSet('a')))).toEqual(['b', 'c']);
+    expect(names(planTiers(r, downSet('b')))).toEqual(['a', 'c']);
+  });
+
+  it('keeps every tier when all of them are down', () => {
+    const r = route([tier('a'), tier('b')]);
+    expect(names(planTiers(r, downSet('a', 'b')))).toEqual(['a', 'b']);
+  });
+
+  it('returns an empty plan when every tier lost its draw', () => {
+    const r = route([tier('a', { weight: 0 })]);
+    expect(planTiers(r, allHealthy)).toEqual([]);
+  });
+});
