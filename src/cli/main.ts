@@ -1,5 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
+import { BENCH_DEFAULTS } from '../bench/defaults.js';
+import type { BenchOptions } from './bench.js';
 
 // Each command's module is imported only when that command runs, so `--help` and `mock` stay fast.
 export async function main(argv: string[]): Promise<void> {
@@ -7,7 +9,9 @@ export async function main(argv: string[]): Promise<void> {
   const program = new Command('llm-route')
     .description('One OpenAI-compatible endpoint in front of ordered model tiers: local first, cloud as fallback.')
     .version(pkg.version)
-    .showHelpAfterError();
+    .showHelpAfterError()
+    // Lets `exec` hand every flag after its command to that command untouched.
+    .enablePositionalOptions();
 
   program
     .command('serve')
@@ -22,12 +26,57 @@ export async function main(argv: string[]): Promise<void> {
     });
 
   program
+    .command('probe')
+    .description('health-check every tier: reachability, model presence, a 1-token request\'s TTFT')
+    .option('-c, --config <file>', 'tier file (default: $LLM_ROUTE_CONFIG, then ./llm-route.yaml)')
+    .option('--route <route>', 'only the tiers of this route')
+    .option('--json', 'one JSON document on stdout instead of the table')
+    .option('--timeout <ms>', 'bound on each tier\'s check (default: the provider\'s health timeout_ms + the tier\'s TTFT budget)')
+    .action(async (opts) => {
+      const { runProbe } = await import('./probe.js');
+      process.exitCode = await runProbe(opts);
+    });
+
+  program
+    .command('exec')
+    .description('run a command with OPENAI_BASE_URL set to a private proxy (and local providers started) for its lifetime')
+    .usage('[options] -- <command> [args...]')
+    .option('-c, --config <file>', 'tier file (default: $LLM_ROUTE_CONFIG, then ./llm-route.yaml)')
+    .addOption(new Option('--port <port>', 'proxy port (default: any free port)').argParser(parsePort))
+    .option('--log', 'JSON-lines request log and full provider output on stderr')
+    .argument('<command...>', 'the command to run, and its arguments')
+    .passThroughOptions()
+    .action(async (command: string[], opts: { config?: string; port?: number; log?: boolean }) => {
+      const { runExec } = await import('./exec.js');
+      process.exitCode = await runExec(command, opts);
+    });
+
+  program
     .command('validate')
     .description('check the tier file; print each problem as file:line:col')
     .option('-c, --config <file>', 'tier file (default: $LLM_ROUTE_CONFIG, then ./llm-route.yaml)')
     .action(async (opts) => {
       const { runValidate } = await import('./validate.js');
       process.exitCode = await runValidate(opts);
+    });
+
+  program
+    .command('bench')
+    .description('measure TTFT, total time and tokens/s per tier (p50/p95/p99, errors)')
+    .option('-c, --config <file>', 'tier file (default: $LLM_ROUTE_CONFIG, then ./llm-route.yaml)')
+    .option('--route <route>', 'only the tiers of this route')
+    .option('--tier <tier>', 'only tiers with this name')
+    .addOption(new Option('-n, --requests <n>', 'requests per tier').argParser(positiveInteger('-n')).default(BENCH_DEFAULTS.requests))
+    .addOption(new Option('--concurrency <c>', 'requests in flight at once, per tier').argParser(positiveInteger('--concurrency')).default(BENCH_DEFAULTS.concurrency))
+    .option('--prompt <text>', 'the user message of each request', BENCH_DEFAULTS.prompt)
+    .addOption(new Option('--max-tokens <m>', 'max_tokens of each request').argParser(positiveInteger('--max-tokens')).default(BENCH_DEFAULTS.maxTokens))
+    .option('--through <url>', 'send the requests through a running llm-route at this URL (reports per route)')
+    .option('--json', 'one JSON document on stdout')
+    // A bad flag exits 2, like a bad config: exit 1 means a tier failed every request.
+    .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
+    .action(async (opts: BenchOptions) => {
+      const { runBench } = await import('./bench.js');
+      process.exitCode = await runBench(opts);
     });
 
   program
@@ -54,6 +103,7 @@ export async function main(argv: string[]): Promise<void> {
     .command('demo')
     .description('serve + simulated local/cloud tiers with faults + light traffic: failover and TTFT live, no model needed')
     .addOption(new Option('--port <port>', 'proxy port').argParser(parsePort).default(4141))
+    .option('--no-ui', 'JSON-lines request log instead of the live UI')
     .action(async (opts) => {
       const { runDemo } = await import('./demo.js');
       process.exitCode = await runDemo(opts);
@@ -68,4 +118,14 @@ function parsePort(value: string): number {
     throw new InvalidArgumentError(`invalid port "${value}": expected an integer from 0 to 65535`);
   }
   return port;
+}
+
+function positiveInteger(flag: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < 1) {
+      throw new InvalidArgumentError(`invalid ${flag} "${value}": expected a whole number of at least 1`);
+    }
+    return n;
+  };
 }

@@ -1,6 +1,12 @@
 import { ConfigError } from '../config/errors.js';
 import { loadConfig, resolveConfigPath } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import { startProviders, type StartedProviders } from '../launch/start-provider.js';
 import { ProxyServer } from '../proxy/server.js';
+import { TelemetryBus } from '../telemetry/bus.js';
+import { attachRequestLog } from '../telemetry/request-log.js';
+import type { DashboardHandle } from '../ui/render-dashboard.js';
+import { showDashboard } from './dashboard.js';
 
 export interface ServeOptions {
   config?: string;
@@ -11,50 +17,89 @@ export interface ServeOptions {
 
 const GRACE_MS = 10_000;
 
-/** `llm-route serve`: runs until SIGINT/SIGTERM, then drains for up to 10 s. */
+/**
+ * `llm-route serve`: starts local providers that declare `start:`, then the proxy with the live
+ * UI on a TTY (JSON lines otherwise), and runs until SIGINT/SIGTERM or `q`; then drains for up
+ * to 10 s and stops what it started.
+ */
 export async function runServe(opts: ServeOptions): Promise<number> {
-  let server: ProxyServer;
-  let file: string;
+  let config: Config;
   try {
-    file = resolveConfigPath(opts.config);
-    const config = loadConfig(file);
-    // The live UI arrives with the terminal issue; until then every run logs JSON lines.
-    server = new ProxyServer({ config, host: opts.host, port: opts.port, log: process.stdout });
+    config = loadConfig(resolveConfigPath(opts.config));
   } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.format()}\n`);
-      return 2;
-    }
+    process.stderr.write(`${err instanceof ConfigError ? err.format() : `llm-route serve: ${(err as Error).message}`}\n`);
+    return 2;
+  }
+
+  const useUi = opts.ui !== false && process.stdout.isTTY === true && process.stdin.isTTY === true;
+  const telemetry = new TelemetryBus();
+  // With the UI, a provider's start-up output goes to stderr until the UI is there to show it.
+  const stopEarlyOutput = useUi
+    ? telemetry.subscribe((event) => {
+        if (event.type === 'provider_output') process.stderr.write(`[${event.provider}] ${event.line}\n`);
+      })
+    : attachRequestLog(telemetry, process.stdout);
+
+  const stopSignal = waitForStop();
+  let providers: StartedProviders | null = null;
+  let server: ProxyServer | null = null;
+  try {
+    providers = await startProviders(config, { onOutput: (event) => telemetry.emit(event), signal: stopSignal.abort.signal });
+    server = new ProxyServer({ config, host: opts.host, port: opts.port, telemetry, watch: true, activeChecks: true });
+  } catch (err) {
+    await providers?.stopAll();
+    if (stopSignal.abort.signal.aborted) return 0;
     process.stderr.write(`llm-route serve: ${(err as Error).message}\n`);
     return 2;
   }
 
-  let address: { url: string };
+  let url: string;
   try {
-    address = await server.listen();
+    url = (await server.listen()).url;
   } catch (err) {
     process.stderr.write(`llm-route serve: cannot listen: ${(err as Error).message}\n`);
+    await providers.stopAll();
     return 1;
   }
-  const routes = [...server.app.config.routes.values()].map((r) => ({ route: r.name, tiers: r.tiers.map((t) => t.name) }));
-  writeLine({ event: 'listening', url: `${address.url}/v1`, config: file, routes });
 
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      writeLine({ event: 'shutdown', signal, in_flight: server.app.inFlight.size, grace_ms: GRACE_MS });
-      // A second signal while draining stops at once.
-      const force = (): void => process.exit(0);
-      process.once('SIGINT', force);
-      process.once('SIGTERM', force);
-      void server.close(GRACE_MS).then(resolve, resolve);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
-  writeLine({ event: 'stopped' });
+  let ui: DashboardHandle | null = null;
+  if (useUi) {
+    ui = await showDashboard(server, url, stopSignal.stop);
+    stopEarlyOutput();
+  } else {
+    const routes = [...config.routes.values()].map((r) => ({ route: r.name, tiers: r.tiers.map((t) => t.name) }));
+    writeLine({ event: 'listening', url: `${url}/v1`, config: config.file, routes });
+  }
+
+  const reason = await stopSignal.stopped;
+  if (!useUi) writeLine({ event: 'shutdown', signal: reason, in_flight: server.app.inFlight.size, grace_ms: GRACE_MS });
+  // A second signal while draining stops at once.
+  const force = (): void => process.exit(0);
+  process.once('SIGINT', force);
+  process.once('SIGTERM', force);
+  await server.close(GRACE_MS);
+  ui?.unmount();
+  await providers.stopAll();
+  if (!useUi) writeLine({ event: 'stopped' });
   return 0;
+}
+
+/** Resolves on SIGINT/SIGTERM or an explicit stop (the UI's `q`), with what stopped it. */
+function waitForStop(): { stopped: Promise<string>; stop: (reason: string) => void; abort: AbortController } {
+  const abort = new AbortController();
+  let stop!: (reason: string) => void;
+  const stopped = new Promise<string>((resolve) => {
+    stop = (reason) => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      abort.abort();
+      resolve(reason);
+    };
+  });
+  const onSignal = (signal: string): void => stop(signal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return { stopped, stop, abort };
 }
 
 function writeLine(value: Record<string, unknown>): void {

@@ -10,6 +10,7 @@ import { redact, secretValues } from './redact.js';
 import { schemaProblems } from './schema-issues.js';
 import {
   ConfigSchema,
+  DEFAULT_CIRCUIT,
   DEFAULT_RETRY,
   DEFAULT_TIMEOUTS,
   type Config,
@@ -18,6 +19,7 @@ import {
   type RawConfig,
   type Route,
   type ServerConfig,
+  type Tier,
 } from './schema.js';
 import { syntaxProblems } from './yaml-syntax.js';
 
@@ -123,8 +125,10 @@ function buildConfig(raw: RawConfig, file: string): Config {
       provider: providers.get(tier.provider) as Provider, // crossCheck guarantees it exists
       model: tier.model,
       weight: tier.weight,
-      timeouts: { ...DEFAULT_TIMEOUTS, ...route.timeouts, ...tier.timeouts },
+      timeouts: resolveTimeouts({ ...DEFAULT_TIMEOUTS, ...route.timeouts, ...tier.timeouts }),
       retry: { ...DEFAULT_RETRY, ...route.retry, ...tier.retry },
+      circuit: resolveCircuit({ ...DEFAULT_CIRCUIT, ...route.circuit, ...tier.circuit }, tier.timeouts?.ttft_ms ?? route.timeouts?.ttft_ms ?? DEFAULT_TIMEOUTS.ttft_ms),
+      rollback: tier.rollback ?? null,
     }));
     routes.set(routeName, { name: routeName, tiers, deadline_ms: route.deadline_ms });
   }
@@ -133,8 +137,35 @@ function buildConfig(raw: RawConfig, file: string): Config {
 
 // `${KEY:-}` yields "": that means "no key", not an empty credential.
 function resolveProvider(name: string, provider: ProviderConfig): Provider {
-  const { api_key, ...rest } = provider;
-  return api_key ? { ...rest, name, api_key } : { ...rest, name };
+  const { api_key, health, ...rest } = provider;
+  const local = isLoopbackUrl(provider.base_url);
+  const resolved: Provider = {
+    ...rest,
+    name,
+    local,
+    health: {
+      interval_ms: health?.interval_ms,
+      timeout_ms: health?.timeout_ms ?? 2_000,
+      ttft_check: health?.ttft_check ?? false,
+      warmup: health?.warmup ?? local,
+      keepalive_ms: health?.keepalive_ms ?? 240_000,
+    },
+  };
+  if (api_key) resolved.api_key = api_key;
+  return resolved;
+}
+
+function resolveTimeouts(timeouts: Omit<Tier['timeouts'], 'cold_ttft_ms'> & { cold_ttft_ms?: number }): Tier['timeouts'] {
+  return { ...timeouts, cold_ttft_ms: Math.max(timeouts.cold_ttft_ms ?? timeouts.ttft_ms, timeouts.ttft_ms) };
+}
+
+function resolveCircuit(circuit: Omit<Tier['circuit'], 'slow_ttft_ms'> & { slow_ttft_ms?: number }, ttftMs: number): Tier['circuit'] {
+  return { ...circuit, slow_ttft_ms: circuit.slow_ttft_ms ?? Math.round(ttftMs * 0.8), max_cooldown_ms: Math.max(circuit.max_cooldown_ms, circuit.cooldown_ms) };
+}
+
+function isLoopbackUrl(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === 'localhost' || host === '[::1]' || host === '::1' || /^127\./.test(host);
 }
 
 function resolveServer(server: ServerConfig): ServerConfig {

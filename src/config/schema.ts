@@ -12,6 +12,44 @@ export const TimeoutsSchema = z.strictObject({
   ttft_ms: ms().optional(),
   idle_ms: ms().optional(),
   total_ms: ms().optional(),
+  /** TTFT budget for the first request after the tier was idle `cold_after_ms` (a model load). */
+  cold_ttft_ms: ms().optional(),
+  cold_after_ms: ms().optional(),
+});
+
+/** The circuit breaker of a tier: consecutive failures open it for a cooldown that doubles per trip. */
+export const CircuitSchema = z.strictObject({
+  failures: z.number().int().min(1).optional(),
+  cooldown_ms: ms().optional(),
+  max_cooldown_ms: ms().optional(),
+  /** A TTFT median above this marks the tier degraded (default: 80% of ttft_ms). */
+  slow_ttft_ms: ms().optional(),
+});
+
+/** Automated rollback: a breach of either threshold over the window sets the tier's weight to 0. */
+export const RollbackSchema = z.strictObject({
+  ttft_p99_ms: ms().optional(),
+  error_rate: z.number().min(0).max(1).optional(),
+  window_s: z.number().int().min(1).default(60),
+  min_requests: z.number().int().min(1).default(20),
+  restore_after_s: z.number().int().min(1).optional(),
+});
+
+/** Active health checks of a provider (off unless `interval_ms` is set) and the warm-up of local ones. */
+export const ProviderHealthSchema = z.strictObject({
+  interval_ms: ms().optional(),
+  timeout_ms: ms().default(2_000),
+  /** Also send a 1-token request and measure its TTFT. */
+  ttft_check: z.boolean().default(false),
+  /** A 1-token request at start and every keepalive_ms so a local model stays loaded (default: on for loopback base URLs). */
+  warmup: z.boolean().optional(),
+  keepalive_ms: ms().default(240_000),
+});
+
+/** A command that starts a local provider when it does not answer at `serve` start. */
+export const StartSchema = z.strictObject({
+  command: z.string().min(1),
+  ready_timeout_ms: ms().default(60_000),
 });
 
 export const RetrySchema = z.strictObject({
@@ -24,6 +62,8 @@ export const ServerSchema = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
   port: z.number().int().min(0).max(65535).default(4141),
   auth_token: z.string().optional(),
+  /** Lets /admin be used from other hosts when presented as a Bearer token. */
+  admin_token: z.string().optional(),
   max_body_bytes: z.number().int().min(1).default(10 * 1024 * 1024),
 });
 
@@ -32,6 +72,8 @@ export const ProviderSchema = z.strictObject({
   base_url: z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' }),
   api_key: z.string().optional(),
   headers: z.record(z.string(), z.string()).optional(),
+  health: ProviderHealthSchema.optional(),
+  start: StartSchema.optional(),
 });
 
 export const TierSchema = z.strictObject({
@@ -41,12 +83,15 @@ export const TierSchema = z.strictObject({
   timeouts: TimeoutsSchema.optional(),
   weight: z.number().min(0).max(100).default(100),
   retry: RetrySchema.optional(),
+  circuit: CircuitSchema.optional(),
+  rollback: RollbackSchema.optional(),
 });
 
 export const RouteSchema = z.strictObject({
   tiers: z.array(TierSchema).min(1, 'a route needs at least one tier'),
   timeouts: TimeoutsSchema.optional(),
   retry: RetrySchema.optional(),
+  circuit: CircuitSchema.optional(),
   deadline_ms: ms().default(120_000),
 });
 
@@ -62,19 +107,29 @@ export type ServerConfig = z.infer<typeof ServerSchema>;
 export type ProviderConfig = z.infer<typeof ProviderSchema>;
 export type TimeoutsConfig = z.infer<typeof TimeoutsSchema>;
 export type RetryConfig = z.infer<typeof RetrySchema>;
+export type CircuitConfig = z.infer<typeof CircuitSchema>;
+export type RollbackConfig = z.infer<typeof RollbackSchema>;
+export type ProviderHealthConfig = z.infer<typeof ProviderHealthSchema>;
 
-export const DEFAULT_TIMEOUTS: Required<TimeoutsConfig> = {
+/** cold_ttft_ms defaults to the tier's ttft_ms (no separate cold budget) when unset. */
+export const DEFAULT_TIMEOUTS: Required<Omit<TimeoutsConfig, 'cold_ttft_ms'>> = {
   connect_ms: 2_000,
   ttft_ms: 10_000,
   idle_ms: 30_000,
   total_ms: 300_000,
+  cold_after_ms: 300_000, // Ollama unloads an idle model after 5 minutes by default
 };
+
+export const DEFAULT_CIRCUIT: Required<Omit<CircuitConfig, 'slow_ttft_ms'>> = { failures: 3, cooldown_ms: 1_000, max_cooldown_ms: 8_000 };
 
 export const DEFAULT_RETRY: Required<RetryConfig> = { attempts: 2, base_ms: 250, max_ms: 4_000 };
 
 /** A provider after loading: its name is known and its secrets are resolved. */
-export interface Provider extends ProviderConfig {
+export interface Provider extends Omit<ProviderConfig, 'health'> {
   name: string;
+  /** The base URL is on this machine (loopback): a local model server. */
+  local: boolean;
+  health: Required<Omit<ProviderHealthConfig, 'interval_ms'>> & { interval_ms: number | undefined };
 }
 
 /** A tier after loading: defaults merged, provider resolved, name unique in its route. */
@@ -87,6 +142,8 @@ export interface Tier {
   weight: number;
   timeouts: Required<TimeoutsConfig>;
   retry: Required<RetryConfig>;
+  circuit: Required<CircuitConfig>;
+  rollback: RollbackConfig | null;
 }
 
 export interface Route {

@@ -1,77 +1,194 @@
-import type { Config } from '../config/schema.js';
+import type { Config, Tier } from '../config/schema.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
-import type { TelemetryEvent } from '../telemetry/events.js';
-import type { HealthView, TierState } from './health-view.js';
+import type { AttemptFinished, HealthChecked, TelemetryEvent } from '../telemetry/events.js';
+import { Circuit } from './circuit.js';
+import { type TierState, tierKey } from './health-view.js';
+import { RollingWindow, type WindowStats } from './rolling-window.js';
+
+const HEALTH_WINDOW_MS = 60_000;
+/** Degraded by errors: at least this many requests in the window, this share failing. */
+const DEGRADED_MIN_REQUESTS = 8;
+const DEGRADED_ERROR_RATE = 0.25;
+/** Degraded by slowness: at least this many TTFT samples with a median above slow_ttft_ms. */
+const DEGRADED_MIN_TTFTS = 5;
+/** The window verdict is recomputed at most this often per tier: it is off the hot path. */
+const WINDOW_VERDICT_MS = 500;
 
 interface TierHealth {
+  tier: Tier;
+  circuit: Circuit;
+  window: RollingWindow;
   state: TierState;
+  /** Epoch ms of the last success (0: never), for the cold-start budget. */
+  lastSuccessAt: number;
+  lastError: string | null;
   attempts: number;
   failures: number;
-  consecutiveFailures: number;
-  lastOutcome: string | null;
-  lastError: string | null;
+  windowVerdict: TierState;
+  windowVerdictAt: number;
+}
+
+export interface TierHealthView {
+  state: TierState;
+  consecutive_failures: number;
+  retry_at: string | null;
+  last_error: string | null;
+  attempts: number;
+  failures: number;
+  window: WindowStats;
 }
 
 /**
- * Per-tier health, fed only by telemetry events. For now a tier is `degraded` while its
- * latest attempts fail; the circuit breaker that marks it `down` plugs in here.
+ * Per-tier health, fed by every attempt's outcome and every active check (telemetry events):
+ * `down` while the circuit is open, `degraded` on slow TTFT or rising errors, else `healthy`.
+ * Transport failures count against every tier of the provider; model-level ones against the tier.
  */
-export class HealthBoard implements HealthView {
+export class HealthBoard {
   private tiers = new Map<string, TierHealth>();
 
-  constructor(bus: TelemetryBus) {
+  constructor(private readonly bus: TelemetryBus, config: Config, private readonly now: () => number = Date.now) {
+    this.configure(config);
     bus.subscribe(this.onEvent);
   }
 
-  state(route: string, tier: string): TierState {
-    return this.tiers.get(key(route, tier))?.state ?? 'healthy';
+  /** Takes a (re)loaded config: known tiers keep their history, new ones start healthy. */
+  configure(config: Config): void {
+    const next = new Map<string, TierHealth>();
+    for (const route of config.routes.values()) {
+      for (const tier of route.tiers) {
+        const k = tierKey(route.name, tier.name);
+        const existing = this.tiers.get(k);
+        if (existing) {
+          existing.tier = tier;
+          existing.circuit.configure(tier.circuit);
+          next.set(k, existing);
+        } else {
+          next.set(k, {
+            tier, circuit: new Circuit(tier.circuit), window: new RollingWindow(HEALTH_WINDOW_MS), state: 'healthy',
+            lastSuccessAt: 0, lastError: null, attempts: 0, failures: 0, windowVerdict: 'healthy', windowVerdictAt: 0,
+          });
+        }
+      }
+    }
+    this.tiers = next;
   }
 
-  snapshot(config: Config): Record<string, { tiers: Array<Record<string, unknown>> }> {
-    const routes: Record<string, { tiers: Array<Record<string, unknown>> }> = {};
-    for (const route of config.routes.values()) {
-      routes[route.name] = {
-        tiers: route.tiers.map((tier) => {
-          const health = this.tiers.get(key(route.name, tier.name));
-          return {
-            name: tier.name,
-            provider: tier.provider.name,
-            model: tier.model,
-            weight: tier.weight,
-            state: health?.state ?? 'healthy',
-            attempts: health?.attempts ?? 0,
-            failures: health?.failures ?? 0,
-            last_outcome: health?.lastOutcome ?? null,
-          };
-        }),
-      };
-    }
-    return routes;
+  state(route: string, tier: string): TierState {
+    return this.tiers.get(tierKey(route, tier))?.state ?? 'healthy';
+  }
+
+  admit(tier: Tier): boolean {
+    const health = this.tiers.get(tierKey(tier.route, tier.name));
+    return health === undefined || health.circuit.isAvailable(this.now());
+  }
+
+  claim(tier: Tier): boolean {
+    const health = this.tiers.get(tierKey(tier.route, tier.name));
+    if (!health) return true;
+    // A trial's claim lapses after the longest it could take to commit, so a lost trial cannot wedge the tier.
+    return health.circuit.claim(this.now(), tier.timeouts.cold_ttft_ms + tier.timeouts.connect_ms);
+  }
+
+  isCold(tier: Tier): boolean {
+    const health = this.tiers.get(tierKey(tier.route, tier.name));
+    return health === undefined || this.now() - health.lastSuccessAt > tier.timeouts.cold_after_ms;
+  }
+
+  view(route: string, tier: string): TierHealthView | null {
+    const health = this.tiers.get(tierKey(route, tier));
+    if (!health) return null;
+    return {
+      state: health.state,
+      consecutive_failures: health.circuit.failuresInARow,
+      retry_at: health.circuit.retryAt ? new Date(health.circuit.retryAt).toISOString() : null,
+      last_error: health.lastError,
+      attempts: health.attempts,
+      failures: health.failures,
+      window: health.window.stats(this.now()),
+    };
   }
 
   private readonly onEvent = (event: TelemetryEvent): void => {
-    if (event.type !== 'attempt_end' || event.blame === 'payload') return;
-    const k = key(event.route, event.tier);
-    let health = this.tiers.get(k);
-    if (!health) {
-      health = { state: 'healthy', attempts: 0, failures: 0, consecutiveFailures: 0, lastOutcome: null, lastError: null };
-      this.tiers.set(k, health);
+    if (event.type === 'attempt_end') this.onAttempt(event);
+    else if (event.type === 'health_check' && event.kind !== 'probe') this.onCheck(event);
+  };
+
+  private onAttempt(event: AttemptFinished): void {
+    if (event.blame === 'payload') return; // says nothing about the tier
+    const now = this.now();
+    const ok = event.record.outcome === 'ok';
+    const ttft = ok && event.stream ? event.record.ms : null;
+    const error = ok ? null : (event.record.message ?? event.record.outcome);
+    if (event.blame === 'provider') {
+      for (const health of this.tiers.values()) {
+        if (health.tier.provider.name === event.provider) this.record(health, now, false, null, error, `${event.record.outcome} (provider ${event.provider})`);
+      }
+      return;
     }
-    const outcome = event.record.outcome;
+    const health = this.tiers.get(tierKey(event.route, event.tier));
+    if (health) this.record(health, now, ok, ttft, error, event.record.outcome);
+  }
+
+  private onCheck(event: HealthChecked): void {
+    const health = this.tiers.get(tierKey(event.route, event.tier));
+    if (!health) return;
+    const now = this.now();
+    if (event.ok) {
+      // Only a check that got a token out of the chat endpoint proves what requests need (and
+      // loaded the model); a passing model list says nothing about a chat endpoint that fails.
+      if (event.ttftMs === null) return;
+      health.lastSuccessAt = now;
+      if (health.circuit.recordSuccess()) this.update(health, `${event.kind} succeeded`);
+      return;
+    }
+    // A failed check opens the circuit as a failed request would, without polluting request stats.
+    health.lastError = event.error ?? `${event.kind} failed`;
+    health.circuit.recordFailure(now);
+    this.update(health, `${event.kind}: ${health.lastError}`);
+  }
+
+  private record(health: TierHealth, now: number, ok: boolean, ttftMs: number | null, error: string | null, reason: string): void {
     health.attempts++;
-    health.lastOutcome = outcome;
-    if (outcome === 'ok') {
-      health.consecutiveFailures = 0;
-      health.state = 'healthy';
+    health.window.add(now, ttftMs, !ok);
+    if (ok) {
+      health.lastSuccessAt = now;
+      health.circuit.recordSuccess();
     } else {
       health.failures++;
-      health.consecutiveFailures++;
-      health.lastError = event.record.message ?? outcome;
-      health.state = 'degraded';
+      health.lastError = error;
+      health.circuit.recordFailure(now);
     }
-  };
-}
+    this.update(health, ok ? 'ok' : reason);
+  }
 
-function key(route: string, tier: string): string {
-  return `${route}\u0000${tier}`;
+  private update(health: TierHealth, reason: string): void {
+    const next = this.assess(health);
+    if (next === health.state) return;
+    const from = health.state;
+    health.state = next;
+    const { route, name } = health.tier;
+    this.bus.emit({
+      type: 'tier_state', route, tier: name, from, to: next, reason,
+      ...(next === 'down' ? { retryAt: health.circuit.retryAt } : {}),
+    });
+  }
+
+  private assess(health: TierHealth): TierState {
+    if (health.circuit.isOpen) return 'down';
+    if (health.circuit.failuresInARow > 0) return 'degraded';
+    const now = this.now();
+    if (now - health.windowVerdictAt >= WINDOW_VERDICT_MS) {
+      health.windowVerdictAt = now;
+      health.windowVerdict = this.windowVerdict(health, now);
+    }
+    return health.windowVerdict;
+  }
+
+  /** Degraded by the last minute: a high error rate, or a slow TTFT median. */
+  private windowVerdict(health: TierHealth, now: number): TierState {
+    const stats = health.window.stats(now);
+    if (stats.requests >= DEGRADED_MIN_REQUESTS && stats.errorRate >= DEGRADED_ERROR_RATE) return 'degraded';
+    if (stats.ttft && stats.ttft.samples >= DEGRADED_MIN_TTFTS && stats.ttft.p50 > health.tier.circuit.slow_ttft_ms) return 'degraded';
+    return 'healthy';
+  }
 }

@@ -9,8 +9,11 @@ import type { Config, Provider } from '../config/schema.js';
  */
 export class ProviderPools {
   private readonly pools = new Map<string, Pool>();
+  /** Per provider name: what its pool was made for, so a reload can keep an unchanged pool. */
+  private readonly shapes = new Map<string, string>();
 
-  constructor(config: Config) {
+  /** With `previous`, pools whose origin and connect timeout did not change are taken over. */
+  constructor(config: Config, previous?: ProviderPools) {
     const connectMs = new Map<string, number>();
     for (const route of config.routes.values()) {
       for (const tier of route.tiers) {
@@ -19,8 +22,26 @@ export class ProviderPools {
       }
     }
     for (const provider of config.providers.values()) {
-      this.pools.set(provider.name, createPool(provider, connectMs.get(provider.name) ?? 2_000));
+      const timeout = connectMs.get(provider.name) ?? 2_000;
+      const shape = `${new URL(provider.base_url).origin}|${timeout}`;
+      const reused = previous?.shapes.get(provider.name) === shape ? previous.take(provider.name) : undefined;
+      this.pools.set(provider.name, reused ?? createPool(provider, timeout));
+      this.shapes.set(provider.name, shape);
     }
+  }
+
+  /** Hands a pool over to a successor; it is no longer closed by this instance. */
+  private take(name: string): Pool | undefined {
+    const pool = this.pools.get(name);
+    this.pools.delete(name);
+    this.shapes.delete(name);
+    return pool;
+  }
+
+  /** Closes the pools no successor took, once their requests in flight have finished. */
+  retire(): void {
+    for (const pool of this.pools.values()) void pool.close().catch(() => undefined);
+    this.pools.clear();
   }
 
   get(provider: Provider): Pool {

@@ -132,7 +132,7 @@ async function relayStream(res: ServerResponse, app: AppContext, tier: Tier, att
 function sendExhausted(res: ServerResponse, app: AppContext, route: Route, planned: number, timedOut: boolean, base: RequestBase): void {
   const headers = { 'x-request-id': base.id, 'x-llm-route-route': route.name, 'x-llm-route-attempts': base.attempts.length };
   if (planned === 0) {
-    const message = `no tier of route "${route.name}" is available: every tier is switched off (weight 0)`;
+    const message = `no tier of route "${route.name}" was drawn for this request: every tier is switched off (weight 0) or lost its weight draw`;
     sendError(res, 503, message, 'upstream_error', 'no_tier_available', { attempts: [] }, headers);
     return finish(app, base, { tier: null, status: 503, outcome: 'failed', error: message });
   }

@@ -1,7 +1,9 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from './app-context.js';
+import { handleAdmin } from '../control/admin-api.js';
 import { handleChatCompletions } from './chat-completions.js';
+import { healthz } from './healthz.js';
 import { sendError, sendJson } from './respond.js';
 
 const ENDPOINTS: Record<string, string> = {
@@ -20,6 +22,7 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, a
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
+    if (path.startsWith('/admin/')) return await handleAdmin(req, res, app, path);
     const method = ENDPOINTS[path];
     if (method === undefined) {
       return sendError(res, 404, `no endpoint ${req.method} ${path}; try POST /v1/chat/completions`, 'invalid_request_error', 'not_found', {}, { 'x-request-id': id });
@@ -39,7 +42,7 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, a
           data: [...app.config.routes.keys()].map((name) => ({ id: name, object: 'model', created: Math.floor(app.startedAt / 1000), owned_by: 'llm-route' })),
         });
       case '/healthz':
-        return sendJson(res, 200, { status: 'ok', uptime_s: Math.round((Date.now() - app.startedAt) / 1000), routes: app.health.snapshot(app.config) });
+        return sendJson(res, 200, healthz(app));
       case '/metrics': {
         const text = await app.metrics.render();
         res.writeHead(200, { 'content-type': app.metrics.contentType });

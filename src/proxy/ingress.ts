@@ -42,7 +42,7 @@ export async function readChatBody(req: IncomingMessage, maxBytes: number): Prom
 }
 
 /** The whole body; 'too_large' as soon as it passes `maxBytes`; 'client_gone' if the upload broke off. */
-function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | 'too_large' | 'client_gone'> {
+export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | 'too_large' | 'client_gone'> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;

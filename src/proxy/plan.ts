@@ -1,24 +1,24 @@
 import type { Route, Tier } from '../config/schema.js';
-import type { HealthView } from '../health/health-view.js';
+import type { TierGate } from '../health/health-view.js';
+
+export interface Plan {
+  tiers: Tier[];
+  /** Every drawn tier is down: they are all tried anyway, without half-open trial claims. */
+  allDown: boolean;
+}
 
 /**
- * The tiers one request will try, in the route's order (never reordered by speed):
- * each weighted tier draws once and is left out entirely when it loses; tiers that are down
- * are skipped unless every remaining tier is down.
+ * The tiers one request will try, in the route's order (never reordered by speed): each
+ * weighted tier draws once and is left out entirely when it loses; tiers whose circuit is
+ * open are skipped, unless that would leave nothing, in which case every drawn tier is tried.
  */
-export function planTiers(route: Route, health: HealthView, random: () => number = Math.random): Tier[] {
+export function planTiers(route: Route, gate: Pick<TierGate, 'weight' | 'admit'>, random: () => number = Math.random): Plan {
   const drawn: Tier[] = [];
   for (const tier of route.tiers) {
-    if (wins(tier.weight, random)) drawn.push(tier);
+    if (wins(gate.weight(tier), random)) drawn.push(tier);
   }
-  let up: Tier[] | null = null;
-  for (let i = 0; i < drawn.length; i++) {
-    const down = health.state(route.name, drawn[i].name) === 'down';
-    if (down && up === null) up = drawn.slice(0, i);
-    else if (!down && up !== null) up.push(drawn[i]);
-  }
-  if (up === null) return drawn; // nothing is down
-  return up.length > 0 ? up : drawn;
+  const admitted = drawn.filter((tier) => gate.admit(tier));
+  return admitted.length > 0 || drawn.length === 0 ? { tiers: admitted, allDown: false } : { tiers: drawn, allDown: true };
 }
 
 function wins(weight: number, random: () => number): boolean {

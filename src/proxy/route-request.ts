@@ -1,6 +1,6 @@
 import type { Pool } from 'undici';
 import type { Provider, Route, Tier } from '../config/schema.js';
-import type { HealthView } from '../health/health-view.js';
+import type { TierGate } from '../health/health-view.js';
 import { adapterFor } from '../providers/index.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 import type { AttemptFinished, AttemptRecord } from '../telemetry/events.js';
@@ -13,7 +13,7 @@ import { type UnaryAnswer, UnaryAttempt } from './unary-attempt.js';
 
 export interface RoutingDeps {
   pools: { get(provider: Provider): Pool };
-  health: HealthView;
+  gate: TierGate;
   telemetry: TelemetryBus;
   random: () => number;
 }
@@ -44,13 +44,15 @@ export type RoutingOutcome =
  * tier's faults. It returns at the first commit; after that nothing here runs again.
  */
 export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Promise<RoutingOutcome> {
-  const plan = planTiers(req.route, deps.health, deps.random);
+  const { tiers: plan, allDown } = planTiers(req.route, deps.gate, deps.random);
   const attempts: AttemptRecord[] = [];
   const deadlineAt = req.arrivedAt + req.route.deadline_ms;
   let allTimedOut = true;
 
   for (let t = 0; t < plan.length; t++) {
     const tier = plan[t];
+    // Another request took this tier's half-open trial since planning: leave the trial to it.
+    if (!allDown && !deps.gate.claim(tier)) continue;
     const adapter = adapterFor(tier.provider.type);
     const request = adapter.buildChatRequest(tier.provider, tier, req.body, req.stream);
     let lastError: AttemptError | null = null;
@@ -65,11 +67,13 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
           attempts.push({ tier: tier.name, attempt: n, outcome: 'deadline', ms: 0, message: timeoutError('deadline', req.route.deadline_ms, 'first_token').message });
           return { kind: 'exhausted', timedOut: true, planned: plan.length, attempts };
         }
-        const budget = Math.min(tier.timeouts.ttft_ms, Math.ceil(remaining));
+        // The first request after the tier was idle may have to wait for a model load.
+        const ttftMs = deps.gate.isCold(tier) ? tier.timeouts.cold_ttft_ms : tier.timeouts.ttft_ms;
+        const budget = Math.min(ttftMs, Math.ceil(remaining));
         const attempt = new StreamAttempt({
           ...input,
           ttftBudgetMs: budget,
-          ttftLimit: budget < tier.timeouts.ttft_ms ? 'deadline' : 'ttft_timeout',
+          ttftLimit: budget < ttftMs ? 'deadline' : 'ttft_timeout',
           clientWantsUsage: req.clientWantsUsage,
           onChunkError: () => deps.telemetry.emit({ type: 'chunk_error', route: req.route.name, tier: tier.name }),
         });
@@ -124,7 +128,7 @@ function record(
   if (status !== undefined) entry.status = status;
   if (message !== undefined) entry.message = message;
   attempts.push(entry);
-  deps.telemetry.emit({ type: 'attempt_end', id: req.id, route: req.route.name, tier: tier.name, provider: tier.provider.name, record: entry, blame });
+  deps.telemetry.emit({ type: 'attempt_end', id: req.id, route: req.route.name, tier: tier.name, provider: tier.provider.name, record: entry, stream: req.stream, blame });
 }
 
 function blameOf(error: AttemptError): AttemptFinished['blame'] {

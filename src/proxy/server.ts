@@ -1,13 +1,19 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Writable } from 'node:stream';
+import { ConfigError } from '../config/errors.js';
+import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
+import { ConfigWatcher } from '../control/config-watcher.js';
+import { RollbackWatcher } from '../control/rollback-watcher.js';
+import { WeightControl } from '../control/weights.js';
 import { HealthBoard } from '../health/health-board.js';
+import { HealthChecker } from '../health/health-checker.js';
 import { ProviderPools } from '../providers/pools.js';
 import { TelemetryBus } from '../telemetry/bus.js';
 import { Metrics } from '../telemetry/metrics.js';
 import { attachRequestLog } from '../telemetry/request-log.js';
-import type { AppContext } from './app-context.js';
+import type { AppContext, ReloadResult } from './app-context.js';
 import { handleRequest } from './handle-request.js';
 import { ShutdownError } from './shutdown.js';
 
@@ -16,39 +22,61 @@ export interface ProxyOptions {
   /** Overrides config.server.host / port (the CLI's --host / --port). */
   host?: string;
   port?: number;
-  /** Where the JSON-lines request log goes; none when omitted. */
+  /** Where the JSON-lines log goes; none when omitted. */
   log?: Writable;
+  /** The bus to publish on (the live UI subscribes to it); a new one when omitted. */
+  telemetry?: TelemetryBus;
   /** The weight draw's dice (tests pass a seeded one). */
   random?: () => number;
+  /** Re-read the tier file when it changes (serve). */
+  watch?: boolean;
+  /** Run active health checks and warm-ups (serve); off for embedded and test servers. */
+  activeChecks?: boolean;
 }
 
-/** The proxy's lifecycle: listen, then drain on close. */
+/** The proxy's lifecycle: listen, apply reloads, drain on close. */
 export class ProxyServer {
   readonly app: AppContext;
   private readonly server: Server;
   private readonly host: string;
   private readonly port: number;
+  private readonly rollbacks: RollbackWatcher;
+  private readonly checker: HealthChecker;
+  private watcher: ConfigWatcher | null = null;
 
   constructor(options: ProxyOptions) {
     const { config } = options;
     this.host = options.host ?? config.server.host;
     this.port = options.port ?? config.server.port;
-    if (!isLoopback(this.host) && !config.server.auth_token) {
-      throw new Error(`refusing to listen on ${this.host} without server.auth_token: anyone who can reach it could spend your provider keys; set auth_token or listen on 127.0.0.1`);
-    }
-    const telemetry = new TelemetryBus();
+    assertSafeHost(this.host, config);
+    const telemetry = options.telemetry ?? new TelemetryBus();
+    if (options.log) attachRequestLog(telemetry, options.log);
+    const health = new HealthBoard(telemetry, config);
+    const weights = new WeightControl(telemetry, config);
+    this.checker = new HealthChecker(telemetry, config);
     this.app = {
       config,
       telemetry,
       pools: new ProviderPools(config),
-      health: new HealthBoard(telemetry),
-      metrics: new Metrics(telemetry),
+      health,
+      weights,
+      gate: {
+        weight: (tier) => weights.weight(tier),
+        admit: (tier) => health.admit(tier),
+        claim: (tier) => health.claim(tier),
+        isCold: (tier) => health.isCold(tier),
+      },
+      metrics: new Metrics(telemetry, config),
       random: options.random ?? Math.random,
       inFlight: new Set(),
       draining: false,
       startedAt: Date.now(),
+      reload: () => this.reload(),
+      checkNow: () => this.checker.runAll(),
     };
-    if (options.log) attachRequestLog(telemetry, options.log);
+    this.rollbacks = new RollbackWatcher(telemetry, weights, config);
+    if (options.watch) this.watcher = new ConfigWatcher(config.file, () => this.reload());
+    if (options.activeChecks) this.checker.start();
     this.server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => {
       void handleRequest(req, res, this.app);
     });
@@ -71,11 +99,47 @@ export class ProxyServer {
   }
 
   /**
+   * Re-reads the tier file. A valid one replaces the config for new requests (streams in
+   * flight keep theirs); an invalid one is reported and the running config keeps serving.
+   */
+  reload(): ReloadResult {
+    const file = this.app.config.file;
+    let config: Config;
+    try {
+      config = loadConfig(file);
+      assertSafeHost(this.host, config);
+    } catch (err) {
+      const problems = err instanceof ConfigError ? err.format().split('\n') : [(err as Error).message];
+      this.app.telemetry.emit({ type: 'reload', ok: false, file, problems });
+      return { ok: false, problems };
+    }
+    this.applyConfig(config);
+    this.app.telemetry.emit({ type: 'reload', ok: true, file, routes: config.routes.size });
+    return { ok: true, config };
+  }
+
+  /** Swaps in a new config: pools for changed providers, health and weights for the new tier set. */
+  applyConfig(config: Config): void {
+    const app = this.app;
+    const previousPools = app.pools;
+    app.pools = new ProviderPools(config, previousPools);
+    previousPools.retire();
+    app.health.configure(config);
+    app.weights.configure(config);
+    app.metrics.configure(config);
+    this.rollbacks.configure(config);
+    this.checker.configure(config);
+    app.config = config;
+  }
+
+  /**
    * Stops accepting, lets requests in flight finish for up to `graceMs`, then aborts the rest
    * (their upstream requests with them) and closes every connection.
    */
   async close(graceMs = 10_000): Promise<void> {
     this.app.draining = true;
+    this.watcher?.close();
+    this.checker.stop();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeIdleConnections();
     await this.waitForInFlight(graceMs);
@@ -93,6 +157,12 @@ export class ProxyServer {
       await new Promise((resolve) => setTimeout(resolve, 10));
       this.server.closeIdleConnections();
     }
+  }
+}
+
+function assertSafeHost(host: string, config: Config): void {
+  if (!isLoopback(host) && !config.server.auth_token) {
+    throw new Error(`refusing to listen on ${host} without server.auth_token: anyone who can reach it could spend your provider keys; set auth_token or listen on 127.0.0.1`);
   }
 }
 

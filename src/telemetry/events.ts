@@ -39,6 +39,8 @@ export interface AttemptFinished {
   tier: string;
   provider: string;
   record: AttemptRecord;
+  /** A streaming attempt: for `ok`, record.ms is the tier's own time to first token. */
+  stream: boolean;
   /**
    * Whose fault a failure was: `provider` (socket-level: counts against every tier of the
    * provider), `tier` (model-level: 404, context length, TTFT), `payload` (the request's own
@@ -88,4 +90,73 @@ export interface RequestFinished {
   error?: string;
 }
 
-export type TelemetryEvent = RequestStarted | AttemptFinished | FailedOver | StreamCommitted | ChunkDropped | RequestFinished;
+/** A tier's health state changed (healthy, degraded, down). */
+export interface TierStateChanged {
+  type: 'tier_state';
+  route: string;
+  tier: string;
+  from: 'healthy' | 'degraded' | 'down';
+  to: 'healthy' | 'degraded' | 'down';
+  reason: string;
+  /** While down: when the next half-open trial may run (epoch ms). */
+  retryAt?: number;
+}
+
+/** A tier's effective weight changed: admin override, kill switch, alert, rollback, TTL expiry, reload. */
+export interface WeightChanged {
+  type: 'weight';
+  route: string;
+  tier: string;
+  weight: number;
+  configured: number;
+  source: 'admin' | 'alert' | 'rollback' | 'expired' | 'cleared' | 'reload';
+  reason?: string;
+  /** An admin override with a TTL: when it lapses (epoch ms). */
+  expiresAt?: number;
+}
+
+/** Automated rollback tripped: the numbers that did it. */
+export interface RolledBack {
+  type: 'rollback';
+  route: string;
+  tier: string;
+  reason: 'ttft_p99' | 'error_rate';
+  observed: number;
+  threshold: number;
+  requests: number;
+  windowS: number;
+}
+
+/** The tier file was reloaded (ok), or a change was rejected (problems as file:line:col lines). */
+export interface ConfigReloaded {
+  type: 'reload';
+  ok: boolean;
+  file: string;
+  problems?: string[];
+  routes?: number;
+}
+
+/** An active health check, warm-up or probe of one tier finished. */
+export interface HealthChecked {
+  type: 'health_check';
+  route: string;
+  tier: string;
+  kind: 'check' | 'warmup' | 'probe';
+  ok: boolean;
+  reachable: boolean;
+  modelPresent: boolean | null;
+  ttftMs: number | null;
+  error?: string;
+}
+
+/** Output of a local provider started by llm-route (`start:`), line by line. */
+export interface ProviderOutput {
+  type: 'provider_output';
+  provider: string;
+  stream: 'stdout' | 'stderr' | 'status';
+  line: string;
+}
+
+export type TelemetryEvent =
+  | RequestStarted | AttemptFinished | FailedOver | StreamCommitted | ChunkDropped | RequestFinished
+  | TierStateChanged | WeightChanged | RolledBack | ConfigReloaded | HealthChecked | ProviderOutput;

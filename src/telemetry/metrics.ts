@@ -1,6 +1,9 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Config } from '../config/schema.js';
 import type { TelemetryBus } from './bus.js';
 import type { TelemetryEvent } from './events.js';
+
+const STATE_VALUE = { healthy: 0, degraded: 1, down: 2 } as const;
 
 type Labelled<T> = { labels(...values: string[]): T };
 
@@ -55,8 +58,42 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(bus: TelemetryBus) {
+  private readonly tierState = new Gauge({
+    name: 'llm_tier_state',
+    help: 'Tier health: 0 healthy, 1 degraded, 2 down (circuit open).',
+    labelNames: ['route', 'tier'],
+    registers: [this.registry],
+  });
+  private readonly tierWeight = new Gauge({
+    name: 'llm_tier_weight',
+    help: 'Effective tier weight (% of requests that try the tier), overrides included.',
+    labelNames: ['route', 'tier'],
+    registers: [this.registry],
+  });
+  private readonly rollbacks = new Counter({
+    name: 'llm_rollbacks_total',
+    help: 'Automated rollbacks (tier weight set to 0) by the threshold that tripped.',
+    labelNames: ['route', 'tier', 'reason'],
+    registers: [this.registry],
+  });
+
+  constructor(bus: TelemetryBus, config: Config) {
+    this.configure(config);
     bus.subscribe(this.onEvent);
+  }
+
+  /**
+   * Every configured tier gets its state and weight series from the start. A reload only adds
+   * the new tiers: known ones keep the values their events set (a down tier stays down).
+   */
+  configure(config: Config): void {
+    for (const route of config.routes.values()) {
+      for (const tier of route.tiers) {
+        if (this.children.has(childKey(this.tierState, [route.name, tier.name]))) continue;
+        this.child(this.tierState, route.name, tier.name).set(0);
+        this.child(this.tierWeight, route.name, tier.name).set(tier.weight);
+      }
+    }
   }
 
   async render(): Promise<string> {
@@ -93,13 +130,22 @@ export class Metrics {
         }
         return;
       }
-      case 'request_start':
+      case 'tier_state':
+        this.child(this.tierState, event.route, event.tier).set(STATE_VALUE[event.to]);
+        return;
+      case 'weight':
+        this.child(this.tierWeight, event.route, event.tier).set(event.weight);
+        return;
+      case 'rollback':
+        this.child(this.rollbacks, event.route, event.tier, event.reason).inc();
+        return;
+      default:
         return;
     }
   };
 
-  private child<T>(metric: Labelled<T> & { name?: string }, ...labels: string[]): T {
-    const key = `${(metric as unknown as { name: string }).name}\u0000${labels.join('\u0000')}`;
+  private child<T>(metric: Labelled<T>, ...labels: string[]): T {
+    const key = childKey(metric, labels);
     let child = this.children.get(key) as T | undefined;
     if (child === undefined) {
       child = metric.labels(...labels);
@@ -107,4 +153,8 @@ export class Metrics {
     }
     return child;
   }
+}
+
+function childKey(metric: object, labels: readonly string[]): string {
+  return `${(metric as { name: string }).name}\u0000${labels.join('\u0000')}`;
 }

@@ -9,8 +9,30 @@ import type { RequestFinished, TelemetryEvent } from './events.js';
  */
 export function attachRequestLog(bus: TelemetryBus, out: Writable): () => void {
   return bus.subscribe((event: TelemetryEvent) => {
-    if (event.type === 'request_end') out.write(`${JSON.stringify(toLogLine(event))}\n`);
+    const line = event.type === 'request_end' ? toLogLine(event) : toControlLine(event);
+    if (line) out.write(`${JSON.stringify(line)}\n`);
   });
+}
+
+/** Control-plane events worth a line: state changes, weights, rollbacks, reloads, failed checks, provider output. */
+function toControlLine(event: TelemetryEvent): Record<string, unknown> | null {
+  switch (event.type) {
+    case 'tier_state':
+    case 'weight':
+    case 'rollback':
+    case 'reload':
+    case 'provider_output': {
+      const { type, ...fields } = event;
+      return { time: new Date().toISOString(), event: type, ...fields };
+    }
+    case 'health_check': {
+      if (event.ok && event.kind !== 'warmup') return null; // a passing periodic check is noise
+      const { type, ...fields } = event;
+      return { time: new Date().toISOString(), event: type, ...fields };
+    }
+    default:
+      return null;
+  }
 }
 
 export function toLogLine(event: RequestFinished): Record<string, unknown> {

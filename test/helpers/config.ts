@@ -1,11 +1,18 @@
 import type { Provider, Route, Tier } from '../../src/config/schema.js';
-import { DEFAULT_RETRY, DEFAULT_TIMEOUTS } from '../../src/config/schema.js';
+import { DEFAULT_CIRCUIT, DEFAULT_RETRY, DEFAULT_TIMEOUTS } from '../../src/config/schema.js';
 
-const provider: Provider = { name: 'p', type: 'openai', base_url: 'http://127.0.0.1:1/v1' };
+const provider: Provider = {
+  name: 'p', type: 'openai', base_url: 'http://127.0.0.1:1/v1', local: true,
+  health: { interval_ms: undefined, timeout_ms: 2000, ttft_check: false, warmup: false, keepalive_ms: 240_000 },
+};
 
 /** A resolved tier for unit tests that do not go through the loader. */
 export function tier(name: string, fields: Partial<Tier> = {}): Tier {
-  return { route: 'chat', name, index: 0, provider, model: `${name}-model`, weight: 100, timeouts: { ...DEFAULT_TIMEOUTS }, retry: { ...DEFAULT_RETRY }, ...fields };
+  return {
+    route: 'chat', name, index: 0, provider, model: `${name}-model`, weight: 100,
+    timeouts: { ...DEFAULT_TIMEOUTS, cold_ttft_ms: DEFAULT_TIMEOUTS.ttft_ms }, retry: { ...DEFAULT_RETRY },
+    circuit: { ...DEFAULT_CIRCUIT, slow_ttft_ms: 8000 }, rollback: null, ...fields,
+  };
 }
 
 export function route(tiers: Tier[], name = 'chat'): Route {

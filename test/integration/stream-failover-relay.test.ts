@@ -177,13 +177,22 @@ describe('stream after commit: the attempt\'s own limits', () => {
 });
 
 describe('stream after commit: malformed events and [DONE]', () => {
-  it('drops a malformed event, goes on, counts it in metrics and the request log', async () => {
+  it.each([['in its own write', false], ['in one write with good events', true]])('drops a malformed event (%s), goes on, counts it in metrics and the request log', async (_label, coalesced) => {
     const { p } = await setup(async (ctx) => {
       ctx.startStream();
       ctx.role();
       ctx.content('A');
-      ctx.raw('data: {not json\n\n');
-      ctx.content('B');
+      await ctx.wait(10);
+      const ev = (delta: Record<string, unknown>, finish: string | null = null) => `data: ${JSON.stringify(chunk(delta, finish))}\n\n`;
+      if (coalesced) {
+        ctx.raw(`${ev({ content: 'B' })}data: {not json\n\n${ev({ content: 'C' })}`);
+      } else {
+        ctx.raw(ev({ content: 'B' }));
+        await ctx.wait(10);
+        ctx.raw('data: {not json\n\n');
+        await ctx.wait(10);
+        ctx.raw(ev({ content: 'C' }));
+      }
       ctx.finish();
       ctx.done();
     });
@@ -191,7 +200,7 @@ describe('stream after commit: malformed events and [DONE]', () => {
     const res = await chat(p, { stream: true });
     expect(res.status).toBe(200);
     const text = await res.text();
-    expect(sseText(text)).toBe('AB');
+    expect(sseText(text)).toBe('ABC');
     expect(text).not.toContain('{not json');
     expect(errorEvents(text)).toHaveLength(0);
     expect(sseData(text).at(-1)).toBe('[DONE]');

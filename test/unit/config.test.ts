@@ -95,10 +95,10 @@ describe('loading a valid tier file', () => {
     const [local, cloud] = chat?.tiers ?? [];
     expect(local).toMatchObject({ route: 'chat', name: 'local', index: 0, model: 'qwen2.5:7b', weight: 100 });
     expect(local.provider).toBe(config.providers.get('ollama'));
-    expect(local.timeouts).toEqual({ connect_ms: 1000, ttft_ms: 2500, idle_ms: 10000, total_ms: 300000 });
+    expect(local.timeouts).toEqual({ connect_ms: 1000, ttft_ms: 2500, idle_ms: 10000, total_ms: 300000, cold_ttft_ms: 2500, cold_after_ms: 300000 });
     expect(local.retry).toEqual({ attempts: 2, base_ms: 250, max_ms: 4000 });
     expect(cloud).toMatchObject({ name: 'cloud', index: 1 });
-    expect(cloud.timeouts).toEqual({ connect_ms: 2000, ttft_ms: 10000, idle_ms: 30000, total_ms: 300000 });
+    expect(cloud.timeouts).toEqual({ connect_ms: 2000, ttft_ms: 10000, idle_ms: 30000, total_ms: 300000, cold_ttft_ms: 10000, cold_after_ms: 300000 });
   });
 
   it('merges defaults ← route ← tier for timeouts and retry, and names a tier after its provider', () => {
@@ -122,9 +122,57 @@ routes:
     );
     const [tier] = config.routes.get('chat')?.tiers ?? [];
     expect(tier.name).toBe('ollama');
-    expect(tier.timeouts).toEqual({ connect_ms: 2000, ttft_ms: 3000, idle_ms: 7000, total_ms: 300000 });
+    expect(tier.timeouts).toEqual({ connect_ms: 2000, ttft_ms: 3000, idle_ms: 7000, total_ms: 300000, cold_ttft_ms: 3000, cold_after_ms: 300000 });
     expect(tier.retry).toEqual({ attempts: 3, base_ms: 250, max_ms: 1000 });
     expect(config.routes.get('chat')?.deadline_ms).toBe(60000);
+  });
+});
+
+describe('control-plane keys', () => {
+  const yaml = `version: 1
+server: { admin_token: "adm" }
+providers:
+  ollama:
+    type: openai
+    base_url: "http://127.0.0.1:11434/v1"
+    health: { interval_ms: 5000, ttft_check: true }
+    start: { command: "ollama serve" }
+  cloud: { type: openai, base_url: "https://api.example.com/v1" }
+routes:
+  chat:
+    circuit: { failures: 5 }
+    tiers:
+      - provider: ollama
+        model: m
+        timeouts: { ttft_ms: 2000, cold_ttft_ms: 30000 }
+        circuit: { cooldown_ms: 500 }
+      - provider: cloud
+        model: c
+        weight: 5
+        rollback: { ttft_p99_ms: 3000, error_rate: 0.2 }
+`;
+
+  it('resolves health, warm-up, start, circuit and rollback with their defaults', () => {
+    const config = loadConfigText(yaml, 'llm-route.yaml', {});
+    expect(config.server.admin_token).toBe('adm');
+    const ollama = config.providers.get('ollama');
+    expect(ollama?.local).toBe(true);
+    expect(ollama?.health).toEqual({ interval_ms: 5000, timeout_ms: 2000, ttft_check: true, warmup: true, keepalive_ms: 240000 });
+    expect(ollama?.start).toEqual({ command: 'ollama serve', ready_timeout_ms: 60000 });
+    const cloud = config.providers.get('cloud');
+    expect(cloud?.local).toBe(false);
+    expect(cloud?.health.warmup).toBe(false); // warm-ups are for local models only
+    const [local, remote] = config.routes.get('chat')?.tiers ?? [];
+    expect(local.timeouts.cold_ttft_ms).toBe(30000);
+    expect(local.circuit).toEqual({ failures: 5, cooldown_ms: 500, max_cooldown_ms: 8000, slow_ttft_ms: 1600 });
+    expect(local.rollback).toBeNull();
+    expect(remote.rollback).toEqual({ ttft_p99_ms: 3000, error_rate: 0.2, window_s: 60, min_requests: 20 });
+    expect(remote.weight).toBe(5);
+  });
+
+  it('rejects a misspelt control key with a suggestion', () => {
+    const problems = problemsOf(yaml.replace('error_rate: 0.2', 'eror_rate: 0.2'));
+    expect(problems.map((p) => p.message).join('\n')).toContain('did you mean "error_rate"');
   });
 });
 

@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { HealthView, TierState } from '../../src/health/health-view.js';
+import type { Tier } from '../../src/config/schema.js';
+import type { TierGate } from '../../src/health/health-view.js';
 import { planTiers } from '../../src/proxy/plan.js';
 import { route, tier } from '../helpers/config.js';
 
-const allHealthy: HealthView = { state: () => 'healthy' };
-const downSet = (...names: string[]): HealthView => ({ state: (_r, t): TierState => (names.includes(t) ? 'down' : 'healthy') });
-const names = (tiers: { name: string }[]): string[] => tiers.map((t) => t.name);
+type Gate = Pick<TierGate, 'weight' | 'admit'>;
+const configured = (t: Tier): number => t.weight;
+const allHealthy: Gate = { weight: configured, admit: () => true };
+const downSet = (...names: string[]): Gate => ({ weight: configured, admit: (t) => !names.includes(t.name) });
+const names = (plan: { tiers: { name: string }[] }): string[] => plan.tiers.map((t) => t.name);
 
 /** A tiny seeded PRNG so the 10,000-plan split is repeatable. */
 function seeded(seed: number): () => number {
@@ -48,13 +51,28 @@ describe('planTiers', () => {
     expect(names(planTiers(r, downSet('b')))).toEqual(['a', 'c']);
   });
 
-  it('keeps every tier when all of them are down', () => {
+  it('keeps every tier when all of them are down, and says so', () => {
     const r = route([tier('a'), tier('b')]);
+    expect(planTiers(r, downSet('a', 'b'))).toMatchObject({ allDown: true });
     expect(names(planTiers(r, downSet('a', 'b')))).toEqual(['a', 'b']);
+    expect(planTiers(r, downSet('a')).allDown).toBe(false);
+  });
+
+  it('uses the gate\'s weight (a runtime override), not only the configured one', () => {
+    const r = route([tier('a'), tier('b')]);
+    const killA: Gate = { weight: (t) => (t.name === 'a' ? 0 : t.weight), admit: () => true };
+    expect(names(planTiers(r, killA))).toEqual(['b']);
+  });
+
+  it('asks admit only of tiers that won their draw (a half-open trial is not claimed for nothing)', () => {
+    const asked: string[] = [];
+    const r = route([tier('a', { weight: 0 }), tier('b')]);
+    planTiers(r, { weight: configured, admit: (t) => (asked.push(t.name), true) });
+    expect(asked).toEqual(['b']);
   });
 
   it('returns an empty plan when every tier lost its draw', () => {
     const r = route([tier('a', { weight: 0 })]);
-    expect(planTiers(r, allHealthy)).toEqual([]);
+    expect(planTiers(r, allHealthy)).toEqual({ tiers: [], allDown: false });
   });
 });

@@ -1,0 +1,151 @@
+import { execa } from 'execa';
+import { constants } from 'node:os';
+import { isatty } from 'node:tty';
+import { ConfigError } from '../config/errors.js';
+import { loadConfig, resolveConfigPath } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import { startProviders, type StartedProviders } from '../launch/start-provider.js';
+import { ProxyServer } from '../proxy/server.js';
+import type { ProviderOutput } from '../telemetry/events.js';
+
+export interface ExecOptions {
+  config?: string;
+  port?: number;
+  /** The JSON-lines request log and every line of provider output, as JSON lines on stderr. */
+  log?: boolean;
+}
+
+const CLOSE_GRACE_MS = 2_000;
+const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+type ForwardedSignal = (typeof FORWARDED_SIGNALS)[number];
+
+/**
+ * `llm-route exec -- <command> [args...]`: a private proxy on a free loopback port for the
+ * lifetime of one command, which finds it through OPENAI_BASE_URL. Exits with the command's
+ * exit code (128+n when a signal ended it). The command owns stdout; llm-route writes only
+ * to stderr.
+ */
+export async function runExec(command: string[], opts: ExecOptions): Promise<number> {
+  let config: Config;
+  try {
+    config = loadConfig(resolveConfigPath(opts.config));
+  } catch (err) {
+    process.stderr.write(err instanceof ConfigError ? `${err.format()}\n` : `llm-route exec: ${(err as Error).message}\n`);
+    return 2;
+  }
+
+  const signals = new SignalRelay();
+  let providers: StartedProviders | undefined;
+  let server: ProxyServer | undefined;
+  try {
+    // Provider output is shown while it starts (progress, the reason it fails); once it
+    // serves, its request logs would interleave with the command's own output: --log only.
+    let starting = true;
+    const showOutput = (event: ProviderOutput): void => {
+      if (opts.log) writeLogLine({ event: event.type, provider: event.provider, stream: event.stream, line: event.line });
+      else if (event.stream === 'status' || starting) writeProviderLine(event);
+    };
+    providers = await startProviders(config, { onOutput: showOutput, signal: signals.abortSignal });
+    starting = false;
+
+    // Loopback only: the proxy exists for this one local command.
+    server = new ProxyServer({ config, host: '127.0.0.1', port: opts.port ?? 0, log: opts.log ? process.stderr : undefined });
+    const { url } = await server.listen();
+    if (signals.received) return 128 + constants.signals[signals.received];
+    if (opts.log) writeLogLine({ event: 'listening', url: `${url}/v1`, config: config.file, command });
+
+    return await runCommand(command, childEnv(url, config), signals);
+  } catch (err) {
+    if (signals.received) return 128 + constants.signals[signals.received];
+    process.stderr.write(`llm-route exec: ${(err as Error).message}\n`);
+    return 1;
+  } finally {
+    // Signals arriving now are still caught: this cleanup is what keeps the providers from
+    // outliving llm-route, so it must not be cut short.
+    await server?.close(CLOSE_GRACE_MS).catch(() => undefined);
+    await providers?.stopAll();
+    signals.dispose();
+  }
+}
+
+/** Runs the command on llm-route's terminal; its exit code, or 128+n when signal n ended it. */
+async function runCommand(command: string[], env: Record<string, string>, signals: SignalRelay): Promise<number> {
+  const child = execa(command[0], command.slice(1), {
+    stdio: 'inherit',
+    env,
+    reject: false,
+    // A forwarded SIGTERM is the command's to handle in its own time.
+    forceKillAfterDelay: false,
+  });
+  signals.forwardTo((signal) => child.kill(signal));
+  const result = await child;
+  if (result.signal) return 128 + constants.signals[result.signal];
+  if (result.exitCode !== undefined) return result.exitCode;
+  // It never ran; exit like a shell would.
+  process.stderr.write(`llm-route exec: cannot run ${command[0]}: ${result.originalMessage ?? result.shortMessage}\n`);
+  return result.code === 'ENOENT' ? 127 : 126;
+}
+
+function childEnv(url: string, config: Config): Record<string, string> {
+  const base = `${url}/v1`;
+  const env: Record<string, string> = { OPENAI_BASE_URL: base, OPENAI_API_BASE: base, LLM_ROUTE_URL: url };
+  if (config.server.auth_token) env.OPENAI_API_KEY = config.server.auth_token;
+  // OpenAI SDKs refuse to start without a key; the proxy needs none and never forwards it.
+  else if (!process.env.OPENAI_API_KEY) env.OPENAI_API_KEY = 'llm-route';
+  return env;
+}
+
+/**
+ * Catches SIGINT, SIGTERM and SIGHUP for the whole run so llm-route always cleans up: while
+ * providers start, a signal aborts the start; while the command runs, it is passed on.
+ */
+class SignalRelay {
+  received: ForwardedSignal | undefined;
+  private readonly abort = new AbortController();
+  private forward: ((signal: ForwardedSignal) => void) | undefined;
+  private readonly handlers = new Map<ForwardedSignal, () => void>();
+
+  constructor() {
+    for (const signal of FORWARDED_SIGNALS) {
+      const handler = (): void => this.onSignal(signal);
+      this.handlers.set(signal, handler);
+      process.on(signal, handler);
+    }
+  }
+
+  get abortSignal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  forwardTo(forward: (signal: ForwardedSignal) => void): void {
+    this.forward = forward;
+  }
+
+  dispose(): void {
+    for (const [signal, handler] of this.handlers) process.off(signal, handler);
+  }
+
+  private onSignal(signal: ForwardedSignal): void {
+    this.received ??= signal;
+    if (!this.forward) {
+      this.abort.abort(new Error(`stopped by ${signal}`));
+      return;
+    }
+    // A Ctrl-C on a terminal already reached the command: it runs in llm-route's foreground
+    // process group. Passing it on too would interrupt the command twice.
+    // (isatty, not process.stdin.isTTY: creating process.stdin would put the shared terminal
+    // into non-blocking mode under the command's feet.)
+    if (signal === 'SIGINT' && isatty(0)) return;
+    this.forward(signal);
+  }
+}
+
+/** `[provider] line`, on every line of a multi-line message. */
+function writeProviderLine(event: ProviderOutput): void {
+  const prefix = `[${event.provider}] `;
+  process.stderr.write(`${prefix}${event.line.split('\n').join(`\n${prefix}`)}\n`);
+}
+
+function writeLogLine(value: Record<string, unknown>): void {
+  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...value })}\n`);
+}

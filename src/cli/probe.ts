@@ -1,0 +1,128 @@
+import { Agent } from 'undici';
+import { ConfigError } from '../config/errors.js';
+import { loadConfig, resolveConfigPath } from '../config/load.js';
+import type { Config, Route, Tier } from '../config/schema.js';
+import { checkTier, type TierCheck } from '../health/check-tier.js';
+
+export interface ProbeOptions {
+  config?: string;
+  route?: string;
+  json?: boolean;
+  /** Per-probe bound in ms, as typed on the command line. */
+  timeout?: string;
+}
+
+interface Probed {
+  tier: Tier;
+  check: TierCheck;
+}
+
+/**
+ * `llm-route probe`: checks every tier at once (reachability, model presence, a 1-token
+ * request's TTFT). 0 when all are healthy, 1 when any is not, 2 for a bad tier file or flag.
+ */
+export async function runProbe(opts: ProbeOptions): Promise<number> {
+  const timeoutMs = opts.timeout === undefined ? undefined : parseTimeout(opts.timeout);
+  if (timeoutMs === null) {
+    process.stderr.write(`invalid --timeout "${opts.timeout}": expected a positive number of milliseconds\n`);
+    return 2;
+  }
+  let config: Config;
+  try {
+    config = loadConfig(resolveConfigPath(opts.config));
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.format()}\n`);
+    return 2;
+  }
+  const routes = selectRoutes(config, opts.route);
+  if (!routes) {
+    process.stderr.write(`unknown route "${opts.route}": the tier file has ${[...config.routes.keys()].join(', ')}\n`);
+    return 2;
+  }
+
+  // A private agent, destroyed at the end, so no keep-alive socket holds the process open.
+  const agent = new Agent();
+  try {
+    const probes = routes.flatMap((route) => route.tiers.map(async (tier): Promise<Probed> => ({
+      tier,
+      check: await checkTier(tier, { timeoutMs: timeoutMs ?? defaultTimeoutMs(tier), ttft: true, dispatcher: agent }),
+    })));
+    const probed = await Promise.all(probes);
+    process.stdout.write(opts.json ? `${JSON.stringify(probeReport(routes, probed), null, 2)}\n` : probeTable(probed));
+    return probed.every(({ check }) => check.status === 'healthy') ? 0 : 1;
+  } finally {
+    await agent.destroy().catch(() => undefined);
+  }
+}
+
+function parseTimeout(text: string): number | null {
+  const ms = Number(text);
+  return /^\s*\d+\s*$/.test(text) && ms > 0 ? ms : null;
+}
+
+function selectRoutes(config: Config, name: string | undefined): Route[] | null {
+  if (name === undefined) return [...config.routes.values()];
+  const route = config.routes.get(name);
+  return route ? [route] : null;
+}
+
+/**
+ * The model list gets the provider's health timeout, the 1-token request the tier's cold TTFT
+ * budget (a probe often is the first request to an idle local model, which must load first).
+ */
+function defaultTimeoutMs(tier: Tier): number {
+  return tier.provider.health.timeout_ms + tier.timeouts.cold_ttft_ms;
+}
+
+// ─── output ─────────────────────────────────────────────────────────────────
+
+interface TierReport {
+  tier: string;
+  provider: string;
+  model: string;
+  reachable: boolean;
+  model_present: boolean | null;
+  ttft_ms: number | null;
+  state: TierCheck['status'];
+  error?: string;
+}
+
+/** The --json document: `{ ok, routes: { <route>: [ per tier, in order ] } }`. */
+function probeReport(routes: Route[], probed: Probed[]): { ok: boolean; routes: Record<string, TierReport[]> } {
+  const byRoute: Record<string, TierReport[]> = {};
+  for (const route of routes) byRoute[route.name] = [];
+  for (const { tier, check } of probed) {
+    const report: TierReport = {
+      tier: tier.name,
+      provider: tier.provider.name,
+      model: tier.model,
+      reachable: check.reachable,
+      model_present: check.modelPresent,
+      ttft_ms: check.ttftMs,
+      state: check.status,
+    };
+    if (check.error !== undefined) report.error = check.error;
+    byRoute[tier.route].push(report);
+  }
+  return { ok: probed.every(({ check }) => check.status === 'healthy'), routes: byRoute };
+}
+
+const HEADER = ['ROUTE', 'TIER', 'PROVIDER/MODEL', 'REACHABLE', 'MODEL', 'TTFT', 'STATE', 'ERROR'];
+
+function probeTable(probed: Probed[]): string {
+  const rows = probed.map(({ tier, check }) => [
+    tier.route,
+    tier.name,
+    `${tier.provider.name}/${tier.model}`,
+    check.reachable ? '✓' : '✗',
+    check.modelPresent === null ? '?' : check.modelPresent ? '✓' : '✗',
+    check.ttftMs === null ? '-' : `${check.ttftMs} ms`,
+    check.status,
+    check.error ?? '',
+  ]);
+  const widths = HEADER.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
+  const line = (cells: string[]): string => cells.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd();
+  const healthy = probed.filter(({ check }) => check.status === 'healthy').length;
+  return [line(HEADER), ...rows.map(line), '', `${healthy} of ${probed.length} tiers healthy`, ''].join('\n');
+}

@@ -1,0 +1,113 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AppContext } from '../proxy/app-context.js';
+import { readBody } from '../proxy/ingress.js';
+import { sendError, sendJson } from '../proxy/respond.js';
+import { applyAlerts } from './alerts.js';
+import { routesView } from './routes-view.js';
+
+const MAX_ADMIN_BODY = 1024 * 1024;
+const TIER_PATH = /^\/admin\/routes\/([^/]+)\/tiers\/([^/]+)$/;
+
+/**
+ * The admin API under /admin: routes and their tiers (GET), runtime weight overrides
+ * (PUT/DELETE), reload (POST), Alertmanager webhooks (POST). Loopback only, unless
+ * server.admin_token is set: then the token is required from anywhere.
+ */
+export async function handleAdmin(req: IncomingMessage, res: ServerResponse, app: AppContext, path: string): Promise<void> {
+  const denied = accessDenied(req, app.config.server.admin_token);
+  if (denied) return sendError(res, denied.status, denied.message, 'invalid_request_error', denied.code);
+
+  if (path === '/admin/routes') {
+    if (req.method !== 'GET') return methodNotAllowed(res, path, 'GET');
+    return sendJson(res, 200, routesView(app));
+  }
+  if (path === '/admin/reload') {
+    if (req.method !== 'POST') return methodNotAllowed(res, path, 'POST');
+    const result = app.reload();
+    if (result.ok) return sendJson(res, 200, { ok: true, file: result.config.file, routes: [...result.config.routes.keys()] });
+    return sendError(res, 400, `the tier file has problems; the running config is unchanged:\n${result.problems.join('\n')}`, 'invalid_request_error', 'invalid_config', { problems: result.problems });
+  }
+  if (path === '/admin/alerts') {
+    if (req.method !== 'POST') return methodNotAllowed(res, path, 'POST');
+    const body = await readJson(req);
+    if (!body.ok) return sendError(res, 400, body.message, 'invalid_request_error', 'invalid_body');
+    const outcome = applyAlerts(body.value, app);
+    if (!outcome.ok) return sendError(res, 400, outcome.message, 'invalid_request_error', 'invalid_alert_payload');
+    return sendJson(res, 200, outcome.result);
+  }
+  const match = TIER_PATH.exec(path);
+  if (match) return handleTierOverride(req, res, app, decode(match[1]), decode(match[2]));
+  sendError(res, 404, `no admin endpoint ${req.method} ${path}; try GET /admin/routes`, 'invalid_request_error', 'not_found');
+}
+
+async function handleTierOverride(req: IncomingMessage, res: ServerResponse, app: AppContext, route: string, tier: string): Promise<void> {
+  if (req.method !== 'PUT' && req.method !== 'DELETE') return methodNotAllowed(res, req.url ?? '', 'PUT, DELETE');
+  const known = app.config.routes.get(route);
+  if (!known) return sendError(res, 404, `unknown route "${route}" (known: ${[...app.config.routes.keys()].join(', ')})`, 'invalid_request_error', 'route_not_found');
+  if (!known.tiers.some((t) => t.name === tier)) {
+    return sendError(res, 404, `route "${route}" has no tier "${tier}" (tiers: ${known.tiers.map((t) => t.name).join(', ')})`, 'invalid_request_error', 'tier_not_found');
+  }
+  if (req.method === 'DELETE') {
+    app.weights.clear(route, tier);
+    return sendJson(res, 200, { route, tier, weight: app.weights.view(route, tier) });
+  }
+  const body = await readJson(req);
+  if (!body.ok) return sendError(res, 400, body.message, 'invalid_request_error', 'invalid_body');
+  const parsed = parseOverride(body.value);
+  if (typeof parsed === 'string') return sendError(res, 400, parsed, 'invalid_request_error', 'invalid_override');
+  app.weights.setOverride(route, tier, parsed.weight, parsed.ttl_s);
+  sendJson(res, 200, { route, tier, weight: app.weights.view(route, tier) });
+}
+
+/** `{"weight": 0..100, "ttl_s"?: > 0}`, or the reason it is not. */
+function parseOverride(value: unknown): { weight: number; ttl_s?: number } | string {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'expected a JSON object like {"weight": 25, "ttl_s": 600}';
+  const { weight, ttl_s, ...rest } = value as Record<string, unknown>;
+  const unknown = Object.keys(rest);
+  if (unknown.length > 0) return `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}: expected "weight" and optionally "ttl_s"`;
+  if (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0 || weight > 100) return '"weight" must be a number from 0 to 100 (0 switches the tier off)';
+  if (ttl_s === undefined || ttl_s === null) return { weight };
+  if (typeof ttl_s !== 'number' || !Number.isFinite(ttl_s) || ttl_s <= 0) return '"ttl_s" must be a positive number of seconds';
+  return { weight, ttl_s };
+}
+
+async function readJson(req: IncomingMessage): Promise<{ ok: true; value: unknown } | { ok: false; message: string }> {
+  const raw = await readBody(req, MAX_ADMIN_BODY);
+  if (raw === 'too_large') return { ok: false, message: `body larger than ${MAX_ADMIN_BODY} bytes` };
+  if (raw === 'client_gone') return { ok: false, message: 'the body was cut off' };
+  try {
+    return { ok: true, value: JSON.parse(raw.toString('utf8')) };
+  } catch (err) {
+    return { ok: false, message: `body is not valid JSON: ${(err as Error).message}` };
+  }
+}
+
+function accessDenied(req: IncomingMessage, adminToken: string | undefined): { status: number; code: string; message: string } | null {
+  if (adminToken) {
+    const header = req.headers.authorization;
+    const given = Buffer.from(typeof header === 'string' && header.startsWith('Bearer ') ? header.slice(7).trim() : '');
+    const expected = Buffer.from(adminToken);
+    if (given.length === expected.length && timingSafeEqual(given, expected)) return null;
+    return { status: 401, code: 'invalid_admin_token', message: 'admin API: send Authorization: Bearer <server.admin_token>' };
+  }
+  if (isLoopbackAddress(req.socket.remoteAddress)) return null;
+  return { status: 403, code: 'admin_loopback_only', message: 'admin API is allowed from loopback only; set server.admin_token to use it from elsewhere' };
+}
+
+function isLoopbackAddress(address: string | undefined): boolean {
+  if (!address) return false;
+  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
+}
+
+function methodNotAllowed(res: ServerResponse, path: string, allowed: string): void {
+  sendError(res, 405, `${path} accepts ${allowed}`, 'invalid_request_error', 'method_not_allowed', {}, { allow: allowed });
+}
+
+function decode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

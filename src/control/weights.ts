@@ -1,0 +1,177 @@
+import type { Config, Tier } from '../config/schema.js';
+import type { TelemetryBus } from '../telemetry/bus.js';
+import type { WeightChanged } from '../telemetry/events.js';
+import { tierKey } from '../health/health-view.js';
+
+interface AdminOverride {
+  weight: number;
+  expiresAt: number | null;
+  timer: NodeJS.Timeout | null;
+}
+
+interface Rollback {
+  reason: string;
+  at: number;
+  timer: NodeJS.Timeout | null;
+}
+
+interface TierControl {
+  configured: number;
+  admin: AdminOverride | null;
+  /** Firing alerts that name this tier: alert key → alert name. */
+  alerts: Map<string, string>;
+  rollback: Rollback | null;
+}
+
+export interface WeightView {
+  configured: number;
+  effective: number;
+  override: { weight: number; expires_in_s: number | null } | null;
+  alerts: string[];
+  rollback: { reason: string; since: string } | null;
+}
+
+/**
+ * Runtime weights on top of the tier file: an admin override (optionally with a TTL; 0 is the
+ * kill switch), firing alerts and automated rollbacks (both force 0). Every change leaves as a
+ * `weight` telemetry event.
+ */
+export class WeightControl {
+  private tiers = new Map<string, TierControl>();
+
+  constructor(private readonly bus: TelemetryBus, config: Config, private readonly now: () => number = Date.now) {
+    this.configure(config, false);
+  }
+
+  weight(tier: Tier): number {
+    const control = this.tiers.get(tierKey(tier.route, tier.name));
+    return control ? effective(control) : tier.weight;
+  }
+
+  has(route: string, tier: string): boolean {
+    return this.tiers.has(tierKey(route, tier));
+  }
+
+  view(route: string, tier: string): WeightView | null {
+    const control = this.tiers.get(tierKey(route, tier));
+    if (!control) return null;
+    const now = this.now();
+    return {
+      configured: control.configured,
+      effective: effective(control),
+      override: control.admin ? { weight: control.admin.weight, expires_in_s: control.admin.expiresAt === null ? null : Math.max(0, Math.round((control.admin.expiresAt - now) / 1000)) } : null,
+      alerts: [...control.alerts.values()],
+      rollback: control.rollback ? { reason: control.rollback.reason, since: new Date(control.rollback.at).toISOString() } : null,
+    };
+  }
+
+  /**
+   * Takes a (re)loaded config. Admin overrides and firing alerts survive for tiers that still
+   * exist; a reload clears rollbacks (the operator has acted).
+   */
+  configure(config: Config, isReload = true): void {
+    const next = new Map<string, TierControl>();
+    for (const route of config.routes.values()) {
+      for (const tier of route.tiers) {
+        const k = tierKey(route.name, tier.name);
+        const existing = this.tiers.get(k);
+        const control: TierControl = existing ?? { configured: tier.weight, admin: null, alerts: new Map(), rollback: null };
+        control.configured = tier.weight;
+        if (isReload && control.rollback) clearRollback(control);
+        next.set(k, control);
+        if (isReload) this.emit(route.name, tier.name, control, 'reload');
+      }
+    }
+    for (const [k, control] of this.tiers) {
+      if (!next.has(k)) {
+        if (control.admin?.timer) clearTimeout(control.admin.timer);
+        if (control.rollback) clearRollback(control);
+      }
+    }
+    this.tiers = next;
+  }
+
+  /** An admin override; `ttlS` makes it expire by itself. */
+  setOverride(route: string, tier: string, weight: number, ttlS?: number): boolean {
+    const control = this.tiers.get(tierKey(route, tier));
+    if (!control) return false;
+    if (control.admin?.timer) clearTimeout(control.admin.timer);
+    const expiresAt = ttlS === undefined ? null : this.now() + ttlS * 1000;
+    const timer = ttlS === undefined ? null : setTimeout(() => {
+      if (control.admin?.timer !== timer) return;
+      control.admin = null;
+      this.emit(route, tier, control, 'expired');
+    }, ttlS * 1000);
+    timer?.unref();
+    control.admin = { weight, expiresAt, timer };
+    this.emit(route, tier, control, 'admin', ttlS === undefined ? undefined : `for ${ttlS} s`, expiresAt ?? undefined);
+    return true;
+  }
+
+  /** Clears the admin override and any rollback. */
+  clear(route: string, tier: string): boolean {
+    const control = this.tiers.get(tierKey(route, tier));
+    if (!control) return false;
+    if (control.admin?.timer) clearTimeout(control.admin.timer);
+    control.admin = null;
+    if (control.rollback) clearRollback(control);
+    this.emit(route, tier, control, 'cleared');
+    return true;
+  }
+
+  fireAlert(route: string, tier: string, alertKey: string, alertName: string): boolean {
+    const control = this.tiers.get(tierKey(route, tier));
+    if (!control) return false;
+    control.alerts.set(alertKey, alertName);
+    this.emit(route, tier, control, 'alert', `alert ${alertName} firing`);
+    return true;
+  }
+
+  resolveAlert(route: string, tier: string, alertKey: string): boolean {
+    const control = this.tiers.get(tierKey(route, tier));
+    if (!control) return false;
+    const name = control.alerts.get(alertKey);
+    if (name === undefined) return true;
+    control.alerts.delete(alertKey);
+    this.emit(route, tier, control, 'alert', `alert ${name} resolved`);
+    return true;
+  }
+
+  /** Automated rollback: weight 0 until DELETE, a reload, or `restoreAfterS`. */
+  rollBack(route: string, tier: string, reason: string, restoreAfterS?: number): void {
+    const control = this.tiers.get(tierKey(route, tier));
+    if (!control || control.rollback) return;
+    const rollback: Rollback = { reason, at: this.now(), timer: null };
+    if (restoreAfterS !== undefined) {
+      rollback.timer = setTimeout(() => {
+        if (control.rollback !== rollback) return;
+        control.rollback = null;
+        this.emit(route, tier, control, 'expired', 'rollback restored');
+      }, restoreAfterS * 1000);
+      rollback.timer.unref();
+    }
+    control.rollback = rollback;
+    this.emit(route, tier, control, 'rollback', reason);
+  }
+
+  isRolledBack(route: string, tier: string): boolean {
+    return this.tiers.get(tierKey(route, tier))?.rollback != null;
+  }
+
+  private emit(route: string, tier: string, control: TierControl, source: WeightChanged['source'], reason?: string, expiresAt?: number): void {
+    this.bus.emit({
+      type: 'weight', route, tier, weight: effective(control), configured: control.configured, source,
+      ...(reason ? { reason } : {}), ...(expiresAt !== undefined ? { expiresAt } : {}),
+    });
+  }
+}
+
+function effective(control: TierControl): number {
+  if (control.alerts.size > 0 || control.rollback) return 0;
+  return control.admin ? control.admin.weight : control.configured;
+}
+
+function clearRollback(control: TierControl): void {
+  if (control.rollback?.timer) clearTimeout(control.rollback.timer);
+  control.rollback = null;
+}

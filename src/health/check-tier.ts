@@ -1,0 +1,78 @@
+import { performance } from 'node:perf_hooks';
+import type { Dispatcher } from 'undici';
+import type { Tier } from '../config/schema.js';
+import { describeFailure, redactSecrets } from './check-failure.js';
+import { Deadline, type Http } from './deadline.js';
+import { timeFirstToken } from './first-token.js';
+import { listModels, missingModel, servesModel, type ModelListing } from './model-list.js';
+
+/**
+ * One active check of one tier: can its provider be reached, does it serve the tier's model,
+ * and (optionally) how long a 1-token streaming request takes to its first token.
+ * Used by `llm-route probe`; bounded by one deadline, so a dead tier cannot hang the caller.
+ */
+export interface TierCheck {
+  /** The provider answered HTTP (any status) on its model list. */
+  reachable: boolean;
+  /** null: unknown (the server has no model list, or it could not be read). */
+  modelPresent: boolean | null;
+  /** From sending the 1-token request to its first content event; null when not measured. */
+  ttftMs: number | null;
+  status: 'healthy' | 'unhealthy';
+  /** Why the tier is unhealthy; never contains the provider's API key. */
+  error?: string;
+  durationMs: number;
+}
+
+export interface CheckTierOptions {
+  /** Bound on the whole check (model list and TTFT request together). */
+  timeoutMs: number;
+  /** Also send a 1-token streaming request and time its first token. */
+  ttft: boolean;
+  signal?: AbortSignal;
+  /** Defaults to undici's global dispatcher. */
+  dispatcher?: Dispatcher;
+}
+
+export async function checkTier(tier: Tier, opts: CheckTierOptions): Promise<TierCheck> {
+  const startedAt = performance.now();
+  const deadline = new Deadline(opts.timeoutMs, opts.signal);
+  const http: Http = { signal: deadline.signal, dispatcher: opts.dispatcher };
+  const provider = tier.provider;
+  const finish = (fields: Omit<TierCheck, 'status' | 'durationMs' | 'error'>, problems: string[]): TierCheck => {
+    const result: TierCheck = { ...fields, status: problems.length === 0 ? 'healthy' : 'unhealthy', durationMs: Math.round(performance.now() - startedAt) };
+    if (problems.length > 0) result.error = redactSecrets(problems.join('; '), provider);
+    return result;
+  };
+
+  try {
+    let listing: ModelListing;
+    try {
+      listing = await listModels(provider, http);
+    } catch (error) {
+      return finish({ reachable: false, modelPresent: null, ttftMs: null }, [describeFailure(error, deadline, provider, 'listing models')]);
+    }
+
+    const problems: string[] = [];
+    if (listing.kind === 'rejected') problems.push(listing.error);
+    const modelPresent = listing.kind === 'listed' ? servesModel(listing.models, tier.model) : null;
+    const missing = listing.kind === 'listed' && !modelPresent ? missingModel(tier.model, listing.models) : null;
+
+    let ttftMs: number | null = null;
+    let ttftProblem: string | null = null;
+    // A refused key would refuse the chat request the same way: one message is enough.
+    if (opts.ttft && !(listing.kind === 'rejected' && listing.auth)) {
+      try {
+        ttftMs = Math.round(await timeFirstToken(tier, http));
+      } catch (error) {
+        ttftProblem = describeFailure(error, deadline, provider, 'waiting for the first token');
+      }
+    }
+    // Some servers (llama.cpp) answer for any model name: say so rather than only "missing".
+    if (missing) problems.push(ttftMs === null ? missing : `${missing}, yet it answered a request for it (does it ignore model names?)`);
+    if (ttftProblem) problems.push(ttftProblem);
+    return finish({ reachable: true, modelPresent, ttftMs }, problems);
+  } finally {
+    deadline.dispose();
+  }
+}

@@ -1,0 +1,108 @@
+import { request } from 'undici';
+import type { Provider } from '../config/schema.js';
+import { isRecord } from '../config/raw-data.js';
+import { adapterFor } from '../providers/index.js';
+import type { Http } from './deadline.js';
+
+// Step 1 of a tier check: is the provider reachable, and does it list the tier's model?
+
+export type ModelListing =
+  | { kind: 'listed'; models: string[] }
+  /** The server answered but offers no model list (some lack /models): presence unknown, not a failure. */
+  | { kind: 'unlisted' }
+  /** The server answered with an error that makes the tier unusable (a refused key, a 5xx). */
+  | { kind: 'rejected'; auth: boolean; error: string };
+
+const OLLAMA_PORT = '11434';
+
+/**
+ * OpenAI's `GET {base_url}/models`, or Ollama's `GET /api/tags`: first for Ollama's usual port,
+ * otherwise as the fallback when /models gives no list. Network failures throw (unreachable).
+ */
+export async function listModels(provider: Provider, http: Http): Promise<ModelListing> {
+  const base = new URL(provider.base_url);
+  const ollamaFirst = base.port === OLLAMA_PORT;
+  if (ollamaFirst) {
+    const tags = await ollamaTags(provider, base, http);
+    if (tags) return { kind: 'listed', models: tags };
+  }
+
+  const answer = await getJson(modelsUrl(base), provider, http);
+  if (answer.status >= 200 && answer.status < 300) {
+    const ids = openaiModelIds(answer.json);
+    if (ids) return { kind: 'listed', models: ids };
+  } else if (answer.status === 401 || answer.status === 403) {
+    return { kind: 'rejected', auth: true, error: keyProblem(provider, answer) };
+  }
+
+  if (!ollamaFirst) {
+    const tags = await ollamaTags(provider, base, http);
+    if (tags) return { kind: 'listed', models: tags };
+  }
+  // 404/405/501: the server has no model list (llama.cpp builds, some gateways); 2xx: a shape we cannot read.
+  if (answer.status < 300 || answer.status === 404 || answer.status === 405 || answer.status === 501) return { kind: 'unlisted' };
+  return { kind: 'rejected', auth: false, error: `the model list answered HTTP ${answer.status}: ${answer.message}` };
+}
+
+/** Exact, except that Ollama's implicit tag counts: `llama3` is `llama3:latest`. */
+export function servesModel(models: string[], model: string): boolean {
+  return models.some((name) => name === model || name === `${model}:latest` || `${name}:latest` === model);
+}
+
+export function missingModel(model: string, models: string[]): string {
+  const shown = models.slice(0, 5).join(', ') + (models.length > 5 ? `, … (${models.length} in all)` : '');
+  return `model "${model}" is not in the provider's model list (${models.length === 0 ? 'it is empty' : `it has: ${shown}`})`;
+}
+
+function keyProblem(provider: Provider, answer: JsonAnswer): string {
+  const what = provider.api_key ? 'rejected the API key' : 'needs an API key (set api_key)';
+  return `the provider ${what}: HTTP ${answer.status}: ${answer.message}`;
+}
+
+/** Ollama's tag names, or null when the server does not answer /api/tags with a tag list. */
+async function ollamaTags(provider: Provider, base: URL, http: Http): Promise<string[] | null> {
+  const answer = await getJson(ollamaTagsUrl(base), provider, http);
+  if (answer.status < 200 || answer.status >= 300 || !isRecord(answer.json) || !Array.isArray(answer.json.models)) return null;
+  return answer.json.models.flatMap((model: unknown) => (isRecord(model) && typeof model.name === 'string' ? [model.name] : []));
+}
+
+function openaiModelIds(json: unknown): string[] | null {
+  if (!isRecord(json) || !Array.isArray(json.data)) return null;
+  return json.data.flatMap((model: unknown) => (isRecord(model) && typeof model.id === 'string' ? [model.id] : []));
+}
+
+function modelsUrl(base: URL): URL {
+  const url = new URL(base);
+  url.pathname = `${base.pathname.replace(/\/+$/, '')}/models`;
+  return url;
+}
+
+// Ollama's native API sits beside its /v1 (also behind a reverse proxy that adds a path prefix).
+function ollamaTagsUrl(base: URL): URL {
+  const url = new URL(base);
+  url.pathname = `${base.pathname.replace(/\/+$/, '').replace(/\/v1$/, '')}/api/tags`;
+  url.search = '';
+  return url;
+}
+
+interface JsonAnswer {
+  status: number;
+  json: unknown;
+  /** The upstream's error message (or the start of its body). */
+  message: string;
+}
+
+async function getJson(url: URL, provider: Provider, http: Http): Promise<JsonAnswer> {
+  const headers: Record<string, string> = { accept: 'application/json', ...provider.headers };
+  if (provider.api_key) headers.authorization = `Bearer ${provider.api_key}`;
+  const response = await request(url, { method: 'GET', headers, signal: http.signal, dispatcher: http.dispatcher });
+  const text = await response.body.text();
+  let json: unknown = undefined;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // not JSON: json stays undefined, the caller treats it as "no list"
+  }
+  const message = adapterFor(provider.type).classifyStatus(response.statusCode, text, response.headers).message;
+  return { status: response.statusCode, json, message };
+}

@@ -1,0 +1,28 @@
+import type { AppContext } from './app-context.js';
+
+/** GET /healthz: per-tier state and weight; names only, never URLs or keys. */
+export function healthz(app: AppContext): Record<string, unknown> {
+  const routes: Record<string, unknown> = {};
+  let anyUp = false;
+  for (const route of app.config.routes.values()) {
+    routes[route.name] = {
+      tiers: route.tiers.map((tier) => {
+        const health = app.health.view(route.name, tier.name);
+        const state = health?.state ?? 'healthy';
+        if (state !== 'down') anyUp = true;
+        return {
+          name: tier.name,
+          provider: tier.provider.name,
+          model: tier.model,
+          state,
+          weight: app.gate.weight(tier),
+          consecutive_failures: health?.consecutive_failures ?? 0,
+          retry_at: health?.retry_at ?? null,
+          attempts: health?.attempts ?? 0,
+          failures: health?.failures ?? 0,
+        };
+      }),
+    };
+  }
+  return { status: anyUp ? 'ok' : 'down', uptime_s: Math.round((Date.now() - app.startedAt) / 1000), routes };
+}

@@ -1,0 +1,211 @@
+import type { Config, Route, Tier } from '../config/schema.js';
+import type { AttemptFinished, HealthChecked, RequestFinished, TelemetryEvent, WeightChanged } from '../telemetry/events.js';
+import {
+  healthCheckLine, providerOutputLine, reloadLines, rollbackLine, tierStateLine, weightLine, type LogLine,
+} from './state/log-lines.js';
+import { RateMeter } from './state/rate-meter.js';
+import { requestPath } from './state/request-path.js';
+import { Ring } from './state/ring.js';
+import { type TierStats, TierStatsTable } from './state/tier-stats.js';
+import { layersAfter, weightText } from './state/weight-layers.js';
+import type { DashboardSnapshot, RecentRequest, RouteView, SnapshotLimits, TierView } from './dashboard-view.js';
+
+export type { DashboardSnapshot, RecentRequest, RouteView, SnapshotLimits, TierView } from './dashboard-view.js';
+export type { LogLine, LogLevel } from './state/log-lines.js';
+export type { Percentiles } from './state/sample-window.js';
+export type { TierHealth } from './state/tier-stats.js';
+
+interface OpenRequest {
+  route: string;
+  /** The tier relaying it once a stream committed. */
+  committedTier: string | null;
+}
+
+interface Finished {
+  at: number;
+  event: RequestFinished;
+}
+
+/**
+ * What the dashboard knows, built only from telemetry events (`apply`, O(1) each) and read
+ * against the current Config (`snapshot`, once per rendered frame). The Config supplies tier
+ * order, provider/model and configured weights; the events supply everything that moves.
+ */
+export class DashboardState {
+  private readonly tiers = new TierStatsTable();
+  private readonly open = new Map<string, OpenRequest>();
+  private readonly pendingByRoute = new Map<string, number>();
+  private activeStreams = 0;
+  private readonly arrivals = new RateMeter(10);
+  private readonly finished = new Ring<Finished>(50);
+  private readonly log = new Ring<LogLine>(200);
+
+  apply(event: TelemetryEvent, at: number): void {
+    switch (event.type) {
+      case 'request_start':
+        this.arrivals.mark(at);
+        this.open.set(event.id, { route: event.route, committedTier: null });
+        this.addPending(event.route, 1);
+        return;
+      case 'attempt_end':
+        return this.countAttempt(event);
+      case 'failover':
+        this.tiers.get(event.route, event.fromTier).failovers++;
+        return;
+      case 'commit':
+        return this.commit(event.id, event.route, event.tier, event.ttftMs, at);
+      case 'request_end':
+        return this.finish(event, at);
+      case 'tier_state': {
+        const stats = this.tiers.get(event.route, event.tier);
+        stats.health = event.to;
+        stats.healthReason = event.reason;
+        return this.addLog(at, tierStateLine(event, at));
+      }
+      case 'weight':
+        return this.changeWeight(event, at);
+      case 'rollback': {
+        const stats = this.tiers.get(event.route, event.tier);
+        stats.rollbackLogged = true;
+        return this.addLog(at, rollbackLine(event, stats.weight));
+      }
+      case 'reload':
+        for (const line of reloadLines(event)) this.addLog(at, line);
+        return;
+      case 'health_check':
+        return this.noteHealthCheck(event, at);
+      case 'provider_output':
+        return this.addLog(at, providerOutputLine(event));
+      case 'chunk_error':
+        return;
+    }
+  }
+
+  /** The weight a tier runs with now: as the last weight event said, else the configured one. */
+  effectiveWeight(route: string, tier: string, configured: number): number {
+    return this.tiers.peek(route, tier)?.weight ?? configured;
+  }
+
+  snapshot(config: Config, now: number, limits: SnapshotLimits = {}): DashboardSnapshot {
+    const historyLength = limits.ttftHistory ?? 24;
+    let pending = 0;
+    for (const count of this.pendingByRoute.values()) pending += count;
+    return {
+      routes: [...config.routes.values()].map((route) => this.routeView(route, now, historyLength)),
+      requestsPerSecond: this.arrivals.perSecond(now),
+      activeStreams: this.activeStreams,
+      pending,
+      recent: this.finished.newest(limits.recent).map(recentRequest),
+      log: this.log.newest(limits.log).reverse(),
+    };
+  }
+
+  private routeView(route: Route, now: number, historyLength: number): RouteView {
+    return {
+      name: route.name,
+      pending: this.pendingByRoute.get(route.name) ?? 0,
+      tiers: route.tiers.map((tier) => this.tierView(route.name, tier, now, historyLength)),
+    };
+  }
+
+  private tierView(route: string, tier: Tier, now: number, historyLength: number): TierView {
+    const stats: TierStats | undefined = this.tiers.peek(route, tier.name);
+    const weight = stats?.weight ?? tier.weight;
+    return {
+      route,
+      name: tier.name,
+      provider: tier.provider.name,
+      model: tier.model,
+      health: stats?.health ?? 'healthy',
+      healthReason: stats?.healthReason ?? '',
+      weight,
+      weightText: stats ? weightText(weight, stats.weightLayers, now) : String(weight),
+      live: stats?.live ?? 0,
+      requests: stats?.requests ?? 0,
+      errors: stats?.errors ?? 0,
+      failovers: stats?.failovers ?? 0,
+      ttft: stats?.ttft.percentiles(now) ?? null,
+      ttftHistory: stats?.ttft.recent(historyLength) ?? [],
+    };
+  }
+
+  private countAttempt(event: AttemptFinished): void {
+    const stats = this.tiers.get(event.route, event.tier);
+    if (event.record.attempt === 1) stats.requests++;
+    if (event.record.outcome !== 'ok' && event.blame !== 'payload') stats.errors++;
+  }
+
+  private commit(id: string, route: string, tier: string, ttftMs: number, at: number): void {
+    const stats = this.tiers.get(route, tier);
+    stats.ttft.record(ttftMs, at);
+    const request = this.open.get(id);
+    if (request?.committedTier) return; // one commit per request
+    if (request) {
+      request.committedTier = tier;
+      this.addPending(route, -1);
+    } else {
+      // Started before the dashboard subscribed: still relayed, so still live.
+      this.open.set(id, { route, committedTier: tier });
+    }
+    stats.live++;
+    this.activeStreams++;
+  }
+
+  private finish(event: RequestFinished, at: number): void {
+    this.finished.push({ at, event });
+    if (event.outcome === 'interrupted' && event.tier) this.tiers.get(event.route, event.tier).errors++;
+    const request = this.open.get(event.id);
+    if (!request) return;
+    this.open.delete(event.id);
+    if (request.committedTier === null) {
+      this.addPending(request.route, -1);
+      return;
+    }
+    this.tiers.get(request.route, request.committedTier).live--;
+    this.activeStreams--;
+  }
+
+  private changeWeight(event: WeightChanged, at: number): void {
+    const stats = this.tiers.get(event.route, event.tier);
+    const previous = stats.weight ?? event.configured;
+    stats.weight = event.weight;
+    stats.weightLayers = layersAfter(event, stats.weightLayers, at);
+    const alreadyLogged = event.source === 'rollback' && stats.rollbackLogged;
+    stats.rollbackLogged = false;
+    // A reload re-announces every tier's weight; only a change is news.
+    if (alreadyLogged || (event.source === 'reload' && previous === event.weight)) return;
+    this.addLog(at, weightLine(event, previous));
+  }
+
+  /** Probes are asked for, so always shown; a keep-alive warm-up only the first time or when it fails. */
+  private noteHealthCheck(event: HealthChecked, at: number): void {
+    if (event.kind === 'warmup') {
+      const stats = this.tiers.get(event.route, event.tier);
+      const routine = event.ok && stats.warmedUp;
+      stats.warmedUp ||= event.ok;
+      if (routine) return;
+    }
+    const line = healthCheckLine(event);
+    if (line) this.addLog(at, line);
+  }
+
+  private addPending(route: string, delta: number): void {
+    this.pendingByRoute.set(route, Math.max(0, (this.pendingByRoute.get(route) ?? 0) + delta));
+  }
+
+  private addLog(at: number, line: Omit<LogLine, 'at'>): void {
+    this.log.push({ at, ...line });
+  }
+}
+
+function recentRequest({ at, event }: Finished): RecentRequest {
+  return {
+    at,
+    route: event.route,
+    path: event.attempts.length > 0 ? requestPath(event.attempts) : (event.error ?? ''),
+    status: event.status,
+    outcome: event.outcome,
+    ttftMs: event.ttftMs,
+    completionTokens: event.usage?.completion_tokens,
+  };
+}

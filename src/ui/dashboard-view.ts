@@ -1,0 +1,67 @@
+import type { RequestFinished } from '../telemetry/events.js';
+import type { LogLine } from './state/log-lines.js';
+import type { Percentiles } from './state/sample-window.js';
+import type { TierHealth } from './state/tier-stats.js';
+
+/** What one frame of the dashboard shows: a plain-data snapshot of DashboardState. */
+
+/** One row of the route table. */
+export interface TierView {
+  route: string;
+  name: string;
+  provider: string;
+  model: string;
+  health: TierHealth;
+  healthReason: string;
+  /** The weight in force: the tier file's, or as the last weight event said. */
+  weight: number;
+  /** `100`, `0 (killed)`, `25 (admin, 3m left)`. */
+  weightText: string;
+  live: number;
+  requests: number;
+  errors: number;
+  failovers: number;
+  /** TTFT over the last 60 s (at most 200 commits); null when there were none. */
+  ttft: Percentiles | null;
+  /** The latest TTFTs in ms, oldest first. */
+  ttftHistory: number[];
+}
+
+export interface RouteView {
+  name: string;
+  /** Requests of this route not yet committed or answered. */
+  pending: number;
+  tiers: TierView[];
+}
+
+/** One finished request, as the recent-requests pane shows it. */
+export interface RecentRequest {
+  at: number;
+  route: string;
+  /** `local ✗ ttft 2.5s → cloud ✓`; the error when no tier was tried. */
+  path: string;
+  status: number;
+  outcome: RequestFinished['outcome'];
+  ttftMs: number | undefined;
+  completionTokens: number | undefined;
+}
+
+export interface DashboardSnapshot {
+  routes: RouteView[];
+  /** Arrivals per second over the last 10 s. */
+  requestsPerSecond: number;
+  /** Committed streams being relayed now. */
+  activeStreams: number;
+  /** Requests not yet committed or answered. */
+  pending: number;
+  /** Newest first. */
+  recent: RecentRequest[];
+  /** Oldest first, the newest last. */
+  log: LogLine[];
+}
+
+export interface SnapshotLimits {
+  recent?: number;
+  log?: number;
+  ttftHistory?: number;
+}

@@ -1,0 +1,95 @@
+import type {
+  ConfigReloaded, HealthChecked, ProviderOutput, RolledBack, TierStateChanged, WeightChanged,
+} from '../../telemetry/events.js';
+import { formatMs } from '../format.js';
+
+export type LogLevel = 'info' | 'good' | 'warn' | 'bad';
+
+export interface LogLine {
+  at: number;
+  level: LogLevel;
+  text: string;
+}
+
+type Line = Omit<LogLine, 'at'>;
+
+/** Problems listed per rejected reload; the rest are counted (`llm-route validate` lists them all). */
+const MAX_PROBLEM_LINES = 5;
+
+/** The log lines a reload leaves: one, plus each problem on its own line when it was rejected. */
+export function reloadLines(event: ConfigReloaded): Line[] {
+  if (event.ok) {
+    const routes = event.routes === undefined ? '' : `: ${event.routes} route${event.routes === 1 ? '' : 's'}`;
+    return [{ level: 'good', text: `reloaded ${event.file}${routes}` }];
+  }
+  const problems = (event.problems ?? []).filter((p) => p.trim() !== '');
+  const lines: Line[] = [
+    { level: 'bad', text: `reload rejected, still running the previous config (${problems.length} problem${problems.length === 1 ? '' : 's'})` },
+    ...problems.slice(0, MAX_PROBLEM_LINES).map((problem): Line => ({ level: 'bad', text: `  ${problem}` })),
+  ];
+  if (problems.length > MAX_PROBLEM_LINES) {
+    lines.push({ level: 'bad', text: `  … ${problems.length - MAX_PROBLEM_LINES} more: run llm-route validate -c ${event.file}` });
+  }
+  return lines;
+}
+
+/** A rollback with the numbers that tripped it; `weightBefore` null: the tier file's weight. */
+export function rollbackLine(event: RolledBack, weightBefore: number | null): Line {
+  const what = event.reason === 'ttft_p99'
+    ? `ttft p99 ${formatMs(event.observed)} > ${formatMs(event.threshold)}`
+    : `error rate ${percent(event.observed)} > ${percent(event.threshold)}`;
+  const weight = weightBefore === null ? 'weight → 0' : `weight ${weightBefore} → 0`;
+  return { level: 'bad', text: `rollback ${event.route}/${event.tier}: ${what} over ${event.windowS}s (${event.requests} requests), ${weight}` };
+}
+
+export function weightLine(event: WeightChanged, previousWeight: number): Line {
+  const tier = `${event.route}/${event.tier}`;
+  const change = previousWeight === event.weight ? `weight ${event.weight}` : `weight ${previousWeight} → ${event.weight}`;
+  const why = event.reason ? `: ${event.reason}` : '';
+  switch (event.source) {
+    case 'admin':
+      return { level: 'warn', text: `${tier} ${change} (${event.weight === 0 ? 'killed' : 'admin override'}${why})` };
+    case 'alert':
+      return { level: event.weight === 0 ? 'warn' : 'good', text: `${tier} ${change} (${event.reason ?? 'alert'})` };
+    case 'rollback':
+      return { level: 'bad', text: `${tier} ${change} (rolled back${why})` };
+    case 'expired':
+      return { level: 'info', text: `${tier} ${event.reason ?? 'override expired'}, ${change}` };
+    case 'cleared':
+      return { level: 'good', text: `${tier} override cleared, ${change}` };
+    case 'reload':
+      return { level: 'info', text: `${tier} ${change} (tier file)` };
+  }
+}
+
+export function tierStateLine(event: TierStateChanged, now: number): Line {
+  const tier = `${event.route}/${event.tier}`;
+  const why = event.reason ? `: ${event.reason}` : '';
+  if (event.to === 'healthy') return { level: 'good', text: `${tier} healthy again${why}` };
+  if (event.to === 'degraded') return { level: 'warn', text: `${tier} degraded${why}` };
+  const retry = event.retryAt === undefined ? '' : `, next try in ${formatMs(Math.max(0, event.retryAt - now))}`;
+  return { level: 'bad', text: `${tier} down${why}${retry}` };
+}
+
+/** A probe or warm-up result; routine checks stay quiet (their effect shows as tier states). */
+export function healthCheckLine(event: HealthChecked): Line | null {
+  if (event.kind === 'check') return null;
+  const tier = `${event.route}/${event.tier}`;
+  if (event.ok) {
+    const ttft = event.ttftMs === null ? '' : `, ttft ${formatMs(event.ttftMs)}`;
+    return { level: 'good', text: `${event.kind} ${tier} ok${ttft}` };
+  }
+  let why = event.error ?? 'failed';
+  if (!event.reachable) why = `unreachable${event.error ? `: ${event.error}` : ''}`;
+  else if (event.modelPresent === false) why = 'model not present';
+  return { level: 'bad', text: `${event.kind} ${tier} failed: ${why}` };
+}
+
+/** A started provider's own output; many servers log everything to stderr, so it is not a warning. */
+export function providerOutputLine(event: ProviderOutput): Line {
+  return { level: 'info', text: `[${event.provider}] ${event.line}` };
+}
+
+function percent(fraction: number): string {
+  return `${(fraction * 100).toFixed(1)}%`;
+}

@@ -1,0 +1,54 @@
+import type { AttemptRecord } from '../../telemetry/events.js';
+import { formatMs } from '../format.js';
+
+const OK = '✓';
+const FAILED = '✗';
+
+/** Failure reasons a person reads faster as a word than as an HTTP status. */
+const REASON_LABELS: Record<string, string> = {
+  connection_refused: 'refused',
+  connection_reset: 'reset',
+  unreachable: 'unreachable',
+  idle_timeout: 'stalled',
+  broken_stream: 'broken',
+  empty_stream: 'empty',
+  upstream_error: 'error event',
+  bad_response: 'bad response',
+  context_length: 'too long',
+  model_not_found: 'no model',
+  auth: 'auth',
+  deadline: 'deadline',
+};
+
+/** Timeouts, labelled with the time the attempt took: `ttft 2.5s`. */
+const TIMEOUT_LABELS: Record<string, string> = {
+  ttft_timeout: 'ttft',
+  connect_timeout: 'connect',
+  total_timeout: 'total',
+};
+
+/** A short label for why one attempt failed: `ttft 2.5s`, `503`, `refused`, `reset`, `stalled`. */
+export function attemptLabel(record: AttemptRecord): string {
+  const timeout = TIMEOUT_LABELS[record.outcome];
+  if (timeout) return `${timeout} ${formatMs(record.ms)}`;
+  const word = REASON_LABELS[record.outcome];
+  if (word && record.outcome === 'model_not_found' && record.status) return `${record.status} ${word}`;
+  if (word) return word;
+  if (record.status) return String(record.status);
+  return record.outcome.replaceAll('_', ' ');
+}
+
+/**
+ * The way a request took through its tiers: `local ✗ ttft 2.5s → cloud ✓`.
+ * Same-tier retries that failed alike collapse: `local ✗ 503 ×2 → cloud ✓`.
+ */
+export function requestPath(attempts: readonly AttemptRecord[]): string {
+  const steps: { text: string; times: number }[] = [];
+  for (const record of attempts) {
+    const text = record.outcome === 'ok' ? `${record.tier} ${OK}` : `${record.tier} ${FAILED} ${attemptLabel(record)}`;
+    const last = steps[steps.length - 1];
+    if (last && last.text === text) last.times++;
+    else steps.push({ text, times: 1 });
+  }
+  return steps.map((s) => (s.times > 1 ? `${s.text} ×${s.times}` : s.text)).join(' → ');
+}

@@ -1,0 +1,154 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseMockOptions } from '../../src/mock/options.js';
+import { startMock, type MockServer } from '../../src/mock/server.js';
+import { buildPrivateCli, runCli, type CliProcess } from '../helpers/cli.js';
+
+// `llm-route exec` through the real CLI: the child finds the proxy in its environment,
+// its exit code is llm-route's, and llm-route never writes to the child's stdout.
+
+let cli: ReturnType<typeof buildPrivateCli>;
+let mock: MockServer;
+let dir: string;
+let configFile: string;
+
+/** The child: asks the proxy for a completion, prints what it saw as one JSON line, exits with argv[1]. */
+const CHILD = `
+(async () => {
+  const base = process.env.OPENAI_BASE_URL;
+  const res = await fetch(base + '/chat/completions', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer ' + process.env.OPENAI_API_KEY },
+    body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }),
+  });
+  const body = await res.json();
+  console.log(JSON.stringify({
+    base, apiBase: process.env.OPENAI_API_BASE, root: process.env.LLM_ROUTE_URL, key: process.env.OPENAI_API_KEY,
+    status: res.status, tier: res.headers.get('x-llm-route-tier'), content: body.choices && body.choices[0].message.content,
+  }));
+  process.exit(Number(process.argv[1] || 0));
+})();
+`;
+
+interface ChildReport {
+  base: string;
+  apiBase: string;
+  root: string;
+  key: string;
+  status: number;
+  tier: string | null;
+  content: string | undefined;
+}
+
+function writeConfig(name: string, extra: string[] = []): string {
+  const file = join(dir, name);
+  const yaml = ['version: 1', ...extra, 'providers:', '  m:', '    type: openai', `    base_url: ${mock.url}`, 'routes:', '  chat:', '    tiers:', '      - { provider: m, model: m-model }', ''];
+  writeFileSync(file, yaml.join('\n'));
+  return file;
+}
+
+function exec(args: string[], env: Record<string, string | undefined> = {}): CliProcess {
+  return runCli(cli.bin, ['exec', ...args], env);
+}
+
+async function finished(run: CliProcess): Promise<{ code: number | null; stdout: string[]; stderr: string }> {
+  const { code } = await run.exited;
+  return { code, stdout: run.lines, stderr: run.stderr() };
+}
+
+beforeAll(async () => {
+  cli = buildPrivateCli();
+  mock = await startMock(parseMockOptions({ name: 'm' }));
+  dir = mkdtempSync(join(tmpdir(), 'llm-route-exec-'));
+  configFile = writeConfig('llm-route.yaml');
+});
+
+afterAll(async () => {
+  await mock?.close();
+  cli?.remove();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('llm-route exec', () => {
+  it('gives the child the proxy in OPENAI_BASE_URL, and its chat request goes through to the tier', async () => {
+    const run = await finished(exec(['-c', configFile, '--', process.execPath, '-e', CHILD]));
+    expect(run.code, run.stderr).toBe(0);
+    // stdout belongs to the child: its one line and nothing from llm-route.
+    expect(run.stdout).toHaveLength(1);
+    const report = JSON.parse(run.stdout[0]) as ChildReport;
+    expect(report.base).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    expect(report.apiBase).toBe(report.base);
+    expect(report.root).toBe(report.base.replace(/\/v1$/, ''));
+    expect(report.status).toBe(200);
+    expect(report.tier).toBe('m');
+    expect(report.content).toMatch(/^\[m\]/);
+    expect(run.stderr).toBe('');
+  });
+
+  it.each([0, 3, 42])('exits with the child exit code %i', async (code) => {
+    const run = await finished(exec(['-c', configFile, '--', process.execPath, '-e', CHILD, String(code)]));
+    expect(run.code, run.stderr).toBe(code);
+    expect((JSON.parse(run.stdout[0]) as ChildReport).status).toBe(200);
+  });
+
+  it('exits with 128+n when a signal ends the child', async () => {
+    const run = await finished(exec(['-c', configFile, '--', process.execPath, '-e', 'process.kill(process.pid, "SIGTERM")']));
+    expect(run.code).toBe(143);
+  });
+
+  it('passes SIGTERM on to the child and exits with the code the child chose', async () => {
+    const child = 'process.on("SIGTERM", () => { console.log("got SIGTERM"); process.exit(7); }); console.log("ready"); setInterval(() => {}, 1000);';
+    const run = exec(['-c', configFile, '--', process.execPath, '-e', child]);
+    await run.waitForLine((line) => line === 'ready');
+    run.child.kill('SIGTERM');
+    const result = await finished(run);
+    expect(result.code).toBe(7);
+    expect(result.stdout).toEqual(['ready', 'got SIGTERM']);
+  });
+
+  it('hands every flag after the command to the command untouched, with or without --', async () => {
+    const printArgs = 'console.log(JSON.stringify(process.argv.slice(1)))';
+    const withDashes = await finished(exec(['-c', configFile, '--', process.execPath, '-e', printArgs, '--', '-c', 'x', '--port', '1', '--log']));
+    expect(withDashes.code, withDashes.stderr).toBe(0);
+    expect(JSON.parse(withDashes.stdout[0])).toEqual(['-c', 'x', '--port', '1', '--log']);
+
+    const bare = await finished(exec(['-c', configFile, process.execPath, '-e', printArgs, '--', '--help']));
+    expect(bare.code, bare.stderr).toBe(0);
+    expect(JSON.parse(bare.stdout[0])).toEqual(['--help']);
+  });
+
+  it('gives the child server.auth_token as OPENAI_API_KEY, which the proxy accepts', async () => {
+    const file = writeConfig('with-token.yaml', ['server:', '  auth_token: s3cret-token']);
+    const run = await finished(exec(['-c', file, '--', process.execPath, '-e', CHILD]));
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout[0]) as ChildReport;
+    expect(report.key).toBe('s3cret-token');
+    expect(report.status).toBe(200);
+  });
+
+  it('sends the request log to stderr with --log, never to stdout', async () => {
+    const run = await finished(exec(['--log', '-c', configFile, '--', process.execPath, '-e', CHILD]));
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toHaveLength(1);
+    const events = run.stderr.trim().split('\n').map((line) => JSON.parse(line) as { event?: string; route?: string });
+    expect(events[0].event).toBe('listening');
+    expect(events.some((event) => event.route === 'chat')).toBe(true);
+  });
+
+  it('exits 2 with the problem at file:line:col for a bad tier file, without running the command', async () => {
+    const bad = join(dir, 'bad.yaml');
+    writeFileSync(bad, 'version: 1\nproviders: {}\nroutes:\n  chat:\n    tierz: []\n');
+    const run = await finished(exec(['-c', bad, '--', process.execPath, '-e', 'console.log("ran")']));
+    expect(run.code).toBe(2);
+    expect(run.stdout).toEqual([]);
+    expect(run.stderr).toContain(`${bad}:5:5`);
+  });
+
+  it('exits 127 when the command does not exist', async () => {
+    const run = await finished(exec(['-c', configFile, '--', join(dir, 'no-such-command')]));
+    expect(run.code).toBe(127);
+    expect(run.stderr).toContain('no-such-command');
+  });
+});

@@ -1,0 +1,273 @@
+import { describe, expect, it } from 'vitest';
+import type { AttemptRecord, TelemetryEvent, WeightChanged } from '../../src/telemetry/events.js';
+import { DashboardState, type TierView } from '../../src/ui/dashboard-state.js';
+import { chooseColumns, totalWidth } from '../../src/ui/layout/table-columns.js';
+import { RateMeter } from '../../src/ui/state/rate-meter.js';
+import { attemptLabel, requestPath } from '../../src/ui/state/request-path.js';
+import { nearestRank, SampleWindow } from '../../src/ui/state/sample-window.js';
+import { sparkline } from '../../src/ui/sparkline.js';
+import { requestEvents, testConfig } from './fixtures.js';
+
+const T0 = 1_700_000_000_000;
+const config = testConfig();
+
+function stateWith(events: TelemetryEvent[], at = T0): DashboardState {
+  const state = new DashboardState();
+  for (const event of events) state.apply(event, at);
+  return state;
+}
+
+function tierOf(state: DashboardState, route: string, tier: string, now = T0): TierView {
+  const view = state.snapshot(config, now).routes.find((r) => r.name === route)?.tiers.find((t) => t.name === tier);
+  if (!view) throw new Error(`no ${route}/${tier}`);
+  return view;
+}
+
+const attempt = (tier: string, outcome: string, fields: Partial<AttemptRecord> = {}): AttemptRecord =>
+  ({ tier, attempt: 1, outcome, ms: 100, ...fields });
+
+describe('request path text', () => {
+  it('reads as the way the request took', () => {
+    expect(requestPath([attempt('local', 'ttft_timeout', { ms: 2500 }), attempt('cloud', 'ok')])).toBe('local ✗ ttft 2.5s → cloud ✓');
+    expect(requestPath([attempt('local', 'ok')])).toBe('local ✓');
+    expect(requestPath([
+      attempt('local', 'connection_refused'),
+      attempt('cloud', 'server_error', { status: 503 }),
+      attempt('cloud', 'server_error', { attempt: 2, status: 503 }),
+      attempt('backup', 'connection_reset'),
+    ])).toBe('local ✗ refused → cloud ✗ 503 ×2 → backup ✗ reset');
+  });
+
+  it('labels each failure briefly', () => {
+    expect(attemptLabel(attempt('t', 'idle_timeout'))).toBe('stalled');
+    expect(attemptLabel(attempt('t', 'rate_limited', { status: 429 }))).toBe('429');
+    expect(attemptLabel(attempt('t', 'connect_timeout', { ms: 1000 }))).toBe('connect 1.0s');
+    expect(attemptLabel(attempt('t', 'ttft_timeout', { ms: 800 }))).toBe('ttft 800ms');
+    expect(attemptLabel(attempt('t', 'model_not_found', { status: 404 }))).toBe('404 no model');
+    expect(attemptLabel(attempt('t', 'something_new'))).toBe('something new');
+  });
+
+  it('fills the recent list, newest first, with status, TTFT and tokens', () => {
+    const state = stateWith([
+      ...requestEvents('chat', [attempt('local', 'ok', { ms: 200 })], { ttftMs: 210 }),
+      ...requestEvents('chat', [attempt('local', 'ttft_timeout', { ms: 2500 }), attempt('cloud', 'ok')], { ttftMs: 2700 }),
+      { type: 'request_end', id: 'x', route: '', tier: null, status: 404, outcome: 'bad_request', stream: false, committed: false, attempts: [], durationMs: 1, chunkErrors: 0, error: 'unknown route "gpt-5"' },
+    ]);
+    const recent = state.snapshot(config, T0).recent;
+    expect(recent.map((r) => r.path)).toEqual(['unknown route "gpt-5"', 'local ✗ ttft 2.5s → cloud ✓', 'local ✓']);
+    expect(recent[1]).toMatchObject({ route: 'chat', status: 200, ttftMs: 2700, completionTokens: 143, outcome: 'ok' });
+  });
+
+  it('keeps the last 50 finished requests', () => {
+    const events: TelemetryEvent[] = [];
+    for (let i = 0; i < 60; i++) events.push(...requestEvents('chat', [attempt('local', 'ok', { ms: i })], { ttftMs: i }));
+    const recent = stateWith(events).snapshot(config, T0).recent;
+    expect(recent).toHaveLength(50);
+    expect(recent[0].ttftMs).toBe(59);
+    expect(recent[49].ttftMs).toBe(10);
+  });
+});
+
+describe('TTFT percentiles', () => {
+  it('uses the nearest rank: a value that was observed', () => {
+    const values = Array.from({ length: 100 }, (_, i) => i + 1);
+    expect(nearestRank(values, 50)).toBe(50);
+    expect(nearestRank(values, 95)).toBe(95);
+    expect(nearestRank(values, 99)).toBe(99);
+    expect(nearestRank([7], 99)).toBe(7);
+  });
+
+  it('counts the last 60 s, at most 200 samples', () => {
+    const window = new SampleWindow(200, 60_000);
+    window.record(50_000, T0 - 61_000); // too old
+    for (let i = 1; i <= 100; i++) window.record(i * 10, T0 - 1000);
+    expect(window.percentiles(T0)).toEqual({ p50: 500, p95: 950, p99: 990, count: 100 });
+    for (let i = 0; i < 250; i++) window.record(7, T0);
+    expect(window.percentiles(T0)).toEqual({ p50: 7, p95: 7, p99: 7, count: 200 });
+    expect(window.percentiles(T0 + 61_000)).toBeNull();
+  });
+
+  it('are kept per tier from commit events, with a history for the sparkline', () => {
+    const events: TelemetryEvent[] = [];
+    for (const ms of [100, 200, 300, 400]) events.push(...requestEvents('chat', [attempt('local', 'ok', { ms })], { ttftMs: ms }));
+    events.push(...requestEvents('chat', [attempt('local', 'ttft_timeout', { ms: 2500 }), attempt('cloud', 'ok')], { ttftMs: 2600 }));
+    const state = stateWith(events);
+    expect(tierOf(state, 'chat', 'local').ttft).toEqual({ p50: 200, p95: 400, p99: 400, count: 4 });
+    expect(tierOf(state, 'chat', 'local').ttftHistory).toEqual([100, 200, 300, 400]);
+    expect(tierOf(state, 'chat', 'cloud').ttft).toEqual({ p50: 2600, p95: 2600, p99: 2600, count: 1 });
+    expect(tierOf(state, 'embed', 'main').ttft).toBeNull();
+    expect(sparkline([100, 200, 300, 400])).toBe('▃▅▆█');
+    expect(sparkline([0, 0])).toBe('▁▁');
+  });
+});
+
+describe('requests per second', () => {
+  it('averages arrivals over the last 10 s', () => {
+    const meter = new RateMeter(10);
+    for (let i = 0; i < 20; i++) meter.mark(T0 + i * 250); // 20 in 5 s
+    expect(meter.perSecond(T0 + 5000)).toBe(2);
+    expect(meter.perSecond(T0 + 12_000)).toBeCloseTo(0.8); // only the last 8 within the window
+    expect(meter.perSecond(T0 + 30_000)).toBe(0);
+  });
+
+  it('comes from request_start events', () => {
+    const state = new DashboardState();
+    for (let i = 0; i < 25; i++) state.apply({ type: 'request_start', id: `q${i}`, route: 'chat', stream: true }, T0 + i * 100);
+    const snapshot = state.snapshot(config, T0 + 2500);
+    expect(snapshot.requestsPerSecond).toBe(2.5);
+    expect(snapshot.pending).toBe(25);
+    expect(snapshot.routes[0].pending).toBe(25);
+  });
+});
+
+describe('tier counters', () => {
+  it('counts requests, errors and failovers per tier; payload rejections are not the tier errors', () => {
+    const state = stateWith([
+      ...requestEvents('chat', [attempt('local', 'server_error', { status: 503 }), attempt('local', 'server_error', { attempt: 2, status: 503 }), attempt('cloud', 'ok')]),
+      ...requestEvents('chat', [attempt('local', 'ok')]),
+      { type: 'attempt_end', id: 'p', route: 'chat', tier: 'cloud', provider: 'openai', stream: true, record: attempt('cloud', 'client_error', { status: 400 }), blame: 'payload' },
+    ]);
+    expect(tierOf(state, 'chat', 'local')).toMatchObject({ requests: 2, errors: 2, failovers: 1, live: 0 });
+    expect(tierOf(state, 'chat', 'cloud')).toMatchObject({ requests: 2, errors: 0, failovers: 0 });
+  });
+
+  it('counts a committed stream live until it ends, and an interrupted one as an error', () => {
+    const events = requestEvents('chat', [attempt('cloud', 'ok')], { outcome: 'interrupted' });
+    const end = events.pop() as TelemetryEvent;
+    const state = stateWith(events);
+    expect(tierOf(state, 'chat', 'cloud').live).toBe(1);
+    expect(state.snapshot(config, T0)).toMatchObject({ activeStreams: 1, pending: 0 });
+    state.apply(end, T0);
+    expect(tierOf(state, 'chat', 'cloud')).toMatchObject({ live: 0, errors: 1 });
+    expect(state.snapshot(config, T0)).toMatchObject({ activeStreams: 0, pending: 0 });
+  });
+
+  it('takes state from tier_state events', () => {
+    const state = stateWith([{ type: 'tier_state', route: 'chat', tier: 'local', from: 'healthy', to: 'degraded', reason: 'slow: p50 2.1s' }]);
+    expect(tierOf(state, 'chat', 'local')).toMatchObject({ health: 'degraded', healthReason: 'slow: p50 2.1s' });
+    expect(tierOf(state, 'chat', 'cloud').health).toBe('healthy');
+  });
+});
+
+describe('weights', () => {
+  const weight = (tier: string, w: number, configured: number, source: WeightChanged['source'], reason?: string): WeightChanged =>
+    ({ type: 'weight', route: 'embed', tier, weight: w, configured, source, ...(reason ? { reason } : {}) });
+
+  it('shows the configured weight until an event says otherwise, labelled by who set it', () => {
+    const state = new DashboardState();
+    const canary = (now = T0): string => tierOf(state, 'embed', 'canary', now).weightText;
+    expect(canary()).toBe('25');
+    state.apply(weight('canary', 0, 25, 'admin'), T0);
+    expect(tierOf(state, 'embed', 'canary')).toMatchObject({ weight: 0, weightText: '0 (killed)' });
+    expect(state.effectiveWeight('embed', 'canary', 25)).toBe(0);
+    state.apply(weight('canary', 25, 25, 'cleared'), T0);
+    expect(tierOf(state, 'embed', 'canary')).toMatchObject({ weight: 25, weightText: '25' });
+    expect(state.effectiveWeight('embed', 'canary', 25)).toBe(25);
+    state.apply(weight('canary', 10, 25, 'admin'), T0);
+    expect(canary()).toBe('10 (admin)');
+    state.apply(weight('canary', 0, 25, 'rollback', 'TTFT p99 3200 ms > 2500 ms over 40 requests in 60 s'), T0);
+    expect(canary()).toBe('0 (rolled back)');
+    state.apply(weight('canary', 10, 25, 'expired', 'rollback restored'), T0);
+    expect(canary()).toBe('10 (admin)');
+    state.apply(weight('canary', 0, 25, 'alert', 'alert HighErrors firing'), T0);
+    expect(canary()).toBe('0 (alert)');
+    state.apply(weight('canary', 10, 25, 'alert', 'alert HighErrors resolved'), T0);
+    expect(canary()).toBe('10 (admin)');
+    state.apply(weight('canary', 25, 25, 'expired'), T0);
+    expect(canary()).toBe('25');
+  });
+
+  it('shows the time an admin override has left, from the event\'s expiresAt', () => {
+    const state = new DashboardState();
+    state.apply({ ...weight('canary', 5, 25, 'admin', 'for 150 s'), expiresAt: T0 + 150_000 }, T0);
+    expect(tierOf(state, 'embed', 'canary', T0).weightText).toBe('5 (admin, 3m left)');
+    expect(tierOf(state, 'embed', 'canary', T0 + 120_000).weightText).toBe('5 (admin, 30s left)');
+    expect(tierOf(state, 'embed', 'canary', T0 + 151_000).weightText).toBe('5 (admin, expiring)');
+    const withExpiry: WeightChanged = { ...weight('main', 0, 100, 'admin'), expiresAt: T0 + 600_000 };
+    state.apply(withExpiry, T0);
+    expect(tierOf(state, 'embed', 'main', T0).weightText).toBe('0 (killed, 10m left)');
+  });
+
+  it('logs a change once: a rollback with its numbers, a reload only where a weight moved', () => {
+    const state = stateWith([
+      { type: 'rollback', route: 'embed', tier: 'canary', reason: 'ttft_p99', observed: 3200, threshold: 2500, requests: 40, windowS: 60 },
+      weight('canary', 0, 25, 'rollback', 'TTFT p99 3200 ms > 2500 ms over 40 requests in 60 s'),
+      weight('canary', 25, 25, 'reload'),
+      weight('main', 100, 100, 'reload'),
+      weight('main', 50, 50, 'reload'),
+    ]);
+    expect(state.snapshot(config, T0).log.map((l) => l.text)).toEqual([
+      'rollback embed/canary: ttft p99 3.2s > 2.5s over 60s (40 requests), weight → 0',
+      'embed/canary weight 0 → 25 (tier file)',
+      'embed/main weight 100 → 50 (tier file)',
+    ]);
+  });
+});
+
+describe('log', () => {
+  it('notes reloads, rollbacks, weight changes, probes and provider output; not routine checks', () => {
+    const state = stateWith([
+      { type: 'reload', ok: true, file: '/t/llm-route.yaml', routes: 2 },
+      { type: 'reload', ok: false, file: '/t/llm-route.yaml', problems: ['/t/llm-route.yaml:9:7: expected a number'] },
+      { type: 'rollback', route: 'embed', tier: 'canary', reason: 'error_rate', observed: 0.12, threshold: 0.05, requests: 40, windowS: 60 },
+      { type: 'weight', route: 'embed', tier: 'canary', weight: 0, configured: 25, source: 'rollback', reason: 'error rate 12.0% > 5.0% over 40 requests in 60 s' },
+      { type: 'weight', route: 'chat', tier: 'local', weight: 0, configured: 100, source: 'admin' },
+      { type: 'health_check', route: 'chat', tier: 'local', kind: 'check', ok: true, reachable: true, modelPresent: true, ttftMs: 90 },
+      { type: 'health_check', route: 'chat', tier: 'local', kind: 'probe', ok: false, reachable: true, modelPresent: false, ttftMs: null },
+      { type: 'provider_output', provider: 'ollama', stream: 'stderr', line: 'listening on 127.0.0.1:11434' },
+    ]);
+    expect(state.snapshot(config, T0).log.map((l) => `${l.level} ${l.text}`)).toEqual([
+      'good reloaded /t/llm-route.yaml: 2 routes',
+      'bad reload rejected, still running the previous config (1 problem)',
+      'bad   /t/llm-route.yaml:9:7: expected a number',
+      'bad rollback embed/canary: error rate 12.0% > 5.0% over 60s (40 requests), weight → 0',
+      'warn chat/local weight 100 → 0 (killed)',
+      'bad probe chat/local failed: model not present',
+      'info [ollama] listening on 127.0.0.1:11434',
+    ]);
+  });
+});
+
+describe('log: quiet where it should be', () => {
+  it('shows a warm-up the first time and when it fails, not every keep-alive', () => {
+    const warmup = (ok: boolean): TelemetryEvent => ({ type: 'health_check', route: 'chat', tier: 'local', kind: 'warmup', ok, reachable: true, modelPresent: true, ttftMs: ok ? 3400 : null, ...(ok ? {} : { error: 'HTTP 500' }) });
+    const state = stateWith([warmup(true), warmup(true), warmup(false), warmup(true)]);
+    expect(state.snapshot(config, T0).log.map((l) => l.text)).toEqual([
+      'warmup chat/local ok, ttft 3.4s',
+      'warmup chat/local failed: HTTP 500',
+    ]);
+  });
+
+  it('lists the first problems of a rejected reload and counts the rest', () => {
+    const problems = Array.from({ length: 8 }, (_, i) => `/t/llm-route.yaml:${i + 1}:1: bad`);
+    const lines = stateWith([{ type: 'reload', ok: false, file: '/t/llm-route.yaml', problems }]).snapshot(config, T0).log.map((l) => l.text);
+    expect(lines).toHaveLength(7);
+    expect(lines[0]).toBe('reload rejected, still running the previous config (8 problems)');
+    expect(lines[5]).toBe('  /t/llm-route.yaml:5:1: bad');
+    expect(lines[6]).toBe('  … 3 more: run llm-route validate -c /t/llm-route.yaml');
+  });
+});
+
+describe('table columns', () => {
+  const content = { tier: 6, model: 19, weight: 10 };
+  const keys = (width: number): string[] => chooseColumns(width, content).map((c) => c.key);
+
+  it('drop the trend, then provider/model, then p95', () => {
+    expect(keys(200)).toContain('trend');
+    expect(keys(100)).not.toContain('trend');
+    expect(keys(100)).toContain('model');
+    expect(keys(80)).not.toContain('model');
+    expect(keys(80)).toContain('p95');
+    expect(keys(60)).not.toContain('p95');
+    expect(keys(60)).toContain('p99');
+  });
+
+  it('keep everything on a 120-column terminal, even with an admin override and its time left', () => {
+    expect(keys(120)).toHaveLength(13);
+    expect(chooseColumns(120, { ...content, weight: '10 (admin, 3m left)'.length }).map((c) => c.key)).toContain('trend');
+  });
+
+  it('fit the width they were chosen for whenever they can', () => {
+    for (const width of [70, 80, 100, 120, 200]) expect(totalWidth(chooseColumns(width, content))).toBeLessThanOrEqual(width);
+  });
+});
