@@ -21,6 +21,7 @@ import {
   type ServerConfig,
   type Tier,
 } from './schema.js';
+import { isLoopbackHost } from '../util/loopback.js';
 import { syntaxProblems } from './yaml-syntax.js';
 
 const DEFAULT_FILE = 'llm-route.yaml';
@@ -138,7 +139,7 @@ function buildConfig(raw: RawConfig, file: string): Config {
 // `${KEY:-}` yields "": that means "no key", not an empty credential.
 function resolveProvider(name: string, provider: ProviderConfig): Provider {
   const { api_key, health, ...rest } = provider;
-  const local = isLoopbackUrl(provider.base_url);
+  const local = isLoopbackHost(new URL(provider.base_url).hostname);
   const resolved: Provider = {
     ...rest,
     name,
@@ -163,10 +164,6 @@ function resolveCircuit(circuit: Omit<Tier['circuit'], 'slow_ttft_ms'> & { slow_
   return { ...circuit, slow_ttft_ms: circuit.slow_ttft_ms ?? Math.round(ttftMs * 0.8), max_cooldown_ms: Math.max(circuit.max_cooldown_ms, circuit.cooldown_ms) };
 }
 
-function isLoopbackUrl(url: string): boolean {
-  const host = new URL(url).hostname;
-  return host === 'localhost' || host === '[::1]' || host === '::1' || /^127\./.test(host);
-}
 
 function resolveServer(server: ServerConfig): ServerConfig {
   const { auth_token, ...rest } = server;

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../proxy/app-context.js';
 import { readBody } from '../proxy/ingress.js';
 import { sendError, sendJson } from '../proxy/respond.js';
+import { isLoopbackHost } from '../util/loopback.js';
 import { applyAlerts } from './alerts.js';
 import { routesView } from './routes-view.js';
 
@@ -91,14 +92,10 @@ function accessDenied(req: IncomingMessage, adminToken: string | undefined): { s
     if (given.length === expected.length && timingSafeEqual(given, expected)) return null;
     return { status: 401, code: 'invalid_admin_token', message: 'admin API: send Authorization: Bearer <server.admin_token>' };
   }
-  if (isLoopbackAddress(req.socket.remoteAddress)) return null;
+  if (isLoopbackHost(req.socket.remoteAddress ?? '')) return null;
   return { status: 403, code: 'admin_loopback_only', message: 'admin API is allowed from loopback only; set server.admin_token to use it from elsewhere' };
 }
 
-function isLoopbackAddress(address: string | undefined): boolean {
-  if (!address) return false;
-  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
-}
 
 function methodNotAllowed(res: ServerResponse, path: string, allowed: string): void {
   sendError(res, 405, `${path} accepts ${allowed}`, 'invalid_request_error', 'method_not_allowed', {}, { allow: allowed });

@@ -2,7 +2,7 @@ import type { Config, RollbackConfig } from '../config/schema.js';
 import { tierKey } from '../health/health-view.js';
 import { RollingWindow } from '../health/rolling-window.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
-import type { TelemetryEvent } from '../telemetry/events.js';
+import { isHealthNeutral, type TelemetryEvent } from '../telemetry/events.js';
 import type { WeightControl } from './weights.js';
 
 interface Watched {
@@ -38,7 +38,7 @@ export class RollbackWatcher {
   }
 
   private readonly onEvent = (event: TelemetryEvent): void => {
-    if (event.type !== 'attempt_end' || event.blame === 'payload') return;
+    if (event.type !== 'attempt_end' || isHealthNeutral(event)) return;
     const watched = this.watched.get(tierKey(event.route, event.tier));
     if (!watched || this.weights.isRolledBack(watched.route, watched.tier)) return;
     const ok = event.record.outcome === 'ok';

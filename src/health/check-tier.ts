@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import type { Tier } from '../config/schema.js';
-import { describeFailure, redactSecrets } from './check-failure.js';
+import { redactSecrets } from '../providers/redact-secrets.js';
+import { describeFailure } from './check-failure.js';
 import { Deadline, type Http } from './deadline.js';
 import { timeFirstToken } from './first-token.js';
 import { listModels, missingModel, servesModel, type ModelListing } from './model-list.js';

@@ -1,6 +1,6 @@
 import type { Config, Tier } from '../config/schema.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
-import type { AttemptFinished, HealthChecked, TelemetryEvent } from '../telemetry/events.js';
+import { type AttemptFinished, type HealthChecked, isHealthNeutral, type TelemetryEvent } from '../telemetry/events.js';
 import { Circuit } from './circuit.js';
 import { type TierState, tierKey } from './health-view.js';
 import { RollingWindow, type WindowStats } from './rolling-window.js';
@@ -114,7 +114,7 @@ export class HealthBoard {
   };
 
   private onAttempt(event: AttemptFinished): void {
-    if (event.blame === 'payload') return; // says nothing about the tier
+    if (isHealthNeutral(event)) return;
     const now = this.now();
     const ok = event.record.outcome === 'ok';
     const ttft = ok && event.stream ? event.record.ms : null;

@@ -61,6 +61,8 @@ export const openaiAdapter: ProviderAdapter = {
 
   classifyStatus(status: number, body: string, _headers: IncomingHttpHeaders): StatusVerdict {
     const message = upstreamMessage(body) ?? `HTTP ${status}`;
+    // The error's own words, not the whole body: a body may echo the user's prompt.
+    const said = `${message} ${upstreamCode(body) ?? ''}`;
     if (status === 429) return { reason: 'rate_limited', failover: true, retryable: true, message };
     if (status === 500 || status === 502 || status === 503 || status === 504) {
       return { reason: 'server_error', failover: true, retryable: true, message };
@@ -69,11 +71,11 @@ export const openaiAdapter: ProviderAdapter = {
     if (status === 408 || status === 409) return { reason: 'timeout_or_conflict', failover: true, retryable: false, message };
     if (status === 401 || status === 403) return { reason: 'auth', failover: true, retryable: false, message };
     if (status === 404) return { reason: 'model_not_found', failover: true, retryable: false, message };
-    if ((status === 400 || status === 413) && CONTEXT_LENGTH.test(body)) {
+    if ((status === 400 || status === 413) && CONTEXT_LENGTH.test(said)) {
       return { reason: 'context_length', failover: true, retryable: false, message };
     }
     if (status === 400 || status === 413 || status === 422) {
-      const reason = CONTENT_POLICY.test(body) ? 'content_policy' : 'bad_request';
+      const reason = CONTENT_POLICY.test(said) ? 'content_policy' : 'bad_request';
       return { reason, failover: false, retryable: false, message };
     }
     // 405, 410, 415, ...: a wrong base URL or model on that tier, not something the payload did.
@@ -100,6 +102,18 @@ function toUsage(value: unknown): Usage | undefined {
   const prompt = value.prompt_tokens, completion = value.completion_tokens;
   if (typeof prompt !== 'number' && typeof completion !== 'number') return undefined;
   return { prompt_tokens: typeof prompt === 'number' ? prompt : 0, completion_tokens: typeof completion === 'number' ? completion : 0 };
+}
+
+/** The `error.code` (or `error.type`) of an OpenAI-shaped error body. */
+function upstreamCode(body: string): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    const error = isObject(parsed) ? parsed.error : undefined;
+    if (!isObject(error)) return undefined;
+    return typeof error.code === 'string' ? error.code : typeof error.type === 'string' ? error.type : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The upstream's own error message, when its body is OpenAI-shaped (or close). */

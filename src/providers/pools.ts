@@ -11,6 +11,11 @@ export class ProviderPools {
   private readonly pools = new Map<string, Pool>();
   /** Per provider name: what its pool was made for, so a reload can keep an unchanged pool. */
   private readonly shapes = new Map<string, string>();
+  /** Pools a successor took over: they are the successor's to close. */
+  private readonly handedOver = new Set<string>();
+  /** Requests using this set of pools; a retired set closes when the last one is done. */
+  private users = 0;
+  private retired = false;
 
   /** With `previous`, pools whose origin and connect timeout did not change are taken over. */
   constructor(config: Config, previous?: ProviderPools) {
@@ -30,18 +35,36 @@ export class ProviderPools {
     }
   }
 
-  /** Hands a pool over to a successor; it is no longer closed by this instance. */
+  /** Hands a pool over to a successor; requests still holding this set may go on using it. */
   private take(name: string): Pool | undefined {
-    const pool = this.pools.get(name);
-    this.pools.delete(name);
-    this.shapes.delete(name);
-    return pool;
+    this.handedOver.add(name);
+    return this.pools.get(name);
   }
 
-  /** Closes the pools no successor took, once their requests in flight have finished. */
+  /**
+   * A request holds the pools it started with until it is done, so a reload in the middle of
+   * its failover never sends its retry to another host or with another key.
+   */
+  acquire(): this {
+    this.users++;
+    return this;
+  }
+
+  release(): void {
+    this.users--;
+    if (this.retired && this.users === 0) this.closeOwn();
+  }
+
+  /** Replaced by a reload: the pools no successor took close once their requests are done. */
   retire(): void {
-    for (const pool of this.pools.values()) void pool.close().catch(() => undefined);
-    this.pools.clear();
+    this.retired = true;
+    if (this.users === 0) this.closeOwn();
+  }
+
+  private closeOwn(): void {
+    for (const [name, pool] of this.pools) {
+      if (!this.handedOver.has(name)) void pool.close().catch(() => undefined);
+    }
   }
 
   get(provider: Provider): Pool {
@@ -51,7 +74,7 @@ export class ProviderPools {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.pools.values()].map((pool) => pool.destroy().catch(() => undefined)));
+    await Promise.all([...this.pools].filter(([name]) => !this.handedOver.has(name)).map(([, pool]) => pool.destroy().catch(() => undefined)));
   }
 }
 

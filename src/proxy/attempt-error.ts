@@ -78,16 +78,22 @@ export function transportError(err: unknown, phase: Phase): AttemptError {
   if (code === 'ECONNREFUSED') {
     return new AttemptError('connection_refused', 'connection refused', { phase: 'connect', failover: true, retryable: false });
   }
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
+  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') {
     return new AttemptError('connect_timeout', 'connect timed out', { phase: 'connect', failover: true, retryable: false, timedOut: true });
   }
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH') {
     return new AttemptError('unreachable', `host unreachable (${code})`, { phase: 'connect', failover: true, retryable: false });
   }
-  // A reset, or a socket the other side closed mid-answer: worth one more try.
   const detail = code ?? (err instanceof Error ? err.message : String(err));
-  return new AttemptError('connection_reset', `connection broken (${detail})`, { phase, failover: true, retryable: true });
+  // A reset, or a socket the other side closed mid-answer: worth one more try.
+  if (code !== undefined && RESETS.has(code)) {
+    return new AttemptError('connection_reset', `connection broken (${detail})`, { phase, failover: true, retryable: true });
+  }
+  // TLS failures, bad header values, a closed pool: trying again will not help; the next tier may.
+  return new AttemptError('transport_error', `request failed (${detail})`, { phase, failover: true, retryable: false });
 }
+
+const RESETS = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET']);
 
 /** Retry-After as milliseconds: delta-seconds or an HTTP date. */
 export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
@@ -104,8 +110,7 @@ function errorCode(err: unknown): string | undefined {
   // undici wraps node:net errors; the useful code may sit one or two causes down.
   for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
     const code = (current as NodeJS.ErrnoException).code;
-    if (code && code !== 'UND_ERR_SOCKET' && code !== 'UND_ERR') return code;
-    if (code === 'UND_ERR_SOCKET') return 'ECONNRESET';
+    if (code && code !== 'UND_ERR') return code;
     current = (current as Error & { cause?: unknown }).cause;
   }
   return undefined;

@@ -45,11 +45,13 @@ export async function handleChatCompletions(req: IncomingMessage, res: ServerRes
   res.once('close', onClose);
   app.inFlight.add(abort);
   app.telemetry.emit({ type: 'request_start', id, route: route.name, stream });
+  // The pools this request started with, even if a reload replaces them meanwhile.
+  const pools = app.pools.acquire();
 
   try {
     const outcome = await routeRequest(
       { id, route, body, stream, clientWantsUsage, arrivedAt, clientSignal: abort.signal },
-      app,
+      { pools, gate: app.gate, telemetry: app.telemetry, random: app.random },
     );
     const base = { id, route: route.name, stream, attempts: outcome.attempts, arrivedAt };
     switch (outcome.kind) {
@@ -86,7 +88,12 @@ export async function handleChatCompletions(req: IncomingMessage, res: ServerRes
         sendError(res, 503, 'llm-route is shutting down; try again', 'server_error', 'shutting_down', {}, { 'x-request-id': id, 'x-llm-route-route': route.name });
         return finish(app, base, { tier: null, status: 503, outcome: 'failed', error: 'shutting down' });
     }
+  } catch (err) {
+    // Still one request_end per request (the UI and metrics count on it); the 500 is the caller's.
+    finish(app, { id, route: route.name, stream, attempts: [], arrivedAt }, { tier: null, status: 500, outcome: 'failed', error: 'internal error' });
+    throw err;
   } finally {
+    pools.release();
     app.inFlight.delete(abort);
     res.off('close', onClose);
   }
@@ -131,8 +138,10 @@ async function relayStream(res: ServerResponse, app: AppContext, tier: Tier, att
 
 function sendExhausted(res: ServerResponse, app: AppContext, route: Route, planned: number, timedOut: boolean, base: RequestBase): void {
   const headers = { 'x-request-id': base.id, 'x-llm-route-route': route.name, 'x-llm-route-attempts': base.attempts.length };
-  if (planned === 0) {
-    const message = `no tier of route "${route.name}" was drawn for this request: every tier is switched off (weight 0) or lost its weight draw`;
+  if (planned === 0 || base.attempts.length === 0) {
+    const message = planned === 0
+      ? `no tier of route "${route.name}" was drawn for this request: every tier is switched off (weight 0) or lost its weight draw`
+      : `no tier of route "${route.name}" could take this request: each is recovering and its trial request is in progress; try again`;
     sendError(res, 503, message, 'upstream_error', 'no_tier_available', { attempts: [] }, headers);
     return finish(app, base, { tier: null, status: 503, outcome: 'failed', error: message });
   }

@@ -6,6 +6,7 @@ import type { TelemetryBus } from '../telemetry/bus.js';
 import type { AttemptFinished, AttemptRecord } from '../telemetry/events.js';
 import { AttemptError, timeoutError } from './attempt-error.js';
 import { retryDelayMs, sleep } from './backoff.js';
+import { redactSecrets } from '../providers/redact-secrets.js';
 import { planTiers } from './plan.js';
 import { isShutdown } from './shutdown.js';
 import { StreamAttempt } from './stream-attempt.js';
@@ -58,6 +59,7 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
     let lastError: AttemptError | null = null;
 
     for (let n = 1; n <= tier.retry.attempts; n++) {
+      if (req.clientSignal.aborted) return aborted(req, attempts);
       const input = { tier, adapter, pool: deps.pools.get(tier.provider), request, clientSignal: req.clientSignal };
       let error: AttemptError;
       let elapsedMs: number;
@@ -103,6 +105,8 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
       if (error.reason === 'deadline') return { kind: 'exhausted', timedOut: true, planned: plan.length, attempts };
       // A tier that timed out is not retried: the next tier is tried.
       if (error.timedOut || !error.retryable || n === tier.retry.attempts) break;
+      // This failure may have opened the circuit (or failed its half-open trial): no retry then.
+      if (!allDown && !deps.gate.admit(tier)) break;
       const delay = retryDelayMs(tier.retry, n, error.retryAfterMs, deps.random);
       if (delay === null) break; // Retry-After longer than the retry budget: fail over now
       if (req.stream && performance.now() + delay >= deadlineAt) break;
@@ -126,12 +130,15 @@ function record(
 ): void {
   const entry: AttemptRecord = { tier: tier.name, attempt: n, outcome, ms: Math.round(ms) };
   if (status !== undefined) entry.status = status;
-  if (message !== undefined) entry.message = message;
+  // Upstream messages can echo the key ("Incorrect API key provided: sk-…"); this record reaches clients and logs.
+  if (message !== undefined) entry.message = redactSecrets(message, tier.provider);
   attempts.push(entry);
   deps.telemetry.emit({ type: 'attempt_end', id: req.id, route: req.route.name, tier: tier.name, provider: tier.provider.name, record: entry, stream: req.stream, blame });
 }
 
 function blameOf(error: AttemptError): AttemptFinished['blame'] {
   if (!error.failover) return 'payload';
+  // The route's deadline cut this attempt short: the budget ran out, not the tier.
+  if (error.reason === 'deadline') return null;
   return error.phase === 'connect' || error.reason === 'connection_reset' ? 'provider' : 'tier';
 }

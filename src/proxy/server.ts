@@ -16,6 +16,7 @@ import { attachRequestLog } from '../telemetry/request-log.js';
 import type { AppContext, ReloadResult } from './app-context.js';
 import { handleRequest } from './handle-request.js';
 import { ShutdownError } from './shutdown.js';
+import { isLoopbackHost } from '../util/loopback.js';
 
 export interface ProxyOptions {
   config: Config;
@@ -161,11 +162,7 @@ export class ProxyServer {
 }
 
 function assertSafeHost(host: string, config: Config): void {
-  if (!isLoopback(host) && !config.server.auth_token) {
+  if (!isLoopbackHost(host) && !config.server.auth_token) {
     throw new Error(`refusing to listen on ${host} without server.auth_token: anyone who can reach it could spend your provider keys; set auth_token or listen on 127.0.0.1`);
   }
-}
-
-export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }

@@ -39,6 +39,8 @@ export interface StreamEnd {
 export type CommitResult = { committed: true; attempt: StreamAttempt } | { committed: false; error: AttemptError };
 
 const DONE_EVENT = Buffer.from('data: [DONE]\n\n');
+/** How long an upstream may keep its response open after [DONE] before it is cut. */
+const UPSTREAM_LINGER_MS = 2_000;
 
 /**
  * A streaming attempt. It holds every event until the first content event arrives within
@@ -72,6 +74,7 @@ export class StreamAttempt extends UpstreamAttempt {
   private readonly ttftTimer: NodeJS.Timeout;
   private readonly totalTimer: NodeJS.Timeout;
   private idleTimer: NodeJS.Timeout | null = null;
+  private lingerTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly stream: StreamAttemptInput) {
     super(stream);
@@ -89,6 +92,7 @@ export class StreamAttempt extends UpstreamAttempt {
     this.held = [];
     if (held.length > 0) this.forward(held.length === 1 ? held[0] : Buffer.concat(held));
     if (this.pendingInterrupt) sink.end(streamErrorEvent(this.pendingInterrupt.message));
+    else if (this.sawDone) this.completeIfDone();
     else if (this.ended) this.finish();
   }
 
@@ -114,9 +118,12 @@ export class StreamAttempt extends UpstreamAttempt {
     this.out = [];
     if (!this.committed || this.sink === null) this.held.push(bytes);
     else this.forward(bytes);
+    this.completeIfDone();
   }
 
   private readonly onEvent = (raw: Buffer, data: string | null): void => {
+    // Failed earlier in this chunk, or past [DONE]: the rest of the chunk means nothing.
+    if ((this.settled && !this.committed) || this.sawDone) return;
     if (data === null) {
       // Comments and field-less events: keep-alives. Relayed after commit, dropped before.
       if (this.committed) this.out.push(raw);
@@ -183,6 +190,7 @@ export class StreamAttempt extends UpstreamAttempt {
     this.settled = true;
     this.clearTimers();
     this.cancel(err);
+    this.release();
     this.resolveCommit({ committed: false, error: err });
   }
 
@@ -218,11 +226,33 @@ export class StreamAttempt extends UpstreamAttempt {
     this.controller?.resume();
   };
 
-  /** A clean end after commit: a finished stream without [DONE] gets one; an unfinished one is a break. */
+  /**
+   * [DONE] has been relayed: the answer is complete, so the client's response ends now, even
+   * if the upstream is slow to close its side. The upstream gets a moment to end cleanly (its
+   * socket then goes back to the pool) before it is cut.
+   */
+  private completeIfDone(): void {
+    if (!this.sawDone || this.sink === null || this.finishedOnce) return;
+    this.clearTimers();
+    this.sink.end(null);
+    this.settleFinished(null);
+    if (!this.ended) {
+      this.lingerTimer = setTimeout(() => this.cancel(new Error('upstream did not close after [DONE]')), UPSTREAM_LINGER_MS);
+      this.lingerTimer.unref();
+    }
+  }
+
+  override onResponseEnd(): void {
+    if (this.lingerTimer) clearTimeout(this.lingerTimer);
+    this.lingerTimer = null;
+    super.onResponseEnd();
+  }
+
+  /** The upstream ended after commit: a finished stream without [DONE] gets one; an unfinished one is a break. */
   private finish(): void {
+    if (this.finishedOnce) return;
     if (this.sawDone || this.sawFinish) {
       this.clearTimers();
-      if (this.parser.pendingBytes > 0) this.chunkErrors++;
       (this.sink as StreamSink).end(this.sawDone ? null : DONE_EVENT);
       this.settleFinished(null);
       return;
@@ -244,6 +274,7 @@ export class StreamAttempt extends UpstreamAttempt {
   private settleFinished(interruption: AttemptError | null): void {
     if (this.finishedOnce) return;
     this.finishedOnce = true;
+    this.release();
     this.resolveFinished({ interruption, usage: this.usage, chunkErrors: this.chunkErrors });
   }
 

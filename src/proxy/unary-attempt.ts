@@ -87,6 +87,7 @@ export class UnaryAttempt extends UpstreamAttempt {
 
   private settle(result: UnaryResult): void {
     this.settled = true;
+    this.release();
     clearTimeout(this.totalTimer);
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.resolveResult(result);

@@ -44,6 +44,11 @@ export abstract class UpstreamAttempt implements Dispatcher.DispatchHandler {
     input.clientSignal.addEventListener('abort', this.onClientAbort);
   }
 
+  /** The attempt's outcome is settled: the client's leaving no longer concerns it. */
+  protected release(): void {
+    this.input.clientSignal.removeEventListener('abort', this.onClientAbort);
+  }
+
   /** Sends the request. */
   protected dispatch(): void {
     const { pool, request } = this.input;
@@ -57,7 +62,7 @@ export abstract class UpstreamAttempt implements Dispatcher.DispatchHandler {
   cancel(reason: Error): void {
     if (this.cancelReason) return;
     this.cancelReason = reason;
-    this.input.clientSignal.removeEventListener('abort', this.onClientAbort);
+    this.release();
     if (this.controller && !this.controller.aborted) this.controller.abort(reason);
   }
 

@@ -44,7 +44,8 @@ export interface AttemptFinished {
   /**
    * Whose fault a failure was: `provider` (socket-level: counts against every tier of the
    * provider), `tier` (model-level: 404, context length, TTFT), `payload` (the request's own
-   * fault; says nothing about health); null on success.
+   * fault; says nothing about health); null when nobody is at fault: success, or the route's
+   * deadline cutting the attempt short.
    */
   blame: 'provider' | 'tier' | 'payload' | null;
 }
@@ -160,3 +161,8 @@ export interface ProviderOutput {
 export type TelemetryEvent =
   | RequestStarted | AttemptFinished | FailedOver | StreamCommitted | ChunkDropped | RequestFinished
   | TierStateChanged | WeightChanged | RolledBack | ConfigReloaded | HealthChecked | ProviderOutput;
+
+/** An attempt whose outcome tells nothing about the tier's health: the payload's fault, or the deadline's. */
+export function isHealthNeutral(event: AttemptFinished): boolean {
+  return event.blame === 'payload' || (event.blame === null && event.record.outcome !== 'ok');
+}

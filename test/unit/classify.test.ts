@@ -32,6 +32,11 @@ describe('status classification (whose fault?)', () => {
     expect(classify(413, err('Request too large: maximum context length exceeded')).failover).toBe(true);
   });
 
+  it('a payload error whose body echoes the prompt is not mistaken for a context-length one', () => {
+    const body = JSON.stringify({ error: { message: "Invalid value for 'temperature'", type: 'invalid_request_error' }, echo: 'explain the maximum context length of llama' });
+    expect(classify(400, body)).toMatchObject({ reason: 'bad_request', failover: false });
+  });
+
   it('other 400s, 413 and 422 are the payload\'s fault and keep the upstream message', () => {
     expect(classify(400, err("Invalid value for 'temperature': must be <= 2"))).toMatchObject({ reason: 'bad_request', failover: false, message: "Invalid value for 'temperature': must be <= 2" });
     expect(classify(400, err('Your request was rejected as a result of our safety system.', 'content_policy_violation'))).toMatchObject({ reason: 'content_policy', failover: false });
@@ -53,6 +58,12 @@ describe('transport errors', () => {
     expect(transportError(withCode('ECONNREFUSED'), 'connect')).toMatchObject({ reason: 'connection_refused', failover: true, retryable: false });
     expect(transportError(withCode('ECONNRESET'), 'headers')).toMatchObject({ reason: 'connection_reset', retryable: true });
     expect(transportError(withCode('UND_ERR_SOCKET'), 'headers')).toMatchObject({ reason: 'connection_reset', retryable: true });
+  });
+
+  it('other transport failures (TLS, bad header values) fail over without a retry', () => {
+    expect(transportError(withCode('ERR_TLS_CERT_ALTNAME_INVALID'), 'connect')).toMatchObject({ reason: 'transport_error', failover: true, retryable: false });
+    expect(transportError(withCode('UND_ERR_INVALID_ARG'), 'headers')).toMatchObject({ reason: 'transport_error', retryable: false });
+    expect(transportError(withCode('ETIMEDOUT'), 'connect')).toMatchObject({ reason: 'connect_timeout', timedOut: true });
   });
 
   it('connect timeout counts as timed out', () => {

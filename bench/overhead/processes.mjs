@@ -1,0 +1,170 @@
+// Starts the benchmark's servers as child processes, and makes sure none outlives the benchmark:
+// every child is stopped at the end, on Ctrl-C / SIGTERM, and (SIGKILL) on any other exit.
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CLI = `${ROOT}bin/llm-route.js`;
+export const PORTKEY_BIN = `${ROOT}node_modules/@portkey-ai/gateway/build/start-server.js`;
+
+const children = new Set();
+
+/** One child process. stdout is a pipe that is always drained (newlines are counted), stderr keeps its tail. */
+export class Child {
+  constructor(name, args, { env, nodeArgs = [] } = {}) {
+    this.name = name;
+    this.proc = spawn(process.execPath, [...nodeArgs, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.pid = this.proc.pid;
+    this.stdoutLines = 0;
+    this.head = ''; // stdout text until the awaited line has been seen
+    this.watching = true;
+    this.stderrTail = '';
+    this.exitCode = undefined;
+    this.exited = new Promise((resolve) => {
+      this.proc.once('exit', (code, signal) => {
+        this.exitCode = code ?? signal;
+        children.delete(this);
+        resolve(this.exitCode);
+      });
+    });
+    children.add(this);
+    this.proc.stdout.on('data', (chunk) => {
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) this.stdoutLines++;
+      if (this.watching) this.head = (this.head + chunk.toString('utf8')).slice(-65536);
+    });
+    this.proc.stderr.on('data', (chunk) => {
+      this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-4096);
+    });
+  }
+
+  get alive() {
+    return this.exitCode === undefined;
+  }
+
+  /** Waits for stdout to match `pattern`; returns the match. */
+  waitFor(pattern, timeoutMs = 15_000) {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const match = pattern.exec(this.head);
+        if (match) {
+          done();
+          this.watching = false;
+          this.head = '';
+          resolve(match);
+        }
+      };
+      const onExit = () => {
+        done();
+        reject(new Error(`${this.name} exited (${this.exitCode}) before it was ready:\n${this.head}\n${this.stderrTail}`));
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`${this.name} not ready within ${timeoutMs} ms:\n${this.head}\n${this.stderrTail}`));
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        this.proc.stdout.off('data', check);
+        this.proc.off('exit', onExit);
+      };
+      this.proc.stdout.on('data', check);
+      this.proc.once('exit', onExit);
+      check();
+    });
+  }
+
+  /** SIGTERM, a second SIGTERM after a second (llm-route serve then stops draining), SIGKILL after two. */
+  async stop() {
+    if (!this.alive) return this.exitCode;
+    const signal = (name) => {
+      if (this.alive) this.proc.kill(name);
+    };
+    signal('SIGTERM');
+    const t1 = setTimeout(() => signal('SIGTERM'), 1000);
+    const t2 = setTimeout(() => signal('SIGKILL'), 2000);
+    const code = await this.exited;
+    clearTimeout(t1);
+    clearTimeout(t2);
+    return code;
+  }
+}
+
+export async function stopAll() {
+  await Promise.all([...children].map((child) => child.stop()));
+}
+
+let installed = false;
+
+/** Ctrl-C / SIGTERM / SIGHUP stop every child, then exit; any other exit SIGKILLs what is left. */
+export function installCleanup() {
+  if (installed) return;
+  installed = true;
+  let stopping = false;
+  const onSignal = (signal) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`\n${signal}: stopping ${children.size} child process(es)\n`);
+    stopAll().finally(() => process.exit(130));
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, onSignal);
+  process.on('exit', () => {
+    for (const child of children) {
+      try {
+        process.kill(child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  });
+}
+
+/** A free TCP port on 127.0.0.1 (for the peer, which cannot listen on port 0 and report it). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** `llm-route mock` on a free loopback port; resolves with its /v1 base URL. */
+export async function startMock(name, flags = []) {
+  const child = new Child(`mock ${name}`, [CLI, 'mock', '--port', '0', '--name', name, ...flags]);
+  const [, url] = await child.waitFor(/listening on (http:\/\/\S+)/);
+  return { child, url, pid: child.pid };
+}
+
+/**
+ * `llm-route serve --no-ui -c FILE`. Its stdout (the `listening` line, then one JSON log line per
+ * request) is a pipe this process drains; `child.stdoutLines` counts the lines.
+ */
+export async function startServe(configPath, { nodeArgs = [] } = {}) {
+  const child = new Child('llm-route serve', [CLI, 'serve', '--no-ui', '-c', configPath], { nodeArgs });
+  const [, url] = await child.waitFor(/"event":"listening"[^\n]*?"url":"([^"]+)"/);
+  return { child, url, pid: child.pid };
+}
+
+/**
+ * Portkey's open-source gateway: `start-server.js --port=N --headless` (no console UI / log stream).
+ * It listens on all interfaces (its Node entry point takes no host); the benchmark only talks to 127.0.0.1.
+ */
+export async function startPortkey() {
+  const port = await freePort();
+  const child = new Child('portkey gateway', [PORTKEY_BIN, `--port=${port}`, '--headless']);
+  await child.waitFor(/Ready for connections/, 20_000);
+  return { child, url: `http://127.0.0.1:${port}/v1`, pid: child.pid, port };
+}
+
+/** A helper server of this folder (bare upstream, naive pipe) that prints `listening on URL`. */
+export async function startScript(name, file, args = []) {
+  const child = new Child(name, [fileURLToPath(new URL(file, import.meta.url)), ...args]);
+  const [, url] = await child.waitFor(/listening on (http:\/\/\S+)/);
+  return { child, url, pid: child.pid };
+}

@@ -1,0 +1,45 @@
+// Reads a process's CPU time and resident memory from /proc (Linux only).
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+let ticksPerSecond;
+
+/** Clock ticks per second for /proc/PID/stat's utime and stime (getconf CLK_TCK, usually 100). */
+export function clockTicks() {
+  if (ticksPerSecond === undefined) {
+    try {
+      ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      ticksPerSecond = 100;
+    }
+  }
+  return ticksPerSecond;
+}
+
+/** utime + stime of a process so far, in milliseconds (resolution: one clock tick, 10 ms at 100 Hz). */
+export function cpuMs(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) is in parentheses and may hold spaces: split after its closing one.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // fields[0] is field 3 (state); utime is field 14, stime field 15.
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / clockTicks();
+}
+
+/** VmRSS of a process in kB. */
+export function rssKb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+  return match ? Number(match[1]) : Number.NaN;
+}
+
+/** The soft limit on open files of this process (its children inherit it). */
+export function openFileLimit() {
+  try {
+    const limits = readFileSync('/proc/self/limits', 'utf8');
+    const match = /^Max open files\s+(\S+)/m.exec(limits);
+    return match ? (match[1] === 'unlimited' ? Number.POSITIVE_INFINITY : Number(match[1])) : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}

@@ -1,0 +1,191 @@
+// Turns the benchmark's results into Markdown: raw numbers with ratios to direct and to the peer,
+// and the issue's targets marked met / missed.
+
+const LLM = 'llm-route';
+
+export function renderReport(r) {
+  const out = [];
+  const e = r.env;
+  out.push(`### Run`);
+  out.push('');
+  out.push(`- date: ${e.date}; took ${r.elapsedS.toFixed(0)} s; rounds: ${r.plan.rounds} (medians across rounds), ${r.plan.durationS} s per load run`);
+  out.push(`- machine: ${e.nproc} CPUs (${e.cpuModel}), ${e.memoryGiB} GiB, ${e.kernel}, load average at start ${e.loadavg.join(' ')}, ulimit -n ${e.openFiles}`);
+  out.push(`- versions: node ${e.node}, llm-route ${e.llmRoute}, ${e.peer} (with @hono/node-server ${e.peerHonoNodeServer}), autocannon ${e.autocannon}, undici ${e.undici}`);
+  out.push(`- llm-route wrote ${r.proxyLogLines} request-log lines to its stdout (a pipe the benchmark drains)`);
+  out.push('');
+
+  if (r.upstream) {
+    out.push(`### Upstream check: is the mock the bottleneck? (same ${r.upstream.bodyBytes}-byte answer, one ${r.plan.durationS} s run each)`);
+    out.push('');
+    out.push('| connections | llm-route mock req/s | bare node:http req/s | mock ÷ bare | upstream CPU ms/req (mock / bare) | load generator CPU % (mock / bare) |');
+    out.push('|---|---|---|---|---|---|');
+    for (const c of [10, 100]) {
+      const m = r.upstream.rows.find((x) => x.label === 'mock' && x.connections === c);
+      const b = r.upstream.rows.find((x) => x.label === 'bare' && x.connections === c);
+      if (!m || !b) continue;
+      out.push(`| ${c} | ${int(m.rps)} | ${int(b.rps)} | ${ratio(m.rps, b.rps)} | ${num(m.cpu_upstream, 4)} / ${num(b.cpu_upstream, 4)} | ${int(m.clientCpuPct)} / ${int(b.clientCpuPct)} |`);
+    }
+    out.push('');
+  }
+
+  if (r.nonstream) {
+    const names = Object.keys(Object.values(r.nonstream)[0]);
+    const hasPeer = names.includes('peer');
+    const hasPipe = names.includes('naive pipe');
+    out.push('### Non-streaming requests (autocannon, keep-alive, pipelining 1)');
+    out.push('');
+    out.push(`| load | metric | direct | ${LLM} | ${LLM} vs direct |${hasPeer ? ` peer | ${LLM} vs peer |` : ''}${hasPipe ? ' naive pipe (reference) |' : ''}`);
+    out.push(`|---|---|---|---|---|${hasPeer ? '---|---|' : ''}${hasPipe ? '---|' : ''}`);
+    for (const [c, byTarget] of Object.entries(r.nonstream)) {
+      const d = byTarget.direct;
+      const l = byTarget[LLM];
+      const p = byTarget.peer;
+      const q = byTarget['naive pipe'];
+      for (const [key, label, higherBetter] of [['rps', 'req/s', true], ['p50', 'latency p50 ms', false], ['p99', 'latency p99 ms', false]]) {
+        const fmtv = (x) => (key === 'rps' ? int(x) : num(x, 3));
+        const vsDirect = key === 'rps' ? ratio(l[key], d[key]) : `${ratio(l[key], d[key])} (${signed(l[key] - d[key], 3)} ms)`;
+        let row = `| c${c} | ${label} | ${fmtv(d[key])} | ${fmtv(l[key])} | ${vsDirect} |`;
+        if (hasPeer) row += ` ${fmtv(p[key])} | ${ratio(l[key], p[key])}${higherBetter ? '' : ''} |`;
+        if (hasPipe) row += ` ${fmtv(q[key])} (${ratio(q[key], d[key])} direct) |`;
+        out.push(row);
+      }
+      const errs = names.map((n) => `${n} ${errorsOf(byTarget[n])}`).join(', ');
+      if (names.some((n) => errorsOf(byTarget[n]) > 0)) out.push(`| c${c} | errors | ${errs} | | | | | |`);
+    }
+    out.push('');
+    out.push('Load generator CPU % (this process, one core = 100): ' +
+      Object.entries(r.nonstream).map(([c, byTarget]) => `c${c}: ` + Object.entries(byTarget).map(([n, x]) => `${n} ${int(x.clientCpuPct)}`).join(', ')).join('; '));
+    out.push('');
+  }
+
+  if (r.cpu) {
+    const names = Object.keys(r.cpu);
+    out.push(`### CPU time per non-streaming request (${r.plan.cpuAmount} requests at c10; utime+stime from /proc/PID/stat, ${1000 / r.env.clockTicks} ms ticks)`);
+    out.push('');
+    out.push(`| | ${names.join(' | ')} |`);
+    out.push(`|---|${names.map(() => '---').join('|')}|`);
+    out.push(`| proxy process, ms/request | ${names.map((n) => (n === 'direct' ? '— (no proxy)' : num(r.cpu[n].cpu_proxy, 4))).join(' | ')} |`);
+    out.push(`| upstream mock, ms/request | ${names.map((n) => num(r.cpu[n].cpu_upstream, 4)).join(' | ')} |`);
+    const l = r.cpu[LLM];
+    const d = r.cpu.direct;
+    const p = r.cpu.peer;
+    out.push(`| ${LLM} proxy CPU relative to | ${names.map((n) => (n === 'direct' ? `${ratio(l.cpu_proxy, d.cpu_upstream)} of the upstream's own` : n === LLM ? '' : n === 'peer' && p ? `${ratio(l.cpu_proxy, p.cpu_proxy)} of the peer's` : `${ratio(l.cpu_proxy, r.cpu[n].cpu_proxy)} of the ${n}'s`)).join(' | ')} |`);
+    out.push('');
+  }
+
+  if (r.stream) {
+    const d = r.stream.direct;
+    const l = r.stream[LLM];
+    const p = r.stream.peer;
+    out.push(`### Streaming, ${r.plan.fastTokens} content chunks, one stream at a time (undici client; TTFB = to the first data: event with content)`);
+    out.push('');
+    out.push(`| metric | direct | ${LLM} | ${LLM} vs direct |${p ? ` peer | ${LLM} vs peer |` : ''}`);
+    out.push(`|---|---|---|---|${p ? '---|---|' : ''}`);
+    for (const [key, label, digits] of [['ttfbP50', 'TTFB p50 ms', 3], ['ttfbP99', 'TTFB p99 ms', 3], ['totalP50', 'total p50 ms', 3], ['totalP99', 'total p99 ms', 3], ['chunksPerS', 'chunks/s (p50 of per-stream chunks ÷ total time)', 0]]) {
+      const added = key === 'chunksPerS' ? '' : ` (${signed(l[key] - d[key], 3)} ms)`;
+      out.push(`| ${label} | ${num(d[key], digits)} | ${num(l[key], digits)} | ${ratio(l[key], d[key])}${added} |${p ? ` ${num(p[key], digits)} | ${ratio(l[key], p[key])} |` : ''}`);
+    }
+    out.push(`| streams measured (errors) | ${d.n} (${d.errors}) | ${l.n} (${l.errors}) | |${p ? ` ${p.n} (${p.errors}) | |` : ''}`);
+    out.push('');
+  }
+
+  if (r.failover) {
+    const f = r.failover;
+    const direct = f['direct to tier 2'];
+    const one = f['llm-route, one tier'];
+    const peerOne = f['peer, one target'];
+    out.push('### Failover: tier 1 refuses the connection (127.0.0.1:1), tier 2 is the fast mock (streams, sequential)');
+    out.push('');
+    out.push('| path | TTFB p50 ms | TTFB p99 ms | p50 minus direct to tier 2 | p50 minus same proxy, no failover | answered by (header counts) | errors |');
+    out.push('|---|---|---|---|---|---|---|');
+    for (const [name, x] of Object.entries(f)) {
+      const base = name.startsWith('peer') ? peerOne : name.startsWith('llm-route') ? one : undefined;
+      out.push(`| ${name} | ${num(x.ttfbP50, 3)} | ${num(x.ttfbP99, 3)} | ${name === 'direct to tier 2' ? '' : `${signed(x.ttfbP50 - direct.ttfbP50, 3)} ms`} | ${base && base !== x ? `${signed(x.ttfbP50 - base.ttfbP50, 3)} ms` : ''} | ${x.headerCounts && Object.keys(x.headerCounts).length ? Object.entries(x.headerCounts).map(([k, v]) => `${k}: ${v}`).join(', ') : ''} | ${x.errors} |`);
+    }
+    out.push('');
+  }
+
+  if (r.open) {
+    out.push(`### ${r.plan.openCount} concurrent open streams, slow upstream (${r.plan.slowTokens} chunks at ${r.plan.slowTokensPerS}/s)`);
+    out.push('');
+    out.push('| path | RSS of | RSS idle MB | RSS peak MB | peak streams open at once | errors | TTFB p50 ms | wall s |');
+    out.push('|---|---|---|---|---|---|---|---|');
+    for (const [name, x] of Object.entries(r.open)) {
+      out.push(`| ${name} | ${x.rssOf} | ${num(x.rssIdleMb, 1)} | ${num(x.rssPeakMb, 1)} | ${x.peakOpen} / ${x.streams} | ${x.errors}${x.errors ? ` ${JSON.stringify(x.reasons)}` : ''} | ${num(x.ttfbP50, 1)} | ${num(x.wallS, 1)} |`);
+    }
+    const l = r.open[LLM];
+    const p = r.open.peer;
+    if (l && p) out.push(`\n${LLM} peak RSS is ${ratio(l.rssPeakMb, p.rssPeakMb)} the peer's.`);
+    out.push('');
+  }
+
+  out.push(...renderTargets(r));
+  return out.join('\n');
+}
+
+/** The issue's targets, each met or missed with its numbers. */
+export function renderTargets(r) {
+  const rows = [];
+  const add = (target, value, met, detail) => rows.push(`| ${target} | ${value} | ${met === undefined ? 'not measured' : met ? 'met' : '**missed**'} | ${detail ?? ''} |`);
+  const ns = r.nonstream;
+  for (const c of ['10', '100']) {
+    const x = ns?.[c];
+    if (!x) continue;
+    const d = x.direct.rps;
+    const l = x[LLM].rps;
+    const vsDirect = l / d;
+    add(`req/s at c${c} ≥ 0.4× direct`, `${vsDirect.toFixed(2)}× (${int(l)} vs ${int(d)})`, vsDirect >= 0.4, vsDirect >= 0.4 ? '' : `short by ${int(0.4 * d - l)} req/s`);
+    if (x.peer) {
+      const vsPeer = l / x.peer.rps;
+      add(`req/s at c${c} ≥ 10× peer`, `${vsPeer.toFixed(1)}× (${int(l)} vs ${int(x.peer.rps)})`, vsPeer >= 10, vsPeer >= 10 ? '' : `needs ${int(10 * x.peer.rps)} req/s`);
+    }
+  }
+  const cpu = r.cpu?.[LLM]?.cpu_proxy ?? ns?.['10']?.[LLM]?.cpu_proxy;
+  if (cpu !== undefined) {
+    const peerCpu = r.cpu?.peer?.cpu_proxy;
+    add('proxy CPU per non-streaming request ≤ 0.1 ms', `${cpu.toFixed(3)} ms${peerCpu ? ` (peer ${peerCpu.toFixed(3)} ms)` : ''}`, cpu <= 0.1, cpu <= 0.1 ? '' : `${(cpu / 0.1).toFixed(1)}× the budget`);
+  }
+  if (ns?.['1']) {
+    const d = ns['1'].direct;
+    const l = ns['1'][LLM];
+    const p50 = l.p50 - d.p50;
+    const p99 = l.p99 - d.p99;
+    add('sequential (c1) added latency p50 ≤ 0.25 ms', `${signed(p50, 3)} ms (${num(l.p50, 3)} vs ${num(d.p50, 3)})`, p50 <= 0.25, p50 <= 0.25 ? '' : `over by ${(p50 - 0.25).toFixed(3)} ms`);
+    add('sequential (c1) added latency p99 ≤ 1 ms', `${signed(p99, 3)} ms (${num(l.p99, 3)} vs ${num(d.p99, 3)})`, p99 <= 1, p99 <= 1 ? '' : `over by ${(p99 - 1).toFixed(3)} ms`);
+  }
+  if (r.stream?.[LLM]) {
+    const added = r.stream[LLM].ttfbP50 - r.stream.direct.ttfbP50;
+    add('stream TTFB p50 within 0.5 ms of direct', `${signed(added, 3)} ms (${num(r.stream[LLM].ttfbP50, 3)} vs ${num(r.stream.direct.ttfbP50, 3)})`, added <= 0.5, added <= 0.5 ? '' : `over by ${(added - 0.5).toFixed(3)} ms`);
+  }
+  if (r.open?.[LLM]) {
+    const o = r.open[LLM];
+    add(`${o.streams} open streams < 150 MB RSS`, `${num(o.rssPeakMb, 1)} MB peak (idle ${num(o.rssIdleMb, 1)} MB)`, o.rssPeakMb < 150, o.rssPeakMb < 150 ? '' : `over by ${(o.rssPeakMb - 150).toFixed(1)} MB`);
+    add(`${o.streams} open streams, zero errors`, `${o.errors} errors, ${o.peakOpen} open at once`, o.errors === 0, o.errors ? JSON.stringify(o.reasons) : '');
+  }
+  const f = r.failover;
+  if (f?.['llm-route, failover']) {
+    const added = f['llm-route, failover'].ttfbP50 - f['direct to tier 2'].ttfbP50;
+    add('refused-connection failover adds < 5 ms (TTFB p50 vs direct to tier 2)', `${signed(added, 3)} ms (${num(f['llm-route, failover'].ttfbP50, 3)} vs ${num(f['direct to tier 2'].ttfbP50, 3)})`, added < 5, added < 5 ? '' : `over by ${(added - 5).toFixed(3)} ms`);
+  }
+  return ['### Targets (issue 5)', '', '| target | this run | status | note |', '|---|---|---|---|', ...rows, ''];
+}
+
+function errorsOf(x) {
+  return (x.rounds ?? [x]).reduce((s, y) => s + (y.errors ?? 0) + (y.non2xx ?? 0) + (y.timeouts ?? 0), 0);
+}
+
+function int(x) {
+  return Number.isFinite(x) ? String(Math.round(x)) : '—';
+}
+
+function num(x, digits = 2) {
+  return Number.isFinite(x) ? x.toFixed(digits) : '—';
+}
+
+function signed(x, digits = 2) {
+  return Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${x.toFixed(digits)}` : '—';
+}
+
+function ratio(a, b) {
+  return Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? `${(a / b).toFixed(2)}×` : '—';
+}
