@@ -16,7 +16,7 @@ export async function main(argv: string[]): Promise<void> {
   program
     .command('serve')
     .description('run the proxy (live UI on a TTY, JSON-lines log otherwise)')
-    .option('-c, --config <file>', 'tier file (default: $LLM_ROUTE_CONFIG, then ./llm-route.yaml)')
+    .addOption(configOption())
     .option('--host <host>', 'listen address (overrides server.host)')
     .addOption(new Option('--port <port>', 'listen port (overrides server.port)').argParser(parsePort))
     .option('--no-ui', 'JSON-lines request log instead of the live UI')
@@ -28,7 +28,7 @@ export async function main(argv: string[]): Promise<void> {
   program
     .command('probe')
     .description('health-check every tier: reachability, model presence, a 1-token request\'s TTFT')
-    .option('-c, --config <file>', 'tier file (default: $LLM_ROUTE_CONFIG, then ./llm-route.yaml)')
+    .addOption(configOption())
     .option('--route <route>', 'only the tiers of this route')
     .option('--json', 'one JSON document on stdout instead of the table')
     .option('--timeout <ms>', 'bound on each tier\'s check (default: the provider\'s health timeout_ms + the tier\'s TTFT budget)')
@@ -41,7 +41,7 @@ export async function main(argv: string[]): Promise<void> {
     .command('exec')
     .description('run a command with OPENAI_BASE_URL set to a private proxy (and local providers started) for its lifetime')
     .usage('[options] -- <command> [args...]')
-    .option('-c, --config <file>', 'tier file (default: $LLM_ROUTE_CONFIG, then ./llm-route.yaml)')
+    .addOption(configOption())
     .addOption(new Option('--port <port>', 'proxy port (default: any free port)').argParser(parsePort))
     .option('--log', 'JSON-lines request log and full provider output on stderr')
     .argument('<command...>', 'the command to run, and its arguments')
@@ -54,7 +54,7 @@ export async function main(argv: string[]): Promise<void> {
   program
     .command('validate')
     .description('check the tier file; print each problem as file:line:col')
-    .option('-c, --config <file>', 'tier file (default: $LLM_ROUTE_CONFIG, then ./llm-route.yaml)')
+    .addOption(configOption())
     .action(async (opts) => {
       const { runValidate } = await import('./validate.js');
       process.exitCode = await runValidate(opts);
@@ -63,7 +63,7 @@ export async function main(argv: string[]): Promise<void> {
   program
     .command('bench')
     .description('measure TTFT, total time and tokens/s per tier (p50/p95/p99, errors)')
-    .option('-c, --config <file>', 'tier file (default: $LLM_ROUTE_CONFIG, then ./llm-route.yaml)')
+    .addOption(configOption())
     .option('--route <route>', 'only the tiers of this route')
     .option('--tier <tier>', 'only tiers with this name')
     .addOption(new Option('-n, --requests <n>', 'requests per tier').argParser(positiveInteger('-n')).default(BENCH_DEFAULTS.requests))
@@ -110,6 +110,10 @@ export async function main(argv: string[]): Promise<void> {
     });
 
   await program.parseAsync(argv);
+}
+
+function configOption(): Option {
+  return new Option('-c, --config <file>', 'tier file (default: $LLM_ROUTE_CONFIG, then ./llm-route.yaml)');
 }
 
 function parsePort(value: string): number {

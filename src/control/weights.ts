@@ -48,10 +48,6 @@ export class WeightControl {
     return control ? effective(control) : tier.weight;
   }
 
-  has(route: string, tier: string): boolean {
-    return this.tiers.has(tierKey(route, tier));
-  }
-
   view(route: string, tier: string): WeightView | null {
     const control = this.tiers.get(tierKey(route, tier));
     if (!control) return null;

@@ -73,10 +73,6 @@ export class HealthBoard {
     this.tiers = next;
   }
 
-  state(route: string, tier: string): TierState {
-    return this.tiers.get(tierKey(route, tier))?.state ?? 'healthy';
-  }
-
   admit(tier: Tier): boolean {
     const health = this.tiers.get(tierKey(tier.route, tier.name));
     return health === undefined || health.circuit.isAvailable(this.now());

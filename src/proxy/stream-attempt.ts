@@ -39,6 +39,8 @@ export interface StreamEnd {
 export type CommitResult = { committed: true; attempt: StreamAttempt } | { committed: false; error: AttemptError };
 
 const DONE_EVENT = Buffer.from('data: [DONE]\n\n');
+/** An SSE event can not sensibly be larger: past this, the upstream is not speaking SSE. */
+const MAX_EVENT_BYTES = 4 * 1024 * 1024;
 /** How long an upstream may keep its response open after [DONE] before it is cut. */
 const UPSTREAM_LINGER_MS = 2_000;
 
@@ -109,6 +111,7 @@ export class StreamAttempt extends UpstreamAttempt {
     const wasCommitted = this.committed;
     const aligned = this.parser.push(chunk, this.onEvent);
     if (this.settled && !this.committed) return; // failed inside this chunk
+    if (this.parser.pendingBytes > MAX_EVENT_BYTES) return this.onBroken(tooLargeEvent());
     if (wasCommitted) this.idleTimer?.refresh();
     const out = this.out;
     if (out.length === 0) return;
@@ -302,6 +305,10 @@ export class StreamAttempt extends UpstreamAttempt {
     }
     this.interrupt(timeoutError('idle_timeout', this.stream.tier.timeouts.idle_ms, 'idle'));
   };
+}
+
+function tooLargeEvent(): AttemptError {
+  return new AttemptError('broken_stream', `upstream sent an SSE event larger than ${MAX_EVENT_BYTES} bytes`, { phase: 'body', failover: true, retryable: false });
 }
 
 function emptyStream(message: string): AttemptError {

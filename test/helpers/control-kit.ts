@@ -1,3 +1,4 @@
+import { createRandom } from '../../src/mock/random.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -165,14 +166,5 @@ export function answer(text: string): Script {
   return (ctx) => (ctx.body.stream === true ? stream(ctx) : ctx.json(200, completion(text)));
 }
 
-/** A small deterministic PRNG (mulberry32), for seeded weight draws. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded PRNG for repeatable weight draws: the mock's own dice. */
+export const seeded = createRandom;

@@ -1,3 +1,4 @@
+import { createRandom } from '../../src/mock/random.js';
 import { describe, expect, it } from 'vitest';
 import type { Tier } from '../../src/config/schema.js';
 import type { TierGate } from '../../src/health/health-view.js';
@@ -10,16 +11,6 @@ const allHealthy: Gate = { weight: configured, admit: () => true };
 const downSet = (...names: string[]): Gate => ({ weight: configured, admit: (t) => !names.includes(t.name) });
 const names = (plan: { tiers: { name: string }[] }): string[] => plan.tiers.map((t) => t.name);
 
-/** A tiny seeded PRNG so the 10,000-plan split is repeatable. */
-function seeded(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('planTiers', () => {
   it('keeps the route order, never reordered', () => {
@@ -34,7 +25,7 @@ describe('planTiers', () => {
 
   it('draws once per weighted tier: the observed split matches the weight (5% ± 1% over 10,000 plans)', () => {
     const r = route([tier('canary', { weight: 5 }), tier('main')]);
-    const random = seeded(42);
+    const random = createRandom(42); // seeded, so the split is repeatable
     let canary = 0;
     for (let i = 0; i < 10_000; i++) {
       const plan = names(planTiers(r, allHealthy, random));
