@@ -4,6 +4,7 @@ import {
   EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, EVENT_FINISH, EVENT_MALFORMED, EVENT_USAGE, EVENT_USAGE_ONLY,
   type EventFacts, type ProviderAdapter, type StatusVerdict, type UpstreamRequest, type Usage,
 } from './types.js';
+import { findUsageObject } from './usage-scan.js';
 
 /** OpenAI Chat Completions wire protocol: OpenAI, Ollama /v1, vLLM, llama.cpp, LM Studio, ... */
 export const openaiAdapter: ProviderAdapter = {
@@ -82,8 +83,15 @@ export const openaiAdapter: ProviderAdapter = {
     return { reason: 'client_error', failover: true, retryable: false, message };
   },
 
-  readUsage(json: unknown): Usage | undefined {
-    return isObject(json) ? toUsage(json.usage) : undefined;
+  readUsage(body: Buffer): Usage | undefined | 'not_json' {
+    const usage = findUsageObject(body);
+    if (usage === 'not_json') return usage;
+    if (usage === null) return undefined;
+    try {
+      return toUsage(JSON.parse(usage));
+    } catch {
+      return 'not_json';
+    }
   },
 };
 

@@ -50,6 +50,6 @@ export interface ProviderAdapter {
   inspectEvent(data: string, out: EventFacts): void;
   /** Classifies a non-2xx upstream answer. */
   classifyStatus(status: number, body: string, headers: IncomingHttpHeaders): StatusVerdict;
-  /** Usage from a whole non-streaming response body, if it reports any. */
-  readUsage(json: unknown): Usage | undefined;
+  /** Usage from a whole non-streaming response body, if it reports any; 'not_json' for a body that is not a JSON answer. */
+  readUsage(body: Buffer): Usage | undefined | 'not_json';
 }

@@ -1,4 +1,5 @@
 import type { Config } from '../config/schema.js';
+import type { ClientLifetime } from './client-lifetime.js';
 import type { WeightControl } from '../control/weights.js';
 import type { HealthBoard } from '../health/health-board.js';
 import type { TierGate } from '../health/health-view.js';
@@ -21,7 +22,7 @@ export interface AppContext {
   metrics: Metrics;
   random: () => number;
   /** One abort per request in flight: shutdown aborts the ones still open after the grace period. */
-  inFlight: Set<AbortController>;
+  inFlight: Set<ClientLifetime>;
   /** Set when shutdown begins: answers then carry `connection: close`. */
   draining: boolean;
   startedAt: number;

@@ -1,4 +1,5 @@
 import type { Tier } from '../config/schema.js';
+import type { ClientLifetime } from './client-lifetime.js';
 
 /**
  * How long to wait before try number `attempt + 1` on the same tier: exponential backoff with
@@ -10,18 +11,18 @@ export function retryDelayMs(retry: Tier['retry'], attempt: number, retryAfterMs
   return Math.floor(random() * ceiling);
 }
 
-/** Resolves after `ms`, or at once (false) when `signal` aborts. The timer never outlives the wait. */
-export function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
+/** Resolves after `ms`, or at once (false) when the client's request ends. The timer never outlives the wait. */
+export function sleep(ms: number, client: ClientLifetime): Promise<boolean> {
+  if (client.aborted) return Promise.resolve(false);
   return new Promise((resolve) => {
     const onAbort = (): void => {
       clearTimeout(timer);
       resolve(false);
     };
     const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
+      client.offAbort(onAbort);
       resolve(true);
     }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
+    client.onAbort(onAbort);
   });
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Route, Tier } from '../config/schema.js';
 import type { AttemptRecord, RequestFinished, RequestOutcome } from '../telemetry/events.js';
 import type { AppContext } from './app-context.js';
+import { ClientLifetime } from './client-lifetime.js';
 import { readChatBody } from './ingress.js';
 import { type HeaderMap, sendError } from './respond.js';
 import { routeRequest } from './route-request.js';
@@ -38,19 +39,19 @@ export async function handleChatCompletions(req: IncomingMessage, res: ServerRes
   const stream = body.stream === true;
   const options = body.stream_options as { include_usage?: unknown } | undefined;
   const clientWantsUsage = typeof options === 'object' && options !== null && options.include_usage === true;
-  const abort = new AbortController();
+  const client = new ClientLifetime();
   const onClose = (): void => {
-    if (!res.writableFinished) abort.abort();
+    if (!res.writableFinished) client.abort();
   };
   res.once('close', onClose);
-  app.inFlight.add(abort);
+  app.inFlight.add(client);
   app.telemetry.emit({ type: 'request_start', id, route: route.name, stream });
   // The pools this request started with, even if a reload replaces them meanwhile.
   const pools = app.pools.acquire();
 
   try {
     const outcome = await routeRequest(
-      { id, route, body, stream, clientWantsUsage, arrivedAt, clientSignal: abort.signal },
+      { id, route, body, stream, clientWantsUsage, arrivedAt, client },
       { pools, gate: app.gate, telemetry: app.telemetry, random: app.random },
     );
     const base = { id, route: route.name, stream, attempts: outcome.attempts, arrivedAt };
@@ -59,11 +60,11 @@ export async function handleChatCompletions(req: IncomingMessage, res: ServerRes
         return await relayStream(res, app, outcome.tier, outcome.attempt, base);
       case 'unary': {
         const { answer } = outcome;
-        res.writeHead(answer.status, {
-          ...answerHeaders(id, route, outcome.tier, outcome.attempts.length),
-          'content-type': answer.contentType,
-          'content-length': answer.body.length,
-        });
+        // A flat header list: the cheapest form for node:http on the hot path.
+        res.writeHead(answer.status, [
+          'x-request-id', id, 'x-llm-route-route', route.name, 'x-llm-route-tier', outcome.tier.name,
+          'x-llm-route-attempts', String(outcome.attempts.length), 'content-type', answer.contentType, 'content-length', String(answer.body.length),
+        ]);
         res.end(answer.body);
         return finish(app, base, { tier: outcome.tier.name, status: answer.status, outcome: 'ok', usage: answer.usage });
       }
@@ -94,7 +95,7 @@ export async function handleChatCompletions(req: IncomingMessage, res: ServerRes
     throw err;
   } finally {
     pools.release();
-    app.inFlight.delete(abort);
+    app.inFlight.delete(client);
     res.off('close', onClose);
   }
 }
@@ -110,16 +111,11 @@ interface RequestBase {
 async function relayStream(res: ServerResponse, app: AppContext, tier: Tier, attempt: StreamAttempt, base: RequestBase): Promise<void> {
   const ttftMs = performance.now() - base.arrivedAt;
   app.telemetry.emit({ type: 'commit', id: base.id, route: base.route, tier: tier.name, ttftMs });
-  res.writeHead(200, {
-    'x-request-id': base.id,
-    'x-llm-route-route': base.route,
-    'x-llm-route-tier': tier.name,
-    'x-llm-route-attempts': base.attempts.length,
-    'x-llm-route-ttft-ms': Math.round(ttftMs),
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    'x-accel-buffering': 'no',
-  });
+  res.writeHead(200, [
+    'x-request-id', base.id, 'x-llm-route-route', base.route, 'x-llm-route-tier', tier.name,
+    'x-llm-route-attempts', String(base.attempts.length), 'x-llm-route-ttft-ms', String(Math.round(ttftMs)),
+    'content-type', 'text/event-stream; charset=utf-8', 'cache-control', 'no-cache', 'x-accel-buffering', 'no',
+  ]);
   const sink: StreamSink = {
     write: (data) => res.write(data),
     onceDrain: (resume) => res.once('drain', resume),

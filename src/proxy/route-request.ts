@@ -7,6 +7,7 @@ import type { AttemptFinished, AttemptRecord } from '../telemetry/events.js';
 import { AttemptError, timeoutError } from './attempt-error.js';
 import { retryDelayMs, sleep } from './backoff.js';
 import { redactSecrets } from '../providers/redact-secrets.js';
+import type { ClientLifetime } from './client-lifetime.js';
 import { planTiers } from './plan.js';
 import { isShutdown } from './shutdown.js';
 import { StreamAttempt } from './stream-attempt.js';
@@ -27,7 +28,7 @@ export interface RoutingRequest {
   clientWantsUsage: boolean;
   /** performance.now() at the request's arrival: TTFT and the route deadline count from here. */
   arrivedAt: number;
-  clientSignal: AbortSignal;
+  client: ClientLifetime;
 }
 
 export type RoutingOutcome =
@@ -59,8 +60,8 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
     let lastError: AttemptError | null = null;
 
     for (let n = 1; n <= tier.retry.attempts; n++) {
-      if (req.clientSignal.aborted) return aborted(req, attempts);
-      const input = { tier, adapter, pool: deps.pools.get(tier.provider), request, clientSignal: req.clientSignal };
+      if (req.client.aborted) return aborted(req, attempts);
+      const input = { tier, adapter, pool: deps.pools.get(tier.provider), request, client: req.client };
       let error: AttemptError;
       let elapsedMs: number;
       if (req.stream) {
@@ -110,7 +111,7 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
       const delay = retryDelayMs(tier.retry, n, error.retryAfterMs, deps.random);
       if (delay === null) break; // Retry-After longer than the retry budget: fail over now
       if (req.stream && performance.now() + delay >= deadlineAt) break;
-      if (!(await sleep(delay, req.clientSignal))) return aborted(req, attempts);
+      if (!(await sleep(delay, req.client))) return aborted(req, attempts);
     }
 
     if (lastError && t < plan.length - 1) {
@@ -121,7 +122,7 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
 }
 
 function aborted(req: RoutingRequest, attempts: AttemptRecord[]): RoutingOutcome {
-  return { kind: 'aborted', shutdown: isShutdown(req.clientSignal.reason), attempts };
+  return { kind: 'aborted', shutdown: isShutdown(req.client.reason), attempts };
 }
 
 function record(

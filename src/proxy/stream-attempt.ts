@@ -6,6 +6,7 @@ import {
 } from '../providers/types.js';
 import { SseParser } from '../sse/parser.js';
 import { AttemptError, timeoutError } from './attempt-error.js';
+import { emptyStream, MAX_EVENT_BYTES, streamErrorEvent, tooLargeEvent } from './stream-errors.js';
 import { type AttemptInput, UpstreamAttempt } from './upstream-attempt.js';
 
 type Controller = Dispatcher.DispatchController;
@@ -39,8 +40,6 @@ export interface StreamEnd {
 export type CommitResult = { committed: true; attempt: StreamAttempt } | { committed: false; error: AttemptError };
 
 const DONE_EVENT = Buffer.from('data: [DONE]\n\n');
-/** An SSE event can not sensibly be larger: past this, the upstream is not speaking SSE. */
-const MAX_EVENT_BYTES = 4 * 1024 * 1024;
 /** How long an upstream may keep its response open after [DONE] before it is cut. */
 const UPSTREAM_LINGER_MS = 2_000;
 
@@ -144,7 +143,7 @@ export class StreamAttempt extends UpstreamAttempt {
       return;
     }
     if (!this.committed) {
-      if (flags & EVENT_DONE) return this.fail(emptyStream('the stream ended before its first content event'));
+      if (flags & EVENT_DONE) return this.fail(emptyStream());
       if (flags & EVENT_ERROR) return this.fail(new AttemptError('upstream_error', `error event before first token: ${data.slice(0, 200)}`, { phase: 'first_token', failover: true, retryable: false }));
     }
     if (flags & EVENT_FINISH) this.sawFinish = true;
@@ -170,7 +169,7 @@ export class StreamAttempt extends UpstreamAttempt {
   protected onEnd(): void {
     this.parser.flush(this.onEvent);
     if (!this.committed) {
-      if (!this.settled) this.fail(emptyStream('the stream ended before its first content event'));
+      if (!this.settled) this.fail(emptyStream());
       return;
     }
     if (this.out.length > 0) {
@@ -305,18 +304,4 @@ export class StreamAttempt extends UpstreamAttempt {
     }
     this.interrupt(timeoutError('idle_timeout', this.stream.tier.timeouts.idle_ms, 'idle'));
   };
-}
-
-function tooLargeEvent(): AttemptError {
-  return new AttemptError('broken_stream', `upstream sent an SSE event larger than ${MAX_EVENT_BYTES} bytes`, { phase: 'body', failover: true, retryable: false });
-}
-
-function emptyStream(message: string): AttemptError {
-  return new AttemptError('empty_stream', message, { phase: 'first_token', failover: true, retryable: false });
-}
-
-/** The one SSE event a client gets when a committed stream cannot go on. */
-export function streamErrorEvent(message: string): Buffer {
-  const payload = { error: { message: `llm-route: ${message}`, type: 'upstream_error', code: 'stream_interrupted' } };
-  return Buffer.from(`data: ${JSON.stringify(payload)}\n\n`);
 }

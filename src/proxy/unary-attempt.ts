@@ -50,16 +50,12 @@ export class UnaryAttempt extends UpstreamAttempt {
 
   protected onEnd(): void {
     const body = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks);
-    let json: unknown;
-    try {
-      json = JSON.parse(body.toString('utf8'));
-    } catch {
+    // The body is relayed as it came; only its usage is read (without parsing the whole answer).
+    const usage = this.input.adapter.readUsage(body);
+    if (usage === 'not_json') {
       return this.fail(new AttemptError('bad_response', 'upstream answered with a body that is not JSON', { phase: 'body', failover: true, retryable: false }));
     }
-    this.settle({
-      ok: true,
-      answer: { status: this.status, contentType: this.contentType, body, usage: this.input.adapter.readUsage(json) },
-    });
+    this.settle({ ok: true, answer: { status: this.status, contentType: this.contentType, body, usage } });
   }
 
   protected onBroken(err: AttemptError): void {

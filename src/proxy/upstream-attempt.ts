@@ -3,6 +3,7 @@ import type { Dispatcher, Pool } from 'undici';
 import type { Tier } from '../config/schema.js';
 import type { ProviderAdapter, UpstreamRequest } from '../providers/types.js';
 import { AttemptError, statusError, transportError } from './attempt-error.js';
+import type { ClientLifetime } from './client-lifetime.js';
 import { isShutdown } from './shutdown.js';
 
 type Controller = Dispatcher.DispatchController;
@@ -12,8 +13,8 @@ export interface AttemptInput {
   adapter: ProviderAdapter;
   pool: Pool;
   request: UpstreamRequest;
-  /** Aborted when the client goes away, or with a ShutdownError when the server stops. */
-  clientSignal: AbortSignal;
+  /** Ends when the client goes away, or with a ShutdownError when the server stops. */
+  client: ClientLifetime;
 }
 
 /** Bytes of an error body kept for classification and pass-through. */
@@ -41,12 +42,12 @@ export abstract class UpstreamAttempt implements Dispatcher.DispatchHandler {
   private errorBytes = 0;
 
   constructor(protected readonly input: AttemptInput) {
-    input.clientSignal.addEventListener('abort', this.onClientAbort);
+    input.client.onAbort(this.onClientAbort);
   }
 
   /** The attempt's outcome is settled: the client's leaving no longer concerns it. */
   protected release(): void {
-    this.input.clientSignal.removeEventListener('abort', this.onClientAbort);
+    this.input.client.offAbort(this.onClientAbort);
   }
 
   /** Sends the request. */
@@ -114,7 +115,7 @@ export abstract class UpstreamAttempt implements Dispatcher.DispatchHandler {
   }
 
   private readonly onClientAbort = (): void => {
-    const shutdown = isShutdown(this.input.clientSignal.reason);
+    const shutdown = isShutdown(this.input.client.reason);
     this.cancel(new Error(shutdown ? 'llm-route is shutting down' : 'client disconnected'));
     this.onClientGone(shutdown ? abortError('shutdown', 'llm-route is shutting down', this.currentPhase()) : abortError('client_abort', 'client disconnected', this.currentPhase()));
   };

@@ -13,7 +13,7 @@ type Labelled<T> = { labels(...values: string[]): T };
  */
 export class Metrics {
   readonly registry = new Registry();
-  private readonly children = new Map<string, unknown>();
+  private readonly children: Tree = new Map();
   private readonly ttft = new Histogram({
     name: 'llm_time_to_first_token_seconds',
     help: 'Time from the request reaching llm-route to the committed first content event (streams).',
@@ -89,7 +89,7 @@ export class Metrics {
   configure(config: Config): void {
     for (const route of config.routes.values()) {
       for (const tier of route.tiers) {
-        if (this.children.has(childKey(this.tierState, [route.name, tier.name]))) continue;
+        if (this.has(this.tierState, route.name, tier.name)) continue;
         this.child(this.tierState, route.name, tier.name).set(0);
         this.child(this.tierWeight, route.name, tier.name).set(tier.weight);
       }
@@ -114,19 +114,19 @@ export class Metrics {
         this.child(this.chunkErrors, event.route, event.tier).inc();
         return;
       case 'attempt_end':
-        this.child(this.attempts, event.route, event.tier, event.record.outcome).inc();
+        this.child3(this.attempts, event.route, event.tier, event.record.outcome).inc();
         return;
       case 'failover':
-        this.child(this.failovers, event.route, event.fromTier, event.reason).inc();
+        this.child3(this.failovers, event.route, event.fromTier, event.reason).inc();
         return;
       case 'request_end': {
         if (event.route === '') return; // rejected before a route was known
         const tier = event.tier ?? 'none';
-        this.child(this.requests, event.route, tier, event.outcome).inc();
+        this.child3(this.requests, event.route, tier, event.outcome).inc();
         if (event.committed) this.child(this.activeStreams, event.route, tier).dec();
         if (event.usage) {
-          this.child(this.tokens, event.route, tier, 'prompt').inc(event.usage.prompt_tokens);
-          this.child(this.tokens, event.route, tier, 'completion').inc(event.usage.completion_tokens);
+          this.child3(this.tokens, event.route, tier, 'prompt').inc(event.usage.prompt_tokens);
+          this.child3(this.tokens, event.route, tier, 'completion').inc(event.usage.completion_tokens);
         }
         return;
       }
@@ -137,24 +137,39 @@ export class Metrics {
         this.child(this.tierWeight, event.route, event.tier).set(event.weight);
         return;
       case 'rollback':
-        this.child(this.rollbacks, event.route, event.tier, event.reason).inc();
+        this.child3(this.rollbacks, event.route, event.tier, event.reason).inc();
         return;
       default:
         return;
     }
   };
 
-  private child<T>(metric: Labelled<T>, ...labels: string[]): T {
-    const key = childKey(metric, labels);
-    let child = this.children.get(key) as T | undefined;
-    if (child === undefined) {
-      child = metric.labels(...labels);
-      this.children.set(key, child);
-    }
+  /** The labelled child of a two-label metric, cached in nested maps: no label strings are built per event. */
+  private child<T>(metric: Labelled<T>, a: string, b: string): T {
+    const byB = nested(nested(this.children, metric), a);
+    let child = byB.get(b) as T | undefined;
+    if (child === undefined) byB.set(b, (child = metric.labels(a, b)));
     return child;
+  }
+
+  /** The same for a three-label metric. */
+  private child3<T>(metric: Labelled<T>, a: string, b: string, c: string): T {
+    const byC = nested(nested(nested(this.children, metric), a), b);
+    let child = byC.get(c) as T | undefined;
+    if (child === undefined) byC.set(c, (child = metric.labels(a, b, c)));
+    return child;
+  }
+
+  private has(metric: object, a: string, b: string): boolean {
+    return nested(nested(this.children, metric), a).has(b);
   }
 }
 
-function childKey(metric: object, labels: readonly string[]): string {
-  return `${(metric as { name: string }).name}\u0000${labels.join('\u0000')}`;
+type Tree = Map<unknown, unknown>;
+
+/** The map under `key`, made on first use. */
+function nested(map: Tree, key: unknown): Tree {
+  let inner = map.get(key) as Tree | undefined;
+  if (inner === undefined) map.set(key, (inner = new Map()));
+  return inner;
 }

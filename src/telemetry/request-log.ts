@@ -8,14 +8,48 @@ import type { RequestFinished, TelemetryEvent } from './events.js';
  * it: attempts carry reasons and upstream messages, never request headers.
  */
 export function attachRequestLog(bus: TelemetryBus, out: Writable): () => void {
-  return bus.subscribe((event: TelemetryEvent) => {
-    const line = event.type === 'request_end' ? toLogLine(event) : toControlLine(event);
-    if (line) out.write(`${JSON.stringify(line)}\n`);
+  const batch = new LineBatch(out);
+  const unsubscribe = bus.subscribe((event: TelemetryEvent) => {
+    const line = event.type === 'request_end' ? toLogLine(event, '') : toControlLine(event, '');
+    if (!line) return;
+    line.time = batch.time(); // `time` stays the first key: it was set (empty) first
+    batch.add(JSON.stringify(line));
   });
+  return () => {
+    unsubscribe();
+    batch.flush();
+  };
+}
+
+/**
+ * Lines written in one event-loop turn go out as one write: under load a write (a syscall)
+ * per request costs more than the rest of the log. They share one timestamp, taken once.
+ */
+class LineBatch {
+  private pending = '';
+  private stamp: string | null = null;
+
+  constructor(private readonly out: Writable) {}
+
+  time(): string {
+    return (this.stamp ??= new Date().toISOString());
+  }
+
+  add(line: string): void {
+    if (this.pending === '') setImmediate(this.flush);
+    this.pending += `${line}\n`;
+  }
+
+  readonly flush = (): void => {
+    const text = this.pending;
+    this.pending = '';
+    this.stamp = null;
+    if (text !== '') this.out.write(text);
+  };
 }
 
 /** Control-plane events worth a line: state changes, weights, rollbacks, reloads, failed checks, provider output. */
-function toControlLine(event: TelemetryEvent): Record<string, unknown> | null {
+function toControlLine(event: TelemetryEvent, time: string): Record<string, unknown> | null {
   switch (event.type) {
     case 'tier_state':
     case 'weight':
@@ -23,21 +57,21 @@ function toControlLine(event: TelemetryEvent): Record<string, unknown> | null {
     case 'reload':
     case 'provider_output': {
       const { type, ...fields } = event;
-      return { time: new Date().toISOString(), event: type, ...fields };
+      return { time, event: type, ...fields };
     }
     case 'health_check': {
       if (event.ok && event.kind !== 'warmup') return null; // a passing periodic check is noise
       const { type, ...fields } = event;
-      return { time: new Date().toISOString(), event: type, ...fields };
+      return { time, event: type, ...fields };
     }
     default:
       return null;
   }
 }
 
-export function toLogLine(event: RequestFinished): Record<string, unknown> {
+export function toLogLine(event: RequestFinished, time = new Date().toISOString()): Record<string, unknown> {
   const line: Record<string, unknown> = {
-    time: new Date().toISOString(),
+    time,
     event: 'request',
     id: event.id,
     route: event.route || null,
