@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { cpuMs } from './procfs.mjs';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = `${ROOT}bin/llm-route.js`;
@@ -167,4 +168,17 @@ export async function startScript(name, file, args = []) {
   const child = new Child(name, [fileURLToPath(new URL(file, import.meta.url)), ...args]);
   const [, url] = await child.waitFor(/listening on (http:\/\/\S+)/);
   return { child, url, pid: child.pid };
+}
+
+/** CPU time so far of this process and every live child, in milliseconds. */
+export function ourCpuMs() {
+  let total = cpuMs(process.pid);
+  for (const child of children) {
+    try {
+      total += cpuMs(child.pid);
+    } catch {
+      // exited since
+    }
+  }
+  return total;
 }

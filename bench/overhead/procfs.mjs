@@ -43,3 +43,11 @@ export function openFileLimit() {
     return Number.NaN;
   }
 }
+
+/** Busy CPU time of the whole machine so far (all CPUs, not idle or iowait), in milliseconds. */
+export function systemBusyMs() {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0];
+  const [, ...ticks] = line.trim().split(/\s+/).map(Number);
+  const total = ticks.slice(0, 8).reduce((a, b) => a + b, 0); // user nice system idle iowait irq softirq steal
+  return ((total - ticks[3] - ticks[4]) * 1000) / clockTicks();
+}

@@ -1,21 +1,25 @@
 #!/usr/bin/env node
 // Summarises V8 .cpuprofile files (from `node --cpu-prof`): self time aggregated by function + url:line,
-// top N, as a Markdown table. Usage: node profile-summary.mjs FILE.cpuprofile [...] [--top N] [--root DIR]
+// top N, as a Markdown table; then, for each of the top entries, the call paths (up to --depth frames)
+// that spent that self time. Usage: node profile-summary.mjs FILE.cpuprofile [...] [--top N] [--depth D] [--root DIR]
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '10' }, root: { type: 'string', default: process.cwd() } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '10' }, depth: { type: 'string', default: '4' }, paths: { type: 'string', default: '3' }, root: { type: 'string', default: process.cwd() } } });
 if (positionals.length === 0) {
   console.error('usage: node bench/overhead/profile-summary.mjs FILE.cpuprofile [...] [--top N]');
   process.exit(2);
 }
 
 const selfUs = new Map();
+const pathsUs = new Map(); // key -> Map(call path -> us)
 let totalUs = 0;
 let idleUs = 0;
 for (const file of positionals) {
   const profile = JSON.parse(readFileSync(file, 'utf8'));
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parentOf = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c, n.id);
   const { samples, timeDeltas } = profile;
   for (let i = 0; i < samples.length; i++) {
     // timeDeltas[i] is the time since the previous sample; charge the interval to the sample that ends it.
@@ -29,6 +33,16 @@ for (const file of positionals) {
     const url = frame.url ? shorten(frame.url) : '';
     const key = `${frame.functionName || '(anonymous)'}\t${url}${url ? `:${frame.lineNumber + 1}` : ''}`;
     selfUs.set(key, (selfUs.get(key) ?? 0) + dt);
+    const callers = [];
+    for (let id = parentOf.get(samples[i]); id !== undefined && callers.length < Number(values.depth); id = parentOf.get(id)) {
+      const f = byId.get(id).callFrame;
+      if (f.functionName === '(root)') break;
+      callers.push(`${f.functionName || '(anonymous)'}${f.url ? ` (${shorten(f.url).split('/').pop()}:${f.lineNumber + 1})` : ''}`);
+    }
+    const paths = pathsUs.get(key) ?? new Map();
+    pathsUs.set(key, paths);
+    const path = callers.join(' < ') || '(top level)';
+    paths.set(path, (paths.get(path) ?? 0) + dt);
   }
 }
 
@@ -39,6 +53,14 @@ console.log('|---|---|---|---|---|');
 top.forEach(([key, us], i) => {
   const [fn, where] = key.split('\t');
   console.log(`| ${i + 1} | \`${fn}\` | ${where ? `\`${where}\`` : '(V8 / native)'} | ${(us / 1000).toFixed(0)} | ${((us / totalUs) * 100).toFixed(1)} |`);
+});
+
+console.log('\nWhere the top entries were called from (self ms by caller path, innermost caller first):\n');
+top.forEach(([key, us], i) => {
+  const [fn] = key.split('\t');
+  console.log(`${i + 1}. ${fn} (${(us / 1000).toFixed(0)} ms)`);
+  const paths = [...pathsUs.get(key).entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(values.paths));
+  for (const [path, pus] of paths) console.log(`   - ${(pus / 1000).toFixed(0)} ms: ${path}`);
 });
 
 function shorten(url) {

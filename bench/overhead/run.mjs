@@ -7,6 +7,7 @@
 //   node bench/overhead/run.mjs [--quick] [--rounds N] [--duration S] [--no-pipe] [--no-peer]
 //                               [--only nonstream,cpu,stream,failover,open,upstream]
 //                               [--json FILE] [--md FILE]
+//   node bench/overhead/run.mjs --from-json FILE    (re-print the report of an earlier --json run)
 //   node bench/overhead/run.mjs --profile DIR [--duration S]   (llm-route under --cpu-prof, c10 load)
 import { writeFileSync, mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import os from 'node:os';
@@ -15,8 +16,8 @@ import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import { runLoad } from './load.mjs';
-import { openFileLimit, clockTicks } from './procfs.mjs';
-import { installCleanup, startMock, startPortkey, startScript, startServe, stopAll, ROOT, PORTKEY_BIN } from './processes.mjs';
+import { openFileLimit, clockTicks, rssKb, systemBusyMs } from './procfs.mjs';
+import { installCleanup, ourCpuMs, startMock, startPortkey, startScript, startServe, stopAll, ROOT, PORTKEY_BIN } from './processes.mjs';
 import { median, medianOfRounds } from './stats.mjs';
 import { openStreams, sequentialStreams } from './streams.mjs';
 import { renderReport } from './report.mjs';
@@ -32,14 +33,21 @@ const { values: argv } = parseArgs({
     json: { type: 'string' },
     md: { type: 'string' },
     profile: { type: 'string' },
+    'from-json': { type: 'string' },
   },
 });
+
+// --from-json FILE: print the Markdown report of an earlier run's --json output, run nothing.
+if (argv['from-json']) {
+  process.stdout.write(`${renderReport(JSON.parse(readFileSync(argv['from-json'], 'utf8')))}\n`);
+  process.exit(0);
+}
 
 const quick = argv.quick;
 const plan = {
   rounds: Number(argv.rounds ?? (quick ? 1 : 3)),
   durationS: Number(argv.duration ?? (quick ? 1.5 : 3)),
-  warmS: 1,
+  warmS: quick ? 0.5 : 1,
   concurrency: [1, 10, 100],
   cpuAmount: quick ? 2000 : 4000,
   streamCount: quick ? 60 : 200,
@@ -48,10 +56,14 @@ const plan = {
   failoverMaxS: quick ? 3 : 6,
   openCount: 1000,
   openRounds: 1,
-  slowTokens: quick ? 6 : 20,
+  slowTokens: quick ? 10 : 20,
   slowTokensPerS: 2,
   fastTokens: 100,
 };
+if (!(plan.rounds >= 1 && Number.isInteger(plan.rounds)) || !(plan.durationS > 0)) {
+  console.error('--rounds must be a whole number >= 1 and --duration a number of seconds > 0');
+  process.exit(2);
+}
 const SECTIONS = ['upstream', 'nonstream', 'cpu', 'stream', 'failover', 'open'];
 const sections = new Set((argv.only ?? SECTIONS.join(',')).split(','));
 for (const s of sections) {
@@ -73,13 +85,13 @@ if (!existsSync(join(ROOT, 'dist/cli/main.js'))) {
 }
 
 const tmp = mkdtempSync(join(os.tmpdir(), 'llm-route-bench-'));
+process.on('exit', () => rmSync(tmp, { recursive: true, force: true })); // also after Ctrl-C
 try {
   if (argv.profile) await profileMode(argv.profile);
   else await main();
 } finally {
   log('stopping child processes');
   await stopAll();
-  rmSync(tmp, { recursive: true, force: true });
 }
 
 async function main() {
@@ -117,16 +129,26 @@ async function main() {
   }
   await sanityCheck(T);
 
-  const results = { env, plan, startedAt: new Date(started).toISOString() };
+  const results = { env, plan, startedAt: new Date(started).toISOString(), otherLoad: {} };
+  // How busy the machine was with other work during each section: machine busy time minus the
+  // CPU time of this process and its children, in % of one core. High values mean a noisy run.
+  let mark;
+  const begin = () => (mark = { at: Date.now(), busy: systemBusyMs(), ours: ourCpuMs() });
+  const end = (name) => {
+    const other = systemBusyMs() - mark.busy - (ourCpuMs() - mark.ours);
+    results.otherLoad[name] = Math.max(0, (other / (Date.now() - mark.at)) * 100);
+    log(`${name}: other processes used ${results.otherLoad[name].toFixed(0)} % of a core`);
+  };
 
   // --- is the mock fast enough? compare it with a bare node:http server sending the same bytes ---
   if (sections.has('upstream')) {
+    begin();
     const sample = await request(`${fast.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: T.direct.body });
     const bytes = Buffer.from(await sample.body.arrayBuffer());
     const bare = await startScript('bare upstream', './bare-upstream.mjs', [bytes.toString('base64')]);
     const bareT = { ...T.direct, name: 'bare node:http', url: bare.url, pid: bare.pid };
     results.upstream = { bodyBytes: bytes.length, rows: [] };
-    for (const c of [10, 100]) {
+    for (const c of quick ? [100] : [10, 100]) {
       for (const [label, t, pid] of [['mock', T.direct, fast.pid], ['bare', bareT, bare.pid]]) {
         await runLoad(t, { connections: c, durationS: 0.5 });
         const res = flat(await runLoad(t, { connections: c, durationS: plan.durationS, cpuPids: { upstream: pid } }));
@@ -134,12 +156,14 @@ async function main() {
         log(`upstream check ${label} c${c}: ${Math.round(res.rps)} req/s, upstream CPU ${fmt(res.cpu_upstream, 4)} ms/req, load generator CPU ${Math.round(res.clientCpuPct)} %`);
       }
     }
+    end('upstream');
     await bare.child.stop();
   }
 
   // --- non-streaming load at c1 / c10 / c100 ---------------------------------------------------
   const loadTargets = Object.values(T);
   if (sections.has('nonstream')) {
+    begin();
     for (const t of loadTargets) await runLoad(t, { connections: 10, durationS: plan.warmS });
     const runs = {};
     for (let r = 0; r < plan.rounds; r++) {
@@ -154,10 +178,12 @@ async function main() {
       }
     }
     results.nonstream = mapValues(runs, (byTarget) => mapValues(byTarget, (rounds) => ({ ...medianOfRounds(rounds), rounds })));
+    end('nonstream');
   }
 
   // --- proxy CPU per non-streaming request: a fixed number of requests at c10 ------------------
   if (sections.has('cpu')) {
+    begin();
     const runs = {};
     for (let r = 0; r < plan.rounds; r++) {
       for (const t of rotate(loadTargets, r)) {
@@ -168,11 +194,13 @@ async function main() {
       }
     }
     results.cpu = mapValues(runs, (rounds) => ({ ...medianOfRounds(rounds), rounds }));
+    end('cpu');
   }
 
   // --- streaming: 100 content chunks, one stream at a time ----------------------------------------
   const streamTargets = [T.direct, T.llm, T.peer].filter(Boolean);
   if (sections.has('stream')) {
+    begin();
     for (const t of streamTargets) await sequentialStreams(t, t.streamBody, { count: 20, maxS: 2 });
     const runs = {};
     for (let r = 0; r < plan.rounds; r++) {
@@ -183,10 +211,12 @@ async function main() {
       }
     }
     results.stream = mapValues(runs, (rounds) => ({ ...medianOfRounds(rounds), errors: rounds.reduce((s, x) => s + x.errors, 0), rounds }));
+    end('stream');
   }
 
   // --- failover: first tier refuses the connection (127.0.0.1:1), second tier is the fast mock ---
   if (sections.has('failover')) {
+    begin();
     const variants = [
       { ...T.direct, name: 'direct to tier 2' },
       { ...T.llm, name: 'llm-route, one tier', countHeader: 'x-llm-route-attempts' },
@@ -221,15 +251,28 @@ async function main() {
       headerCounts: mergeCounts(rounds.map((x) => x.headerCounts)),
       rounds,
     }));
+    end('failover');
   }
 
   // --- 1,000 streams open at once against the slow mock: memory and errors ----------------------
+  // Fresh llm-route and peer processes, so the figure does not depend on how far the heap grew
+  // (and was or was not given back) during the load sections; that RSS is reported beside it.
   if (sections.has('open')) {
+    const rssAfterLoadMb = { [T.llm.name]: rssKb(proxy.pid) / 1024, ...(peer ? { [T.peer.name]: rssKb(peer.pid) / 1024 } : {}) };
+    log(`RSS after the load sections: ${JSON.stringify(mapValues(rssAfterLoadMb, (v) => +v.toFixed(1)))} MB; starting fresh llm-route${peer ? ' and peer' : ''} for the open-streams section`);
+    await Promise.all([proxy.child.stop(), peer?.child.stop(), pipe?.child.stop()]);
+    const proxy2 = await startServe(tierFile);
+    const peer2 = peer ? await startPortkey() : null;
+    begin();
     const openTargets = [
       { ...T.direct, url: slow.url, rssPid: slow.pid, rssOf: 'slow mock (no proxy)' },
-      { ...T.llm, model: 'slow', rssPid: proxy.pid, rssOf: 'llm-route' },
-      ...(T.peer ? [{ ...T.peer, headers: peerHeaders(slow.url), rssPid: peer.pid, rssOf: 'peer' }] : []),
+      { ...T.llm, url: proxy2.url, model: 'slow', rssPid: proxy2.pid, rssOf: 'llm-route (fresh process)' },
+      ...(peer2 ? [{ ...T.peer, url: peer2.url, headers: peerHeaders(slow.url), rssPid: peer2.pid, rssOf: 'peer (fresh process)' }] : []),
     ];
+    // A few fast streams first, so each fresh process has served something before its idle RSS is read.
+    for (const t of [{ ...T.llm, url: proxy2.url }, ...(peer2 ? [{ ...T.peer, url: peer2.url }] : [])]) {
+      await sequentialStreams(t, t.streamBody, { count: 20, maxS: 5 });
+    }
     const runs = {};
     for (let r = 0; r < plan.openRounds; r++) {
       for (const t of openTargets) {
@@ -245,8 +288,9 @@ async function main() {
       }
     }
     // Memory: the worst round; errors: all rounds together.
-    results.open = mapValues(runs, (rounds) => ({
+    results.open = mapValues(runs, (rounds, name) => ({
       rssOf: rounds[0].rssOf,
+      rssAfterLoadMb: rssAfterLoadMb[name],
       streams: rounds[0].streams,
       rssIdleMb: median(rounds.map((x) => x.rssIdleMb)),
       rssPeakMb: Math.max(...rounds.map((x) => x.rssPeakMb)),
@@ -257,6 +301,7 @@ async function main() {
       wallS: median(rounds.map((x) => x.wallS)),
       rounds,
     }));
+    end('open');
   }
 
   results.proxyLogLines = proxy.child.stdoutLines;
@@ -356,7 +401,7 @@ function rotate(list, by) {
 }
 
 function mapValues(obj, fn) {
-  return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, fn(v)]));
+  return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, fn(v, k)]));
 }
 
 function mergeCounts(list) {
