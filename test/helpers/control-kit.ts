@@ -7,7 +7,7 @@ import { stringify } from 'yaml';
 import { loadConfig } from '../../src/config/load.js';
 import { ProxyServer } from '../../src/proxy/server.js';
 import { completion, healthyStream, type Script } from './fake-upstream.js';
-import type { RunningProxy } from './proxy.js';
+import { type RunningProxy, type TierSpec, tierEntry } from './proxy.js';
 
 /**
  * Shared pieces for the control-plane suites (health, weights, admin API, reload, rollback):
@@ -15,19 +15,7 @@ import type { RunningProxy } from './proxy.js';
  * file (for reload and watch), admin API calls, and small request helpers.
  */
 
-export interface ControlTier {
-  name: string;
-  /** Base URL of the upstream (a FakeUpstream's url, or a dead port). */
-  url: string;
-  model?: string;
-  weight?: number;
-  timeouts?: Record<string, number>;
-  retry?: Record<string, number>;
-  circuit?: Record<string, number>;
-  rollback?: Record<string, number>;
-  /** The provider's `health:` block. */
-  health?: Record<string, unknown>;
-}
+export type ControlTier = TierSpec;
 
 export interface ControlSpec {
   tiers: ControlTier[];
@@ -40,19 +28,7 @@ export interface ControlSpec {
 /** A tier file with one provider per tier (named p_<tier>, shared by same-named tiers), as YAML text. */
 export function controlYaml(spec: ControlSpec): string {
   const providers: Record<string, unknown> = {};
-  const tiersOf = (tiers: ControlTier[]) => tiers.map((t) => {
-    providers[`p_${t.name}`] = { type: 'openai', base_url: t.url, ...(t.health ? { health: t.health } : {}) };
-    return {
-      name: t.name,
-      provider: `p_${t.name}`,
-      model: t.model ?? `${t.name}-model`,
-      ...(t.weight !== undefined ? { weight: t.weight } : {}),
-      ...(t.timeouts ? { timeouts: t.timeouts } : {}),
-      ...(t.retry ? { retry: t.retry } : {}),
-      ...(t.circuit ? { circuit: t.circuit } : {}),
-      ...(t.rollback ? { rollback: t.rollback } : {}),
-    };
-  });
+  const tiersOf = (tiers: ControlTier[]) => tiers.map((t) => tierEntry(t, providers));
   const routes: Record<string, unknown> = { [spec.route ?? 'chat']: { tiers: tiersOf(spec.tiers) } };
   for (const [name, tiers] of Object.entries(spec.routes ?? {})) routes[name] = { tiers: tiersOf(tiers) };
   return stringify({ version: 1, server: { port: 0, ...spec.server }, providers, routes });

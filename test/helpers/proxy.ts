@@ -12,6 +12,10 @@ export interface TierSpec {
   weight?: number;
   timeouts?: Record<string, number>;
   retry?: Record<string, number>;
+  circuit?: Record<string, number>;
+  rollback?: Record<string, number>;
+  /** The provider's `health:` block. */
+  health?: Record<string, unknown>;
 }
 
 export interface ConfigSpec {
@@ -22,20 +26,20 @@ export interface ConfigSpec {
   server?: Record<string, unknown>;
 }
 
+/**
+ * One tier of a test tier file: its provider (named p_<tier>) goes into `providers`, the
+ * tier entry is returned. Only the keys a test sets are written.
+ */
+export function tierEntry(t: TierSpec, providers: Record<string, unknown>): Record<string, unknown> {
+  providers[`p_${t.name}`] = { type: 'openai', base_url: t.url, ...(t.api_key ? { api_key: t.api_key } : {}), ...(t.health ? { health: t.health } : {}) };
+  const { url: _url, api_key: _key, health: _health, model, ...rest } = t;
+  return { ...rest, provider: `p_${t.name}`, model: model ?? `${t.name}-model` };
+}
+
 /** A tier file with one provider per tier, as YAML text. */
 export function configYaml(spec: ConfigSpec): string {
   const providers: Record<string, unknown> = {};
-  const tiers = spec.tiers.map((t) => {
-    providers[`p_${t.name}`] = { type: 'openai', base_url: t.url, ...(t.api_key ? { api_key: t.api_key } : {}) };
-    return {
-      name: t.name,
-      provider: `p_${t.name}`,
-      model: t.model ?? `${t.name}-model`,
-      ...(t.weight !== undefined ? { weight: t.weight } : {}),
-      ...(t.timeouts ? { timeouts: t.timeouts } : {}),
-      ...(t.retry ? { retry: t.retry } : {}),
-    };
-  });
+  const tiers = spec.tiers.map((t) => tierEntry(t, providers));
   const route: Record<string, unknown> = { tiers };
   if (spec.deadline_ms !== undefined) route.deadline_ms = spec.deadline_ms;
   if (spec.routeTimeouts) route.timeouts = spec.routeTimeouts;
