@@ -88,6 +88,8 @@ export class StreamAttempt extends UpstreamAttempt {
 
   /** Hands the committed stream to the client: held events first, then the rest as it comes. */
   attach(sink: StreamSink): void {
+    // The client left between the commit and now: nothing to write to.
+    if (this.finishedOnce && this.pendingInterrupt === null) return;
     this.sink = sink;
     const held = this.held;
     this.held = [];
