@@ -6,7 +6,7 @@ import { ClientLifetime } from './client-lifetime.js';
 import { readChatBody } from './ingress.js';
 import { type HeaderMap, sendError } from './respond.js';
 import { routeRequest } from './route-request.js';
-import type { StreamAttempt, StreamSink } from './stream-attempt.js';
+import type { StreamSink } from './stream-attempt.js';
 
 /**
  * POST /v1/chat/completions, read top-down: ingress, route, then answer in one of the
@@ -48,16 +48,29 @@ export async function handleChatCompletions(req: IncomingMessage, res: ServerRes
   app.telemetry.emit({ type: 'request_start', id, route: route.name, stream });
   // The pools this request started with, even if a reload replaces them meanwhile.
   const pools = app.pools.acquire();
+  let ttftMs = 0;
+  const openStream = (tier: Tier, attempts: number): StreamSink => {
+    ttftMs = performance.now() - arrivedAt;
+    return openClientStream(res, app, { id, route: route.name, tier: tier.name, attempts, ttftMs });
+  };
 
   try {
     const outcome = await routeRequest(
-      { id, route, body, stream, clientWantsUsage, arrivedAt, client },
+      { id, route, body, stream, clientWantsUsage, arrivedAt, client, openStream },
       { pools, gate: app.gate, telemetry: app.telemetry, random: app.random },
     );
     const base = { id, route: route.name, stream, attempts: outcome.attempts, arrivedAt };
     switch (outcome.kind) {
-      case 'stream':
-        return await relayStream(res, app, outcome.tier, outcome.attempt, base);
+      case 'stream': {
+        const end = await outcome.attempt.finished;
+        const interruption = end.interruption;
+        let result: RequestOutcome = 'ok';
+        if (interruption) result = interruption.reason === 'client_abort' ? 'client_abort' : 'interrupted';
+        return finish(app, base, {
+          tier: outcome.tier.name, status: 200, outcome: result, ttftMs, usage: end.usage, chunkErrors: end.chunkErrors,
+          committed: true, error: interruption?.message,
+        });
+      }
       case 'unary': {
         const { answer } = outcome;
         // A flat header list: the cheapest form for node:http on the hot path.
@@ -108,28 +121,19 @@ interface RequestBase {
   arrivedAt: number;
 }
 
-async function relayStream(res: ServerResponse, app: AppContext, tier: Tier, attempt: StreamAttempt, base: RequestBase): Promise<void> {
-  const ttftMs = performance.now() - base.arrivedAt;
-  app.telemetry.emit({ type: 'commit', id: base.id, route: base.route, tier: tier.name, ttftMs });
+/** The commit point of a stream: the client's status and headers, and the sink the relay writes to. */
+function openClientStream(res: ServerResponse, app: AppContext, at: { id: string; route: string; tier: string; attempts: number; ttftMs: number }): StreamSink {
+  app.telemetry.emit({ type: 'commit', id: at.id, route: at.route, tier: at.tier, ttftMs: at.ttftMs });
   res.writeHead(200, [
-    'x-request-id', base.id, 'x-llm-route-route', base.route, 'x-llm-route-tier', tier.name,
-    'x-llm-route-attempts', String(base.attempts.length), 'x-llm-route-ttft-ms', String(Math.round(ttftMs)),
+    'x-request-id', at.id, 'x-llm-route-route', at.route, 'x-llm-route-tier', at.tier,
+    'x-llm-route-attempts', String(at.attempts), 'x-llm-route-ttft-ms', String(Math.round(at.ttftMs)),
     'content-type', 'text/event-stream; charset=utf-8', 'cache-control', 'no-cache', 'x-accel-buffering', 'no',
   ]);
-  const sink: StreamSink = {
+  return {
     write: (data) => res.write(data),
     onceDrain: (resume) => res.once('drain', resume),
     end: (tail) => (tail ? res.end(tail) : res.end()),
   };
-  attempt.attach(sink);
-  const end = await attempt.finished;
-  const interruption = end.interruption;
-  let outcome: RequestOutcome = 'ok';
-  if (interruption) outcome = interruption.reason === 'client_abort' ? 'client_abort' : 'interrupted';
-  finish(app, base, {
-    tier: tier.name, status: 200, outcome, ttftMs, usage: end.usage, chunkErrors: end.chunkErrors,
-    committed: true, error: interruption?.message,
-  });
 }
 
 function sendExhausted(res: ServerResponse, app: AppContext, route: Route, planned: number, timedOut: boolean, base: RequestBase): void {

@@ -10,7 +10,7 @@ import { redactSecrets } from '../providers/redact-secrets.js';
 import type { ClientLifetime } from './client-lifetime.js';
 import { planTiers } from './plan.js';
 import { isShutdown } from './shutdown.js';
-import { StreamAttempt } from './stream-attempt.js';
+import { StreamAttempt, type StreamSink } from './stream-attempt.js';
 import { type UnaryAnswer, UnaryAttempt } from './unary-attempt.js';
 
 export interface RoutingDeps {
@@ -26,6 +26,8 @@ export interface RoutingRequest {
   body: Record<string, unknown>;
   stream: boolean;
   clientWantsUsage: boolean;
+  /** Answers the client at a stream's commit point (synchronously): `attempts` tries it took. */
+  openStream: (tier: Tier, attempts: number) => StreamSink;
   /** performance.now() at the request's arrival: TTFT and the route deadline count from here. */
   arrivedAt: number;
   client: ClientLifetime;
@@ -79,13 +81,14 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
           ttftLimit: budget < ttftMs ? 'deadline' : 'ttft_timeout',
           clientWantsUsage: req.clientWantsUsage,
           onChunkError: () => deps.telemetry.emit({ type: 'chunk_error', route: req.route.name, tier: tier.name }),
+          open: (committed) => {
+            record(req, deps, attempts, tier, n, 'ok', committed.elapsedMs, undefined, null);
+            return req.openStream(tier, attempts.length);
+          },
         });
         const result = await attempt.commit;
         elapsedMs = attempt.elapsedMs;
-        if (result.committed) {
-          record(req, deps, attempts, tier, n, 'ok', elapsedMs, undefined, null);
-          return { kind: 'stream', tier, attempt, attempts };
-        }
+        if (result.committed) return { kind: 'stream', tier, attempt, attempts };
         error = result.error;
       } else {
         const attempt = new UnaryAttempt(input);

@@ -19,6 +19,11 @@ export interface StreamAttemptInput extends AttemptInput {
   /** The client asked for the usage chunk itself (otherwise it is hidden). */
   clientWantsUsage: boolean;
   onChunkError: () => void;
+  /**
+   * Called once, synchronously, at the commit point: answers the client (status, headers) and
+   * returns where the stream goes. No byte reaches the client before it.
+   */
+  open: (attempt: StreamAttempt) => StreamSink;
 }
 
 /** Where a committed stream's bytes go (the client's response). */
@@ -39,6 +44,9 @@ export interface StreamEnd {
 
 export type CommitResult = { committed: true; attempt: StreamAttempt } | { committed: false; error: AttemptError };
 
+/** waiting: before the first content event; relaying: committed; done: the stream's end is decided. */
+type Phase = 'waiting' | 'relaying' | 'done';
+
 const DONE_EVENT = Buffer.from('data: [DONE]\n\n');
 /** How long an upstream may keep its response open after [DONE] before it is cut. */
 const UPSTREAM_LINGER_MS = 2_000;
@@ -47,16 +55,19 @@ const UPSTREAM_LINGER_MS = 2_000;
  * A streaming attempt. It holds every event until the first content event arrives within
  * the TTFT budget (the commit point); before that, any failure is invisible to the client.
  * After commit it relays each event's upstream bytes unchanged, guarded by an exact idle timer.
+ * A failure before commit settles `commit` with the error (the routing loop moves on); after
+ * it, the stream ends with one error event and `finished` says why.
  */
 export class StreamAttempt extends UpstreamAttempt {
   readonly commit: Promise<CommitResult>;
   readonly finished: Promise<StreamEnd>;
   private resolveCommit!: (result: CommitResult) => void;
   private resolveFinished!: (end: StreamEnd) => void;
-  private committed = false;
-  private ended = false;
+  private phase: Phase = 'waiting';
+  /** The upstream finished its response (it may still do so after [DONE] was relayed). */
+  private upstreamEnded = false;
   private sink: StreamSink | null = null;
-  /** Raw events held before commit, and between commit and the sink's arrival. */
+  /** Raw events held before commit. */
   private held: Buffer[] = [];
   /** Events of the chunk being parsed that are to be forwarded. */
   private out: Buffer[] = [];
@@ -68,10 +79,6 @@ export class StreamAttempt extends UpstreamAttempt {
   private sawDone = false;
   private chunkErrors = 0;
   private paused = false;
-  /** The stream's end has been decided (clean, interrupted, or the client left). */
-  private finishedOnce = false;
-  /** An interruption that came before the sink was attached. */
-  private pendingInterrupt: AttemptError | null = null;
   private readonly ttftTimer: NodeJS.Timeout;
   private readonly totalTimer: NodeJS.Timeout;
   private idleTimer: NodeJS.Timeout | null = null;
@@ -86,19 +93,6 @@ export class StreamAttempt extends UpstreamAttempt {
     this.dispatch();
   }
 
-  /** Hands the committed stream to the client: held events first, then the rest as it comes. */
-  attach(sink: StreamSink): void {
-    // The client left between the commit and now: nothing to write to.
-    if (this.finishedOnce && this.pendingInterrupt === null) return;
-    this.sink = sink;
-    const held = this.held;
-    this.held = [];
-    if (held.length > 0) this.forward(held.length === 1 ? held[0] : Buffer.concat(held));
-    if (this.pendingInterrupt) sink.end(streamErrorEvent(this.pendingInterrupt.message));
-    else if (this.sawDone) this.completeIfDone();
-    else if (this.ended) this.finish();
-  }
-
   protected onSuccessHeaders(_c: Controller, _status: number, headers: IncomingHttpHeaders): void {
     const type = headers['content-type'];
     if (typeof type === 'string' && type.includes('application/json')) {
@@ -109,28 +103,27 @@ export class StreamAttempt extends UpstreamAttempt {
 
   protected onBody(_c: Controller, chunk: Buffer): void {
     this.dropped = false;
-    const wasCommitted = this.committed;
+    const wasRelaying = this.phase === 'relaying';
     const aligned = this.parser.push(chunk, this.onEvent);
-    if (this.settled && !this.committed) return; // failed inside this chunk
+    if (this.phase === 'done' || (this.settled && this.phase === 'waiting')) return; // ended inside this chunk
     if (this.parser.pendingBytes > MAX_EVENT_BYTES) return this.onBroken(tooLargeEvent());
-    if (wasCommitted) this.idleTimer?.refresh();
+    if (wasRelaying) this.idleTimer?.refresh();
     const out = this.out;
     if (out.length === 0) return;
     // Fast path: a chunk of whole events, all kept, after commit: forward it as it came.
-    const whole = wasCommitted && aligned && !this.dropped;
-    const bytes = whole ? chunk : out.length === 1 ? out[0] : Buffer.concat(out);
+    const bytes = wasRelaying && aligned && !this.dropped ? chunk : out.length === 1 ? out[0] : Buffer.concat(out);
     this.out = [];
-    if (!this.committed || this.sink === null) this.held.push(bytes);
+    if (this.phase === 'waiting') this.held.push(bytes);
     else this.forward(bytes);
     this.completeIfDone();
   }
 
   private readonly onEvent = (raw: Buffer, data: string | null): void => {
     // Failed earlier in this chunk, or past [DONE]: the rest of the chunk means nothing.
-    if ((this.settled && !this.committed) || this.sawDone) return;
+    if ((this.settled && this.phase === 'waiting') || this.sawDone) return;
     if (data === null) {
       // Comments and field-less events: keep-alives. Relayed after commit, dropped before.
-      if (this.committed) this.out.push(raw);
+      if (this.phase === 'relaying') this.out.push(raw);
       else this.dropped = true;
       return;
     }
@@ -144,7 +137,7 @@ export class StreamAttempt extends UpstreamAttempt {
       this.dropped = true;
       return;
     }
-    if (!this.committed) {
+    if (this.phase === 'waiting') {
       if (flags & EVENT_DONE) return this.fail(emptyStream());
       if (flags & EVENT_ERROR) return this.fail(new AttemptError('upstream_error', `error event before first token: ${data.slice(0, 200)}`, { phase: 'first_token', failover: true, retryable: false }));
     }
@@ -155,37 +148,39 @@ export class StreamAttempt extends UpstreamAttempt {
       return;
     }
     this.out.push(raw);
-    if (!this.committed && flags & EVENT_CONTENT) this.commitNow();
+    if (this.phase === 'waiting' && flags & EVENT_CONTENT) this.commitNow();
   };
 
+  /** The commit point: the client gets its answer, the held events, then the rest of this chunk. */
   private commitNow(): void {
-    this.committed = true;
+    this.phase = 'relaying';
     this.settled = true;
     clearTimeout(this.ttftTimer);
     this.idleTimer = setTimeout(this.onIdleTimeout, this.stream.tier.timeouts.idle_ms);
-    // The chunk being parsed goes to `held` too (onBody sees no sink yet), so order is kept.
-    this.held.push(...this.out.splice(0));
+    this.sink = this.stream.open(this);
+    const upToCommit = [...this.held, ...this.out.splice(0)];
+    this.held = [];
+    this.forward(upToCommit.length === 1 ? upToCommit[0] : Buffer.concat(upToCommit));
     this.resolveCommit({ committed: true, attempt: this });
   }
 
   protected onEnd(): void {
+    this.upstreamEnded = true;
     this.parser.flush(this.onEvent);
-    if (!this.committed) {
+    if (this.phase === 'waiting') {
       if (!this.settled) this.fail(emptyStream());
       return;
     }
+    if (this.phase === 'done') return;
     if (this.out.length > 0) {
-      const bytes = Buffer.concat(this.out);
+      this.forward(Buffer.concat(this.out));
       this.out = [];
-      if (this.sink) this.forward(bytes);
-      else this.held.push(bytes);
     }
-    this.ended = true;
-    if (this.sink) this.finish();
+    this.finish();
   }
 
   protected onBroken(err: AttemptError): void {
-    if (!this.committed) return this.fail(err);
+    if (this.phase === 'waiting') return this.fail(err);
     this.interrupt(new AttemptError('broken_stream', `upstream connection broke after the first token: ${err.message}`, { phase: 'body', failover: false, retryable: false }));
   }
 
@@ -199,7 +194,7 @@ export class StreamAttempt extends UpstreamAttempt {
   }
 
   protected onClientGone(err: AttemptError): void {
-    if (!this.committed) return this.fail(err);
+    if (this.phase === 'waiting') return this.fail(err);
     // A stopping server still tells its client why the stream ends; a gone client hears nothing.
     if (err.reason === 'shutdown') return this.interrupt(err);
     this.clearTimers();
@@ -207,12 +202,12 @@ export class StreamAttempt extends UpstreamAttempt {
   }
 
   protected currentPhase(): AttemptError['phase'] {
-    if (this.committed) return 'body';
+    if (this.phase !== 'waiting') return 'body';
     return this.controller ? 'first_token' : 'connect';
   }
 
   protected isRelaying(): boolean {
-    return this.committed && !this.finishedOnce;
+    return this.phase === 'relaying';
   }
 
   private forward(bytes: Buffer): void {
@@ -236,11 +231,11 @@ export class StreamAttempt extends UpstreamAttempt {
    * socket then goes back to the pool) before it is cut.
    */
   private completeIfDone(): void {
-    if (!this.sawDone || this.sink === null || this.finishedOnce) return;
+    if (!this.sawDone || this.phase !== 'relaying') return;
     this.clearTimers();
-    this.sink.end(null);
+    (this.sink as StreamSink).end(null);
     this.settleFinished(null);
-    if (!this.ended) {
+    if (!this.upstreamEnded) {
       this.lingerTimer = setTimeout(() => this.cancel(new Error('upstream did not close after [DONE]')), UPSTREAM_LINGER_MS);
       this.lingerTimer.unref();
     }
@@ -254,7 +249,7 @@ export class StreamAttempt extends UpstreamAttempt {
 
   /** The upstream ended after commit: a finished stream without [DONE] gets one; an unfinished one is a break. */
   private finish(): void {
-    if (this.finishedOnce) return;
+    if (this.phase !== 'relaying') return;
     if (this.sawDone || this.sawFinish) {
       this.clearTimers();
       (this.sink as StreamSink).end(this.sawDone ? null : DONE_EVENT);
@@ -267,17 +262,16 @@ export class StreamAttempt extends UpstreamAttempt {
   }
 
   private interrupt(err: AttemptError): void {
-    if (this.finishedOnce) return;
+    if (this.phase !== 'relaying') return;
     this.clearTimers();
     this.cancel(err);
-    if (this.sink) this.sink.end(streamErrorEvent(err.message));
-    else this.pendingInterrupt = err;
+    (this.sink as StreamSink).end(streamErrorEvent(err.message));
     this.settleFinished(err);
   }
 
   private settleFinished(interruption: AttemptError | null): void {
-    if (this.finishedOnce) return;
-    this.finishedOnce = true;
+    if (this.phase === 'done') return;
+    this.phase = 'done';
     this.release();
     this.resolveFinished({ interruption, usage: this.usage, chunkErrors: this.chunkErrors });
   }
@@ -294,7 +288,7 @@ export class StreamAttempt extends UpstreamAttempt {
 
   private readonly onTotalTimeout = (): void => {
     const err = timeoutError('total_timeout', this.stream.tier.timeouts.total_ms, this.currentPhase());
-    if (this.committed) this.interrupt(err);
+    if (this.phase === 'relaying') this.interrupt(err);
     else this.fail(err);
   };
 
