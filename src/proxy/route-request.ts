@@ -81,9 +81,11 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
           ttftLimit: budget < ttftMs ? 'deadline' : 'ttft_timeout',
           clientWantsUsage: req.clientWantsUsage,
           onChunkError: () => deps.telemetry.emit({ type: 'chunk_error', route: req.route.name, tier: tier.name }),
+          // The client is answered first; the bookkeeping of this attempt follows.
           open: (committed) => {
+            const sink = req.openStream(tier, attempts.length + 1);
             record(req, deps, attempts, tier, n, 'ok', committed.elapsedMs, undefined, null);
-            return req.openStream(tier, attempts.length);
+            return sink;
           },
         });
         const result = await attempt.commit;

@@ -71,6 +71,8 @@ export class StreamAttempt extends UpstreamAttempt {
   private held: Buffer[] = [];
   /** Events of the chunk being parsed that are to be forwarded. */
   private out: Buffer[] = [];
+  /** Forwarded bytes not yet written to the client (written once per turn). */
+  private unsent: Buffer[] = [];
   private dropped = false;
   private readonly parser = new SseParser();
   private readonly facts: EventFacts = { flags: 0, usage: undefined };
@@ -210,13 +212,32 @@ export class StreamAttempt extends UpstreamAttempt {
     return this.phase === 'relaying';
   }
 
+  /**
+   * Queues bytes for the client. Everything undici hands over in one socket read (often many
+   * HTTP chunks) leaves as one write at the end of that turn: writing each on its own costs a
+   * write call per event while node:http holds them corked until the next tick anyway.
+   */
   private forward(bytes: Buffer): void {
-    const sink = this.sink as StreamSink;
-    if (!sink.write(bytes) && !this.paused && this.controller) {
+    if (this.unsent.length === 0) queueMicrotask(this.flush);
+    this.unsent.push(bytes);
+  }
+
+  private readonly flush = (): void => {
+    const unsent = this.unsent;
+    this.unsent = [];
+    if (unsent.length === 0 || this.sink === null || this.input.client.aborted) return;
+    const sink = this.sink;
+    if (!sink.write(unsent.length === 1 ? unsent[0] : Buffer.concat(unsent)) && !this.paused && this.controller && this.phase === 'relaying') {
       this.paused = true;
       this.controller.pause();
       sink.onceDrain(this.onDrain);
     }
+  };
+
+  /** Ends the client's response after what is still queued. */
+  private endSink(tail: Buffer | null): void {
+    this.flush();
+    (this.sink as StreamSink).end(tail);
   }
 
   private readonly onDrain = (): void => {
@@ -233,7 +254,7 @@ export class StreamAttempt extends UpstreamAttempt {
   private completeIfDone(): void {
     if (!this.sawDone || this.phase !== 'relaying') return;
     this.clearTimers();
-    (this.sink as StreamSink).end(null);
+    this.endSink(null);
     this.settleFinished(null);
     if (!this.upstreamEnded) {
       this.lingerTimer = setTimeout(() => this.cancel(new Error('upstream did not close after [DONE]')), UPSTREAM_LINGER_MS);
@@ -252,7 +273,7 @@ export class StreamAttempt extends UpstreamAttempt {
     if (this.phase !== 'relaying') return;
     if (this.sawDone || this.sawFinish) {
       this.clearTimers();
-      (this.sink as StreamSink).end(this.sawDone ? null : DONE_EVENT);
+      this.endSink(this.sawDone ? null : DONE_EVENT);
       this.settleFinished(null);
       return;
     }
@@ -265,7 +286,7 @@ export class StreamAttempt extends UpstreamAttempt {
     if (this.phase !== 'relaying') return;
     this.clearTimers();
     this.cancel(err);
-    (this.sink as StreamSink).end(streamErrorEvent(err.message));
+    this.endSink(streamErrorEvent(err.message));
     this.settleFinished(err);
   }
 
