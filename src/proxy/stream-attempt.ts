@@ -6,6 +6,7 @@ import {
 } from '../providers/types.js';
 import { SseParser } from '../sse/parser.js';
 import { AttemptError, timeoutError } from './attempt-error.js';
+import { ClientWriter } from './client-writer.js';
 import { emptyStream, MAX_EVENT_BYTES, streamErrorEvent, tooLargeEvent } from './stream-errors.js';
 import { type AttemptInput, UpstreamAttempt } from './upstream-attempt.js';
 
@@ -66,13 +67,11 @@ export class StreamAttempt extends UpstreamAttempt {
   private phase: Phase = 'waiting';
   /** The upstream finished its response (it may still do so after [DONE] was relayed). */
   private upstreamEnded = false;
-  private sink: StreamSink | null = null;
+  private writer: ClientWriter | null = null;
   /** Raw events held before commit. */
   private held: Buffer[] = [];
   /** Events of the chunk being parsed that are to be forwarded. */
   private out: Buffer[] = [];
-  /** Forwarded bytes not yet written to the client (written once per turn). */
-  private unsent: Buffer[] = [];
   private dropped = false;
   private readonly parser = new SseParser();
   private readonly facts: EventFacts = { flags: 0, usage: undefined };
@@ -80,7 +79,6 @@ export class StreamAttempt extends UpstreamAttempt {
   private sawFinish = false;
   private sawDone = false;
   private chunkErrors = 0;
-  private paused = false;
   private readonly ttftTimer: NodeJS.Timeout;
   private readonly totalTimer: NodeJS.Timeout;
   private idleTimer: NodeJS.Timeout | null = null;
@@ -159,7 +157,14 @@ export class StreamAttempt extends UpstreamAttempt {
     this.settled = true;
     clearTimeout(this.ttftTimer);
     this.idleTimer = setTimeout(this.onIdleTimeout, this.stream.tier.timeouts.idle_ms);
-    this.sink = this.stream.open(this);
+    const controller = this.controller as Controller; // data arrived, so undici has handed it over
+    this.writer = new ClientWriter(this.stream.open(this), {
+      pause: () => controller.pause(),
+      resume: () => {
+        this.idleTimer?.refresh();
+        controller.resume();
+      },
+    }, () => this.input.client.aborted);
     const upToCommit = [...this.held, ...this.out.splice(0)];
     this.held = [];
     this.forward(upToCommit.length === 1 ? upToCommit[0] : Buffer.concat(upToCommit));
@@ -212,39 +217,9 @@ export class StreamAttempt extends UpstreamAttempt {
     return this.phase === 'relaying';
   }
 
-  /**
-   * Queues bytes for the client. Everything undici hands over in one socket read (often many
-   * HTTP chunks) leaves as one write at the end of that turn: writing each on its own costs a
-   * write call per event while node:http holds them corked until the next tick anyway.
-   */
   private forward(bytes: Buffer): void {
-    if (this.unsent.length === 0) queueMicrotask(this.flush);
-    this.unsent.push(bytes);
+    (this.writer as ClientWriter).write(bytes);
   }
-
-  private readonly flush = (): void => {
-    const unsent = this.unsent;
-    this.unsent = [];
-    if (unsent.length === 0 || this.sink === null || this.input.client.aborted) return;
-    const sink = this.sink;
-    if (!sink.write(unsent.length === 1 ? unsent[0] : Buffer.concat(unsent)) && !this.paused && this.controller && this.phase === 'relaying') {
-      this.paused = true;
-      this.controller.pause();
-      sink.onceDrain(this.onDrain);
-    }
-  };
-
-  /** Ends the client's response after what is still queued. */
-  private endSink(tail: Buffer | null): void {
-    this.flush();
-    (this.sink as StreamSink).end(tail);
-  }
-
-  private readonly onDrain = (): void => {
-    this.paused = false;
-    this.idleTimer?.refresh();
-    this.controller?.resume();
-  };
 
   /**
    * [DONE] has been relayed: the answer is complete, so the client's response ends now, even
@@ -254,7 +229,7 @@ export class StreamAttempt extends UpstreamAttempt {
   private completeIfDone(): void {
     if (!this.sawDone || this.phase !== 'relaying') return;
     this.clearTimers();
-    this.endSink(null);
+    (this.writer as ClientWriter).end(null);
     this.settleFinished(null);
     if (!this.upstreamEnded) {
       this.lingerTimer = setTimeout(() => this.cancel(new Error('upstream did not close after [DONE]')), UPSTREAM_LINGER_MS);
@@ -273,7 +248,7 @@ export class StreamAttempt extends UpstreamAttempt {
     if (this.phase !== 'relaying') return;
     if (this.sawDone || this.sawFinish) {
       this.clearTimers();
-      this.endSink(this.sawDone ? null : DONE_EVENT);
+      (this.writer as ClientWriter).end(this.sawDone ? null : DONE_EVENT);
       this.settleFinished(null);
       return;
     }
@@ -286,7 +261,7 @@ export class StreamAttempt extends UpstreamAttempt {
     if (this.phase !== 'relaying') return;
     this.clearTimers();
     this.cancel(err);
-    this.endSink(streamErrorEvent(err.message));
+    (this.writer as ClientWriter).end(streamErrorEvent(err.message));
     this.settleFinished(err);
   }
 
@@ -315,7 +290,7 @@ export class StreamAttempt extends UpstreamAttempt {
 
   private readonly onIdleTimeout = (): void => {
     // A client that is not reading pauses the upstream; that silence is not the upstream's.
-    if (this.paused) {
+    if (this.writer?.paused) {
       this.idleTimer?.refresh();
       return;
     }
