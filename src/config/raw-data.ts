@@ -1,10 +1,9 @@
+import { isRecord } from '../util/is-record.js';
 import type { PathSegment } from './errors.js';
 
 // Helpers for reading the parsed YAML before (or without) the schema vouching for its shape.
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isRecord } from '../util/is-record.js';
 
 /** The value at path, or undefined when any step along it is missing. */
 export function valueAt(data: unknown, path: readonly PathSegment[]): unknown {

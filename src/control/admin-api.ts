@@ -1,8 +1,9 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../proxy/app-context.js';
 import { readBody } from '../proxy/ingress.js';
 import { sendError, sendJson } from '../proxy/respond.js';
+import { hasBearer } from '../util/bearer.js';
+import { decodeSegment } from '../util/decode-segment.js';
 import { isLoopbackHost } from '../util/loopback.js';
 import { applyAlerts } from './alerts.js';
 import { routesView } from './routes-view.js';
@@ -38,7 +39,7 @@ export async function handleAdmin(req: IncomingMessage, res: ServerResponse, app
     return sendJson(res, 200, outcome.result);
   }
   const match = TIER_PATH.exec(path);
-  if (match) return handleTierOverride(req, res, app, decode(match[1]), decode(match[2]));
+  if (match) return handleTierOverride(req, res, app, decodeSegment(match[1]), decodeSegment(match[2]));
   sendError(res, 404, `no admin endpoint ${req.method} ${path}; try GET /admin/routes`, 'invalid_request_error', 'not_found');
 }
 
@@ -86,10 +87,7 @@ async function readJson(req: IncomingMessage): Promise<{ ok: true; value: unknow
 
 function accessDenied(req: IncomingMessage, adminToken: string | undefined): { status: number; code: string; message: string } | null {
   if (adminToken) {
-    const header = req.headers.authorization;
-    const given = Buffer.from(typeof header === 'string' && header.startsWith('Bearer ') ? header.slice(7).trim() : '');
-    const expected = Buffer.from(adminToken);
-    if (given.length === expected.length && timingSafeEqual(given, expected)) return null;
+    if (hasBearer(req, adminToken)) return null;
     return { status: 401, code: 'invalid_admin_token', message: 'admin API: send Authorization: Bearer <server.admin_token>' };
   }
   if (isLoopbackHost(req.socket.remoteAddress ?? '')) return null;
@@ -99,12 +97,4 @@ function accessDenied(req: IncomingMessage, adminToken: string | undefined): { s
 
 function methodNotAllowed(res: ServerResponse, path: string, allowed: string): void {
   sendError(res, 405, `${path} accepts ${allowed}`, 'invalid_request_error', 'method_not_allowed', {}, { allow: allowed });
-}
-
-function decode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
 }

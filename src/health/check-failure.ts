@@ -1,5 +1,5 @@
 import type { Provider } from '../config/schema.js';
-import { isRecord } from '../config/raw-data.js';
+import { isRecord } from '../util/is-record.js';
 import type { Deadline } from './deadline.js';
 
 /** A failure whose message is already meant for the user. */

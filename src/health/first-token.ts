@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import type { Tier } from '../config/schema.js';
-import { isRecord } from '../config/raw-data.js';
+import { isRecord } from '../util/is-record.js';
 import { adapterFor } from '../providers/index.js';
 import { EVENT_CONTENT, EVENT_ERROR, type EventFacts } from '../providers/types.js';
 import { SseParser } from '../sse/parser.js';

@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import type { Provider } from '../config/schema.js';
-import { isRecord } from '../config/raw-data.js';
+import { isRecord } from '../util/is-record.js';
 import { adapterFor } from '../providers/index.js';
 import type { Http } from './deadline.js';
 

@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { decodeSegment } from '../util/decode-segment.js';
+import { isRecord } from '../util/is-record.js';
 import type { MockOptions } from './options.js';
 import { createRandom, forkRandom, type Random } from './random.js';
 
@@ -50,7 +52,7 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
     }
     if (path === '/v1/models' || path.startsWith('/v1/models/')) {
       if (req.method !== 'GET') return sendError(res, 405, `${req.method} not allowed here: use GET`, 'invalid_request_error');
-      const id = path === '/v1/models' ? undefined : safeDecode(path.slice('/v1/models/'.length));
+      const id = path === '/v1/models' ? undefined : decodeSegment(path.slice('/v1/models/'.length));
       return sendJson(res, 200, id === undefined ? { object: 'list', data: [modelEntry(opts.name)] } : modelEntry(id));
     }
     sendError(res, 404, `no route for ${req.method} ${path}`, 'invalid_request_error', 'not_found');
@@ -258,16 +260,4 @@ function breakConnection(res: ServerResponse): void {
 
 function modelEntry(id: string) {
   return { id, object: 'model', created: 0, owned_by: 'llm-route-mock' };
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -4,6 +4,7 @@ import {
   EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, EVENT_FINISH, EVENT_MALFORMED, EVENT_USAGE, EVENT_USAGE_ONLY,
   type EventFacts, type ProviderAdapter, type StatusVerdict, type UpstreamRequest, type Usage,
 } from './types.js';
+import { isRecord } from '../util/is-record.js';
 import { findUsageObject } from './usage-scan.js';
 
 /** OpenAI Chat Completions wire protocol: OpenAI, Ollama /v1, vLLM, llama.cpp, LM Studio, ... */
@@ -12,7 +13,7 @@ export const openaiAdapter: ProviderAdapter = {
     const upstreamBody: Record<string, unknown> = { ...body, model: tier.model };
     if (stream) {
       // Always ask for usage: accounting needs it; the relay hides the chunk from clients that did not ask.
-      const options = isObject(body.stream_options) ? body.stream_options : {};
+      const options = isRecord(body.stream_options) ? body.stream_options : {};
       upstreamBody.stream_options = { ...options, include_usage: true };
     }
     const headers: Record<string, string> = {
@@ -37,7 +38,7 @@ export const openaiAdapter: ProviderAdapter = {
       out.flags = EVENT_MALFORMED;
       return;
     }
-    if (!isObject(chunk)) {
+    if (!isRecord(chunk)) {
       out.flags = EVENT_MALFORMED;
       return;
     }
@@ -46,9 +47,9 @@ export const openaiAdapter: ProviderAdapter = {
     const choices = chunk.choices;
     if (Array.isArray(choices)) {
       for (const choice of choices) {
-        if (!isObject(choice)) continue;
+        if (!isRecord(choice)) continue;
         if (choice.finish_reason != null) flags |= EVENT_FINISH | EVENT_CONTENT;
-        if (isObject(choice.delta) && deltaHasContent(choice.delta)) flags |= EVENT_CONTENT;
+        if (isRecord(choice.delta) && deltaHasContent(choice.delta)) flags |= EVENT_CONTENT;
       }
     }
     const usage = toUsage(chunk.usage);
@@ -102,11 +103,11 @@ const CONTENT_POLICY = /content[_ ]policy|content[_ ]filter|safety system|flagge
 function deltaHasContent(delta: Record<string, unknown>): boolean {
   return nonEmptyString(delta.content) || nonEmptyString(delta.reasoning_content) || nonEmptyString(delta.reasoning)
     || nonEmptyString(delta.refusal) || (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0)
-    || isObject(delta.function_call);
+    || isRecord(delta.function_call);
 }
 
 function toUsage(value: unknown): Usage | undefined {
-  if (!isObject(value)) return undefined;
+  if (!isRecord(value)) return undefined;
   const prompt = value.prompt_tokens, completion = value.completion_tokens;
   if (typeof prompt !== 'number' && typeof completion !== 'number') return undefined;
   return { prompt_tokens: typeof prompt === 'number' ? prompt : 0, completion_tokens: typeof completion === 'number' ? completion : 0 };
@@ -116,8 +117,8 @@ function toUsage(value: unknown): Usage | undefined {
 function upstreamCode(body: string): string | undefined {
   try {
     const parsed: unknown = JSON.parse(body);
-    const error = isObject(parsed) ? parsed.error : undefined;
-    if (!isObject(error)) return undefined;
+    const error = isRecord(parsed) ? parsed.error : undefined;
+    if (!isRecord(error)) return undefined;
     return typeof error.code === 'string' ? error.code : typeof error.type === 'string' ? error.type : undefined;
   } catch {
     return undefined;
@@ -128,9 +129,9 @@ function upstreamCode(body: string): string | undefined {
 function upstreamMessage(body: string): string | undefined {
   try {
     const parsed: unknown = JSON.parse(body);
-    if (isObject(parsed)) {
+    if (isRecord(parsed)) {
       const error = parsed.error;
-      if (isObject(error) && typeof error.message === 'string') return error.message;
+      if (isRecord(error) && typeof error.message === 'string') return error.message;
       if (typeof error === 'string') return error;
       if (typeof parsed.message === 'string') return parsed.message;
     }
@@ -154,8 +155,4 @@ function chatPath(baseUrl: string): string {
 
 function nonEmptyString(value: unknown): boolean {
   return typeof value === 'string' && value.length > 0;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,7 +1,8 @@
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from './app-context.js';
 import { handleAdmin } from '../control/admin-api.js';
+import { hasBearer } from '../util/bearer.js';
 import { handleChatCompletions } from './chat-completions.js';
 import { healthz } from './healthz.js';
 import { sendError, sendJson } from './respond.js';
@@ -67,10 +68,5 @@ function requestId(req: IncomingMessage): string {
 }
 
 function authorized(req: IncomingMessage, token: string | undefined): boolean {
-  if (!token) return true;
-  const header = req.headers.authorization;
-  if (typeof header !== 'string' || !header.startsWith('Bearer ')) return false;
-  const given = Buffer.from(header.slice(7).trim());
-  const expected = Buffer.from(token);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return !token || hasBearer(req, token);
 }
