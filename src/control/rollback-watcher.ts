@@ -1,4 +1,5 @@
 import type { Config, RollbackConfig } from '../config/schema.js';
+import { allTiers } from '../config/all-tiers.js';
 import { tierKey } from '../health/health-view.js';
 import { RollingWindow } from '../health/rolling-window.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
@@ -28,11 +29,9 @@ export class RollbackWatcher {
   /** A reload starts every window afresh (the weights clear rollbacks at the same moment). */
   configure(config: Config): void {
     const next = new Map<string, Watched>();
-    for (const route of config.routes.values()) {
-      for (const tier of route.tiers) {
-        if (!tier.rollback) continue;
-        next.set(tierKey(route.name, tier.name), { route: route.name, tier: tier.name, rules: tier.rollback, window: new RollingWindow(tier.rollback.window_s * 1000, 2048) });
-      }
+    for (const tier of allTiers(config)) {
+      if (!tier.rollback) continue;
+      next.set(tierKey(tier.route, tier.name), { route: tier.route, tier: tier.name, rules: tier.rollback, window: new RollingWindow(tier.rollback.window_s * 1000, 2048) });
     }
     this.watched = next;
   }

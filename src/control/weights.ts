@@ -1,4 +1,5 @@
 import type { Config, Tier } from '../config/schema.js';
+import { allTiers } from '../config/all-tiers.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 import type { WeightChanged } from '../telemetry/events.js';
 import { tierKey } from '../health/health-view.js';
@@ -67,16 +68,14 @@ export class WeightControl {
    */
   configure(config: Config, isReload = true): void {
     const next = new Map<string, TierControl>();
-    for (const route of config.routes.values()) {
-      for (const tier of route.tiers) {
-        const k = tierKey(route.name, tier.name);
-        const existing = this.tiers.get(k);
-        const control: TierControl = existing ?? { configured: tier.weight, admin: null, alerts: new Map(), rollback: null };
-        control.configured = tier.weight;
-        if (isReload && control.rollback) clearRollback(control);
-        next.set(k, control);
-        if (isReload) this.emit(route.name, tier.name, control, 'reload');
-      }
+    for (const tier of allTiers(config)) {
+      const k = tierKey(tier.route, tier.name);
+      const existing = this.tiers.get(k);
+      const control: TierControl = existing ?? { configured: tier.weight, admin: null, alerts: new Map(), rollback: null };
+      control.configured = tier.weight;
+      if (isReload && control.rollback) clearRollback(control);
+      next.set(k, control);
+      if (isReload) this.emit(tier.route, tier.name, control, 'reload');
     }
     for (const [k, control] of this.tiers) {
       if (!next.has(k)) {

@@ -1,4 +1,5 @@
 import type { Config, Tier } from '../config/schema.js';
+import { allTiers } from '../config/all-tiers.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 import { type AttemptFinished, type HealthChecked, isHealthNeutral, type TelemetryEvent } from '../telemetry/events.js';
 import { Circuit } from './circuit.js';
@@ -54,20 +55,18 @@ export class HealthBoard {
   /** Takes a (re)loaded config: known tiers keep their history, new ones start healthy. */
   configure(config: Config): void {
     const next = new Map<string, TierHealth>();
-    for (const route of config.routes.values()) {
-      for (const tier of route.tiers) {
-        const k = tierKey(route.name, tier.name);
-        const existing = this.tiers.get(k);
-        if (existing) {
-          existing.tier = tier;
-          existing.circuit.configure(tier.circuit);
-          next.set(k, existing);
-        } else {
-          next.set(k, {
-            tier, circuit: new Circuit(tier.circuit), window: new RollingWindow(HEALTH_WINDOW_MS), state: 'healthy',
-            lastSuccessAt: 0, lastError: null, attempts: 0, failures: 0, windowVerdict: 'healthy', windowVerdictAt: 0,
-          });
-        }
+    for (const tier of allTiers(config)) {
+      const k = tierKey(tier.route, tier.name);
+      const existing = this.tiers.get(k);
+      if (existing) {
+        existing.tier = tier;
+        existing.circuit.configure(tier.circuit);
+        next.set(k, existing);
+      } else {
+        next.set(k, {
+          tier, circuit: new Circuit(tier.circuit), window: new RollingWindow(HEALTH_WINDOW_MS), state: 'healthy',
+          lastSuccessAt: 0, lastError: null, attempts: 0, failures: 0, windowVerdict: 'healthy', windowVerdictAt: 0,
+        });
       }
     }
     this.tiers = next;

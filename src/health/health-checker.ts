@@ -1,4 +1,5 @@
 import type { Config, Tier } from '../config/schema.js';
+import { allTiers } from '../config/all-tiers.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 import { checkTier } from './check-tier.js';
 
@@ -41,18 +42,16 @@ export class HealthChecker {
     if (!this.running) return;
     for (const schedule of this.schedules) if (schedule.timer) clearInterval(schedule.timer);
     this.schedules = [];
-    for (const route of config.routes.values()) {
-      for (const tier of route.tiers) {
-        const { health } = tier.provider;
-        if (health.interval_ms !== undefined) this.schedule(tier, 'check', health.interval_ms);
-        if (health.warmup) this.schedule(tier, 'warmup', health.keepalive_ms);
-      }
+    for (const tier of allTiers(config)) {
+      const { health } = tier.provider;
+      if (health.interval_ms !== undefined) this.schedule(tier, 'check', health.interval_ms);
+      if (health.warmup) this.schedule(tier, 'warmup', health.keepalive_ms);
     }
   }
 
   /** Checks every tier now, with a TTFT request; resolves when all have reported. */
   async runAll(): Promise<void> {
-    const tiers = [...this.config.routes.values()].flatMap((route) => route.tiers);
+    const tiers = allTiers(this.config);
     await Promise.all(tiers.map((tier) => this.run(tier, 'check', true)));
   }
 

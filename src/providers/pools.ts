@@ -1,4 +1,5 @@
 import { Pool } from 'undici';
+import { allTiers } from '../config/all-tiers.js';
 import type { Config, Provider } from '../config/schema.js';
 
 /**
@@ -20,11 +21,9 @@ export class ProviderPools {
   /** With `previous`, pools whose origin and connect timeout did not change are taken over. */
   constructor(config: Config, previous?: ProviderPools) {
     const connectMs = new Map<string, number>();
-    for (const route of config.routes.values()) {
-      for (const tier of route.tiers) {
-        const current = connectMs.get(tier.provider.name);
-        if (current === undefined || tier.timeouts.connect_ms < current) connectMs.set(tier.provider.name, tier.timeouts.connect_ms);
-      }
+    for (const tier of allTiers(config)) {
+      const current = connectMs.get(tier.provider.name);
+      if (current === undefined || tier.timeouts.connect_ms < current) connectMs.set(tier.provider.name, tier.timeouts.connect_ms);
     }
     for (const provider of config.providers.values()) {
       const timeout = connectMs.get(provider.name) ?? 2_000;

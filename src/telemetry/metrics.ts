@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { allTiers } from '../config/all-tiers.js';
 import type { Config } from '../config/schema.js';
 import type { TelemetryBus } from './bus.js';
 import type { TelemetryEvent } from './events.js';
@@ -87,12 +88,10 @@ export class Metrics {
    * the new tiers: known ones keep the values their events set (a down tier stays down).
    */
   configure(config: Config): void {
-    for (const route of config.routes.values()) {
-      for (const tier of route.tiers) {
-        if (this.has(this.tierState, route.name, tier.name)) continue;
-        this.child(this.tierState, route.name, tier.name).set(0);
-        this.child(this.tierWeight, route.name, tier.name).set(tier.weight);
-      }
+    for (const tier of allTiers(config)) {
+      if (this.has(this.tierState, tier.route, tier.name)) continue;
+      this.child(this.tierState, tier.route, tier.name).set(0);
+      this.child(this.tierWeight, tier.route, tier.name).set(tier.weight);
     }
   }
 
