@@ -9,8 +9,8 @@ const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
 const env = { OPENAI_API_KEY: 'sk-example' };
 
 describe('examples/', () => {
-  it('holds the three documented tier files', () => {
-    expect(files).toEqual(expect.arrayContaining(['ollama-then-openai.yaml', 'vllm-then-openai.yaml', 'demo.yaml']));
+  it('holds the documented tier files', () => {
+    expect(files).toEqual(expect.arrayContaining(['ollama-then-openai.yaml', 'vllm-then-openai.yaml', 'canary-rollback.yaml', 'demo.yaml']));
   });
 
   it.each(files)('%s loads and has at least one route with tiers', (file) => {
