@@ -1,0 +1,38 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { dashboardActions } from '../../src/cli/dashboard.js';
+import { FakeUpstream, healthyStream } from '../helpers/fake-upstream.js';
+import { chat, type RunningProxy, startProxy } from '../helpers/proxy.js';
+
+let cleanup: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const fn of cleanup.reverse()) await fn();
+  cleanup = [];
+});
+
+describe('the UI keys act on the running proxy', () => {
+  it('k kills a tier (no traffic reaches it) and restores it; q quits', async () => {
+    const local = await FakeUpstream.start();
+    const cloud = await FakeUpstream.start();
+    cleanup.push(() => local.close(), () => cloud.close());
+    local.always(healthyStream(['local']));
+    cloud.always(healthyStream(['cloud']));
+    const p: RunningProxy = await startProxy({ tiers: [{ name: 'local', url: local.url }, { name: 'cloud', url: cloud.url }] });
+    cleanup.push(() => p.close());
+    const quits: string[] = [];
+    const actions = dashboardActions(p.server.app, (reason) => quits.push(reason));
+
+    actions.setKill('chat', 'local', true);
+    let res = await chat(p, { stream: true });
+    expect(res.headers.get('x-llm-route-tier')).toBe('cloud');
+    await res.text();
+    expect(local.requests).toHaveLength(0);
+
+    actions.setKill('chat', 'local', false);
+    res = await chat(p, { stream: true });
+    expect(res.headers.get('x-llm-route-tier')).toBe('local');
+    await res.text();
+
+    actions.quit();
+    expect(quits).toEqual(['q']);
+  });
+});
