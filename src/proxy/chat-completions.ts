@@ -45,7 +45,7 @@ export async function handleChatCompletions(req: IncomingMessage, res: ServerRes
   };
   res.once('close', onClose);
   app.inFlight.add(client);
-  app.telemetry.emit({ type: 'request_start', id, route: route.name, stream });
+  app.telemetry.emit({ type: 'request_start', id, route: route.name, stream, protocol: 'chat' });
   // The pools this request started with, even if a reload replaces them meanwhile.
   const pools = app.pools.acquire();
   let ttftMs = 0;
@@ -161,13 +161,19 @@ function answerHeaders(id: string, route: Route, tier: Tier, attempts: number): 
 type FinishFields = Pick<RequestFinished, 'tier' | 'status' | 'outcome'> & Partial<Pick<RequestFinished, 'ttftMs' | 'usage' | 'chunkErrors' | 'committed' | 'error'>>;
 
 function finish(app: AppContext, base: RequestBase, fields: FinishFields): void {
+  const durationMs = performance.now() - base.arrivedAt;
+  const tier = fields.tier === null ? undefined : app.config.routes.get(base.route)?.tiers.find((t) => t.name === fields.tier);
   app.telemetry.emit({
     type: 'request_end',
     id: base.id,
     route: base.route,
     stream: base.stream,
     attempts: base.attempts,
-    durationMs: performance.now() - base.arrivedAt,
+    durationMs,
+    startedAt: Date.now() - durationMs,
+    protocol: 'chat',
+    provider: tier?.provider.name ?? null,
+    model: tier?.model ?? null,
     committed: false,
     chunkErrors: 0,
     ...fields,

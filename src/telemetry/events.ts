@@ -1,5 +1,18 @@
 import type { Usage } from '../providers/types.js';
 
+/** The protocol a client spoke to llm-route: OpenAI Chat Completions, OpenAI Responses, Anthropic Messages. */
+export type ClientProtocol = 'chat' | 'responses' | 'messages';
+
+/** What one token saver did to a request, measured with the tokenizer on the message contents. */
+export interface SaverMeasure {
+  saver: string;
+  /** Tokens before and after this saver ran (equal when it saved nothing, failed, or was not applied). */
+  before: number;
+  after: number;
+  /** The saver threw or overran its time budget: it was skipped for this request. */
+  failed?: boolean;
+}
+
 /**
  * Everything the UI, metrics, health and the request log learn about requests leaves the
  * request path as one of these events. Nothing on the path calls into a subscriber directly.
@@ -30,6 +43,7 @@ export interface RequestStarted {
   id: string;
   route: string;
   stream: boolean;
+  protocol: ClientProtocol;
 }
 
 export interface AttemptFinished {
@@ -86,7 +100,22 @@ export interface RequestFinished {
   attempts: AttemptRecord[];
   ttftMs?: number;
   durationMs: number;
+  /** Epoch ms at the request's arrival. */
+  startedAt: number;
+  /** The protocol the client spoke (the route may be empty for requests rejected before routing). */
+  protocol: ClientProtocol;
+  /** The answering tier's provider and model; null when no tier answered. */
+  provider: string | null;
+  model: string | null;
+  /** As the upstream reported it; absent when it reported none. */
   usage?: Usage;
+  /**
+   * Present only when a tier answered but reported no usage: the text to count with a
+   * tokenizer off the request path (the prompt's message contents and the answer's text).
+   */
+  estimate?: { promptText: string; completionText: string };
+  /** Token savers that ran on the request, in order. */
+  savers?: SaverMeasure[];
   chunkErrors: number;
   error?: string;
 }

@@ -75,6 +75,7 @@ export function toLogLine(event: RequestFinished, time = new Date().toISOString(
     event: 'request',
     id: event.id,
     route: event.route || null,
+    protocol: event.protocol,
     tier: event.tier,
     status: event.status,
     outcome: event.outcome,

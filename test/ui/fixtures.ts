@@ -43,7 +43,7 @@ let nextId = 0;
 /** The events of one request: its attempts in order, then a commit (streams) and the end. */
 export function requestEvents(route: string, attempts: AttemptRecord[], end: Partial<RequestFinished> = {}): TelemetryEvent[] {
   const id = `r${++nextId}`;
-  const events: TelemetryEvent[] = [{ type: 'request_start', id, route, stream: true }];
+  const events: TelemetryEvent[] = [{ type: 'request_start', id, route, stream: true, protocol: 'chat' }];
   const answered = attempts.find((a) => a.outcome === 'ok');
   for (let i = 0; i < attempts.length; i++) {
     const record = attempts[i];
@@ -62,6 +62,7 @@ export function requestEvents(route: string, attempts: AttemptRecord[], end: Par
     type: 'request_end', id, route, tier: answered?.tier ?? null, status: answered ? 200 : 502,
     outcome: answered ? 'ok' : 'failed', stream: true, committed: Boolean(answered), attempts,
     ttftMs: answered ? ttftMs : undefined, durationMs: ttftMs + 500, chunkErrors: 0,
+    startedAt: Date.now(), protocol: 'chat', provider: answered ? 'p' : null, model: answered ? 'm' : null,
     usage: answered ? { prompt_tokens: 12, completion_tokens: 143 } : undefined,
     ...end,
   });
