@@ -1,5 +1,5 @@
-import type { AppContext } from '../proxy/app-context.js';
-import type { ProxyServer } from '../proxy/server.js';
+import type { AppContext } from '../server/app-context.js';
+import type { ProxyServer } from '../server/server.js';
 import type { DashboardActions } from '../ui/actions.js';
 import type { DashboardHandle } from '../ui/render-dashboard.js';
 

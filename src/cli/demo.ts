@@ -3,7 +3,7 @@ import { loadConfig } from '../config/load.js';
 import { type MockProcess, startMockProcess } from '../demo/mock-process.js';
 import { startOutages } from '../demo/outages.js';
 import { startTraffic } from '../demo/traffic.js';
-import { ProxyServer } from '../proxy/server.js';
+import { ProxyServer } from '../server/server.js';
 import { TelemetryBus } from '../telemetry/bus.js';
 import { attachRequestLog } from '../telemetry/request-log.js';
 import { showDashboard } from './dashboard.js';

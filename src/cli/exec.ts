@@ -5,7 +5,7 @@ import { ConfigError } from '../config/errors.js';
 import { loadConfig, resolveConfigPath } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { startProviders, type StartedProviders } from '../launch/start-provider.js';
-import { ProxyServer } from '../proxy/server.js';
+import { ProxyServer } from '../server/server.js';
 import type { ProviderOutput } from '../telemetry/events.js';
 
 export interface ExecOptions {

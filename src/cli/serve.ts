@@ -2,7 +2,7 @@ import { ConfigError } from '../config/errors.js';
 import { loadConfig, resolveConfigPath } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { startProviders, type StartedProviders } from '../launch/start-provider.js';
-import { ProxyServer } from '../proxy/server.js';
+import { ProxyServer } from '../server/server.js';
 import { TelemetryBus } from '../telemetry/bus.js';
 import { attachRequestLog } from '../telemetry/request-log.js';
 import type { DashboardHandle } from '../ui/render-dashboard.js';

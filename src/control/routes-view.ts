@@ -1,7 +1,7 @@
-import type { AppContext } from '../proxy/app-context.js';
+import type { ControlContext } from './control-context.js';
 
 /** GET /admin/routes: every route's tiers with weights, overrides, health and recent TTFT. */
-export function routesView(app: AppContext): Record<string, unknown> {
+export function routesView(app: ControlContext): Record<string, unknown> {
   const routes: Record<string, unknown> = {};
   for (const route of app.config.routes.values()) {
     routes[route.name] = {

@@ -1,18 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Provider, Tier } from '../config/schema.js';
 
-/**
- * Token counts as the upstream reported them, in OpenAI's convention whatever the protocol:
- * `prompt_tokens` includes the cached (read) and cache-creation tokens; `cached_tokens` says
- * how many of them were read from a prompt cache, `cache_creation_tokens` how many were
- * written to one (Anthropic). So Anthropic's `input_tokens` = prompt − cached − creation.
- */
-export interface Usage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  cached_tokens?: number;
-  cache_creation_tokens?: number;
-}
+export type { Usage } from '../protocols/usage.js';
+import type { Usage } from '../protocols/usage.js';
 
 /** What one SSE event means to the router; filled in place to avoid a per-event object. */
 export interface EventFacts {

@@ -1,14 +1,7 @@
-import type { IncomingHttpHeaders } from 'node:http';
-import type { StatusVerdict } from '../providers/types.js';
+import type { StatusVerdict, UpstreamAnswer } from '../protocols/types.js';
+import type { Blame } from '../telemetry/events.js';
 
 export type Phase = 'connect' | 'headers' | 'first_token' | 'body' | 'idle' | 'total';
-
-/** The upstream's own answer, kept so a payload error can be shown to the client as it was. */
-export interface UpstreamAnswer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-}
 
 interface AttemptErrorInit {
   phase: Phase;
@@ -18,6 +11,8 @@ interface AttemptErrorInit {
   status?: number;
   retryAfterMs?: number;
   upstream?: UpstreamAnswer;
+  /** Default: the payload's when there is no failover, else the provider's while connecting, else the tier's. */
+  blame?: Blame;
 }
 
 /**
@@ -35,6 +30,8 @@ export class AttemptError extends Error {
   readonly status: number | undefined;
   readonly retryAfterMs: number | undefined;
   readonly upstream: UpstreamAnswer | undefined;
+  /** Whose health this failure counts against, decided here where it is made. */
+  readonly blame: Blame;
 
   constructor(reason: string, message: string, init: AttemptErrorInit) {
     super(message);
@@ -47,6 +44,7 @@ export class AttemptError extends Error {
     this.status = init.status;
     this.retryAfterMs = init.retryAfterMs;
     this.upstream = init.upstream;
+    this.blame = init.blame !== undefined ? init.blame : !init.failover ? 'payload' : init.phase === 'connect' ? 'provider' : 'tier';
   }
 }
 
@@ -58,7 +56,9 @@ export function timeoutError(reason: 'connect_timeout' | 'ttft_timeout' | 'total
     idle_timeout: 'no bytes',
     deadline: 'route deadline reached, no first token',
   }[reason];
-  return new AttemptError(reason, `${what} within ${ms} ms`, { phase, failover: true, retryable: false, timedOut: true });
+  // The route's deadline cut the attempt short: the budget ran out, not the tier.
+  const blame = reason === 'deadline' ? null : undefined;
+  return new AttemptError(reason, `${what} within ${ms} ms`, { phase, failover: true, retryable: false, timedOut: true, blame });
 }
 
 export function statusError(verdict: StatusVerdict, answer: UpstreamAnswer): AttemptError {
@@ -69,6 +69,8 @@ export function statusError(verdict: StatusVerdict, answer: UpstreamAnswer): Att
     status: answer.status,
     retryAfterMs: parseRetryAfter(answer.headers['retry-after']),
     upstream: answer,
+    // An input this server cannot take says nothing about its health.
+    blame: verdict.healthNeutral ? null : undefined,
   });
 }
 
@@ -87,7 +89,7 @@ export function transportError(err: unknown, phase: Phase): AttemptError {
   const detail = code ?? (err instanceof Error ? err.message : String(err));
   // A reset, or a socket the other side closed mid-answer: worth one more try.
   if (code !== undefined && RESETS.has(code)) {
-    return new AttemptError('connection_reset', `connection broken (${detail})`, { phase, failover: true, retryable: true });
+    return new AttemptError('connection_reset', `connection broken (${detail})`, { phase, failover: true, retryable: true, blame: 'provider' });
   }
   // TLS failures, bad header values, a closed pool: trying again will not help; the next tier may.
   return new AttemptError('transport_error', `request failed (${detail})`, { phase, failover: true, retryable: false });

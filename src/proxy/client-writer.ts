@@ -1,4 +1,11 @@
-import type { StreamSink } from './stream-attempt.js';
+/** Where a committed stream's bytes go (the client's response). */
+export interface StreamSink {
+  /** false when the client is not keeping up: the upstream is paused until `drain`. */
+  write(data: Buffer): boolean;
+  onceDrain(resume: () => void): void;
+  /** Ends the response; `tail` is written last (a terminator or an error event). */
+  end(tail: Buffer | null): void;
+}
 
 /** The upstream side of the relay, as far as backpressure needs it. */
 export interface Upstream {

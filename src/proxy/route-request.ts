@@ -1,16 +1,18 @@
 import type { Pool } from 'undici';
 import type { Provider, Route, Tier } from '../config/schema.js';
 import type { TierGate } from '../health/health-view.js';
-import { adapterFor } from '../providers/index.js';
-import type { TelemetryBus } from '../telemetry/bus.js';
-import type { AttemptFinished, AttemptRecord } from '../telemetry/events.js';
-import { AttemptError, timeoutError } from './attempt-error.js';
-import { retryDelayMs, sleep } from './backoff.js';
+import { type ShapedAnswer, UpstreamCall } from '../protocols/call.js';
+import { type ClientCodec, type ClientRequest, isUnsupported } from '../protocols/types.js';
 import { redactSecrets } from '../providers/redact-secrets.js';
+import type { TelemetryBus } from '../telemetry/bus.js';
+import type { AttemptRecord, Blame } from '../telemetry/events.js';
+import { type AttemptError, timeoutError } from './attempt-error.js';
+import { retryDelayMs, sleep } from './backoff.js';
 import type { ClientLifetime } from './client-lifetime.js';
+import type { StreamSink } from './client-writer.js';
 import { planTiers } from './plan.js';
 import { isShutdown } from './shutdown.js';
-import { StreamAttempt, type StreamSink } from './stream-attempt.js';
+import { StreamAttempt } from './stream-attempt.js';
 import { type UnaryAnswer, UnaryAttempt } from './unary-attempt.js';
 
 export interface RoutingDeps {
@@ -23,23 +25,24 @@ export interface RoutingDeps {
 export interface RoutingRequest {
   id: string;
   route: Route;
-  body: Record<string, unknown>;
-  stream: boolean;
-  clientWantsUsage: boolean;
-  /** Answers the client at a stream's commit point (synchronously): `attempts` tries it took. */
-  openStream: (tier: Tier, attempts: number) => StreamSink;
+  request: ClientRequest;
+  codec: ClientCodec;
+  /** The commit step of a stream (synchronous): answers the client; `attempts` tries it took. */
+  commit: (tier: Tier, attempts: number) => StreamSink;
   /** performance.now() at the request's arrival: TTFT and the route deadline count from here. */
   arrivedAt: number;
   client: ClientLifetime;
 }
 
 export type RoutingOutcome =
-  | { kind: 'stream'; tier: Tier; attempt: StreamAttempt; attempts: AttemptRecord[] }
-  | { kind: 'unary'; tier: Tier; answer: UnaryAnswer; attempts: AttemptRecord[] }
+  | { kind: 'stream'; tier: Tier; call: UpstreamCall; attempt: StreamAttempt; attempts: AttemptRecord[] }
+  | { kind: 'unary'; tier: Tier; call: UpstreamCall; answer: UnaryAnswer; attempts: AttemptRecord[] }
   /** The payload's fault: the upstream's own error goes to the client. */
-  | { kind: 'rejected'; tier: Tier; error: AttemptError; attempts: AttemptRecord[] }
+  | { kind: 'rejected'; tier: Tier; answer: ShapedAnswer; error: AttemptError; attempts: AttemptRecord[] }
   /** No tier answered. `timedOut`: every attempt timed out, or the deadline passed (504). */
   | { kind: 'exhausted'; timedOut: boolean; planned: number; attempts: AttemptRecord[] }
+  /** No planned tier can carry this request (an image URL for Ollama, n > 1 for Anthropic, …). */
+  | { kind: 'unsupported'; reasons: string[]; attempts: AttemptRecord[] }
   /** The client left, or the server is stopping. */
   | { kind: 'aborted'; shutdown: boolean; attempts: AttemptRecord[] };
 
@@ -50,23 +53,29 @@ export type RoutingOutcome =
 export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Promise<RoutingOutcome> {
   const { tiers: plan, allDown } = planTiers(req.route, deps.gate, deps.random);
   const attempts: AttemptRecord[] = [];
+  const unsupported: string[] = [];
   const deadlineAt = req.arrivedAt + req.route.deadline_ms;
+  const stream = req.request.stream;
   let allTimedOut = true;
 
   for (let t = 0; t < plan.length; t++) {
     const tier = plan[t];
+    const call = UpstreamCall.prepare(tier, req.codec, req.request);
+    if (isUnsupported(call)) {
+      unsupported.push(`${tier.name}: ${call.unsupported}`);
+      record(req, deps, attempts, tier, 1, 'unsupported', 0, undefined, null, call.unsupported);
+      continue;
+    }
     // Another request took this tier's half-open trial since planning: leave the trial to it.
     if (!allDown && !deps.gate.claim(tier)) continue;
-    const adapter = adapterFor(tier.provider.type);
-    const request = adapter.buildChatRequest(tier.provider, tier, req.body, req.stream);
     let lastError: AttemptError | null = null;
 
     for (let n = 1; n <= tier.retry.attempts; n++) {
       if (req.client.aborted) return aborted(req, attempts);
-      const input = { tier, adapter, pool: deps.pools.get(tier.provider), request, client: req.client };
+      const input = { tier, call, pool: deps.pools.get(tier.provider), client: req.client };
       let error: AttemptError;
       let elapsedMs: number;
-      if (req.stream) {
+      if (stream) {
         const remaining = deadlineAt - performance.now();
         if (remaining <= 0) {
           attempts.push({ tier: tier.name, attempt: n, outcome: 'deadline', ms: 0, message: timeoutError('deadline', req.route.deadline_ms, 'first_token').message });
@@ -79,33 +88,36 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
           ...input,
           ttftBudgetMs: budget,
           ttftLimit: budget < ttftMs ? 'deadline' : 'ttft_timeout',
-          clientWantsUsage: req.clientWantsUsage,
+          output: call.streamOutput(),
           onChunkError: () => deps.telemetry.emit({ type: 'chunk_error', route: req.route.name, tier: tier.name }),
           // The client is answered first; the bookkeeping of this attempt follows.
-          open: (committed) => {
-            const sink = req.openStream(tier, attempts.length + 1);
+          commit: (committed) => {
+            const sink = req.commit(tier, attempts.length + 1);
             record(req, deps, attempts, tier, n, 'ok', committed.elapsedMs, undefined, null);
             return sink;
           },
         });
-        const result = await attempt.commit;
+        const result = await attempt.committed;
         elapsedMs = attempt.elapsedMs;
-        if (result.committed) return { kind: 'stream', tier, attempt, attempts };
+        if (result.committed) return { kind: 'stream', tier, call, attempt, attempts };
         error = result.error;
       } else {
         const attempt = new UnaryAttempt(input);
         const result = await attempt.result;
         elapsedMs = attempt.elapsedMs;
         if (result.ok) {
-          record(req, deps, attempts, tier, n, 'ok', elapsedMs, result.answer.status, null);
-          return { kind: 'unary', tier, answer: result.answer, attempts };
+          record(req, deps, attempts, tier, n, 'ok', elapsedMs, result.answer.answer.status, null);
+          return { kind: 'unary', tier, call, answer: result.answer, attempts };
         }
         error = result.error;
       }
 
       if (error.reason === 'client_abort' || error.reason === 'shutdown') return aborted(req, attempts);
-      record(req, deps, attempts, tier, n, error.reason, elapsedMs, error.status, blameOf(error), error.message);
-      if (!error.failover) return { kind: 'rejected', tier, error, attempts };
+      record(req, deps, attempts, tier, n, error.reason, elapsedMs, error.status, error.blame, error.message);
+      if (!error.failover) {
+        const answer = call.rejection(error.upstream ?? { status: 400, headers: {}, body: Buffer.alloc(0) }, redactSecrets(error.message, tier.provider));
+        return { kind: 'rejected', tier, answer, error, attempts };
+      }
       lastError = error;
       if (!error.timedOut) allTimedOut = false;
       if (error.reason === 'deadline') return { kind: 'exhausted', timedOut: true, planned: plan.length, attempts };
@@ -115,7 +127,7 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
       if (!allDown && !deps.gate.admit(tier)) break;
       const delay = retryDelayMs(tier.retry, n, error.retryAfterMs, deps.random);
       if (delay === null) break; // Retry-After longer than the retry budget: fail over now
-      if (req.stream && performance.now() + delay >= deadlineAt) break;
+      if (stream && performance.now() + delay >= deadlineAt) break;
       if (!(await sleep(delay, req.client))) return aborted(req, attempts);
     }
 
@@ -123,7 +135,9 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
       deps.telemetry.emit({ type: 'failover', id: req.id, route: req.route.name, fromTier: tier.name, reason: lastError.reason });
     }
   }
-  return { kind: 'exhausted', timedOut: attempts.length > 0 && allTimedOut, planned: plan.length, attempts };
+  if (unsupported.length > 0 && unsupported.length === attempts.length) return { kind: 'unsupported', reasons: unsupported, attempts };
+  const tried = attempts.filter((a) => a.outcome !== 'unsupported');
+  return { kind: 'exhausted', timedOut: tried.length > 0 && allTimedOut, planned: plan.length, attempts };
 }
 
 function aborted(req: RoutingRequest, attempts: AttemptRecord[]): RoutingOutcome {
@@ -132,19 +146,12 @@ function aborted(req: RoutingRequest, attempts: AttemptRecord[]): RoutingOutcome
 
 function record(
   req: RoutingRequest, deps: RoutingDeps, attempts: AttemptRecord[], tier: Tier, n: number,
-  outcome: string, ms: number, status: number | undefined, blame: AttemptFinished['blame'], message?: string,
+  outcome: string, ms: number, status: number | undefined, blame: Blame, message?: string,
 ): void {
   const entry: AttemptRecord = { tier: tier.name, attempt: n, outcome, ms: Math.round(ms) };
   if (status !== undefined) entry.status = status;
   // Upstream messages can echo the key ("Incorrect API key provided: sk-…"); this record reaches clients and logs.
   if (message !== undefined) entry.message = redactSecrets(message, tier.provider);
   attempts.push(entry);
-  deps.telemetry.emit({ type: 'attempt_end', id: req.id, route: req.route.name, tier: tier.name, provider: tier.provider.name, record: entry, stream: req.stream, blame });
-}
-
-function blameOf(error: AttemptError): AttemptFinished['blame'] {
-  if (!error.failover) return 'payload';
-  // The route's deadline cut this attempt short: the budget ran out, not the tier.
-  if (error.reason === 'deadline') return null;
-  return error.phase === 'connect' || error.reason === 'connection_reset' ? 'provider' : 'tier';
+  deps.telemetry.emit({ type: 'attempt_end', id: req.id, route: req.route.name, tier: tier.name, provider: tier.provider.name, record: entry, stream: req.request.stream, blame });
 }

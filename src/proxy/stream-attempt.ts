@@ -1,13 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import {
-  EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, EVENT_FINISH, EVENT_MALFORMED, EVENT_USAGE_ONLY,
-  type EventFacts, type Usage,
-} from '../providers/types.js';
-import { SseParser } from '../sse/parser.js';
+  EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, EVENT_FINISH, EVENT_MALFORMED, newFacts, RAW, type StreamOutput,
+} from '../protocols/types.js';
+import { mergeUsage, type Usage } from '../protocols/usage.js';
+import type { Framer } from '../sse/framer.js';
 import { AttemptError, timeoutError } from './attempt-error.js';
-import { ClientWriter } from './client-writer.js';
-import { emptyStream, MAX_EVENT_BYTES, streamErrorEvent, tooLargeEvent } from './stream-errors.js';
+import { ClientWriter, type StreamSink } from './client-writer.js';
+import { emptyStream, MAX_EVENT_BYTES, tooLargeEvent, upstreamErrorBeforeContent } from './stream-errors.js';
 import { type AttemptInput, UpstreamAttempt } from './upstream-attempt.js';
 
 type Controller = Dispatcher.DispatchController;
@@ -17,23 +17,14 @@ export interface StreamAttemptInput extends AttemptInput {
   ttftBudgetMs: number;
   /** Reported when the budget runs out: the tier's own TTFT limit, or the route's deadline. */
   ttftLimit: 'ttft_timeout' | 'deadline';
-  /** The client asked for the usage chunk itself (otherwise it is hidden). */
-  clientWantsUsage: boolean;
+  /** How events reach the client: relayed as they came, or rendered in the client's protocol. */
+  output: StreamOutput;
   onChunkError: () => void;
   /**
-   * Called once, synchronously, at the commit point: answers the client (status, headers) and
-   * returns where the stream goes. No byte reaches the client before it.
+   * The commit step, called once, synchronously, at the first content event: answers the
+   * client (status, headers) and returns where the stream goes. No byte reaches the client before it.
    */
-  open: (attempt: StreamAttempt) => StreamSink;
-}
-
-/** Where a committed stream's bytes go (the client's response). */
-export interface StreamSink {
-  /** false when the client is not keeping up: the attempt pauses the upstream until `drain`. */
-  write(data: Buffer): boolean;
-  onceDrain(resume: () => void): void;
-  /** Ends the response; `tail` is written last (a [DONE] or an error event). */
-  end(tail: Buffer | null): void;
+  commit: (attempt: StreamAttempt) => StreamSink;
 }
 
 export interface StreamEnd {
@@ -41,43 +32,44 @@ export interface StreamEnd {
   interruption: AttemptError | null;
   usage: Usage | undefined;
   chunkErrors: number;
+  /** The generated text, for a token estimate when the upstream reported no usage. */
+  text: string;
 }
 
 export type CommitResult = { committed: true; attempt: StreamAttempt } | { committed: false; error: AttemptError };
 
-/** waiting: before the first content event; relaying: committed; done: the stream's end is decided. */
-type Phase = 'waiting' | 'relaying' | 'done';
-
-const DONE_EVENT = Buffer.from('data: [DONE]\n\n');
-/** How long an upstream may keep its response open after [DONE] before it is cut. */
+/** How long an upstream may keep its response open after its terminator before it is cut. */
 const UPSTREAM_LINGER_MS = 2_000;
 
 /**
  * A streaming attempt. It holds every event until the first content event arrives within
  * the TTFT budget (the commit point); before that, any failure is invisible to the client.
- * After commit it relays each event's upstream bytes unchanged, guarded by an exact idle timer.
- * A failure before commit settles `commit` with the error (the routing loop moves on); after
- * it, the stream ends with one error event and `finished` says why.
+ * After commit it hands each event to the output (its upstream bytes unchanged when relayed),
+ * guarded by an exact idle timer. A failure before commit settles `committed` with the error
+ * (the routing loop moves on); after it, the stream ends with one error event and `finished`
+ * says why.
  */
 export class StreamAttempt extends UpstreamAttempt {
-  readonly commit: Promise<CommitResult>;
+  readonly committed: Promise<CommitResult>;
   readonly finished: Promise<StreamEnd>;
-  private resolveCommit!: (result: CommitResult) => void;
+  private resolveCommitted!: (result: CommitResult) => void;
   private resolveFinished!: (end: StreamEnd) => void;
-  private phase: Phase = 'waiting';
-  /** The upstream finished its response (it may still do so after [DONE] was relayed). */
+  /** The upstream finished its response (it may still do so after its terminator was relayed). */
   private upstreamEnded = false;
   private writer: ClientWriter | null = null;
-  /** Raw events held before commit. */
+  /** What goes to the client, held before commit. */
   private held: Buffer[] = [];
-  /** Events of the chunk being parsed that are to be forwarded. */
+  /** What the chunk being framed sends to the client. */
   private out: Buffer[] = [];
-  private dropped = false;
-  private readonly parser = new SseParser();
-  private readonly facts: EventFacts = { flags: 0, usage: undefined };
+  /** Something of this chunk does not go out as it came (dropped, or rendered). */
+  private altered = false;
+  private readonly framer: Framer;
+  private readonly output: StreamOutput;
+  private readonly facts = newFacts();
   private usage: Usage | undefined;
+  private readonly texts: string[] = [];
   private sawFinish = false;
-  private sawDone = false;
+  private sawTerminator = false;
   private chunkErrors = 0;
   private readonly ttftTimer: NodeJS.Timeout;
   private readonly totalTimer: NodeJS.Timeout;
@@ -86,7 +78,9 @@ export class StreamAttempt extends UpstreamAttempt {
 
   constructor(private readonly stream: StreamAttemptInput) {
     super(stream);
-    this.commit = new Promise((resolve) => (this.resolveCommit = resolve));
+    this.framer = stream.call.wire.framer();
+    this.output = stream.output;
+    this.committed = new Promise((resolve) => (this.resolveCommitted = resolve));
     this.finished = new Promise((resolve) => (this.resolveFinished = resolve));
     this.ttftTimer = setTimeout(this.onTtftTimeout, stream.ttftBudgetMs);
     this.totalTimer = setTimeout(this.onTotalTimeout, stream.tier.timeouts.total_ms);
@@ -102,63 +96,81 @@ export class StreamAttempt extends UpstreamAttempt {
   }
 
   protected onBody(_c: Controller, chunk: Buffer): void {
-    this.dropped = false;
+    this.altered = false;
     const wasRelaying = this.phase === 'relaying';
-    const aligned = this.parser.push(chunk, this.onEvent);
-    if (this.phase === 'done' || (this.settled && this.phase === 'waiting')) return; // ended inside this chunk
-    if (this.parser.pendingBytes > MAX_EVENT_BYTES) return this.onBroken(tooLargeEvent());
+    const aligned = this.framer.push(chunk, this.onEvent);
+    if (!this.live) return; // ended inside this chunk
+    if (this.framer.pendingBytes > MAX_EVENT_BYTES) return this.onBroken(tooLargeEvent());
     if (wasRelaying) this.idleTimer?.refresh();
-    const out = this.out;
-    if (out.length === 0) return;
-    // Fast path: a chunk of whole events, all kept, after commit: forward it as it came.
-    const bytes = wasRelaying && aligned && !this.dropped ? chunk : out.length === 1 ? out[0] : Buffer.concat(out);
+    if (this.out.length === 0) return;
+    // Fast path: a chunk of whole events, all relayed unchanged, after commit: forward it as it came.
+    const bytes = wasRelaying && aligned && !this.altered ? chunk : this.takeOut();
     this.out = [];
     if (this.phase === 'waiting') this.held.push(bytes);
-    else this.forward(bytes);
-    this.completeIfDone();
+    else this.writer?.write(bytes);
+    this.completeIfTerminated();
   }
 
   private readonly onEvent = (raw: Buffer, data: string | null): void => {
-    // Failed earlier in this chunk, or past [DONE]: the rest of the chunk means nothing.
-    if ((this.settled && this.phase === 'waiting') || this.sawDone) return;
+    // Failed earlier in this chunk, or past the terminator: the rest of the chunk means nothing.
+    if (!this.live || this.sawTerminator) return;
     if (data === null) {
-      // Comments and field-less events: keep-alives. Relayed after commit, dropped before.
-      if (this.phase === 'relaying') this.out.push(raw);
-      else this.dropped = true;
+      // Comments and field-less events: keep-alives. Dropped before commit.
+      const kept = this.phase === 'relaying' ? this.output.keepAlive(raw) : null;
+      this.keep(kept === raw ? RAW : kept, raw);
       return;
     }
     const facts = this.facts;
-    this.stream.adapter.inspectEvent(data, facts);
+    this.stream.call.wire.inspect(data, facts);
     const flags = facts.flags;
-    if (facts.usage) this.usage = facts.usage;
     if (flags & EVENT_MALFORMED) {
       this.chunkErrors++;
       this.stream.onChunkError();
-      this.dropped = true;
+      this.altered = true;
       return;
     }
-    if (this.phase === 'waiting') {
-      if (flags & EVENT_DONE) return this.fail(emptyStream());
-      if (flags & EVENT_ERROR) return this.fail(new AttemptError('upstream_error', `error event before first token: ${data.slice(0, 200)}`, { phase: 'first_token', failover: true, retryable: false }));
+    if (facts.usage) this.usage = mergeUsage(this.usage, facts.usage);
+    if (facts.text !== undefined) this.texts.push(facts.text);
+    if (flags & EVENT_ERROR) {
+      if (this.phase === 'waiting') return this.fail(upstreamErrorBeforeContent(data));
+      this.flushOut();
+      return this.interrupt(new AttemptError('upstream_error', 'the upstream reported an error after the first token', { phase: 'body', failover: false, retryable: false }), this.output.upstreamError(raw, facts));
     }
+    if (this.phase === 'waiting' && flags & EVENT_DONE) return this.fail(emptyStream());
     if (flags & EVENT_FINISH) this.sawFinish = true;
-    if (flags & EVENT_DONE) this.sawDone = true;
-    if (flags & EVENT_USAGE_ONLY && !this.stream.clientWantsUsage) {
-      this.dropped = true;
-      return;
-    }
-    this.out.push(raw);
+    if (flags & EVENT_DONE) this.sawTerminator = true;
+    this.keep(this.output.event(facts), raw);
     if (this.phase === 'waiting' && flags & EVENT_CONTENT) this.commitNow();
   };
+
+  /** Queues what the client gets for one event. */
+  private keep(piece: typeof RAW | Buffer | null, raw: Buffer): void {
+    if (piece === RAW) this.out.push(raw);
+    else {
+      this.altered = true;
+      if (piece) this.out.push(piece);
+    }
+  }
+
+  private takeOut(): Buffer {
+    const out = this.out;
+    return out.length === 1 ? out[0] : Buffer.concat(out);
+  }
+
+  /** Hands what this chunk has queued so far to the writer (before an ending written mid-chunk). */
+  private flushOut(): void {
+    if (this.out.length === 0 || this.phase !== 'relaying') return;
+    this.writer?.write(this.takeOut());
+    this.out = [];
+  }
 
   /** The commit point: the client gets its answer, the held events, then the rest of this chunk. */
   private commitNow(): void {
     this.phase = 'relaying';
-    this.settled = true;
     clearTimeout(this.ttftTimer);
     this.idleTimer = setTimeout(this.onIdleTimeout, this.stream.tier.timeouts.idle_ms);
     const controller = this.controller as Controller; // data arrived, so undici has handed it over
-    this.writer = new ClientWriter(this.stream.open(this), {
+    this.writer = new ClientWriter(this.stream.commit(this), {
       pause: () => controller.pause(),
       resume: () => {
         this.idleTimer?.refresh();
@@ -167,23 +179,17 @@ export class StreamAttempt extends UpstreamAttempt {
     }, () => this.input.client.aborted);
     const upToCommit = [...this.held, ...this.out.splice(0)];
     this.held = [];
-    this.forward(upToCommit.length === 1 ? upToCommit[0] : Buffer.concat(upToCommit));
-    this.resolveCommit({ committed: true, attempt: this });
+    this.writer.write(upToCommit.length === 1 ? upToCommit[0] : Buffer.concat(upToCommit));
+    this.resolveCommitted({ committed: true, attempt: this });
   }
 
   protected onEnd(): void {
     this.upstreamEnded = true;
-    this.parser.flush(this.onEvent);
-    if (this.phase === 'waiting') {
-      if (!this.settled) this.fail(emptyStream());
-      return;
-    }
-    if (this.phase === 'done') return;
-    if (this.out.length > 0) {
-      this.forward(Buffer.concat(this.out));
-      this.out = [];
-    }
-    this.finish();
+    this.framer.flush(this.onEvent);
+    if (this.phase === 'waiting') return this.fail(emptyStream());
+    if (this.phase !== 'relaying') return;
+    this.flushOut();
+    this.complete();
   }
 
   protected onBroken(err: AttemptError): void {
@@ -192,18 +198,19 @@ export class StreamAttempt extends UpstreamAttempt {
   }
 
   protected fail(err: AttemptError): void {
-    if (this.settled) return;
-    this.settled = true;
+    if (this.phase !== 'waiting') return;
+    this.phase = 'failed';
     this.clearTimers();
     this.cancel(err);
     this.release();
-    this.resolveCommit({ committed: false, error: err });
+    this.resolveCommitted({ committed: false, error: err });
   }
 
   protected onClientGone(err: AttemptError): void {
     if (this.phase === 'waiting') return this.fail(err);
     // A stopping server still tells its client why the stream ends; a gone client hears nothing.
     if (err.reason === 'shutdown') return this.interrupt(err);
+    if (this.phase !== 'relaying') return;
     this.clearTimers();
     this.settleFinished(err);
   }
@@ -213,26 +220,16 @@ export class StreamAttempt extends UpstreamAttempt {
     return this.controller ? 'first_token' : 'connect';
   }
 
-  protected isRelaying(): boolean {
-    return this.phase === 'relaying';
-  }
-
-  private forward(bytes: Buffer): void {
-    (this.writer as ClientWriter).write(bytes);
-  }
-
   /**
-   * [DONE] has been relayed: the answer is complete, so the client's response ends now, even
-   * if the upstream is slow to close its side. The upstream gets a moment to end cleanly (its
-   * socket then goes back to the pool) before it is cut.
+   * The upstream sent its terminator: the answer is complete, so the client's response ends
+   * now, even if the upstream is slow to close its side. The upstream gets a moment to end
+   * cleanly (its socket then goes back to the pool) before it is cut.
    */
-  private completeIfDone(): void {
-    if (!this.sawDone || this.phase !== 'relaying') return;
-    this.clearTimers();
-    (this.writer as ClientWriter).end(null);
-    this.settleFinished(null);
+  private completeIfTerminated(): void {
+    if (!this.sawTerminator || this.phase !== 'relaying') return;
+    this.complete();
     if (!this.upstreamEnded) {
-      this.lingerTimer = setTimeout(() => this.cancel(new Error('upstream did not close after [DONE]')), UPSTREAM_LINGER_MS);
+      this.lingerTimer = setTimeout(() => this.cancel(new Error('upstream did not close after its terminator')), UPSTREAM_LINGER_MS);
       this.lingerTimer.unref();
     }
   }
@@ -243,12 +240,12 @@ export class StreamAttempt extends UpstreamAttempt {
     super.onResponseEnd();
   }
 
-  /** The upstream ended after commit: a finished stream without [DONE] gets one; an unfinished one is a break. */
-  private finish(): void {
+  /** The answer ended: complete when it finished (the output adds a missing terminator), a break when it did not. */
+  private complete(): void {
     if (this.phase !== 'relaying') return;
-    if (this.sawDone || this.sawFinish) {
+    if (this.sawTerminator || this.sawFinish) {
       this.clearTimers();
-      (this.writer as ClientWriter).end(this.sawDone ? null : DONE_EVENT);
+      this.writer?.end(this.output.complete(this.sawTerminator));
       this.settleFinished(null);
       return;
     }
@@ -257,19 +254,20 @@ export class StreamAttempt extends UpstreamAttempt {
     this.interrupt(new AttemptError('broken_stream', 'upstream ended the stream without finishing it', { phase: 'body', failover: false, retryable: false }));
   }
 
-  private interrupt(err: AttemptError): void {
+  /** Ends a committed stream that cannot go on with the output's error event (or `tail`). */
+  private interrupt(err: AttemptError, tail: Buffer = this.output.interrupted(err.message)): void {
     if (this.phase !== 'relaying') return;
     this.clearTimers();
     this.cancel(err);
-    (this.writer as ClientWriter).end(streamErrorEvent(err.message));
+    this.writer?.end(tail);
     this.settleFinished(err);
   }
 
   private settleFinished(interruption: AttemptError | null): void {
-    if (this.phase === 'done') return;
+    if (this.phase !== 'relaying') return;
     this.phase = 'done';
     this.release();
-    this.resolveFinished({ interruption, usage: this.usage, chunkErrors: this.chunkErrors });
+    this.resolveFinished({ interruption, usage: this.usage, chunkErrors: this.chunkErrors, text: this.texts.join('') });
   }
 
   private clearTimers(): void {

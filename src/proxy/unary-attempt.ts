@@ -1,17 +1,18 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
-import type { Usage } from '../providers/types.js';
+import type { ShapedAnswer } from '../protocols/call.js';
+import type { Usage } from '../protocols/usage.js';
 import { AttemptError, timeoutError } from './attempt-error.js';
 import { type AttemptInput, UpstreamAttempt } from './upstream-attempt.js';
 
 type Controller = Dispatcher.DispatchController;
 
-/** A whole non-streaming answer: the commit point is its last byte. */
+/** A whole non-streaming answer, shaped for the client: the commit point is its last byte. */
 export interface UnaryAnswer {
-  status: number;
-  contentType: string;
-  body: Buffer;
+  answer: ShapedAnswer;
   usage: Usage | undefined;
+  /** The upstream's body as it came (its text is counted when it reported no usage). */
+  upstreamBody: Buffer;
 }
 
 export type UnaryResult = { ok: true; answer: UnaryAnswer } | { ok: false; error: AttemptError };
@@ -50,12 +51,12 @@ export class UnaryAttempt extends UpstreamAttempt {
 
   protected onEnd(): void {
     const body = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks);
-    // The body is relayed as it came; only its usage is read (without parsing the whole answer).
-    const usage = this.input.adapter.readUsage(body);
-    if (usage === 'not_json') {
+    // Relayed, the body goes out as it came and only its usage is read (without parsing it).
+    const shaped = this.input.call.unaryAnswer(this.status, this.contentType, body);
+    if (shaped === 'not_json') {
       return this.fail(new AttemptError('bad_response', 'upstream answered with a body that is not JSON', { phase: 'body', failover: true, retryable: false }));
     }
-    this.settle({ ok: true, answer: { status: this.status, contentType: this.contentType, body, usage } });
+    this.settle('done', { ok: true, answer: { ...shaped, upstreamBody: body } });
   }
 
   protected onBroken(err: AttemptError): void {
@@ -63,9 +64,9 @@ export class UnaryAttempt extends UpstreamAttempt {
   }
 
   protected fail(err: AttemptError): void {
-    if (this.settled) return;
+    if (!this.live) return;
     this.cancel(err);
-    this.settle({ ok: false, error: err });
+    this.settle('failed', { ok: false, error: err });
   }
 
   protected onClientGone(err: AttemptError): void {
@@ -77,12 +78,8 @@ export class UnaryAttempt extends UpstreamAttempt {
     return this.controller ? 'headers' : 'connect';
   }
 
-  protected isRelaying(): boolean {
-    return false;
-  }
-
-  private settle(result: UnaryResult): void {
-    this.settled = true;
+  private settle(phase: 'done' | 'failed', result: UnaryResult): void {
+    this.phase = phase;
     this.release();
     clearTimeout(this.totalTimer);
     if (this.idleTimer) clearTimeout(this.idleTimer);

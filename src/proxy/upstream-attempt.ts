@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher, Pool } from 'undici';
 import type { Tier } from '../config/schema.js';
-import type { ProviderAdapter, UpstreamRequest } from '../providers/types.js';
+import type { UpstreamCall } from '../protocols/call.js';
 import { AttemptError, statusError, transportError } from './attempt-error.js';
 import type { ClientLifetime } from './client-lifetime.js';
 import { isShutdown } from './shutdown.js';
@@ -10,12 +10,19 @@ type Controller = Dispatcher.DispatchController;
 
 export interface AttemptInput {
   tier: Tier;
-  adapter: ProviderAdapter;
+  /** The request bound to this tier: its wire, its upstream request, how its answer is shaped. */
+  call: UpstreamCall;
   pool: Pool;
-  request: UpstreamRequest;
   /** Ends when the client goes away, or with a ShutdownError when the server stops. */
   client: ClientLifetime;
 }
+
+/**
+ * An attempt's one state. waiting: no verdict yet (a stream: before its first content);
+ * relaying: a committed stream; done: it answered; failed: it did not. Callbacks from undici
+ * after done or failed are ignored.
+ */
+export type AttemptPhase = 'waiting' | 'relaying' | 'done' | 'failed';
 
 /** Bytes of an error body kept for classification and pass-through. */
 const MAX_ERROR_BODY = 64 * 1024;
@@ -23,7 +30,7 @@ const MAX_ERROR_BODY = 64 * 1024;
 /**
  * One call to one upstream, as an undici dispatch handler: no stream objects between the
  * socket and us. Subclasses decide what a 2xx body means (a stream to commit, or a whole
- * response). This base owns what both share: dispatching, aborting, collecting a non-2xx
+ * answer). This base owns what both share: dispatching, aborting, collecting a non-2xx
  * body and turning it into a typed AttemptError.
  *
  * Abort ordering: `cancel()` aborts through undici's controller, which destroys the socket
@@ -32,9 +39,8 @@ const MAX_ERROR_BODY = 64 * 1024;
  */
 export abstract class UpstreamAttempt implements Dispatcher.DispatchHandler {
   readonly startedAt = performance.now();
+  protected phase: AttemptPhase = 'waiting';
   protected controller: Controller | null = null;
-  /** Set once the attempt has its verdict; late callbacks from undici are ignored then. */
-  protected settled = false;
   private cancelReason: Error | null = null;
   private errorStatus = 0;
   private errorHeaders: IncomingHttpHeaders = {};
@@ -45,6 +51,11 @@ export abstract class UpstreamAttempt implements Dispatcher.DispatchHandler {
     input.client.onAbort(this.onClientAbort);
   }
 
+  /** Still waiting for its verdict, or relaying: undici's callbacks matter. */
+  protected get live(): boolean {
+    return this.phase === 'waiting' || this.phase === 'relaying';
+  }
+
   /** The attempt's outcome is settled: the client's leaving no longer concerns it. */
   protected release(): void {
     this.input.client.offAbort(this.onClientAbort);
@@ -52,11 +63,9 @@ export abstract class UpstreamAttempt implements Dispatcher.DispatchHandler {
 
   /** Sends the request. */
   protected dispatch(): void {
-    const { pool, request } = this.input;
-    pool.dispatch(
-      { path: request.path, method: 'POST', headers: request.headers, body: request.body, headersTimeout: 0, bodyTimeout: 0 },
-      this,
-    );
+    const { pool, call } = this.input;
+    const { method, path, headers, body } = call.request;
+    pool.dispatch({ path, method, headers, body, headersTimeout: 0, bodyTimeout: 0 }, this);
   }
 
   /** Aborts the upstream request (idempotent) and closes its socket. */
@@ -77,7 +86,7 @@ export abstract class UpstreamAttempt implements Dispatcher.DispatchHandler {
   }
 
   onResponseStart(controller: Controller, statusCode: number, headers: IncomingHttpHeaders): void {
-    if (this.settled) return;
+    if (!this.live) return;
     if (statusCode < 200 || statusCode >= 300) {
       this.errorStatus = statusCode;
       this.errorHeaders = headers;
@@ -87,7 +96,7 @@ export abstract class UpstreamAttempt implements Dispatcher.DispatchHandler {
   }
 
   onResponseData(controller: Controller, chunk: Buffer): void {
-    if (this.settled && !this.isRelaying()) return;
+    if (!this.live) return;
     if (this.errorStatus !== 0) {
       if (this.errorBytes < MAX_ERROR_BODY) {
         this.errorChunks.push(chunk);
@@ -99,10 +108,10 @@ export abstract class UpstreamAttempt implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd(): void {
-    if (this.settled && !this.isRelaying()) return;
+    if (!this.live) return;
     if (this.errorStatus !== 0) {
       const body = Buffer.concat(this.errorChunks);
-      const verdict = this.input.adapter.classifyStatus(this.errorStatus, body.toString('utf8'), this.errorHeaders);
+      const verdict = this.input.call.wire.classifyStatus(this.errorStatus, body.toString('utf8'), this.errorHeaders);
       this.fail(statusError(verdict, { status: this.errorStatus, headers: this.errorHeaders, body }));
       return;
     }
@@ -110,7 +119,7 @@ export abstract class UpstreamAttempt implements Dispatcher.DispatchHandler {
   }
 
   onResponseError(_controller: Controller | null, err: Error): void {
-    if (this.cancelReason || (this.settled && !this.isRelaying())) return;
+    if (this.cancelReason || !this.live) return;
     this.onBroken(transportError(err, this.errorStatus !== 0 ? 'headers' : this.currentPhase()));
   }
 
@@ -123,17 +132,15 @@ export abstract class UpstreamAttempt implements Dispatcher.DispatchHandler {
   protected abstract onSuccessHeaders(controller: Controller, status: number, headers: IncomingHttpHeaders): void;
   protected abstract onBody(controller: Controller, chunk: Buffer): void;
   protected abstract onEnd(): void;
-  /** The socket broke (reset, closed early) while the attempt was still live. */
+  /** The socket broke (reset, closed early) while the attempt was live. */
   protected abstract onBroken(err: AttemptError): void;
   /** The attempt failed before it produced an answer; settles it. */
   protected abstract fail(err: AttemptError): void;
   /** The client left, or the server is stopping (`err.reason` says which). */
   protected abstract onClientGone(err: AttemptError): void;
   protected abstract currentPhase(): AttemptError['phase'];
-  /** True while a committed stream is still being relayed (callbacks still matter). */
-  protected abstract isRelaying(): boolean;
 }
 
 function abortError(reason: 'client_abort' | 'shutdown', message: string, phase: AttemptError['phase']): AttemptError {
-  return new AttemptError(reason, message, { phase, failover: false, retryable: false });
+  return new AttemptError(reason, message, { phase, failover: false, retryable: false, blame: null });
 }

@@ -1,4 +1,4 @@
-import type { Usage } from '../providers/types.js';
+import type { Usage } from '../protocols/usage.js';
 
 /** The protocol a client spoke to llm-route: OpenAI Chat Completions, OpenAI Responses, Anthropic Messages. */
 export type ClientProtocol = 'chat' | 'responses' | 'messages';
@@ -46,6 +46,14 @@ export interface RequestStarted {
   protocol: ClientProtocol;
 }
 
+/**
+ * Whose fault a failed attempt was: `provider` (socket-level: counts against every tier of the
+ * provider), `tier` (model-level: 404, context length, TTFT), `payload` (the request's own
+ * fault; says nothing about health); null when nobody is at fault: success, the route's
+ * deadline cutting the attempt short, or an input the tier cannot take.
+ */
+export type Blame = 'provider' | 'tier' | 'payload' | null;
+
 export interface AttemptFinished {
   type: 'attempt_end';
   id: string;
@@ -55,13 +63,7 @@ export interface AttemptFinished {
   record: AttemptRecord;
   /** A streaming attempt: for `ok`, record.ms is the tier's own time to first token. */
   stream: boolean;
-  /**
-   * Whose fault a failure was: `provider` (socket-level: counts against every tier of the
-   * provider), `tier` (model-level: 404, context length, TTFT), `payload` (the request's own
-   * fault; says nothing about health); null when nobody is at fault: success, or the route's
-   * deadline cutting the attempt short.
-   */
-  blame: 'provider' | 'tier' | 'payload' | null;
+  blame: Blame;
 }
 
 export interface FailedOver {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { stringify } from 'yaml';
 import { loadConfig } from '../../src/config/load.js';
-import { ProxyServer } from '../../src/proxy/server.js';
+import { ProxyServer } from '../../src/server/server.js';
 import { completion, healthyStream, type Script } from './fake-upstream.js';
 import { type RunningProxy, type TierSpec, tierEntry } from './proxy.js';
 

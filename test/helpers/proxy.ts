@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { stringify } from 'yaml';
 import { loadConfigText } from '../../src/config/load.js';
-import { ProxyServer } from '../../src/proxy/server.js';
+import { ProxyServer } from '../../src/server/server.js';
 
 export interface TierSpec {
   name: string;

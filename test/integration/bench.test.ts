@@ -6,7 +6,7 @@ import type { TierResult } from '../../src/bench/aggregate.js';
 import { loadConfig } from '../../src/config/load.js';
 import { parseMockOptions } from '../../src/mock/options.js';
 import { startMock } from '../../src/mock/server.js';
-import { ProxyServer } from '../../src/proxy/server.js';
+import { ProxyServer } from '../../src/server/server.js';
 import { buildPrivateCli, runCli } from '../helpers/cli.js';
 import { FakeUpstream } from '../helpers/fake-upstream.js';
 

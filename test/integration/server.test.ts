@@ -4,7 +4,7 @@ import OpenAI, { APIError } from 'openai';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfigText } from '../../src/config/load.js';
-import { ProxyServer } from '../../src/proxy/server.js';
+import { ProxyServer } from '../../src/server/server.js';
 import { buildPrivateCli, runCli } from '../helpers/cli.js';
 import { completion, healthyStream } from '../helpers/fake-upstream.js';
 import { fetchMetrics, logLine, metric, openaiError, readAll, sleep, tryConnect, useHarness, waitFor } from '../helpers/harness.js';

@@ -3,9 +3,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from './app-context.js';
 import { handleAdmin } from '../control/admin-api.js';
 import { hasBearer } from '../util/bearer.js';
-import { handleChatCompletions } from './chat-completions.js';
+import { clientCodec } from '../protocols/registry.js';
+import { serveModelRequest } from '../proxy/model-request.js';
 import { healthz } from './healthz.js';
-import { sendError, sendJson } from './respond.js';
+import { sendError, sendJson } from '../http/respond.js';
 
 const ENDPOINTS: Record<string, string> = {
   '/v1/chat/completions': 'POST',
@@ -36,7 +37,7 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, a
     }
     switch (path) {
       case '/v1/chat/completions':
-        return await handleChatCompletions(req, res, app, id);
+        return await serveModelRequest(req, res, app, clientCodec('chat'), id);
       case '/v1/models':
         return sendJson(res, 200, {
           object: 'list',

@@ -1,14 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 
-export type IngressResult =
-  | { ok: true; body: Record<string, unknown> }
-  | { ok: false; status: number; code: string; message: string };
+export type BodyResult =
+  | { ok: true; value: unknown }
+  | { ok: false; status: 400 | 413 | 415 | 499; code: string; message: string };
 
 /**
- * Reads and checks a chat request body: JSON content type, size limit, valid JSON object,
- * `model` and `messages` present. Everything else in it is passed upstream untouched.
+ * Reads and parses a JSON request body: JSON content type (when one is given), the size
+ * limit, valid JSON. What the JSON must contain is the protocol's to check.
  */
-export async function readChatBody(req: IncomingMessage, maxBytes: number): Promise<IngressResult> {
+export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<BodyResult> {
   const type = req.headers['content-type'];
   if (type !== undefined && !/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
     return fail(415, 'unsupported_media_type', `expected content-type: application/json, got "${type}"`);
@@ -18,27 +18,11 @@ export async function readChatBody(req: IncomingMessage, maxBytes: number): Prom
   const raw = await readBody(req, maxBytes);
   if (raw === 'too_large') return tooLarge(maxBytes);
   if (raw === 'client_gone') return fail(499, 'client_abort', 'the client hung up before its body was complete');
-
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(raw.toString('utf8'));
+    return { ok: true, value: JSON.parse(raw.toString('utf8')) };
   } catch (err) {
     return fail(400, 'invalid_json', `request body is not valid JSON: ${(err as Error).message}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    return fail(400, 'invalid_request', 'request body must be a JSON object');
-  }
-  const body = parsed as Record<string, unknown>;
-  if (typeof body.model !== 'string' || body.model === '') {
-    return fail(400, 'missing_model', '"model" is required: the name of a route');
-  }
-  if (!Array.isArray(body.messages)) {
-    return fail(400, 'missing_messages', '"messages" is required and must be an array');
-  }
-  if (body.stream !== undefined && typeof body.stream !== 'boolean') {
-    return fail(400, 'invalid_request', '"stream" must be a boolean');
-  }
-  return { ok: true, body };
 }
 
 /** The whole body; 'too_large' as soon as it passes `maxBytes`; 'client_gone' if the upload broke off. */
@@ -63,10 +47,10 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
   });
 }
 
-function tooLarge(maxBytes: number): IngressResult {
+function tooLarge(maxBytes: number): BodyResult {
   return fail(413, 'body_too_large', `request body is larger than max_body_bytes (${maxBytes})`);
 }
 
-function fail(status: number, code: string, message: string): IngressResult {
+function fail(status: 400 | 413 | 415 | 499, code: string, message: string): BodyResult {
   return { ok: false, status, code, message };
 }

@@ -15,7 +15,7 @@ import { Metrics } from '../telemetry/metrics.js';
 import { attachRequestLog } from '../telemetry/request-log.js';
 import type { AppContext, ReloadResult } from './app-context.js';
 import { handleRequest } from './handle-request.js';
-import { ShutdownError } from './shutdown.js';
+import { ShutdownError } from '../proxy/shutdown.js';
 import { isLoopbackHost } from '../util/loopback.js';
 
 export interface ProxyOptions {
@@ -69,6 +69,7 @@ export class ProxyServer {
       },
       metrics: new Metrics(telemetry, config),
       random: options.random ?? Math.random,
+      snapshot: () => ({ config: this.app.config, pools: this.app.pools.acquire() }),
       inFlight: new Set(),
       draining: false,
       startedAt: Date.now(),

@@ -1,0 +1,76 @@
+import type { Tier } from '../config/schema.js';
+import { wireFor } from './registry.js';
+import { TranslatedOutput } from './translated-output.js';
+import { isUnsupported, type ClientCodec, type ClientRequest, type StreamOutput, type Unsupported, type UpstreamAnswer, type UpstreamRequest, type WireCodec } from './types.js';
+import type { Usage } from './usage.js';
+
+/** A whole answer as the client gets it. */
+export interface ShapedAnswer {
+  status: number;
+  contentType: string;
+  body: Buffer;
+}
+
+/**
+ * One request bound to one tier: the wire to call it on, the upstream request, and how the
+ * answer reaches the client — relayed as it came when the server speaks the client's own
+ * protocol, translated otherwise. Made once per tier; each attempt takes a fresh output.
+ */
+export class UpstreamCall {
+  private constructor(
+    readonly wire: WireCodec,
+    readonly request: UpstreamRequest,
+    /** Same protocol in and out: the answer's bytes go to the client unchanged. */
+    readonly relayed: boolean,
+    private readonly client: ClientCodec,
+    private readonly clientRequest: ClientRequest,
+  ) {}
+
+  /** The call for `tier`, or why the tier cannot carry this request. */
+  static prepare(tier: Tier, client: ClientCodec, request: ClientRequest): UpstreamCall | Unsupported {
+    const wire = wireFor(tier.provider, request.protocol);
+    if (wire.protocol === request.protocol) {
+      const upstream = wire.relayRequest(tier.provider, tier, request.body, request.stream, request.headers);
+      return new UpstreamCall(wire, upstream, true, client, request);
+    }
+    const neutral = request.neutral();
+    if (isUnsupported(neutral)) return neutral;
+    const upstream = wire.encodeRequest(tier.provider, tier, neutral, request.stream, request.headers);
+    if (isUnsupported(upstream)) return upstream;
+    return new UpstreamCall(wire, upstream, false, client, request);
+  }
+
+  /** A fresh stream output for one attempt. */
+  streamOutput(): StreamOutput {
+    return this.relayed ? this.client.relay(this.clientRequest) : new TranslatedOutput(this.wire.decoder(), this.client.renderer(this.clientRequest));
+  }
+
+  /** A whole 2xx answer for the client, with its usage; 'not_json' when the body is not an answer. */
+  unaryAnswer(status: number, contentType: string, body: Buffer): { answer: ShapedAnswer; usage: Usage | undefined } | 'not_json' {
+    if (this.relayed) {
+      const usage = this.wire.readUsage(body);
+      if (usage === 'not_json') return usage;
+      return { answer: { status, contentType, body }, usage };
+    }
+    const response = this.wire.decodeResponse(body);
+    if (response === 'not_json') return response;
+    const rendered = Buffer.from(this.client.renderResponse(response, this.clientRequest));
+    return { answer: { status, contentType: 'application/json', body: rendered }, usage: response.usage };
+  }
+
+  /** A payload-fault answer for the client: as it came when relayed, else in the client's shape with the upstream's words. */
+  rejection(upstream: UpstreamAnswer, message: string): ShapedAnswer {
+    if (this.relayed) {
+      const type = upstream.headers['content-type'];
+      return { status: upstream.status, contentType: typeof type === 'string' ? type : 'application/json', body: upstream.body };
+    }
+    return { status: upstream.status, contentType: 'application/json', body: Buffer.from(this.client.translateRejection(upstream.status, message)) };
+  }
+
+  /** The text of a whole answer, for a token estimate when the upstream reported no usage. */
+  answerText(body: Buffer): string {
+    const response = this.wire.decodeResponse(body);
+    if (response === 'not_json') return '';
+    return response.content.map((part) => (part.type === 'tool_call' ? `${part.name}${part.arguments}` : part.text)).join('');
+  }
+}

@@ -1,0 +1,80 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { openaiErrorBody, openaiRejection } from '../openai-errors.js';
+import { RAW, type ClientCodec, type ClientRequest, type EventFacts, EVENT_USAGE_ONLY, type ParseResult, type StreamOutput } from '../types.js';
+import { zodProblem } from '../zod-problem.js';
+import { renderChatResponse, ChatRenderer } from './render.js';
+import { ChatBodySchema } from './schema.js';
+import { chatStreamError } from './stream-error.js';
+import { chatToNeutral } from './to-neutral.js';
+import { clientHeaders } from '../client-headers.js';
+import { memoize } from '../memoize.js';
+
+const DONE = Buffer.from('data: [DONE]\n\n');
+
+/** OpenAI Chat Completions, as clients speak it to llm-route (`POST /v1/chat/completions`). */
+export const chatClient: ClientCodec = {
+  protocol: 'chat',
+
+  parse(body: unknown, headers: IncomingHttpHeaders): ParseResult {
+    const parsed = ChatBodySchema.safeParse(body);
+    if (!parsed.success) return { ok: false, message: zodProblem(parsed.error) };
+    const raw = body as Record<string, unknown>;
+    const request: ChatRequest = {
+      protocol: 'chat',
+      body: raw,
+      model: parsed.data.model,
+      stream: parsed.data.stream === true,
+      headers: clientHeaders(headers),
+      wantsUsage: parsed.data.stream_options?.include_usage === true,
+      neutral: memoize(() => chatToNeutral(raw)),
+    };
+    return { ok: true, request };
+  },
+
+  errorBody: openaiErrorBody,
+  translateRejection: openaiRejection,
+
+  relay(request: ClientRequest): StreamOutput {
+    return new ChatRelay((request as ChatRequest).wantsUsage);
+  },
+
+  renderer(request: ClientRequest) {
+    return new ChatRenderer(request.model, (request as ChatRequest).wantsUsage);
+  },
+
+  renderResponse(response, request) {
+    return renderChatResponse(response, request.model);
+  },
+};
+
+interface ChatRequest extends ClientRequest {
+  /** stream_options.include_usage: the usage-only chunk llm-route always asks for is shown. */
+  wantsUsage: boolean;
+}
+
+/** Chat relayed to a chat server: bytes as they came, minus the usage chunk the client did not ask for. */
+class ChatRelay implements StreamOutput {
+  readonly relays = true;
+
+  constructor(private readonly wantsUsage: boolean) {}
+
+  event(facts: EventFacts): typeof RAW | null {
+    return facts.flags & EVENT_USAGE_ONLY && !this.wantsUsage ? null : RAW;
+  }
+
+  keepAlive(raw: Buffer): Buffer {
+    return raw;
+  }
+
+  complete(terminated: boolean): Buffer | null {
+    return terminated ? null : DONE;
+  }
+
+  upstreamError(raw: Buffer): Buffer {
+    return raw;
+  }
+
+  interrupted(message: string): Buffer {
+    return Buffer.from(chatStreamError(message));
+  }
+}

@@ -1,0 +1,62 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Provider, Tier } from '../../config/schema.js';
+import { findUsageObject } from '../../providers/usage-scan.js';
+import { SseParser } from '../../sse/parser.js';
+import { isRecord } from '../../util/is-record.js';
+import { classifyStatus } from '../classify-status.js';
+import { errorWords } from '../error-words.js';
+import { baseHeaders, bearerAuth } from '../headers.js';
+import type { NeutralRequest } from '../neutral.js';
+import { upstreamPath } from '../paths.js';
+import { isUnsupported, type ClientHeaders, type UpstreamRequest, type Unsupported, type WireCodec } from '../types.js';
+import type { Usage } from '../usage.js';
+import { ChatDecoder, decodeChatResponse } from './decode.js';
+import { chatFromNeutral } from './from-neutral.js';
+import { inspectChatEvent } from './inspect.js';
+import { chatUsage } from './usage.js';
+
+/** OpenAI Chat Completions on the wire: OpenAI, Ollama /v1, vLLM, llama.cpp, LM Studio, … */
+export const chatWire: WireCodec = {
+  protocol: 'chat',
+  framer: () => new SseParser(),
+
+  relayRequest(provider: Provider, tier: Tier, body: Record<string, unknown>, stream: boolean, headers: ClientHeaders): UpstreamRequest {
+    const upstreamBody: Record<string, unknown> = { ...body, model: tier.model };
+    if (stream) {
+      // Always ask for usage: accounting needs it; the relay hides the chunk from clients that did not ask.
+      const options = isRecord(body.stream_options) ? body.stream_options : {};
+      upstreamBody.stream_options = { ...options, include_usage: true };
+    }
+    return chatRequest(provider, JSON.stringify(upstreamBody), stream, headers);
+  },
+
+  encodeRequest(provider: Provider, tier: Tier, request: NeutralRequest, stream: boolean, headers: ClientHeaders): UpstreamRequest | Unsupported {
+    const body = chatFromNeutral(request, provider, tier, stream);
+    return isUnsupported(body) ? body : chatRequest(provider, JSON.stringify(body), stream, headers);
+  },
+
+  inspect: inspectChatEvent,
+  decoder: () => new ChatDecoder(),
+
+  classifyStatus(status: number, body: string, _headers: IncomingHttpHeaders) {
+    return classifyStatus(status, errorWords(body));
+  },
+
+  readUsage(body: Buffer): Usage | undefined | 'not_json' {
+    const usage = findUsageObject(body);
+    if (usage === 'not_json') return usage;
+    if (usage === null) return undefined;
+    try {
+      return chatUsage(JSON.parse(usage));
+    } catch {
+      return 'not_json';
+    }
+  },
+
+  decodeResponse: decodeChatResponse,
+};
+
+function chatRequest(provider: Provider, body: string, stream: boolean, client: ClientHeaders): UpstreamRequest {
+  const headers = bearerAuth(baseHeaders(provider, stream, client), provider);
+  return { method: 'POST', path: upstreamPath(provider.base_url, '/chat/completions'), headers, body };
+}

@@ -1,0 +1,27 @@
+/** Small readers for fields of untrusted JSON, shared by the codecs. */
+
+export function stringField(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function numberField(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+/** A string or an array of strings as an array; undefined for anything else or an empty list. */
+export function stringList(value: unknown): string[] | undefined {
+  if (typeof value === 'string') return [value];
+  if (!Array.isArray(value)) return undefined;
+  const list = value.filter((item): item is string => typeof item === 'string');
+  return list.length > 0 ? list : undefined;
+}
+
+/** JSON text as an object, for tool arguments a protocol wants parsed; {} when it is not an object. */
+export function parseArguments(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text === '' ? '{}' : text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,127 @@
+import type { Usage } from './usage.js';
+
+/**
+ * The neutral model every translation goes through: a client codec turns its protocol's
+ * body into a NeutralRequest, an upstream codec turns it into its own; upstream events
+ * become NeutralEvents that a client codec renders. N codecs around one model, never a
+ * table of protocol pairs. Same protocol in and out never comes here: it is relayed.
+ */
+
+export type NeutralPart =
+  | { type: 'text'; text: string }
+  | { type: 'image'; source: ImageSource };
+
+export type ImageSource = { kind: 'url'; url: string } | { kind: 'base64'; mediaType: string; data: string };
+
+/** A tool call as the model made it; `arguments` is JSON text, kept as the model wrote it. */
+export interface ToolCall {
+  type: 'tool_call';
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** Reasoning ("thinking") the model showed; Anthropic signs it, and only signed thinking goes back to Anthropic. */
+export interface Reasoning {
+  type: 'reasoning';
+  text: string;
+  signature?: string;
+  /** Anthropic's redacted_thinking payload (opaque). */
+  redacted?: string;
+}
+
+export type AssistantPart = { type: 'text'; text: string } | Reasoning | ToolCall;
+
+export type NeutralMessage =
+  | { role: 'user'; content: NeutralPart[] }
+  | { role: 'assistant'; content: AssistantPart[] }
+  /** The result of tool call `toolCallId`; `name` is the tool's name when the history tells it. */
+  | { role: 'tool'; toolCallId: string; name?: string; content: NeutralPart[]; isError?: boolean };
+
+export interface NeutralTool {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments. */
+  parameters: Record<string, unknown>;
+  strict?: boolean;
+}
+
+export type NeutralToolChoice = 'auto' | 'none' | 'required' | { name: string };
+
+export type ResponseFormat =
+  | { type: 'text' }
+  | { type: 'json_object' }
+  | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict?: boolean };
+
+export interface NeutralRequest {
+  /** System prompt blocks in order (system/developer messages, Anthropic's system, Responses' instructions). */
+  system: string[];
+  messages: NeutralMessage[];
+  tools: NeutralTool[];
+  toolChoice?: NeutralToolChoice;
+  parallelToolCalls?: boolean;
+  maxTokens?: number;
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  stop?: string[];
+  seed?: number;
+  frequencyPenalty?: number;
+  presencePenalty?: number;
+  responseFormat?: ResponseFormat;
+  /** OpenAI's reasoning effort (chat `reasoning_effort`, Responses `reasoning.effort`). */
+  reasoningEffort?: string;
+  user?: string;
+  /**
+   * What only some tiers can carry. A codec that cannot carry one of these skips the tier
+   * (attempt outcome `unsupported`), it never drops it silently.
+   */
+  choices?: number;
+  previousResponseId?: string;
+  /** Tools that run at the provider (Responses' web_search, file_search, …), by type. */
+  hostedTools?: string[];
+}
+
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
+
+/** A turn that made tool calls ended in them, whatever the upstream said (Ollama says "stop"). */
+export function settledFinish(reason: FinishReason, madeToolCalls: boolean): FinishReason {
+  return madeToolCalls && reason === 'stop' ? 'tool_calls' : reason;
+}
+
+/** A whole (non-streaming) answer. */
+export interface NeutralResponse {
+  id?: string;
+  model?: string;
+  content: AssistantPart[];
+  finishReason: FinishReason;
+  usage?: Usage;
+}
+
+/**
+ * One piece of a streamed answer. Tool calls are numbered in the order the answer makes
+ * them (0, 1, …), whatever numbering the upstream protocol uses.
+ */
+export type NeutralEvent =
+  | { type: 'text'; delta: string }
+  | { type: 'reasoning'; delta: string }
+  | { type: 'reasoning_signature'; signature: string }
+  | { type: 'tool_call_start'; index: number; id: string; name: string }
+  | { type: 'tool_call_delta'; index: number; delta: string }
+  | { type: 'finish'; reason: FinishReason }
+  | { type: 'usage'; usage: Partial<Usage> }
+  | { type: 'error'; message: string };
+
+/** The text a tokenizer should count for a request: every text part, in order. */
+export function requestText(request: NeutralRequest): string {
+  const texts: string[] = [...request.system];
+  for (const message of request.messages) {
+    for (const part of message.content) {
+      if (part.type === 'text') texts.push(part.text);
+      else if (part.type === 'tool_call') texts.push(part.name, part.arguments);
+      else if (part.type === 'reasoning') texts.push(part.text);
+    }
+  }
+  for (const tool of request.tools) texts.push(tool.name, tool.description ?? '', JSON.stringify(tool.parameters));
+  return texts.join('\n');
+}

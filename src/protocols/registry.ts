@@ -1,0 +1,51 @@
+import type { Provider } from '../config/schema.js';
+import type { ClientProtocol } from '../telemetry/events.js';
+import { chatClient } from './chat/client.js';
+import { chatWire } from './chat/wire.js';
+import type { ClientCodec, WireCodec, WireProtocol } from './types.js';
+
+/** Every protocol llm-route speaks, registered once: a new protocol is new files plus a line here. */
+const CLIENTS: Record<ClientProtocol, ClientCodec | undefined> = {
+  chat: chatClient,
+  responses: undefined,
+  messages: undefined,
+};
+
+const WIRES: Record<WireProtocol, WireCodec | undefined> = {
+  chat: chatWire,
+  responses: undefined,
+  messages: undefined,
+  ollama: undefined,
+};
+
+/** The wire protocol a provider type speaks natively. */
+const NATIVE: Record<Provider['type'], WireProtocol> = {
+  openai: 'chat',
+};
+
+export function clientCodec(protocol: ClientProtocol): ClientCodec {
+  const codec = CLIENTS[protocol];
+  if (!codec) throw new Error(`no client codec for ${protocol}`);
+  return codec;
+}
+
+export function wireCodec(protocol: WireProtocol): WireCodec {
+  const codec = WIRES[protocol];
+  if (!codec) throw new Error(`no wire codec for ${protocol}`);
+  return codec;
+}
+
+/** The wire a provider is called on for a client speaking `protocol`: that protocol when the server speaks it (relay), else its own. */
+export function wireFor(provider: Provider, protocol: ClientProtocol): WireCodec {
+  return wireCodec(speaks(provider, protocol) ? protocol : NATIVE[provider.type]);
+}
+
+/** The provider's native wire (health checks, probes, bench). */
+export function nativeWire(provider: Provider): WireCodec {
+  return wireCodec(NATIVE[provider.type]);
+}
+
+/** Whether a provider's server speaks `protocol` itself: natively, or declared in `passthrough`. */
+export function speaks(provider: Provider, protocol: WireProtocol): boolean {
+  return NATIVE[provider.type] === protocol;
+}

@@ -1,0 +1,196 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Provider, Tier } from '../config/schema.js';
+import type { Framer } from '../sse/framer.js';
+import type { ClientProtocol } from '../telemetry/events.js';
+import type { NeutralEvent, NeutralRequest, NeutralResponse } from './neutral.js';
+import type { Usage } from './usage.js';
+
+/**
+ * The two kinds of codec. A *client codec* speaks the protocol a client sent (chat,
+ * responses, messages); a *wire codec* speaks what a tier's server understands (chat,
+ * responses, messages, ollama). The routing core sees only the facts a wire codec reads
+ * off each event and the bytes an output hands it; it names no protocol.
+ */
+
+/** Protocols a tier's server can speak. Client protocols are wire protocols too (relay). */
+export type WireProtocol = ClientProtocol | 'ollama';
+
+// ─── facts of one upstream event ────────────────────────────────────────────
+
+/** What one upstream event means to the router; filled in place, no object per event. */
+export interface EventFacts {
+  /** Bit set of EVENT_* flags. */
+  flags: number;
+  /** Usage figures this event carries (a piece of them, for protocols that report in pieces). */
+  usage: Partial<Usage> | undefined;
+  /** Generated text in this event (content, reasoning, tool arguments), for a token estimate. */
+  text: string | undefined;
+  /** The event's parsed JSON, for the translation that may follow. */
+  json: unknown;
+}
+
+export const EVENT_CONTENT = 1; // commits the stream: text, reasoning, a tool call or a finish
+export const EVENT_FINISH = 2; // the answer's end reason
+export const EVENT_USAGE = 4; // carries usage
+export const EVENT_USAGE_ONLY = 8; // nothing but usage (chat: hidden from clients that did not ask)
+export const EVENT_ERROR = 16; // an error reported inside the stream
+export const EVENT_MALFORMED = 32; // not valid JSON, or not an event of the protocol
+export const EVENT_DONE = 64; // the protocol's terminator: nothing meaningful follows
+
+export function newFacts(): EventFacts {
+  return { flags: 0, usage: undefined, text: undefined, json: undefined };
+}
+
+// ─── upstream requests and answers ──────────────────────────────────────────
+
+/** An upstream request ready to dispatch on the provider's pool. */
+export interface UpstreamRequest {
+  method: 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Whose fault a non-2xx answer is, decided by the codec that understands the body. */
+export interface StatusVerdict {
+  reason: string;
+  /** true: the tier's fault, try the next one; false: the payload's fault, tell the client. */
+  failover: boolean;
+  /** Worth another try on the same tier (429, 500, 502, 503, 504, 529). */
+  retryable: boolean;
+  /** The upstream's own words (never the whole body: it may echo the prompt). */
+  message: string;
+  /** Says nothing about the tier's health (an input this server cannot take). */
+  healthNeutral?: boolean;
+}
+
+/** The upstream's own answer, kept so a payload error can reach the client as it was. */
+export interface UpstreamAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** Headers from the client that a wire may pass on (never credentials). */
+export interface ClientHeaders {
+  anthropicVersion?: string;
+  anthropicBeta?: string;
+  idempotencyKey?: string;
+  /** Headers a provider opted into with `forward_headers`, already filtered. */
+  forwarded?: Record<string, string>;
+}
+
+/** A tier that cannot carry this request (an image URL for Ollama, n > 1 for Anthropic, …). */
+export interface Unsupported {
+  unsupported: string;
+}
+
+export function isUnsupported(value: unknown): value is Unsupported {
+  return typeof value === 'object' && value !== null && 'unsupported' in value;
+}
+
+// ─── wire codecs ────────────────────────────────────────────────────────────
+
+/** What one kind of server speaks: how to call it and how to read its answers. */
+export interface WireCodec {
+  readonly protocol: WireProtocol;
+  /** A new incremental framer for this wire's streams (SSE or NDJSON). */
+  framer(): Framer;
+  /** The request for a body already in this wire's protocol (the client's own, relayed). */
+  relayRequest(provider: Provider, tier: Tier, body: Record<string, unknown>, stream: boolean, headers: ClientHeaders): UpstreamRequest;
+  /** The request for a neutral one; Unsupported when this wire cannot carry it. */
+  encodeRequest(provider: Provider, tier: Tier, request: NeutralRequest, stream: boolean, headers: ClientHeaders): UpstreamRequest | Unsupported;
+  /** Reads one event's data into `facts`. */
+  inspect(data: string, facts: EventFacts): void;
+  /** A stateful decoder of one stream's events (after `inspect`) into neutral events. */
+  decoder(): StreamDecoder;
+  /** Classifies a non-2xx answer. */
+  classifyStatus(status: number, body: string, headers: IncomingHttpHeaders): StatusVerdict;
+  /** Usage of a whole answer, found without parsing it; 'not_json' for a body that is not an answer. */
+  readUsage(body: Buffer): Usage | undefined | 'not_json';
+  /** A whole answer as a neutral response; 'not_json' when it is not one. */
+  decodeResponse(body: Buffer): NeutralResponse | 'not_json';
+}
+
+export interface StreamDecoder {
+  /** Appends the neutral events of one inspected event to `out`. */
+  decode(facts: EventFacts, out: NeutralEvent[]): void;
+}
+
+// ─── client codecs ──────────────────────────────────────────────────────────
+
+/** A client's request after validation: what routing needs, with the body kept for relay. */
+export interface ClientRequest {
+  readonly protocol: ClientProtocol;
+  /** The body as the client sent it (unknown fields kept). */
+  readonly body: Record<string, unknown>;
+  /** The route the client named. */
+  readonly model: string;
+  readonly stream: boolean;
+  readonly headers: ClientHeaders;
+  /** The neutral form, made on first use (only a translated tier needs it); a 400 message when it cannot be made. */
+  neutral(): NeutralRequest | Unsupported;
+}
+
+export type ParseResult = { ok: true; request: ClientRequest } | { ok: false; message: string };
+
+/** Error kinds llm-route itself answers with; each protocol names them its own way. */
+export type ErrorKind = 'invalid_request' | 'authentication' | 'not_found' | 'rate_limit' | 'upstream' | 'overloaded' | 'internal';
+
+export interface ErrorSpec {
+  status: number;
+  kind: ErrorKind;
+  /** A stable machine-readable code (OpenAI shapes carry it; others where they can). */
+  code: string;
+  message: string;
+  /** Extra fields inside the error object (e.g. `attempts`). */
+  extra?: Record<string, unknown>;
+}
+
+export interface ClientCodec {
+  readonly protocol: ClientProtocol;
+  /** Validates a parsed JSON body (a zod schema that keeps unknown fields). */
+  parse(body: unknown, headers: IncomingHttpHeaders): ParseResult;
+  /** An error made by llm-route, as a body in this protocol. */
+  errorBody(error: ErrorSpec): string;
+  /** Shapes a payload-fault answer from a tier in another protocol: its status, its words. */
+  translateRejection(status: number, message: string): string;
+  /** The relay policy for a stream relayed from a server speaking this same protocol. */
+  relay(request: ClientRequest): StreamOutput;
+  /** A renderer of neutral events into this protocol, for a stream from another one. */
+  renderer(request: ClientRequest): StreamRenderer;
+  /** A whole neutral answer in this protocol. */
+  renderResponse(response: NeutralResponse, request: ClientRequest): string;
+}
+
+/** Renders one stream's neutral events in a client protocol (state: open blocks, ids, usage). */
+export interface StreamRenderer {
+  /** The client bytes for these events ('' for none). The protocol's opening comes with the first content. */
+  render(events: readonly NeutralEvent[]): string;
+  /** The answer is complete: what closes it (the finish, usage, the terminator). */
+  end(): string;
+  /** The stream cannot go on: this protocol's error event. */
+  error(message: string): string;
+}
+
+/** A special return of StreamOutput.event: forward the event's own upstream bytes. */
+export const RAW = Symbol('raw');
+
+/**
+ * How one committed stream's upstream events reach the client: relayed as their bytes, or
+ * rendered in the client's protocol. Before commit the attempt holds what this returns.
+ */
+export interface StreamOutput {
+  /** Whether events reach the client as their own bytes (the byte relay). */
+  readonly relays: boolean;
+  /** What the client gets for one inspected, well-formed event: RAW, bytes, or null (nothing). */
+  event(facts: EventFacts): typeof RAW | Buffer | null;
+  /** A comment or field-less event (keep-alive), after commit: its bytes, or null. */
+  keepAlive(raw: Buffer): Buffer | null;
+  /** The answer is complete (`terminated`: the upstream sent its terminator): what ends the client's stream well. */
+  complete(terminated: boolean): Buffer | null;
+  /** The upstream reported an error after commit: the client's last event (the upstream's own when relayed). */
+  upstreamError(raw: Buffer, facts: EventFacts): Buffer;
+  /** The stream cannot go on (a stall, a break): the client protocol's error event. */
+  interrupted(message: string): Buffer;
+}

@@ -1,0 +1,133 @@
+import type { ServerResponse } from 'node:http';
+import type { Config, Route, Tier } from '../config/schema.js';
+import type { ShapedAnswer } from '../protocols/call.js';
+import type { ClientCodec, ClientRequest, ErrorSpec } from '../protocols/types.js';
+import type { ProviderPools } from '../providers/pools.js';
+import type { RequestFinished } from '../telemetry/events.js';
+import { ClientLifetime } from './client-lifetime.js';
+import type { StreamSink } from './client-writer.js';
+import type { ProxyContext } from './proxy-context.js';
+
+type FinishFields = Pick<RequestFinished, 'tier' | 'status' | 'outcome'> &
+  Partial<Pick<RequestFinished, 'ttftMs' | 'usage' | 'estimate' | 'chunkErrors' | 'committed' | 'error' | 'attempts'>>;
+
+/**
+ * One request's life: the config and pools it was admitted under (a snapshot taken at its
+ * arrival, before its body is read, so a reload meanwhile never mixes one config's host
+ * with another's key), the client's protocol, and the response. Everything the client
+ * receives goes out through here, and it ends with exactly one `request_end`.
+ */
+export class Exchange {
+  readonly arrivedAt = performance.now();
+  readonly startedAt = Date.now();
+  readonly config: Config;
+  readonly pools: ProviderPools;
+  readonly client = new ClientLifetime();
+  route: Route | null = null;
+  request: ClientRequest | null = null;
+  /** Milliseconds from arrival to the commit of a stream. */
+  ttftMs: number | undefined;
+  private ended = false;
+
+  constructor(
+    private readonly ctx: ProxyContext,
+    private readonly res: ServerResponse,
+    readonly codec: ClientCodec,
+    readonly id: string,
+  ) {
+    const snapshot = ctx.snapshot();
+    this.config = snapshot.config;
+    this.pools = snapshot.pools;
+  }
+
+  /** The request is routable: it now counts as in flight, and the client's leaving aborts it. */
+  begin(route: Route, request: ClientRequest): void {
+    this.route = route;
+    this.request = request;
+    this.res.once('close', this.onClose);
+    this.ctx.inFlight.add(this.client);
+    this.ctx.telemetry.emit({ type: 'request_start', id: this.id, route: route.name, stream: request.stream, protocol: this.codec.protocol });
+  }
+
+  /** The commit step of a stream: the client's status and headers, and the sink the relay writes to. */
+  commit(tier: Tier, attempts: number): StreamSink {
+    const ttftMs = performance.now() - this.arrivedAt;
+    this.ttftMs = ttftMs;
+    const route = this.route as Route;
+    this.ctx.telemetry.emit({ type: 'commit', id: this.id, route: route.name, tier: tier.name, ttftMs });
+    // A flat header list: the cheapest form for node:http on the hot path.
+    this.res.writeHead(200, [
+      'x-request-id', this.id, 'x-llm-route-route', route.name, 'x-llm-route-tier', tier.name,
+      'x-llm-route-attempts', String(attempts), 'x-llm-route-ttft-ms', String(Math.round(ttftMs)),
+      'content-type', 'text/event-stream; charset=utf-8', 'cache-control', 'no-cache', 'x-accel-buffering', 'no',
+    ]);
+    const res = this.res;
+    return {
+      write: (data) => res.write(data),
+      onceDrain: (resume) => res.once('drain', resume),
+      end: (tail) => (tail ? res.end(tail) : res.end()),
+    };
+  }
+
+  /** A whole answer (a tier's, or its payload-fault rejection), with the routing headers. */
+  respond(answer: ShapedAnswer, tier: Tier, attempts: number): void {
+    this.res.writeHead(answer.status, [
+      'x-request-id', this.id, 'x-llm-route-route', (this.route as Route).name, 'x-llm-route-tier', tier.name,
+      'x-llm-route-attempts', String(attempts), 'content-type', answer.contentType, 'content-length', String(answer.body.length),
+    ]);
+    this.res.end(answer.body);
+  }
+
+  /** An error made by llm-route itself, in the client's protocol. */
+  respondError(error: ErrorSpec, headers: Record<string, string | number> = {}): void {
+    const res = this.res;
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const body = this.codec.errorBody(error);
+    const routing: Record<string, string | number> = { 'x-request-id': this.id };
+    if (this.route) routing['x-llm-route-route'] = this.route.name;
+    res.writeHead(error.status, { ...routing, ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  }
+
+  /** The client is gone before an answer: nothing to write, the socket is closed. */
+  drop(): void {
+    this.res.destroy();
+  }
+
+  /** The one `request_end` of this request. */
+  finish(fields: FinishFields): void {
+    if (this.ended) return;
+    this.ended = true;
+    const durationMs = performance.now() - this.arrivedAt;
+    const tier = fields.tier === null ? undefined : this.route?.tiers.find((t) => t.name === fields.tier);
+    this.ctx.telemetry.emit({
+      type: 'request_end',
+      id: this.id,
+      route: this.route?.name ?? '',
+      stream: this.request?.stream ?? false,
+      attempts: [],
+      durationMs,
+      startedAt: this.startedAt,
+      protocol: this.codec.protocol,
+      provider: tier?.provider.name ?? null,
+      model: tier?.model ?? null,
+      committed: false,
+      chunkErrors: 0,
+      ...fields,
+    });
+  }
+
+  /** Releases what the request held: its pools, its place among the requests in flight. */
+  close(): void {
+    this.pools.release();
+    this.ctx.inFlight.delete(this.client);
+    this.res.off('close', this.onClose);
+  }
+
+  private readonly onClose = (): void => {
+    if (!this.res.writableFinished) this.client.abort();
+  };
+}

@@ -1,0 +1,131 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { findRoute } from '../config/find-route.js';
+import type { Route } from '../config/schema.js';
+import { readJsonBody } from '../http/read-body.js';
+import { requestText } from '../protocols/neutral.js';
+import { type ClientCodec, type ClientRequest, isUnsupported } from '../protocols/types.js';
+import type { RequestFinished, RequestOutcome } from '../telemetry/events.js';
+import { Exchange } from './exchange.js';
+import type { ProxyContext } from './proxy-context.js';
+import { routeRequest, type RoutingOutcome } from './route-request.js';
+
+/**
+ * A request for a model (Chat Completions, Responses, Messages), read top-down: admit it,
+ * route it through the tiers, answer in whatever shape the routing loop ended in.
+ */
+export async function serveModelRequest(req: IncomingMessage, res: ServerResponse, ctx: ProxyContext, codec: ClientCodec, id: string): Promise<void> {
+  const exchange = new Exchange(ctx, res, codec, id);
+  try {
+    const admitted = await admit(req, exchange);
+    if (!admitted) return;
+    const outcome = await routeRequest(
+      { id, route: admitted.route, request: admitted.request, codec, arrivedAt: exchange.arrivedAt, client: exchange.client, commit: (tier, attempts) => exchange.commit(tier, attempts) },
+      { pools: exchange.pools, gate: ctx.gate, telemetry: ctx.telemetry, random: ctx.random },
+    );
+    await answer(exchange, outcome);
+  } catch (err) {
+    // A bug must cost one request, never the server; and it still ends with its request_end.
+    process.stderr.write(`llm-route: internal error on ${req.method} ${req.url}: ${(err as Error).stack ?? err}\n`);
+    exchange.respondError({ status: 500, kind: 'internal', code: 'internal_error', message: 'internal error in llm-route' });
+    exchange.finish({ tier: null, status: 500, outcome: 'failed', error: 'internal error' });
+  } finally {
+    exchange.close();
+  }
+}
+
+/** Reads, parses and validates the body and finds its route; null when the client was answered with an error. */
+async function admit(req: IncomingMessage, exchange: Exchange): Promise<{ route: Route; request: ClientRequest } | null> {
+  const body = await readJsonBody(req, exchange.config.server.max_body_bytes);
+  if (!body.ok) {
+    if (body.status === 499) {
+      exchange.drop();
+      exchange.finish({ tier: null, status: 499, outcome: 'bad_request', error: body.message });
+      return null;
+    }
+    exchange.respondError({ status: body.status, kind: 'invalid_request', code: body.code, message: body.message }, body.status === 413 ? { connection: 'close' } : {});
+    exchange.finish({ tier: null, status: body.status, outcome: 'bad_request', error: body.message });
+    return null;
+  }
+  const parsed = exchange.codec.parse(body.value, req.headers);
+  if (!parsed.ok) {
+    exchange.respondError({ status: 400, kind: 'invalid_request', code: 'invalid_request', message: parsed.message });
+    exchange.finish({ tier: null, status: 400, outcome: 'bad_request', error: parsed.message });
+    return null;
+  }
+  const name = parsed.request.model;
+  const route = findRoute(exchange.config, name);
+  if (!route) {
+    const known = [...exchange.config.routes.keys()].join(', ');
+    exchange.respondError({ status: 404, kind: 'not_found', code: 'model_not_found', message: `unknown route "${name}": the model must name a route (known: ${known})` });
+    // Not labelled with the name: clients choose it, and metric series must stay bounded.
+    exchange.finish({ tier: null, status: 404, outcome: 'bad_request', error: `unknown route "${name.slice(0, 100)}"` });
+    return null;
+  }
+  exchange.begin(route, parsed.request);
+  return { route, request: parsed.request };
+}
+
+/** Answers the client in the shape the routing loop ended in, and records the request's end. */
+async function answer(exchange: Exchange, outcome: RoutingOutcome): Promise<void> {
+  const attempts = outcome.attempts;
+  switch (outcome.kind) {
+    case 'stream': {
+      const end = await outcome.attempt.finished;
+      const interruption = end.interruption;
+      let result: RequestOutcome = 'ok';
+      if (interruption) result = interruption.reason === 'client_abort' ? 'client_abort' : 'interrupted';
+      return exchange.finish({
+        tier: outcome.tier.name, status: 200, outcome: result, ttftMs: exchange.ttftMs, attempts, usage: end.usage,
+        estimate: end.usage ? undefined : estimateOf(exchange, end.text), chunkErrors: end.chunkErrors, committed: true, error: interruption?.message,
+      });
+    }
+    case 'unary': {
+      const { answer: unary } = outcome;
+      exchange.respond(unary.answer, outcome.tier, attempts.length);
+      return exchange.finish({
+        tier: outcome.tier.name, status: unary.answer.status, outcome: 'ok', attempts, usage: unary.usage,
+        estimate: unary.usage ? undefined : estimateOf(exchange, outcome.call.answerText(unary.upstreamBody)),
+      });
+    }
+    case 'rejected':
+      exchange.respond(outcome.answer, outcome.tier, attempts.length);
+      return exchange.finish({ tier: outcome.tier.name, status: outcome.answer.status, outcome: 'upstream_rejected', attempts, error: outcome.error.message });
+    case 'unsupported': {
+      const message = `no tier of route "${(exchange.route as Route).name}" can carry this request: ${outcome.reasons.join('; ')}`;
+      exchange.respondError({ status: 400, kind: 'invalid_request', code: 'unsupported_request', message, extra: { attempts } }, { 'x-llm-route-attempts': attempts.length });
+      return exchange.finish({ tier: null, status: 400, outcome: 'bad_request', attempts, error: message });
+    }
+    case 'exhausted':
+      return exhausted(exchange, outcome.planned, outcome.timedOut, attempts);
+    case 'aborted':
+      if (!outcome.shutdown) {
+        exchange.drop();
+        return exchange.finish({ tier: null, status: 499, outcome: 'client_abort', attempts });
+      }
+      exchange.respondError({ status: 503, kind: 'overloaded', code: 'shutting_down', message: 'llm-route is shutting down; try again' });
+      return exchange.finish({ tier: null, status: 503, outcome: 'failed', attempts, error: 'shutting down' });
+  }
+}
+
+function exhausted(exchange: Exchange, planned: number, timedOut: boolean, attempts: RequestFinished['attempts']): void {
+  const route = (exchange.route as Route).name;
+  const headers = { 'x-llm-route-attempts': attempts.length };
+  if (planned === 0 || attempts.length === 0) {
+    const message = planned === 0
+      ? `no tier of route "${route}" was drawn for this request: every tier is switched off (weight 0) or lost its weight draw`
+      : `no tier of route "${route}" could take this request: each is recovering and its trial request is in progress; try again`;
+    exchange.respondError({ status: 503, kind: 'upstream', code: 'no_tier_available', message, extra: { attempts: [] } }, headers);
+    return exchange.finish({ tier: null, status: 503, outcome: 'failed', attempts, error: message });
+  }
+  const status = timedOut ? 504 : 502;
+  const summary = attempts.map((a) => `${a.tier}#${a.attempt}: ${a.outcome}${a.status ? ` (HTTP ${a.status})` : ''}`).join('; ');
+  const message = timedOut ? `every tier of route "${route}" timed out: ${summary}` : `every tier of route "${route}" failed: ${summary}`;
+  exchange.respondError({ status, kind: 'upstream', code: timedOut ? 'all_tiers_timed_out' : 'all_tiers_failed', message, extra: { attempts } }, headers);
+  exchange.finish({ tier: null, status, outcome: timedOut ? 'timeout' : 'failed', attempts, error: message });
+}
+
+/** The texts to count when a tier reported no usage (counted off the request path). */
+function estimateOf(exchange: Exchange, completionText: string): RequestFinished['estimate'] {
+  const neutral = (exchange.request as ClientRequest).neutral();
+  return { promptText: isUnsupported(neutral) ? '' : requestText(neutral), completionText };
+}
