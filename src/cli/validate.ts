@@ -6,6 +6,7 @@ import type { Config } from '../config/schema.js';
 export async function runValidate(opts: { config?: string }): Promise<number> {
   try {
     const config = loadConfig(resolveConfigPath(opts.config));
+    for (const warning of config.warnings) process.stderr.write(`${warning}\n`);
     process.stdout.write(`${summarizeConfig(config)}\n`);
     return 0;
   } catch (error) {

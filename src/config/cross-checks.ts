@@ -13,6 +13,14 @@ export function crossCheck(data: unknown, report: Reporter): ConfigProblem[] {
   const providers = isRecord(data.providers) ? Object.keys(data.providers) : undefined;
   for (const name of providers ?? []) {
     if (name.trim() === '') problems.push(report.at('key', ['providers', name], 'a provider name must not be empty'));
+    const provider = (data.providers as Record<string, unknown>)[name];
+    if (!isRecord(provider) || typeof provider.type !== 'string') continue;
+    if (provider.passthrough !== undefined && provider.type !== 'openai') {
+      problems.push(report.at('key', ['providers', name, 'passthrough'], `passthrough is for openai-type providers (servers that also serve other APIs); this one is type ${provider.type}`));
+    }
+    if (provider.ollama !== undefined && provider.type !== 'ollama') {
+      problems.push(report.at('key', ['providers', name, 'ollama'], `ollama options need type: ollama (the native API); this provider is type ${provider.type}`));
+    }
   }
   if (!isRecord(data.routes)) return problems;
 
@@ -26,6 +34,10 @@ export function crossCheck(data: unknown, report: Reporter): ConfigProblem[] {
       const provider = typeof tier.provider === 'string' && tier.provider !== '' ? tier.provider : undefined;
       if (provider !== undefined && providers !== undefined && !providers.includes(provider)) {
         problems.push(report.at('value', [...tierPath, 'provider'], unknownProviderMessage(provider, providers)));
+      }
+      const providerType = provider !== undefined && isRecord(data.providers) && isRecord(data.providers[provider]) ? data.providers[provider].type : undefined;
+      if (tier.ollama !== undefined && providerType !== undefined && providerType !== 'ollama') {
+        problems.push(report.at('key', [...tierPath, 'ollama'], `ollama options need a provider of type ollama; "${provider}" is type ${String(providerType)}`));
       }
       const explicitName = typeof tier.name === 'string' && tier.name !== '' ? tier.name : undefined;
       const name = explicitName ?? provider;
@@ -50,4 +62,37 @@ function unknownProviderMessage(provider: string, providers: readonly string[]):
   if (suggestion) return `unknown provider "${provider}"; did you mean "${suggestion}"?`;
   if (providers.length === 0) return `unknown provider "${provider}"; no providers are defined`;
   return `unknown provider "${provider}"; defined providers: ${providers.join(', ')}`;
+}
+
+/**
+ * What is valid but probably a mistake: an `anthropic` or `ollama` base URL ending in /v1
+ * (those types add their own paths: /v1/messages, /api/chat), and an alias an earlier route
+ * already claims (it never matches here).
+ */
+export function configWarnings(data: unknown, report: Reporter): ConfigProblem[] {
+  const warnings: ConfigProblem[] = [];
+  if (!isRecord(data)) return warnings;
+  if (isRecord(data.providers)) {
+    for (const [name, provider] of Object.entries(data.providers)) {
+      if (!isRecord(provider) || typeof provider.base_url !== 'string') continue;
+      const type = provider.type;
+      if ((type === 'anthropic' || type === 'ollama') && /\/v1\/?$/.test(provider.base_url)) {
+        const example = type === 'anthropic' ? 'https://api.anthropic.com' : 'http://127.0.0.1:11434';
+        warnings.push(report.at('value', ['providers', name, 'base_url'], `warning: a ${type} base_url usually has no /v1 (llm-route adds ${type === 'anthropic' ? '/v1/messages' : '/api/chat'}), e.g. ${example}`));
+      }
+    }
+  }
+  if (isRecord(data.routes)) {
+    const claimed = new Map<string, string>();
+    for (const [routeName, route] of Object.entries(data.routes)) {
+      if (!isRecord(route) || !Array.isArray(route.aliases)) continue;
+      route.aliases.forEach((alias: unknown, index: number) => {
+        if (typeof alias !== 'string') return;
+        const owner = claimed.get(alias);
+        if (owner !== undefined) warnings.push(report.at('value', ['routes', routeName, 'aliases', index], `warning: alias "${alias}" is already route "${owner}"'s; it never matches here`));
+        else claimed.set(alias, routeName);
+      });
+    }
+  }
+  return warnings;
 }

@@ -1,16 +1,17 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
-import { crossCheck } from './cross-checks.js';
+import { configWarnings, crossCheck } from './cross-checks.js';
 import { schemaAt } from './describe-schema.js';
 import { substituteEnv, type Env } from './env.js';
-import { ConfigError } from './errors.js';
+import { ConfigError, formatProblem } from './errors.js';
 import { byPosition, Reporter } from './positions.js';
 import { redact, secretValues } from './redact.js';
 import { schemaProblems } from './schema-issues.js';
 import {
   ConfigSchema,
   DEFAULT_CIRCUIT,
+  DEFAULT_MAX_TOKENS,
   DEFAULT_RETRY,
   DEFAULT_TIMEOUTS,
   type Config,
@@ -108,12 +109,13 @@ export function loadConfigText(text: string, file: string, env: Env = process.en
     const secrets = secretValues(data, env, substitution.variables);
     throw new ConfigError(problems.sort(byPosition).map((problem) => redact(problem, secrets)));
   }
-  return buildConfig(parsed.data, resolve(file));
+  const warnings = configWarnings(data, report).sort(byPosition).map(formatProblem);
+  return buildConfig(parsed.data, resolve(file), warnings);
 }
 
 // ─── building the resolved config ───────────────────────────────────────────
 
-function buildConfig(raw: RawConfig, file: string): Config {
+function buildConfig(raw: RawConfig, file: string, warnings: string[]): Config {
   const providers = new Map<string, Provider>(
     Object.entries(raw.providers).map(([name, provider]) => [name, resolveProvider(name, provider)]),
   );
@@ -130,10 +132,12 @@ function buildConfig(raw: RawConfig, file: string): Config {
       retry: { ...DEFAULT_RETRY, ...route.retry, ...tier.retry },
       circuit: resolveCircuit({ ...DEFAULT_CIRCUIT, ...route.circuit, ...tier.circuit }, tier.timeouts?.ttft_ms ?? route.timeouts?.ttft_ms ?? DEFAULT_TIMEOUTS.ttft_ms),
       rollback: tier.rollback ?? null,
+      max_tokens: tier.max_tokens ?? DEFAULT_MAX_TOKENS,
+      ollama: { ...raw.providers[tier.provider].ollama, ...tier.ollama },
     }));
-    routes.set(routeName, { name: routeName, tiers, deadline_ms: route.deadline_ms });
+    routes.set(routeName, { name: routeName, tiers, deadline_ms: route.deadline_ms, aliases: route.aliases ?? [] });
   }
-  return { file, server: resolveServer(raw.server), providers, routes };
+  return { file, server: resolveServer(raw.server), providers, routes, warnings };
 }
 
 // `${KEY:-}` yields "": that means "no key", not an empty credential.

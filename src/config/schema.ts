@@ -67,9 +67,21 @@ export const ServerSchema = z.strictObject({
   max_body_bytes: z.number().int().min(1).default(10 * 1024 * 1024),
 });
 
+/** Ollama's own knobs, sent with every request on its native API (a tier's override its provider's). */
+export const OllamaOptionsSchema = z.strictObject({
+  /** How long the model stays loaded after a request, as Ollama takes it (`30m`, `3600`, `-1`). */
+  keep_alive: z.union([z.string().min(1), z.number().int()]).optional(),
+  /** The context window (options.num_ctx): Ollama's default truncates long prompts silently. */
+  num_ctx: z.number().int().min(1).optional(),
+});
+
 export const ProviderSchema = z.strictObject({
-  type: z.enum(['openai']),
+  /** The wire protocol: openai (Chat Completions), anthropic (Messages), ollama (its native /api/chat). */
+  type: z.enum(['openai', 'anthropic', 'ollama']),
   base_url: z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' }),
+  /** An openai-type server that also serves these APIs itself: requests in them are relayed, not translated. */
+  passthrough: z.array(z.enum(['responses', 'messages'])).optional(),
+  ollama: OllamaOptionsSchema.optional(),
   api_key: z.string().optional(),
   headers: z.record(z.string(), z.string()).optional(),
   health: ProviderHealthSchema.optional(),
@@ -85,10 +97,15 @@ export const TierSchema = z.strictObject({
   retry: RetrySchema.optional(),
   circuit: CircuitSchema.optional(),
   rollback: RollbackSchema.optional(),
+  /** max_tokens for a request that sets none, where the protocol needs one (Anthropic). */
+  max_tokens: z.number().int().min(1).optional(),
+  ollama: OllamaOptionsSchema.optional(),
 });
 
 export const RouteSchema = z.strictObject({
   tiers: z.array(TierSchema).min(1, 'a route needs at least one tier'),
+  /** Other model names this route answers to, as globs (`claude-*`); the exact route name wins first. */
+  aliases: z.array(z.string().min(1)).optional(),
   timeouts: TimeoutsSchema.optional(),
   retry: RetrySchema.optional(),
   circuit: CircuitSchema.optional(),
@@ -110,6 +127,10 @@ export type RetryConfig = z.infer<typeof RetrySchema>;
 export type CircuitConfig = z.infer<typeof CircuitSchema>;
 export type RollbackConfig = z.infer<typeof RollbackSchema>;
 export type ProviderHealthConfig = z.infer<typeof ProviderHealthSchema>;
+export type OllamaOptions = z.infer<typeof OllamaOptionsSchema>;
+
+/** max_tokens for Anthropic requests that set none (the API requires one). */
+export const DEFAULT_MAX_TOKENS = 4096;
 
 /** cold_ttft_ms defaults to the tier's ttft_ms (no separate cold budget) when unset. */
 export const DEFAULT_TIMEOUTS: Required<Omit<TimeoutsConfig, 'cold_ttft_ms'>> = {
@@ -144,12 +165,16 @@ export interface Tier {
   retry: Required<RetryConfig>;
   circuit: Required<CircuitConfig>;
   rollback: RollbackConfig | null;
+  max_tokens: number;
+  /** The provider's Ollama options with the tier's on top. */
+  ollama: OllamaOptions;
 }
 
 export interface Route {
   name: string;
   tiers: Tier[];
   deadline_ms: number;
+  aliases: string[];
 }
 
 /** The config the running proxy uses. */
@@ -158,4 +183,6 @@ export interface Config {
   server: ServerConfig;
   providers: Map<string, Provider>;
   routes: Map<string, Route>;
+  /** Things that are allowed but probably wrong (file:line:col lines): `validate` prints them. */
+  warnings: string[];
 }

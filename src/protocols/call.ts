@@ -29,6 +29,11 @@ export class UpstreamCall {
   /** The call for `tier`, or why the tier cannot carry this request. */
   static prepare(tier: Tier, client: ClientCodec, request: ClientRequest): UpstreamCall | Unsupported {
     const wire = wireFor(tier.provider, request.protocol);
+    if (request.operation === 'count_tokens') {
+      // Only a server that speaks Messages counts Messages tokens; llm-route counts them itself otherwise.
+      if (wire.protocol !== request.protocol || !wire.countTokensRequest) return { unsupported: 'this tier does not count Messages tokens' };
+      return new UpstreamCall(wire, wire.countTokensRequest(tier.provider, tier, request.body, request.headers), true, client, request);
+    }
     if (wire.protocol === request.protocol) {
       const upstream = wire.relayRequest(tier.provider, tier, request.body, request.stream, request.headers);
       return new UpstreamCall(wire, upstream, true, client, request);

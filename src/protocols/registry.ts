@@ -2,25 +2,29 @@ import type { Provider } from '../config/schema.js';
 import type { ClientProtocol } from '../telemetry/events.js';
 import { chatClient } from './chat/client.js';
 import { chatWire } from './chat/wire.js';
+import { messagesClient } from './messages/client.js';
+import { messagesWire } from './messages/wire.js';
 import type { ClientCodec, WireCodec, WireProtocol } from './types.js';
 
 /** Every protocol llm-route speaks, registered once: a new protocol is new files plus a line here. */
 const CLIENTS: Record<ClientProtocol, ClientCodec | undefined> = {
   chat: chatClient,
   responses: undefined,
-  messages: undefined,
+  messages: messagesClient,
 };
 
 const WIRES: Record<WireProtocol, WireCodec | undefined> = {
   chat: chatWire,
   responses: undefined,
-  messages: undefined,
+  messages: messagesWire,
   ollama: undefined,
 };
 
 /** The wire protocol a provider type speaks natively. */
 const NATIVE: Record<Provider['type'], WireProtocol> = {
   openai: 'chat',
+  anthropic: 'messages',
+  ollama: 'ollama',
 };
 
 export function clientCodec(protocol: ClientProtocol): ClientCodec {
@@ -47,5 +51,5 @@ export function nativeWire(provider: Provider): WireCodec {
 
 /** Whether a provider's server speaks `protocol` itself: natively, or declared in `passthrough`. */
 export function speaks(provider: Provider, protocol: WireProtocol): boolean {
-  return NATIVE[provider.type] === protocol;
+  return NATIVE[provider.type] === protocol || (provider.passthrough?.includes(protocol as 'responses' | 'messages') ?? false);
 }

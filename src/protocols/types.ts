@@ -98,6 +98,8 @@ export interface WireCodec {
   framer(): Framer;
   /** The request for a body already in this wire's protocol (the client's own, relayed). */
   relayRequest(provider: Provider, tier: Tier, body: Record<string, unknown>, stream: boolean, headers: ClientHeaders): UpstreamRequest;
+  /** The token-count request for a body in this wire's protocol (only Messages has one). */
+  countTokensRequest?(provider: Provider, tier: Tier, body: Record<string, unknown>, headers: ClientHeaders): UpstreamRequest;
   /** The request for a neutral one; Unsupported when this wire cannot carry it. */
   encodeRequest(provider: Provider, tier: Tier, request: NeutralRequest, stream: boolean, headers: ClientHeaders): UpstreamRequest | Unsupported;
   /** Reads one event's data into `facts`. */
@@ -128,6 +130,8 @@ export interface ClientRequest {
   readonly model: string;
   readonly stream: boolean;
   readonly headers: ClientHeaders;
+  /** What is asked: an answer, or (Messages' count_tokens) only the prompt's token count. */
+  readonly operation?: 'generate' | 'count_tokens';
   /** The neutral form, made on first use (only a translated tier needs it); a 400 message when it cannot be made. */
   neutral(): NeutralRequest | Unsupported;
 }

@@ -2,10 +2,10 @@ import type { ProviderConfig } from '../config/schema.js';
 import { openaiAdapter } from './openai.js';
 import type { ProviderAdapter } from './types.js';
 
-const adapters: Record<ProviderConfig['type'], ProviderAdapter> = {
+const adapters: Partial<Record<ProviderConfig['type'], ProviderAdapter>> = {
   openai: openaiAdapter,
 };
 
 export function adapterFor(type: ProviderConfig['type']): ProviderAdapter {
-  return adapters[type];
+  return adapters[type] ?? openaiAdapter;
 }

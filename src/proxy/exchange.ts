@@ -28,6 +28,8 @@ export class Exchange {
   /** Milliseconds from arrival to the commit of a stream. */
   ttftMs: number | undefined;
   private ended = false;
+  /** Counted as a request (request_start/request_end); a token count is not. */
+  private announced = true;
 
   constructor(
     private readonly ctx: ProxyContext,
@@ -40,13 +42,26 @@ export class Exchange {
     this.pools = snapshot.pools;
   }
 
-  /** The request is routable: it now counts as in flight, and the client's leaving aborts it. */
-  begin(route: Route, request: ClientRequest): void {
+  /**
+   * The request is routable: it now counts as in flight, and the client's leaving aborts it.
+   * `announce: false` keeps it out of the request events (a token count is not a request for a model).
+   */
+  begin(route: Route, request: ClientRequest, { announce = true } = {}): void {
     this.route = route;
     this.request = request;
+    this.announced = announce;
     this.res.once('close', this.onClose);
     this.ctx.inFlight.add(this.client);
-    this.ctx.telemetry.emit({ type: 'request_start', id: this.id, route: route.name, stream: request.stream, protocol: this.codec.protocol });
+    if (announce) this.ctx.telemetry.emit({ type: 'request_start', id: this.id, route: route.name, stream: request.stream, protocol: this.codec.protocol });
+  }
+
+  /** A whole answer made by llm-route itself (not a tier's). */
+  respondJson(status: number, value: unknown, headers: Record<string, string> = {}): void {
+    const body = JSON.stringify(value);
+    const routing: Record<string, string> = { 'x-request-id': this.id };
+    if (this.route) routing['x-llm-route-route'] = this.route.name;
+    this.res.writeHead(status, { ...routing, ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    this.res.end(body);
   }
 
   /** The commit step of a stream: the client's status and headers, and the sink the relay writes to. */
@@ -101,6 +116,7 @@ export class Exchange {
   finish(fields: FinishFields): void {
     if (this.ended) return;
     this.ended = true;
+    if (!this.announced) return;
     const durationMs = performance.now() - this.arrivedAt;
     const tier = fields.tier === null ? undefined : this.route?.tiers.find((t) => t.name === fields.tier);
     this.ctx.telemetry.emit({

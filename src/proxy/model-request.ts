@@ -18,6 +18,7 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
   try {
     const admitted = await admit(req, exchange);
     if (!admitted) return;
+    exchange.begin(admitted.route, admitted.request);
     const outcome = await routeRequest(
       { id, route: admitted.route, request: admitted.request, codec, arrivedAt: exchange.arrivedAt, client: exchange.client, commit: (tier, attempts) => exchange.commit(tier, attempts) },
       { pools: exchange.pools, gate: ctx.gate, telemetry: ctx.telemetry, random: ctx.random },
@@ -34,7 +35,7 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
 }
 
 /** Reads, parses and validates the body and finds its route; null when the client was answered with an error. */
-async function admit(req: IncomingMessage, exchange: Exchange): Promise<{ route: Route; request: ClientRequest } | null> {
+export async function admit(req: IncomingMessage, exchange: Exchange): Promise<{ route: Route; request: ClientRequest } | null> {
   const body = await readJsonBody(req, exchange.config.server.max_body_bytes);
   if (!body.ok) {
     if (body.status === 499) {
@@ -61,7 +62,6 @@ async function admit(req: IncomingMessage, exchange: Exchange): Promise<{ route:
     exchange.finish({ tier: null, status: 404, outcome: 'bad_request', error: `unknown route "${name.slice(0, 100)}"` });
     return null;
   }
-  exchange.begin(route, parsed.request);
   return { route, request: parsed.request };
 }
 

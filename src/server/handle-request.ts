@@ -1,18 +1,38 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AppContext } from './app-context.js';
 import { handleAdmin } from '../control/admin-api.js';
-import { hasBearer } from '../util/bearer.js';
+import { sendJson } from '../http/respond.js';
 import { clientCodec } from '../protocols/registry.js';
+import type { ClientCodec, ErrorSpec } from '../protocols/types.js';
+import { serveCountTokens } from '../proxy/count-tokens.js';
 import { serveModelRequest } from '../proxy/model-request.js';
+import type { ClientProtocol } from '../telemetry/events.js';
+import { hasBearer } from '../util/bearer.js';
+import type { AppContext } from './app-context.js';
 import { healthz } from './healthz.js';
-import { sendError, sendJson } from '../http/respond.js';
+import { modelList } from './model-list.js';
 
-const ENDPOINTS: Record<string, string> = {
-  '/v1/chat/completions': 'POST',
-  '/v1/models': 'GET',
-  '/healthz': 'GET',
-  '/metrics': 'GET',
+interface Endpoint {
+  method: 'GET' | 'POST';
+  /** The protocol its errors are shaped in (OpenAI's when none). */
+  protocol?: ClientProtocol;
+  serve(req: IncomingMessage, res: ServerResponse, app: AppContext, id: string): Promise<void> | void;
+}
+
+const ENDPOINTS: Record<string, Endpoint> = {
+  '/v1/chat/completions': { method: 'POST', protocol: 'chat', serve: (req, res, app, id) => serveModelRequest(req, res, app, clientCodec('chat'), id) },
+  '/v1/messages': { method: 'POST', protocol: 'messages', serve: (req, res, app, id) => serveModelRequest(req, res, app, clientCodec('messages'), id) },
+  '/v1/messages/count_tokens': { method: 'POST', protocol: 'messages', serve: (req, res, app, id) => serveCountTokens(req, res, app, id) },
+  '/v1/models': { method: 'GET', serve: (req, res, app) => sendJson(res, 200, modelList(app, req.headers)) },
+  '/healthz': { method: 'GET', serve: (_req, res, app) => sendJson(res, 200, healthz(app)) },
+  '/metrics': {
+    method: 'GET',
+    serve: async (_req, res, app) => {
+      const text = await app.metrics.render();
+      res.writeHead(200, { 'content-type': app.metrics.contentType });
+      res.end(text);
+    },
+  },
 };
 
 /** Dispatches one HTTP request to its endpoint; never throws. */
@@ -25,39 +45,31 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, a
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     if (path.startsWith('/admin/')) return await handleAdmin(req, res, app, path);
-    const method = ENDPOINTS[path];
-    if (method === undefined) {
-      return sendError(res, 404, `no endpoint ${req.method} ${path}; try POST /v1/chat/completions`, 'invalid_request_error', 'not_found', {}, { 'x-request-id': id });
+    const endpoint = ENDPOINTS[path];
+    const codec = clientCodec(endpoint?.protocol ?? (path.startsWith('/v1/messages') ? 'messages' : 'chat'));
+    if (endpoint === undefined) {
+      return sendError(res, codec, id, { status: 404, kind: 'not_found', code: 'not_found', message: `no endpoint ${req.method} ${path}; try POST /v1/chat/completions, /v1/responses or /v1/messages` });
     }
-    if (req.method !== method) {
-      return sendError(res, 405, `${path} accepts ${method}, not ${req.method}`, 'invalid_request_error', 'method_not_allowed', {}, { allow: method, 'x-request-id': id });
+    if (req.method !== endpoint.method) {
+      return sendError(res, codec, id, { status: 405, kind: 'invalid_request', code: 'method_not_allowed', message: `${path} accepts ${endpoint.method}, not ${req.method}` }, { allow: endpoint.method });
     }
     if (path !== '/healthz' && !authorized(req, app.config.server.auth_token)) {
-      return sendError(res, 401, 'missing or wrong bearer token: send Authorization: Bearer <server.auth_token>', 'invalid_request_error', 'invalid_api_key', {}, { 'x-request-id': id });
+      const message = 'missing or wrong token: send Authorization: Bearer <server.auth_token> (or x-api-key: <server.auth_token>)';
+      return sendError(res, codec, id, { status: 401, kind: 'authentication', code: 'invalid_api_key', message });
     }
-    switch (path) {
-      case '/v1/chat/completions':
-        return await serveModelRequest(req, res, app, clientCodec('chat'), id);
-      case '/v1/models':
-        return sendJson(res, 200, {
-          object: 'list',
-          data: [...app.config.routes.keys()].map((name) => ({ id: name, object: 'model', created: Math.floor(app.startedAt / 1000), owned_by: 'llm-route' })),
-        });
-      case '/healthz':
-        return sendJson(res, 200, healthz(app));
-      case '/metrics': {
-        const text = await app.metrics.render();
-        res.writeHead(200, { 'content-type': app.metrics.contentType });
-        res.end(text);
-        return;
-      }
-    }
+    return await endpoint.serve(req, res, app, id);
   } catch (err) {
     // A bug must cost one request, never the server.
     process.stderr.write(`llm-route: internal error on ${req.method} ${req.url}: ${(err as Error).stack ?? err}\n`);
-    if (!res.headersSent) sendError(res, 500, 'internal error in llm-route', 'internal_error', 'internal_error', {}, { 'x-request-id': id });
+    if (!res.headersSent) sendError(res, clientCodec('chat'), id, { status: 500, kind: 'internal', code: 'internal_error', message: 'internal error in llm-route' });
     else res.destroy();
   }
+}
+
+function sendError(res: ServerResponse, codec: ClientCodec, id: string, error: ErrorSpec, headers: Record<string, string> = {}): void {
+  const body = codec.errorBody(error);
+  res.writeHead(error.status, { ...headers, 'x-request-id': id, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
 }
 
 const SAFE_ID = /^[\w.:-]{1,128}$/;
@@ -68,6 +80,13 @@ function requestId(req: IncomingMessage): string {
   return typeof given === 'string' && SAFE_ID.test(given) ? given : randomUUID();
 }
 
+/** No token configured, or the client presents it: as a Bearer token, or as Anthropic's x-api-key. */
 function authorized(req: IncomingMessage, token: string | undefined): boolean {
-  return !token || hasBearer(req, token);
+  if (!token) return true;
+  if (hasBearer(req, token)) return true;
+  const key = req.headers['x-api-key'];
+  if (typeof key !== 'string') return false;
+  const given = Buffer.from(key);
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
 }

@@ -16,11 +16,17 @@ export interface TierSpec {
   rollback?: Record<string, number>;
   /** The provider's `health:` block. */
   health?: Record<string, unknown>;
+  /** The provider's type (default openai) and any other provider keys (passthrough, ollama, …). */
+  type?: 'openai' | 'anthropic' | 'ollama';
+  provider?: Record<string, unknown>;
+  /** Other tier keys (max_tokens, ollama, …). */
+  extra?: Record<string, unknown>;
 }
 
 export interface ConfigSpec {
   tiers: TierSpec[];
   route?: string;
+  aliases?: string[];
   deadline_ms?: number;
   routeTimeouts?: Record<string, number>;
   server?: Record<string, unknown>;
@@ -31,9 +37,11 @@ export interface ConfigSpec {
  * tier entry is returned. Only the keys a test sets are written.
  */
 export function tierEntry(t: TierSpec, providers: Record<string, unknown>): Record<string, unknown> {
-  providers[`p_${t.name}`] = { type: 'openai', base_url: t.url, ...(t.api_key ? { api_key: t.api_key } : {}), ...(t.health ? { health: t.health } : {}) };
-  const { url: _url, api_key: _key, health: _health, model, ...rest } = t;
-  return { ...rest, provider: `p_${t.name}`, model: model ?? `${t.name}-model` };
+  providers[`p_${t.name}`] = {
+    type: t.type ?? 'openai', base_url: t.url, ...(t.api_key ? { api_key: t.api_key } : {}), ...(t.health ? { health: t.health } : {}), ...t.provider,
+  };
+  const { url: _url, api_key: _key, health: _health, model, type: _type, provider: _provider, extra, ...rest } = t;
+  return { ...rest, ...extra, provider: `p_${t.name}`, model: model ?? `${t.name}-model` };
 }
 
 /** A tier file with one provider per tier, as YAML text. */
@@ -41,6 +49,7 @@ export function configYaml(spec: ConfigSpec): string {
   const providers: Record<string, unknown> = {};
   const tiers = spec.tiers.map((t) => tierEntry(t, providers));
   const route: Record<string, unknown> = { tiers };
+  if (spec.aliases) route.aliases = spec.aliases;
   if (spec.deadline_ms !== undefined) route.deadline_ms = spec.deadline_ms;
   if (spec.routeTimeouts) route.timeouts = spec.routeTimeouts;
   return stringify({ version: 1, server: { port: 0, ...spec.server }, providers, routes: { [spec.route ?? 'chat']: route } });

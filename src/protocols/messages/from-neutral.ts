@@ -1,0 +1,90 @@
+import type { Tier } from '../../config/schema.js';
+import { parseArguments } from '../fields.js';
+import type { AssistantPart, NeutralPart, NeutralRequest } from '../neutral.js';
+import type { Unsupported } from '../types.js';
+
+type Block = Record<string, unknown>;
+type Turn = { role: 'user' | 'assistant'; content: Block[] };
+
+/** A neutral request as an Anthropic Messages body for `tier`. */
+export function messagesFromNeutral(request: NeutralRequest, tier: Tier, stream: boolean): Record<string, unknown> | Unsupported {
+  if (request.choices !== undefined && request.choices > 1) return { unsupported: 'n > 1 (several choices) is not something Anthropic Messages can do' };
+  if (request.previousResponseId) return { unsupported: 'previous_response_id needs a tier that serves the Responses API itself' };
+  if (request.hostedTools?.length) return { unsupported: `hosted tools (${request.hostedTools.join(', ')}) need a tier that serves the Responses API itself` };
+  if (request.responseFormat?.type === 'json_schema') return { unsupported: 'a json_schema response format has no Anthropic Messages equivalent' };
+
+  const body: Record<string, unknown> = {
+    model: tier.model,
+    // Anthropic requires max_tokens: the client's, else the tier's.
+    max_tokens: request.maxTokens ?? tier.max_tokens,
+    messages: turns(request),
+  };
+  if (request.system.length > 0) body.system = request.system.length === 1 ? request.system[0] : request.system.map((text) => ({ type: 'text', text }));
+  // OpenAI's temperature goes to 2, Anthropic's to 1.
+  if (request.temperature !== undefined) body.temperature = Math.min(1, request.temperature);
+  if (request.topP !== undefined) body.top_p = request.topP;
+  if (request.topK !== undefined) body.top_k = request.topK;
+  if (request.stop) body.stop_sequences = request.stop;
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map((tool) => ({ name: tool.name, ...(tool.description ? { description: tool.description } : {}), input_schema: tool.parameters }));
+    const choice = request.toolChoice;
+    const disableParallel = request.parallelToolCalls === false ? { disable_parallel_tool_use: true } : {};
+    if (choice === 'auto' || (choice === undefined && request.parallelToolCalls === false)) body.tool_choice = { type: 'auto', ...disableParallel };
+    else if (choice === 'required') body.tool_choice = { type: 'any', ...disableParallel };
+    else if (choice === 'none') body.tool_choice = { type: 'none' };
+    else if (typeof choice === 'object') body.tool_choice = { type: 'tool', name: choice.name, ...disableParallel };
+  }
+  if (request.user) body.metadata = { user_id: request.user };
+  if (stream) body.stream = true;
+  return body;
+}
+
+/**
+ * Neutral messages as Anthropic turns: tool results go into the user turn that follows the
+ * tool calls (one tool_result per tool_use, ids kept), turns of one role are merged (the API
+ * wants them alternating), and empty turns are left out.
+ */
+function turns(request: NeutralRequest): Turn[] {
+  const out: Turn[] = [];
+  const push = (role: Turn['role'], blocks: Block[]): void => {
+    if (blocks.length === 0) return;
+    const last = out.at(-1);
+    if (last && last.role === role) last.content.push(...blocks);
+    else out.push({ role, content: blocks });
+  };
+  for (const message of request.messages) {
+    if (message.role === 'assistant') push('assistant', assistantBlocks(message.content));
+    else if (message.role === 'user') push('user', message.content.map(contentBlock));
+    else {
+      const result: Block = { type: 'tool_result', tool_use_id: message.toolCallId, content: message.content.map(contentBlock) };
+      if (message.isError) result.is_error = true;
+      push('user', [result]);
+    }
+  }
+  return out;
+}
+
+function assistantBlocks(parts: AssistantPart[]): Block[] {
+  const blocks: Block[] = [];
+  for (const part of parts) {
+    if (part.type === 'text') {
+      if (part.text !== '') blocks.push({ type: 'text', text: part.text });
+    } else if (part.type === 'tool_call') {
+      blocks.push({ type: 'tool_use', id: part.id, name: part.name, input: parseArguments(part.arguments) });
+    } else if (part.redacted) {
+      blocks.push({ type: 'redacted_thinking', data: part.redacted });
+    } else if (part.signature) {
+      // Only thinking Anthropic signed goes back to it: a signature cannot be made up.
+      blocks.push({ type: 'thinking', thinking: part.text, signature: part.signature });
+    }
+  }
+  return blocks;
+}
+
+function contentBlock(part: NeutralPart): Block {
+  if (part.type === 'text') return { type: 'text', text: part.text };
+  const source = part.source.kind === 'url'
+    ? { type: 'url', url: part.source.url }
+    : { type: 'base64', media_type: part.source.mediaType, data: part.source.data };
+  return { type: 'image', source };
+}

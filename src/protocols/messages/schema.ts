@@ -1,0 +1,25 @@
+import { z } from 'zod';
+
+const Block = z.looseObject({ type: z.string('each content block needs a "type"') }, 'each content block must be an object');
+
+/**
+ * What llm-route checks of an Anthropic Messages body: enough to route, relay and translate
+ * it. Everything else (cache_control, metadata, thinking, betas' fields) passes through.
+ * max_tokens is optional here: a tier that needs one gets the tier's `max_tokens`.
+ */
+export const MessagesBodySchema = z.looseObject({
+  model: z.string('"model" is required: the name of a route').min(1, '"model" is required: the name of a route'),
+  messages: z.array(
+    z.looseObject({
+      role: z.enum(['user', 'assistant'], 'each message\'s "role" must be "user" or "assistant"'),
+      content: z.union([z.string(), z.array(Block)], 'each message needs "content": a string or an array of content blocks'),
+    }, 'each message must be an object'),
+    '"messages" is required and must be an array',
+  ),
+  system: z.union([z.string(), z.array(Block)], '"system" must be a string or an array of text blocks').optional(),
+  max_tokens: z.number('"max_tokens" must be a number').int().min(1).optional(),
+  stream: z.boolean('"stream" must be a boolean').optional(),
+});
+
+/** /v1/messages/count_tokens: the same body without max_tokens or stream. */
+export const CountTokensBodySchema = MessagesBodySchema.omit({ max_tokens: true, stream: true });

@@ -1,0 +1,80 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Provider, Tier } from '../../config/schema.js';
+import { findUsageObject } from '../../providers/usage-scan.js';
+import { SseParser } from '../../sse/parser.js';
+import { classifyStatus } from '../classify-status.js';
+import { errorWords } from '../error-words.js';
+import { baseHeaders, bearerAuth } from '../headers.js';
+import type { NeutralRequest } from '../neutral.js';
+import { upstreamPath } from '../paths.js';
+import { isUnsupported, type ClientHeaders, type UpstreamRequest, type Unsupported, type WireCodec } from '../types.js';
+import { mergeUsage, type Usage } from '../usage.js';
+import { decodeMessagesResponse, MessagesDecoder } from './decode.js';
+import { messagesFromNeutral } from './from-neutral.js';
+import { inspectMessagesEvent } from './inspect.js';
+import { anthropicUsage } from './usage.js';
+
+export const ANTHROPIC_VERSION = '2023-06-01';
+
+/**
+ * Anthropic Messages on the wire: Anthropic itself (`type: anthropic`, `{base_url}/v1/messages`
+ * with x-api-key), or an openai-type server that serves it too (`passthrough: [messages]`,
+ * `{base_url}/messages` with a Bearer key: Ollama, llama.cpp, vLLM).
+ */
+export const messagesWire: WireCodec = {
+  protocol: 'messages',
+  framer: () => new SseParser(),
+
+  relayRequest(provider: Provider, tier: Tier, body: Record<string, unknown>, stream: boolean, headers: ClientHeaders): UpstreamRequest {
+    const upstreamBody: Record<string, unknown> = { ...body, model: tier.model };
+    if (upstreamBody.max_tokens === undefined) upstreamBody.max_tokens = tier.max_tokens;
+    return messagesRequest(provider, JSON.stringify(upstreamBody), stream, headers);
+  },
+
+  countTokensRequest(provider: Provider, tier: Tier, body: Record<string, unknown>, headers: ClientHeaders): UpstreamRequest {
+    return messagesRequest(provider, JSON.stringify({ ...body, model: tier.model }), false, headers, '/count_tokens');
+  },
+
+  encodeRequest(provider: Provider, tier: Tier, request: NeutralRequest, stream: boolean, headers: ClientHeaders): UpstreamRequest | Unsupported {
+    const body = messagesFromNeutral(request, tier, stream);
+    // anthropic-beta is about Messages features: a translated request asked for none.
+    return isUnsupported(body) ? body : messagesRequest(provider, JSON.stringify(body), stream, { ...headers, anthropicBeta: undefined });
+  },
+
+  inspect: inspectMessagesEvent,
+  decoder: () => new MessagesDecoder(),
+
+  classifyStatus(status: number, body: string, _headers: IncomingHttpHeaders) {
+    return classifyStatus(status, errorWords(body));
+  },
+
+  readUsage(body: Buffer): Usage | undefined | 'not_json' {
+    const usage = findUsageObject(body);
+    if (usage === 'not_json') return usage;
+    if (usage === null) return undefined;
+    try {
+      const piece = anthropicUsage(JSON.parse(usage));
+      return piece ? mergeUsage(undefined, piece) : undefined;
+    } catch {
+      return 'not_json';
+    }
+  },
+
+  decodeResponse: decodeMessagesResponse,
+};
+
+/** The path and credentials of a Messages call, which differ between Anthropic and the servers that imitate it. */
+export function messagesRequest(provider: Provider, body: string, stream: boolean, client: ClientHeaders, suffix = ''): UpstreamRequest {
+  const headers = baseHeaders(provider, stream, client);
+  headers['anthropic-version'] = client.anthropicVersion ?? ANTHROPIC_VERSION;
+  if (client.anthropicBeta) headers['anthropic-beta'] = client.anthropicBeta;
+  let path: string;
+  if (provider.type === 'anthropic') {
+    if (provider.api_key) headers['x-api-key'] = provider.api_key;
+    path = upstreamPath(provider.base_url, `/v1/messages${suffix}`);
+  } else {
+    bearerAuth(headers, provider);
+    path = upstreamPath(provider.base_url, `/messages${suffix}`);
+  }
+  return { method: 'POST', path, headers, body };
+}
