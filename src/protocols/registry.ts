@@ -4,20 +4,23 @@ import { chatClient } from './chat/client.js';
 import { chatWire } from './chat/wire.js';
 import { messagesClient } from './messages/client.js';
 import { messagesWire } from './messages/wire.js';
+import { ollamaWire } from './ollama/wire.js';
+import { responsesClient } from './responses/client.js';
+import { responsesWire } from './responses/wire.js';
 import type { ClientCodec, WireCodec, WireProtocol } from './types.js';
 
 /** Every protocol llm-route speaks, registered once: a new protocol is new files plus a line here. */
-const CLIENTS: Record<ClientProtocol, ClientCodec | undefined> = {
+const CLIENTS: Record<ClientProtocol, ClientCodec> = {
   chat: chatClient,
-  responses: undefined,
+  responses: responsesClient,
   messages: messagesClient,
 };
 
-const WIRES: Record<WireProtocol, WireCodec | undefined> = {
+const WIRES: Record<WireProtocol, WireCodec> = {
   chat: chatWire,
-  responses: undefined,
+  responses: responsesWire,
   messages: messagesWire,
-  ollama: undefined,
+  ollama: ollamaWire,
 };
 
 /** The wire protocol a provider type speaks natively. */
@@ -28,15 +31,11 @@ const NATIVE: Record<Provider['type'], WireProtocol> = {
 };
 
 export function clientCodec(protocol: ClientProtocol): ClientCodec {
-  const codec = CLIENTS[protocol];
-  if (!codec) throw new Error(`no client codec for ${protocol}`);
-  return codec;
+  return CLIENTS[protocol];
 }
 
 export function wireCodec(protocol: WireProtocol): WireCodec {
-  const codec = WIRES[protocol];
-  if (!codec) throw new Error(`no wire codec for ${protocol}`);
-  return codec;
+  return WIRES[protocol];
 }
 
 /** The wire a provider is called on for a client speaking `protocol`: that protocol when the server speaks it (relay), else its own. */

@@ -21,6 +21,7 @@ interface Endpoint {
 
 const ENDPOINTS: Record<string, Endpoint> = {
   '/v1/chat/completions': { method: 'POST', protocol: 'chat', serve: (req, res, app, id) => serveModelRequest(req, res, app, clientCodec('chat'), id) },
+  '/v1/responses': { method: 'POST', protocol: 'responses', serve: (req, res, app, id) => serveModelRequest(req, res, app, clientCodec('responses'), id) },
   '/v1/messages': { method: 'POST', protocol: 'messages', serve: (req, res, app, id) => serveModelRequest(req, res, app, clientCodec('messages'), id) },
   '/v1/messages/count_tokens': { method: 'POST', protocol: 'messages', serve: (req, res, app, id) => serveCountTokens(req, res, app, id) },
   '/v1/models': { method: 'GET', serve: (req, res, app) => sendJson(res, 200, modelList(app, req.headers)) },

@@ -1,0 +1,58 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Provider, Tier } from '../../config/schema.js';
+import { NdjsonFramer } from '../../sse/ndjson.js';
+import { isRecord } from '../../util/is-record.js';
+import { classifyStatus } from '../classify-status.js';
+import { errorWords } from '../error-words.js';
+import { baseHeaders, bearerAuth } from '../headers.js';
+import type { NeutralRequest } from '../neutral.js';
+import { upstreamPath } from '../paths.js';
+import { isUnsupported, type ClientHeaders, type UpstreamRequest, type Unsupported, type WireCodec } from '../types.js';
+import type { Usage } from '../usage.js';
+import { decodeOllamaResponse, OllamaDecoder } from './decode.js';
+import { ollamaFromNeutral } from './from-neutral.js';
+import { inspectOllamaLine } from './inspect.js';
+import { ollamaUsage } from './usage.js';
+
+/**
+ * Ollama's native API (`type: ollama`): `POST {base_url}/api/chat`, an NDJSON stream. Unlike
+ * its /v1 endpoint it takes `keep_alive` and `options.num_ctx`, so long prompts are not
+ * silently cut to the default context.
+ */
+export const ollamaWire: WireCodec = {
+  protocol: 'ollama',
+  framer: () => new NdjsonFramer(),
+
+  relayRequest(provider: Provider, tier: Tier, body: Record<string, unknown>, stream: boolean, headers: ClientHeaders): UpstreamRequest {
+    return ollamaRequest(provider, JSON.stringify({ ...body, model: tier.model }), stream, headers);
+  },
+
+  encodeRequest(provider: Provider, tier: Tier, request: NeutralRequest, stream: boolean, headers: ClientHeaders): UpstreamRequest | Unsupported {
+    const body = ollamaFromNeutral(request, tier, stream);
+    return isUnsupported(body) ? body : ollamaRequest(provider, JSON.stringify(body), stream, headers);
+  },
+
+  inspect: inspectOllamaLine,
+  decoder: () => new OllamaDecoder(),
+
+  classifyStatus(status: number, body: string, _headers: IncomingHttpHeaders) {
+    return classifyStatus(status, errorWords(body));
+  },
+
+  readUsage(body: Buffer): Usage | undefined | 'not_json' {
+    try {
+      const parsed: unknown = JSON.parse(body.toString('utf8'));
+      return isRecord(parsed) ? ollamaUsage(parsed) : 'not_json';
+    } catch {
+      return 'not_json';
+    }
+  },
+
+  decodeResponse: decodeOllamaResponse,
+};
+
+function ollamaRequest(provider: Provider, body: string, stream: boolean, client: ClientHeaders): UpstreamRequest {
+  const headers = bearerAuth(baseHeaders(provider, stream, client), provider);
+  headers.accept = stream ? 'application/x-ndjson' : 'application/json';
+  return { method: 'POST', path: upstreamPath(provider.base_url, '/api/chat'), headers, body };
+}

@@ -1,0 +1,187 @@
+import { newId } from '../ids.js';
+import { type FinishReason, type NeutralEvent, type NeutralResponse, settledFinish } from '../neutral.js';
+import type { StreamRenderer } from '../types.js';
+import { mergeUsage, type Usage } from '../usage.js';
+import { toResponsesUsage } from './usage.js';
+
+type Item = Record<string, unknown> & { id: string; type: 'message' | 'reasoning' | 'function_call' };
+
+/** An output item being streamed: its place in `output`, and the text it has so far. */
+interface OpenItem {
+  item: Item;
+  index: number;
+  text: string;
+}
+
+/**
+ * Neutral events as Responses events, with the indices the SDKs accumulate by: at the first
+ * content response.created and response.in_progress; per run of text a message item (item
+ * added, content part added, text deltas, then the three done events); per reasoning run a
+ * reasoning item with a summary; per tool call a function_call item with argument deltas;
+ * at the end response.completed (or response.incomplete) with every item and the usage.
+ */
+export class ResponsesRenderer implements StreamRenderer {
+  private readonly id = newId('resp_');
+  private readonly createdAt = Math.floor(Date.now() / 1000);
+  private sequence = 0;
+  private started = false;
+  private open: OpenItem | null = null;
+  private readonly output: Item[] = [];
+  /** Neutral tool-call index → its item. */
+  private readonly calls = new Map<number, OpenItem>();
+  private finish: FinishReason = 'stop';
+  private usage: Usage | undefined;
+
+  constructor(private readonly model: string) {}
+
+  render(events: readonly NeutralEvent[]): string {
+    let out = '';
+    for (const event of events) {
+      switch (event.type) {
+        case 'text': {
+          out += this.ensure('message');
+          const open = this.open as OpenItem;
+          open.text += event.delta;
+          out += this.sse('response.output_text.delta', { item_id: open.item.id, output_index: open.index, content_index: 0, delta: event.delta, logprobs: [] });
+          break;
+        }
+        case 'reasoning': {
+          out += this.ensure('reasoning');
+          const open = this.open as OpenItem;
+          open.text += event.delta;
+          out += this.sse('response.reasoning_summary_text.delta', { item_id: open.item.id, output_index: open.index, summary_index: 0, delta: event.delta });
+          break;
+        }
+        case 'tool_call_start': {
+          out += this.begin() + this.close();
+          const item: Item = { id: newId('fc_'), type: 'function_call', status: 'in_progress', call_id: event.id, name: event.name, arguments: '' };
+          const open = this.add(item);
+          this.calls.set(event.index, open);
+          out += this.sse('response.output_item.added', { output_index: open.index, item: { ...item } });
+          break;
+        }
+        case 'tool_call_delta': {
+          const call = this.calls.get(event.index);
+          if (!call) break;
+          call.text += event.delta;
+          out += this.sse('response.function_call_arguments.delta', { item_id: call.item.id, output_index: call.index, delta: event.delta });
+          break;
+        }
+        case 'finish':
+          this.finish = event.reason;
+          break;
+        case 'usage':
+          this.usage = mergeUsage(this.usage, event.usage);
+          break;
+        case 'reasoning_signature':
+        case 'error':
+          break;
+      }
+    }
+    return out;
+  }
+
+  end(): string {
+    const out = this.begin() + this.close();
+    const finish = settledFinish(this.finish, this.calls.size > 0);
+    const incomplete = finish === 'length' || finish === 'content_filter';
+    const response = this.response(incomplete ? 'incomplete' : 'completed');
+    if (incomplete) response.incomplete_details = { reason: finish === 'length' ? 'max_output_tokens' : 'content_filter' };
+    response.usage = toResponsesUsage(this.usage);
+    return out + this.sse(incomplete ? 'response.incomplete' : 'response.completed', { response });
+  }
+
+  error(message: string): string {
+    return this.sse('error', { code: 'stream_interrupted', message: `llm-route: ${message}`, param: null });
+  }
+
+  /** Opens an item of `type` unless it is the one open (a text run stays one message). */
+  private ensure(type: 'message' | 'reasoning'): string {
+    if (this.open?.item.type === type) return '';
+    let out = this.begin() + this.close();
+    if (type === 'message') {
+      const open = this.add({ id: newId('msg_'), type: 'message', status: 'in_progress', role: 'assistant', content: [] });
+      out += this.sse('response.output_item.added', { output_index: open.index, item: { ...open.item, content: [] } });
+      out += this.sse('response.content_part.added', { item_id: open.item.id, output_index: open.index, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
+    } else {
+      const open = this.add({ id: newId('rs_'), type: 'reasoning', summary: [] });
+      out += this.sse('response.output_item.added', { output_index: open.index, item: { ...open.item, summary: [] } });
+      out += this.sse('response.reasoning_summary_part.added', { item_id: open.item.id, output_index: open.index, summary_index: 0, part: { type: 'summary_text', text: '' } });
+    }
+    return out;
+  }
+
+  private add(item: Item): OpenItem {
+    const open = { item, index: this.output.length, text: '' };
+    this.output.push(item);
+    this.open = open;
+    return open;
+  }
+
+  /** Finishes the open item: its done events, and its final form in `output`. */
+  private close(): string {
+    const open = this.open;
+    if (!open) return '';
+    this.open = null;
+    const { item, index, text } = open;
+    const ids = { item_id: item.id, output_index: index };
+    if (item.type === 'message') {
+      const part = { type: 'output_text', text, annotations: [] };
+      Object.assign(item, { status: 'completed', content: [part] });
+      return this.sse('response.output_text.done', { ...ids, content_index: 0, text, logprobs: [] })
+        + this.sse('response.content_part.done', { ...ids, content_index: 0, part })
+        + this.sse('response.output_item.done', { output_index: index, item });
+    }
+    if (item.type === 'reasoning') {
+      const part = { type: 'summary_text', text };
+      item.summary = [part];
+      return this.sse('response.reasoning_summary_text.done', { ...ids, summary_index: 0, text })
+        + this.sse('response.reasoning_summary_part.done', { ...ids, summary_index: 0, part })
+        + this.sse('response.output_item.done', { output_index: index, item });
+    }
+    Object.assign(item, { status: 'completed', arguments: text });
+    return this.sse('response.function_call_arguments.done', { ...ids, arguments: text })
+      + this.sse('response.output_item.done', { output_index: index, item });
+  }
+
+  private begin(): string {
+    if (this.started) return '';
+    this.started = true;
+    const response = this.response('in_progress');
+    return this.sse('response.created', { response }) + this.sse('response.in_progress', { response });
+  }
+
+  private response(status: string): Record<string, unknown> {
+    return {
+      id: this.id, object: 'response', created_at: this.createdAt, status, model: this.model,
+      output: this.output.map((item) => ({ ...item })), error: null, incomplete_details: null, usage: null,
+      parallel_tool_calls: true, tool_choice: 'auto', tools: [],
+    };
+  }
+
+  private sse(type: string, data: Record<string, unknown>): string {
+    return `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: this.sequence++, ...data })}\n\n`;
+  }
+}
+
+/** A whole neutral answer as a Responses object. */
+export function renderResponsesResponse(response: NeutralResponse, model: string): string {
+  const output: Record<string, unknown>[] = [];
+  let text = '';
+  for (const part of response.content) {
+    if (part.type === 'reasoning') output.push({ id: newId('rs_'), type: 'reasoning', summary: [{ type: 'summary_text', text: part.text }] });
+    else if (part.type === 'tool_call') output.push({ id: newId('fc_'), type: 'function_call', status: 'completed', call_id: part.id, name: part.name, arguments: part.arguments });
+    else {
+      text += part.text;
+      output.push({ id: newId('msg_'), type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: part.text, annotations: [] }] });
+    }
+  }
+  const finish = settledFinish(response.finishReason, response.content.some((part) => part.type === 'tool_call'));
+  const incomplete = finish === 'length' || finish === 'content_filter';
+  return JSON.stringify({
+    id: newId('resp_'), object: 'response', created_at: Math.floor(Date.now() / 1000), status: incomplete ? 'incomplete' : 'completed', model,
+    output, output_text: text, error: null,
+    incomplete_details: incomplete ? { reason: finish === 'length' ? 'max_output_tokens' : 'content_filter' } : null,
+    usage: toResponsesUsage(response.usage), parallel_tool_calls: true, tool_choice: 'auto', tools: [],
+  });
+}

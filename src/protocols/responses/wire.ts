@@ -1,0 +1,52 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Provider, Tier } from '../../config/schema.js';
+import { findUsageObject } from '../../providers/usage-scan.js';
+import { SseParser } from '../../sse/parser.js';
+import { classifyStatus } from '../classify-status.js';
+import { errorWords } from '../error-words.js';
+import { baseHeaders, bearerAuth } from '../headers.js';
+import { upstreamPath } from '../paths.js';
+import type { ClientHeaders, UpstreamRequest, Unsupported, WireCodec } from '../types.js';
+import type { Usage } from '../usage.js';
+import { decodeResponsesResponse, ResponsesDecoder } from './decode.js';
+import { inspectResponsesEvent } from './inspect.js';
+import { responsesUsage } from './usage.js';
+
+/**
+ * OpenAI Responses on the wire: an openai-type server that serves it itself (`passthrough:
+ * [responses]`: OpenAI, recent Ollama, llama.cpp, vLLM, LM Studio) at `{base_url}/responses`.
+ * Requests in it are only ever relayed; other protocols reach such a server as Chat Completions.
+ */
+export const responsesWire: WireCodec = {
+  protocol: 'responses',
+  framer: () => new SseParser(),
+
+  relayRequest(provider: Provider, tier: Tier, body: Record<string, unknown>, stream: boolean, client: ClientHeaders): UpstreamRequest {
+    const headers = bearerAuth(baseHeaders(provider, stream, client), provider);
+    return { method: 'POST', path: upstreamPath(provider.base_url, '/responses'), headers, body: JSON.stringify({ ...body, model: tier.model }) };
+  },
+
+  encodeRequest(): Unsupported {
+    return { unsupported: 'llm-route relays Responses requests to this tier; other protocols reach it as Chat Completions' };
+  },
+
+  inspect: inspectResponsesEvent,
+  decoder: () => new ResponsesDecoder(),
+
+  classifyStatus(status: number, body: string, _headers: IncomingHttpHeaders) {
+    return classifyStatus(status, errorWords(body));
+  },
+
+  readUsage(body: Buffer): Usage | undefined | 'not_json' {
+    const usage = findUsageObject(body);
+    if (usage === 'not_json') return usage;
+    if (usage === null) return undefined;
+    try {
+      return responsesUsage(JSON.parse(usage));
+    } catch {
+      return 'not_json';
+    }
+  },
+
+  decodeResponse: decodeResponsesResponse,
+};

@@ -1,0 +1,39 @@
+import type { Script, ScriptContext } from './fake-upstream.js';
+
+/** Scripts for a FakeUpstream playing Ollama's native /api/chat, with its exact NDJSON lines. */
+
+const CREATED_AT = '2026-11-30T10:00:00.000000Z';
+
+export function startOllamaStream(ctx: ScriptContext): void {
+  ctx.res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+  ctx.res.flushHeaders();
+}
+
+export function ollamaLine(ctx: ScriptContext, message: Record<string, unknown>, extra: Record<string, unknown> = {}): void {
+  ctx.raw(`${JSON.stringify({ model: 'qwen2.5:7b', created_at: CREATED_AT, message: { role: 'assistant', content: '', ...message }, done: false, ...extra })}\n`);
+}
+
+export function ollamaDone(ctx: ScriptContext, promptTokens: number, evalTokens: number, doneReason = 'stop'): void {
+  ctx.raw(`${JSON.stringify({
+    model: 'qwen2.5:7b', created_at: CREATED_AT, message: { role: 'assistant', content: '' }, done_reason: doneReason, done: true,
+    total_duration: 4883583458, load_duration: 1334875, prompt_eval_count: promptTokens, prompt_eval_duration: 342546000, eval_count: evalTokens, eval_duration: 4535599000,
+  })}\n`);
+  ctx.res.end();
+}
+
+/** A streamed text answer. */
+export function ollamaTextStream(words: string[], usage: [number, number] = [26, words.length]): Script {
+  return (ctx) => {
+    startOllamaStream(ctx);
+    for (const content of words) ollamaLine(ctx, { content });
+    ollamaDone(ctx, usage[0], usage[1]);
+  };
+}
+
+/** A whole (stream: false) answer. */
+export function ollamaWhole(message: Record<string, unknown>, promptTokens = 12, evalTokens = 4): Record<string, unknown> {
+  return {
+    model: 'qwen2.5:7b', created_at: CREATED_AT, message: { role: 'assistant', content: '', ...message }, done_reason: 'stop', done: true,
+    total_duration: 1, load_duration: 1, prompt_eval_count: promptTokens, prompt_eval_duration: 1, eval_count: evalTokens, eval_duration: 1,
+  };
+}
