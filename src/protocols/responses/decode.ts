@@ -38,7 +38,8 @@ export class ResponsesDecoder implements StreamDecoder {
       case 'response.incomplete': {
         if (facts.usage) out.push({ type: 'usage', usage: facts.usage });
         const response = isRecord(event.response) ? event.response : {};
-        out.push({ type: 'finish', reason: finishOf(response) });
+        // Responses has no "ended in tool calls" status: a completed turn that made calls ended in them.
+        out.push({ type: 'finish', reason: settledFinish(finishOf(response), this.calls.size > 0) });
         return;
       }
       case 'response.failed':

@@ -1,0 +1,192 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfigText } from '../../src/config/load.js';
+import type { Tier } from '../../src/config/schema.js';
+import { clientCodec, wireCodec } from '../../src/protocols/registry.js';
+import { isUnsupported, type WireProtocol } from '../../src/protocols/types.js';
+import type { ClientProtocol } from '../../src/telemetry/events.js';
+
+/** Request translation, table-driven: a client's body in one protocol, the body a tier in another protocol gets. */
+
+const config = loadConfigText(`
+version: 1
+providers:
+  local: { type: openai, base_url: "http://127.0.0.1:8080/v1" }
+  remote: { type: openai, base_url: "https://api.example.com/v1", api_key: k }
+  claude: { type: anthropic, base_url: "https://api.anthropic.com", api_key: k }
+  ollama: { type: ollama, base_url: "http://127.0.0.1:11434", ollama: { keep_alive: -1 } }
+routes:
+  r:
+    tiers:
+      - { name: local, provider: local, model: qwen }
+      - { name: remote, provider: remote, model: gpt-x }
+      - { name: claude, provider: claude, model: claude-x, max_tokens: 1234 }
+      - { name: ollama, provider: ollama, model: llama, ollama: { num_ctx: 8192 } }
+`, '/t/llm-route.yaml', {});
+const tiers = Object.fromEntries((config.routes.get('r')?.tiers ?? []).map((t) => [t.name, t])) as Record<string, Tier>;
+const WIRE_OF: Record<string, WireProtocol> = { local: 'chat', remote: 'chat', claude: 'messages', ollama: 'ollama' };
+
+function translate(client: ClientProtocol, body: Record<string, unknown>, tierName: string): Record<string, unknown> | string {
+  const parsed = clientCodec(client).parse(body, {});
+  if (!parsed.ok) throw new Error(parsed.message);
+  const neutral = parsed.request.neutral();
+  if (isUnsupported(neutral)) return neutral.unsupported;
+  const tier = tiers[tierName];
+  const upstream = wireCodec(WIRE_OF[tierName]).encodeRequest(tier.provider, tier, neutral, body.stream === true, {});
+  return isUnsupported(upstream) ? upstream.unsupported : (JSON.parse(upstream.body) as Record<string, unknown>);
+}
+
+const TOOL_SCHEMA = { type: 'object', properties: { q: { type: 'string' } } };
+
+describe('chat → messages', () => {
+  it('hoists system and developer messages, merges tool results into one user turn, maps tool choice, clamps temperature', () => {
+    expect(translate('chat', {
+      model: 'r', temperature: 1.5, max_completion_tokens: 99, stop: 'END', tool_choice: 'required', parallel_tool_calls: false, user: 'u1',
+      tools: [{ type: 'function', function: { name: 'find', description: 'd', parameters: TOOL_SCHEMA } }],
+      messages: [
+        { role: 'system', content: 'sys one' },
+        { role: 'developer', content: [{ type: 'text', text: 'dev two' }] },
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: 'calling', tool_calls: [
+          { id: 'call_1', type: 'function', function: { name: 'find', arguments: '{"q":"a"}' } },
+          { id: 'call_2', type: 'function', function: { name: 'find', arguments: '{"q":"b"}' } },
+        ] },
+        { role: 'tool', tool_call_id: 'call_1', content: 'A' },
+        { role: 'tool', tool_call_id: 'call_2', content: 'B' },
+        { role: 'user', content: [{ type: 'text', text: 'and?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] },
+      ],
+    }, 'claude')).toEqual({
+      model: 'claude-x', max_tokens: 99, temperature: 1, stop_sequences: ['END'], metadata: { user_id: 'u1' },
+      system: [{ type: 'text', text: 'sys one' }, { type: 'text', text: 'dev two' }],
+      tools: [{ name: 'find', description: 'd', input_schema: TOOL_SCHEMA }],
+      tool_choice: { type: 'any', disable_parallel_tool_use: true },
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'go' }] },
+        { role: 'assistant', content: [
+          { type: 'text', text: 'calling' },
+          { type: 'tool_use', id: 'call_1', name: 'find', input: { q: 'a' } },
+          { type: 'tool_use', id: 'call_2', name: 'find', input: { q: 'b' } },
+        ] },
+        { role: 'user', content: [
+          { type: 'tool_result', tool_use_id: 'call_1', content: [{ type: 'text', text: 'A' }] },
+          { type: 'tool_result', tool_use_id: 'call_2', content: [{ type: 'text', text: 'B' }] },
+          { type: 'text', text: 'and?' },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+        ] },
+      ],
+    });
+  });
+
+  it('gives max_tokens from the tier when the client set none, and refuses what Anthropic cannot carry', () => {
+    expect(translate('chat', { model: 'r', messages: [{ role: 'user', content: 'x' }] }, 'claude')).toMatchObject({ max_tokens: 1234 });
+    expect(translate('chat', { model: 'r', n: 3, messages: [{ role: 'user', content: 'x' }] }, 'claude')).toMatch(/n > 1/);
+    expect(translate('chat', { model: 'r', response_format: { type: 'json_schema', json_schema: { name: 'x', schema: {} } }, messages: [{ role: 'user', content: 'x' }] }, 'claude')).toMatch(/json_schema/);
+    expect(translate('chat', { model: 'r', messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: {} }] }] }, 'claude')).toMatch(/input_audio/);
+  });
+});
+
+describe('messages → chat', () => {
+  it('keeps tool ids, marks no thinking (chat has no place for it), sends images as data URLs and tool results as tool messages', () => {
+    const body = translate('messages', {
+      model: 'r', max_tokens: 50, stream: true, system: [{ type: 'text', text: 'be kind', cache_control: { type: 'ephemeral' } }],
+      tool_choice: { type: 'tool', name: 'find' },
+      tools: [{ name: 'find', input_schema: TOOL_SCHEMA, cache_control: { type: 'ephemeral' } }],
+      messages: [
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: [
+          { type: 'thinking', thinking: 'private', signature: 'sig' },
+          { type: 'tool_use', id: 'toolu_1', name: 'find', input: { q: 'a' } },
+        ] },
+        { role: 'user', content: [
+          { type: 'tool_result', tool_use_id: 'toolu_1', is_error: true, content: 'boom' },
+          { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: 'BBBB' } },
+        ] },
+      ],
+    }, 'remote');
+    expect(body).toEqual({
+      model: 'gpt-x', max_completion_tokens: 50, stream: true, stream_options: { include_usage: true },
+      tools: [{ type: 'function', function: { name: 'find', parameters: TOOL_SCHEMA } }],
+      tool_choice: { type: 'function', function: { name: 'find' } },
+      messages: [
+        { role: 'system', content: 'be kind' },
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'find', arguments: '{"q":"a"}' } }] },
+        { role: 'tool', tool_call_id: 'toolu_1', content: 'boom' },
+        { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/jpeg;base64,BBBB' } }] },
+      ],
+    });
+  });
+
+  it('uses max_tokens for a loopback server and refuses Anthropic-hosted tools', () => {
+    expect(translate('messages', { model: 'r', max_tokens: 7, messages: [{ role: 'user', content: 'x' }] }, 'local')).toMatchObject({ max_tokens: 7 });
+    expect(translate('messages', { model: 'r', max_tokens: 7, tools: [{ type: 'web_search_20250305', name: 'web_search' }], messages: [{ role: 'user', content: 'x' }] }, 'local')).toMatch(/hosted tools \(web_search_20250305\)/);
+  });
+});
+
+describe('reasoning history', () => {
+  it('sends Anthropic only the thinking Anthropic signed: unsigned reasoning from another protocol is left out', () => {
+    const fromChat = translate('chat', { model: 'r', messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: 'y', reasoning_content: 'unsigned thoughts' }, { role: 'user', content: 'z' }] }, 'claude') as { messages: Array<{ content: unknown[] }> };
+    expect(JSON.stringify(fromChat.messages)).not.toContain('unsigned thoughts');
+    expect(fromChat.messages[1].content).toEqual([{ type: 'text', text: 'y' }]);
+    const fromMessages = translate('messages', {
+      model: 'r', max_tokens: 5,
+      messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: [{ type: 'thinking', thinking: 'signed', signature: 'SIG' }, { type: 'redacted_thinking', data: 'opaque' }, { type: 'text', text: 'y' }] }, { role: 'user', content: 'z' }],
+    }, 'claude') as { messages: Array<{ content: unknown[] }> };
+    expect(fromMessages.messages[1].content).toEqual([{ type: 'thinking', thinking: 'signed', signature: 'SIG' }, { type: 'redacted_thinking', data: 'opaque' }, { type: 'text', text: 'y' }]);
+  });
+});
+
+describe('responses → chat, messages and ollama', () => {
+  const body = {
+    model: 'r', instructions: 'agent rules', max_output_tokens: 300, temperature: 0.3, text: { format: { type: 'json_object' } },
+    tools: [{ type: 'function', name: 'sh', parameters: TOOL_SCHEMA, strict: true }],
+    input: [
+      { role: 'user', content: [{ type: 'input_text', text: 'run it' }] },
+      { type: 'function_call', call_id: 'call_9', name: 'sh', arguments: '{"q":"ls"}' },
+      { type: 'function_call_output', call_id: 'call_9', output: 'file.txt' },
+    ],
+  };
+
+  it('to chat', () => {
+    expect(translate('responses', body, 'remote')).toEqual({
+      model: 'gpt-x', max_completion_tokens: 300, temperature: 0.3, response_format: { type: 'json_object' },
+      tools: [{ type: 'function', function: { name: 'sh', parameters: TOOL_SCHEMA, strict: true } }],
+      messages: [
+        { role: 'system', content: 'agent rules' },
+        { role: 'user', content: 'run it' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_9', type: 'function', function: { name: 'sh', arguments: '{"q":"ls"}' } }] },
+        { role: 'tool', tool_call_id: 'call_9', content: 'file.txt' },
+      ],
+    });
+  });
+
+  it('to ollama, with the tier\'s num_ctx and the provider\'s keep_alive as written, tool results named', () => {
+    expect(translate('responses', body, 'ollama')).toEqual({
+      model: 'llama', stream: false, format: 'json', keep_alive: -1,
+      options: { temperature: 0.3, num_predict: 300, num_ctx: 8192 },
+      tools: [{ type: 'function', function: { name: 'sh', parameters: TOOL_SCHEMA } }],
+      messages: [
+        { role: 'system', content: 'agent rules' },
+        { role: 'user', content: 'run it' },
+        { role: 'assistant', content: '', tool_calls: [{ function: { name: 'sh', arguments: { q: 'ls' } } }] },
+        { role: 'tool', tool_name: 'sh', content: 'file.txt' },
+      ],
+    });
+  });
+
+  it('to messages', () => {
+    expect(translate('responses', body, 'claude')).toMatchObject({
+      system: 'agent rules', max_tokens: 300,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'run it' }] },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'call_9', name: 'sh', input: { q: 'ls' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_9', content: [{ type: 'text', text: 'file.txt' }] }] },
+      ],
+    });
+  });
+
+  it('refuses what only a Responses server can do: previous_response_id, hosted tools, item references', () => {
+    expect(translate('responses', { model: 'r', input: 'x', previous_response_id: 'resp_1' }, 'remote')).toMatch(/previous_response_id/);
+    expect(translate('responses', { model: 'r', input: 'x', tools: [{ type: 'web_search' }] }, 'claude')).toMatch(/hosted tools \(web_search\)/);
+    expect(translate('responses', { model: 'r', input: [{ type: 'item_reference', id: 'x' }] }, 'ollama')).toMatch(/item_reference/);
+  });
+});
