@@ -5,12 +5,15 @@ import { ConfigError } from '../config/errors.js';
 import { loadConfig, resolveConfigPath } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { startProviders, type StartedProviders } from '../launch/start-provider.js';
+import { clientSetup, type ClientSetup } from './exec-env.js';
 import { ProxyServer } from '../server/server.js';
 import type { ProviderOutput } from '../telemetry/events.js';
 
 export interface ExecOptions {
   config?: string;
   port?: number;
+  /** The route every client in the command uses, whatever model it asks for. */
+  route?: string;
   /** The JSON-lines request log and every line of provider output, as JSON lines on stderr. */
   log?: boolean;
 }
@@ -21,7 +24,8 @@ type ForwardedSignal = (typeof FORWARDED_SIGNALS)[number];
 
 /**
  * `llm-route exec -- <command> [args...]`: a private proxy on a free loopback port for the
- * lifetime of one command, which finds it through OPENAI_BASE_URL. Exits with the command's
+ * lifetime of one command, which finds it through OPENAI_BASE_URL, ANTHROPIC_BASE_URL, and
+ * (for codex) a provider of its own given as `-c` overrides. Exits with the command's
  * exit code (128+n when a signal ended it). The command owns stdout; llm-route writes only
  * to stderr.
  */
@@ -54,7 +58,12 @@ export async function runExec(command: string[], opts: ExecOptions): Promise<num
     if (signals.received) return 128 + constants.signals[signals.received];
     if (opts.log) writeLogLine({ event: 'listening', url: `${url}/v1`, config: config.file, command });
 
-    return await runCommand(command, childEnv(url, config), signals);
+    if (opts.route !== undefined && !config.routes.has(opts.route)) {
+      process.stderr.write(`llm-route exec: unknown route "${opts.route}" (known: ${[...config.routes.keys()].join(', ')})\n`);
+      return 2;
+    }
+    const setup = clientSetup(url, config, command, opts.route);
+    return await runCommand(setup.command, childEnv(setup), signals);
   } catch (err) {
     if (signals.received) return 128 + constants.signals[signals.received];
     process.stderr.write(`llm-route exec: ${(err as Error).message}\n`);
@@ -73,6 +82,7 @@ async function runCommand(command: string[], env: Record<string, string>, signal
   const child = execa(command[0], command.slice(1), {
     stdio: 'inherit',
     env,
+    extendEnv: false,
     reject: false,
     // A forwarded SIGTERM is the command's to handle in its own time.
     forceKillAfterDelay: false,
@@ -86,13 +96,11 @@ async function runCommand(command: string[], env: Record<string, string>, signal
   return result.code === 'ENOENT' ? 127 : 126;
 }
 
-function childEnv(url: string, config: Config): Record<string, string> {
-  const base = `${url}/v1`;
-  const env: Record<string, string> = { OPENAI_BASE_URL: base, OPENAI_API_BASE: base, LLM_ROUTE_URL: url };
-  if (config.server.auth_token) env.OPENAI_API_KEY = config.server.auth_token;
-  // OpenAI SDKs refuse to start without a key; the proxy needs none and never forwards it.
-  else if (!process.env.OPENAI_API_KEY) env.OPENAI_API_KEY = 'llm-route';
-  return env;
+/** The inherited environment with the client setup on top (and what it unsets taken out). */
+function childEnv(setup: ClientSetup): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !setup.unset.includes(name)) env[name] = value;
+  return { ...env, ...setup.env };
 }
 
 /**

@@ -39,14 +39,15 @@ export async function main(argv: string[]): Promise<void> {
 
   program
     .command('exec')
-    .description('run a command with OPENAI_BASE_URL set to a private proxy (and local providers started) for its lifetime')
+    .description('run a command behind a private proxy for its lifetime: OpenAI, Anthropic (Claude Code) and Codex clients inside it reach llm-route with no setup')
     .usage('[options] -- <command> [args...]')
     .addOption(configOption())
     .addOption(new Option('--port <port>', 'proxy port (default: any free port)').argParser(parsePort))
     .option('--log', 'JSON-lines request log and full provider output on stderr')
+    .option('--route <route>', 'the route every client uses, whatever model it asks for (default: its own model name when a route matches it, else the first route)')
     .argument('<command...>', 'the command to run, and its arguments')
     .passThroughOptions()
-    .action(async (command: string[], opts: { config?: string; port?: number; log?: boolean }) => {
+    .action(async (command: string[], opts: { config?: string; port?: number; log?: boolean; route?: string }) => {
       const { runExec } = await import('./exec.js');
       process.exitCode = await runExec(command, opts);
     });

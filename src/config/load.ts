@@ -133,6 +133,7 @@ function buildConfig(raw: RawConfig, file: string, warnings: string[]): Config {
       circuit: resolveCircuit({ ...DEFAULT_CIRCUIT, ...route.circuit, ...tier.circuit }, tier.timeouts?.ttft_ms ?? route.timeouts?.ttft_ms ?? DEFAULT_TIMEOUTS.ttft_ms),
       rollback: tier.rollback ?? null,
       max_tokens: tier.max_tokens ?? DEFAULT_MAX_TOKENS,
+      max_tokens_cap: tier.max_tokens,
       ollama: { ...raw.providers[tier.provider].ollama, ...tier.ollama },
     }));
     routes.set(routeName, { name: routeName, tiers, deadline_ms: route.deadline_ms, aliases: route.aliases ?? [] });

@@ -97,7 +97,10 @@ export const TierSchema = z.strictObject({
   retry: RetrySchema.optional(),
   circuit: CircuitSchema.optional(),
   rollback: RollbackSchema.optional(),
-  /** max_tokens for a request that sets none, where the protocol needs one (Anthropic). */
+  /**
+   * The most a request may ask of this tier (larger asks are cut to it: Claude Code asks for
+   * 128k), and the max_tokens of a request that sets none where the protocol needs one (Anthropic).
+   */
   max_tokens: z.number().int().min(1).optional(),
   ollama: OllamaOptionsSchema.optional(),
 });
@@ -165,7 +168,10 @@ export interface Tier {
   retry: Required<RetryConfig>;
   circuit: Required<CircuitConfig>;
   rollback: RollbackConfig | null;
+  /** A request's max_tokens when it sets none and the protocol needs one. */
   max_tokens: number;
+  /** Set when the tier file sets max_tokens: the most a request may ask of this tier. */
+  max_tokens_cap: number | undefined;
   /** The provider's Ollama options with the tier's on top. */
   ollama: OllamaOptions;
 }

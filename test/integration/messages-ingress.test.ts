@@ -161,7 +161,7 @@ describe('Anthropic Messages in, anthropic tier out (relayed)', () => {
     expect(line.usage).toEqual({ prompt_tokens: 125, completion_tokens: 4, cached_tokens: 100, cache_creation_tokens: 5 });
   });
 
-  it('adds max_tokens from the tier when the client sent none', async () => {
+  it('adds max_tokens from the tier when the client sent none, and cuts a larger ask to it', async () => {
     const upstream = await h.fake();
     upstream.always((ctx) => ctx.json(200, anthropicMessage([{ type: 'text', text: 'ok' }])));
     const proxy = await h.proxy({ tiers: [{ name: 'claude', url: `http://127.0.0.1:${upstream.port}`, type: 'anthropic', extra: { max_tokens: 777 } }] });
@@ -169,6 +169,9 @@ describe('Anthropic Messages in, anthropic tier out (relayed)', () => {
     expect(res.status).toBe(200);
     expect(upstream.requests[0].body.max_tokens).toBe(777);
     expect(((await res.json()) as { content: unknown }).content).toEqual([{ type: 'text', text: 'ok' }]);
+    // And what a request may ask of the tier at most, relayed or not.
+    await fetch(`${proxy.origin}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', max_tokens: 128000, messages: [{ role: 'user', content: 'hi' }] }) });
+    expect(upstream.requests[1].body.max_tokens).toBe(777);
   });
 
   it('fails over from an anthropic tier that stalls after message_start to an openai tier: the client sees one coherent stream', async () => {
@@ -223,12 +226,12 @@ describe('Anthropic-shaped errors and endpoints', () => {
     const client = anthropicClient(proxy, 'route-token');
     const missing = await client.messages.create({ model: 'nope', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(Anthropic.NotFoundError);
-    const res = await fetch(`${proxy.origin}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'route-token' }, body: JSON.stringify({ model: 'chat', messages: [{ role: 'system', content: 'x' }] }) });
+    const res = await fetch(`${proxy.origin}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'route-token' }, body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 42 }] }) });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { type: string; error: { type: string; message: string } };
     expect(body.type).toBe('error');
     expect(body.error.type).toBe('invalid_request_error');
-    expect(body.error.message).toMatch(/role/);
+    expect(body.error.message).toMatch(/content/);
     const denied = await anthropicClient(proxy, 'wrong').messages.create({ model: 'chat', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
     expect(denied).toBeInstanceOf(Anthropic.AuthenticationError);
     expect(upstream.requests).toHaveLength(0);

@@ -78,6 +78,8 @@ describe('chat → messages', () => {
 
   it('gives max_tokens from the tier when the client set none, and refuses what Anthropic cannot carry', () => {
     expect(translate('chat', { model: 'r', messages: [{ role: 'user', content: 'x' }] }, 'claude')).toMatchObject({ max_tokens: 1234 });
+    // A tier's max_tokens is also the most a request gets of it (Claude Code asks for 128k).
+    expect(translate('chat', { model: 'r', max_tokens: 128000, messages: [{ role: 'user', content: 'x' }] }, 'claude')).toMatchObject({ max_tokens: 1234 });
     expect(translate('chat', { model: 'r', n: 3, messages: [{ role: 'user', content: 'x' }] }, 'claude')).toMatch(/n > 1/);
     expect(translate('chat', { model: 'r', response_format: { type: 'json_schema', json_schema: { name: 'x', schema: {} } }, messages: [{ role: 'user', content: 'x' }] }, 'claude')).toMatch(/json_schema/);
     expect(translate('chat', { model: 'r', messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: {} }] }] }, 'claude')).toMatch(/input_audio/);
@@ -114,6 +116,13 @@ describe('messages → chat', () => {
         { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/jpeg;base64,BBBB' } }] },
       ],
     });
+  });
+
+  it('puts Claude Code\'s mid-conversation system turns with the system prompt', () => {
+    expect(translate('messages', {
+      model: 'r', max_tokens: 9, system: [{ type: 'text', text: 'base' }],
+      messages: [{ role: 'user', content: 'ctx' }, { role: 'system', content: [{ type: 'text', text: '# Environment', cache_control: { type: 'ephemeral' } }] }, { role: 'user', content: 'go' }],
+    }, 'local')).toMatchObject({ messages: [{ role: 'system', content: 'base\n\n# Environment' }, { role: 'user', content: 'ctx' }, { role: 'user', content: 'go' }] });
   });
 
   it('uses max_tokens for a loopback server and refuses Anthropic-hosted tools', () => {

@@ -1,5 +1,6 @@
 import type { Provider, Tier } from '../../config/schema.js';
 import { imageToUrl } from '../images.js';
+import { capTokens } from '../max-tokens.js';
 import type { NeutralMessage, NeutralPart, NeutralRequest } from '../neutral.js';
 import type { Unsupported } from '../types.js';
 
@@ -13,9 +14,10 @@ export function chatFromNeutral(request: NeutralRequest, provider: Provider, tie
   for (const message of request.messages) messages.push(...chatMessages(message));
 
   const body: Record<string, unknown> = { model: tier.model, messages };
-  if (request.maxTokens !== undefined) {
+  const maxTokens = capTokens(request.maxTokens, tier);
+  if (maxTokens !== undefined) {
     // OpenAI's newer models refuse max_tokens; the local servers all know it.
-    body[provider.local ? 'max_tokens' : 'max_completion_tokens'] = request.maxTokens;
+    body[provider.local ? 'max_tokens' : 'max_completion_tokens'] = maxTokens;
   }
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;

@@ -6,6 +6,7 @@ import { isRecord } from '../../util/is-record.js';
 import { classifyStatus } from '../classify-status.js';
 import { errorWords } from '../error-words.js';
 import { baseHeaders, bearerAuth } from '../headers.js';
+import { capBodyTokens } from '../max-tokens.js';
 import type { NeutralRequest } from '../neutral.js';
 import { upstreamPath } from '../paths.js';
 import { isUnsupported, type ClientHeaders, type UpstreamRequest, type Unsupported, type WireCodec } from '../types.js';
@@ -14,6 +15,8 @@ import { ChatDecoder, decodeChatResponse } from './decode.js';
 import { chatFromNeutral } from './from-neutral.js';
 import { inspectChatEvent } from './inspect.js';
 import { chatUsage } from './usage.js';
+
+const MAX_TOKENS_FIELDS = ['max_tokens', 'max_completion_tokens'] as const;
 
 /** OpenAI Chat Completions on the wire: OpenAI, Ollama /v1, vLLM, llama.cpp, LM Studio, … */
 export const chatWire: WireCodec = {
@@ -27,6 +30,7 @@ export const chatWire: WireCodec = {
       const options = isRecord(body.stream_options) ? body.stream_options : {};
       upstreamBody.stream_options = { ...options, include_usage: true };
     }
+    capBodyTokens(upstreamBody, MAX_TOKENS_FIELDS, tier);
     return chatRequest(provider, JSON.stringify(upstreamBody), stream, headers);
   },
 

@@ -1,5 +1,6 @@
 import type { Tier } from '../../config/schema.js';
 import { parseArguments } from '../fields.js';
+import { capTokens } from '../max-tokens.js';
 import type { AssistantPart, NeutralPart, NeutralRequest } from '../neutral.js';
 import type { Unsupported } from '../types.js';
 
@@ -16,7 +17,7 @@ export function messagesFromNeutral(request: NeutralRequest, tier: Tier, stream:
   const body: Record<string, unknown> = {
     model: tier.model,
     // Anthropic requires max_tokens: the client's, else the tier's.
-    max_tokens: request.maxTokens ?? tier.max_tokens,
+    max_tokens: capTokens(request.maxTokens ?? tier.max_tokens, tier),
     messages: turns(request),
   };
   if (request.system.length > 0) body.system = request.system.length === 1 ? request.system[0] : request.system.map((text) => ({ type: 'text', text }));

@@ -11,7 +11,8 @@ export const MessagesBodySchema = z.looseObject({
   model: z.string('"model" is required: the name of a route').min(1, '"model" is required: the name of a route'),
   messages: z.array(
     z.looseObject({
-      role: z.enum(['user', 'assistant'], 'each message\'s "role" must be "user" or "assistant"'),
+      // user and assistant; Claude Code also sends "system" turns mid-conversation.
+      role: z.string('each message needs a "role"'),
       content: z.union([z.string(), z.array(Block)], 'each message needs "content": a string or an array of content blocks'),
     }, 'each message must be an object'),
     '"messages" is required and must be an array',

@@ -13,6 +13,11 @@ export function messagesToNeutral(body: Record<string, unknown>): NeutralRequest
       request.messages.push({ role: 'assistant', content: assistantParts(message.content, toolNames) });
       continue;
     }
+    if (message.role === 'system') {
+      // A system turn mid-conversation (Claude Code sends them): with the other instructions.
+      request.system.push(...systemTexts(message.content));
+      continue;
+    }
     const converted = userMessages(message.content, toolNames);
     if ('unsupported' in converted) return converted;
     request.messages.push(...converted);

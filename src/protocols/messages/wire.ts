@@ -5,6 +5,7 @@ import { SseParser } from '../../sse/parser.js';
 import { classifyStatus } from '../classify-status.js';
 import { errorWords } from '../error-words.js';
 import { baseHeaders, bearerAuth } from '../headers.js';
+import { capBodyTokens } from '../max-tokens.js';
 import type { NeutralRequest } from '../neutral.js';
 import { upstreamPath } from '../paths.js';
 import { isUnsupported, type ClientHeaders, type UpstreamRequest, type Unsupported, type WireCodec } from '../types.js';
@@ -15,6 +16,7 @@ import { inspectMessagesEvent } from './inspect.js';
 import { anthropicUsage } from './usage.js';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
+const MAX_TOKENS_FIELDS = ['max_tokens'] as const;
 
 /**
  * Anthropic Messages on the wire: Anthropic itself (`type: anthropic`, `{base_url}/v1/messages`
@@ -28,6 +30,7 @@ export const messagesWire: WireCodec = {
   relayRequest(provider: Provider, tier: Tier, body: Record<string, unknown>, stream: boolean, headers: ClientHeaders): UpstreamRequest {
     const upstreamBody: Record<string, unknown> = { ...body, model: tier.model };
     if (upstreamBody.max_tokens === undefined) upstreamBody.max_tokens = tier.max_tokens;
+    capBodyTokens(upstreamBody, MAX_TOKENS_FIELDS, tier);
     return messagesRequest(provider, JSON.stringify(upstreamBody), stream, headers);
   },
 

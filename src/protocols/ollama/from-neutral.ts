@@ -1,5 +1,6 @@
 import type { Tier } from '../../config/schema.js';
 import { parseArguments } from '../fields.js';
+import { capTokens } from '../max-tokens.js';
 import type { NeutralMessage, NeutralPart, NeutralRequest } from '../neutral.js';
 import type { Unsupported } from '../types.js';
 
@@ -25,7 +26,8 @@ export function ollamaFromNeutral(request: NeutralRequest, tier: Tier, stream: b
   if (request.temperature !== undefined) options.temperature = request.temperature;
   if (request.topP !== undefined) options.top_p = request.topP;
   if (request.topK !== undefined) options.top_k = request.topK;
-  if (request.maxTokens !== undefined) options.num_predict = request.maxTokens;
+  const maxTokens = capTokens(request.maxTokens, tier);
+  if (maxTokens !== undefined) options.num_predict = maxTokens;
   if (request.stop) options.stop = request.stop;
   if (request.seed !== undefined) options.seed = request.seed;
   if (request.frequencyPenalty !== undefined) options.frequency_penalty = request.frequencyPenalty;

@@ -5,12 +5,15 @@ import { SseParser } from '../../sse/parser.js';
 import { classifyStatus } from '../classify-status.js';
 import { errorWords } from '../error-words.js';
 import { baseHeaders, bearerAuth } from '../headers.js';
+import { capBodyTokens } from '../max-tokens.js';
 import { upstreamPath } from '../paths.js';
 import type { ClientHeaders, UpstreamRequest, Unsupported, WireCodec } from '../types.js';
 import type { Usage } from '../usage.js';
 import { decodeResponsesResponse, ResponsesDecoder } from './decode.js';
 import { inspectResponsesEvent } from './inspect.js';
 import { responsesUsage } from './usage.js';
+
+const MAX_TOKENS_FIELDS = ['max_output_tokens'] as const;
 
 /**
  * OpenAI Responses on the wire: an openai-type server that serves it itself (`passthrough:
@@ -23,7 +26,9 @@ export const responsesWire: WireCodec = {
 
   relayRequest(provider: Provider, tier: Tier, body: Record<string, unknown>, stream: boolean, client: ClientHeaders): UpstreamRequest {
     const headers = bearerAuth(baseHeaders(provider, stream, client), provider);
-    return { method: 'POST', path: upstreamPath(provider.base_url, '/responses'), headers, body: JSON.stringify({ ...body, model: tier.model }) };
+    const upstreamBody: Record<string, unknown> = { ...body, model: tier.model };
+    capBodyTokens(upstreamBody, MAX_TOKENS_FIELDS, tier);
+    return { method: 'POST', path: upstreamPath(provider.base_url, '/responses'), headers, body: JSON.stringify(upstreamBody) };
   },
 
   encodeRequest(): Unsupported {

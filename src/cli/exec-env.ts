@@ -1,0 +1,70 @@
+import { basename } from 'node:path';
+import { findRoute } from '../config/find-route.js';
+import type { Config } from '../config/schema.js';
+
+/** What a command run by `exec` gets so that OpenAI, Anthropic and Codex clients inside it reach the private proxy. */
+export interface ClientSetup {
+  env: Record<string, string>;
+  /** The environment variables to take out of the inherited environment. */
+  unset: string[];
+  /** The command's arguments, with Codex's config overrides when the command is codex. */
+  command: string[];
+}
+
+// A model name each client asks for by default: the proxy routes it when a route's name or alias matches.
+const CLAUDE_MODEL = 'claude-sonnet-4-5';
+const CODEX_MODEL = 'gpt-5-codex';
+const PLACEHOLDER_KEY = 'llm-route';
+
+/**
+ * The client setup for `exec`. `url` is the proxy's origin. Clients authenticate with the
+ * proxy's auth_token, or a placeholder (Claude Code and the SDKs refuse to start without
+ * one); their own keys never reach a tier. `route`: a route every client uses whatever
+ * model it asks for; by default a client whose own model names no route gets the first one.
+ */
+export function clientSetup(url: string, config: Config, command: string[], route?: string): ClientSetup {
+  const key = config.server.auth_token ?? PLACEHOLDER_KEY;
+  const base = `${url}/v1`;
+  const env: Record<string, string> = {
+    LLM_ROUTE_URL: url,
+    OPENAI_BASE_URL: base,
+    OPENAI_API_BASE: base,
+    OPENAI_API_KEY: config.server.auth_token ?? process.env.OPENAI_API_KEY ?? PLACEHOLDER_KEY,
+    // Anthropic's base URL has no /v1; a Bearer token (ANTHROPIC_AUTH_TOKEN) needs no approval in Claude Code.
+    ANTHROPIC_BASE_URL: url,
+    ANTHROPIC_AUTH_TOKEN: key,
+    LLM_ROUTE_API_KEY: key,
+  };
+  const firstRoute = [...config.routes.keys()][0];
+  const claudeRoute = route ?? (findRoute(config, CLAUDE_MODEL) ? undefined : firstRoute);
+  if (claudeRoute) {
+    for (const name of ['ANTHROPIC_MODEL', 'ANTHROPIC_DEFAULT_OPUS_MODEL', 'ANTHROPIC_DEFAULT_SONNET_MODEL', 'ANTHROPIC_DEFAULT_HAIKU_MODEL', 'ANTHROPIC_SMALL_FAST_MODEL']) env[name] = claudeRoute;
+  }
+  const codexRoute = route ?? (findRoute(config, CODEX_MODEL) ? undefined : firstRoute);
+  return {
+    env,
+    // With both set, Claude Code warns of an auth conflict; the proxy needs only one.
+    unset: ['ANTHROPIC_API_KEY'],
+    command: isCodex(command[0]) ? [command[0], ...codexOverrides(base, codexRoute), ...command.slice(1)] : command,
+  };
+}
+
+function isCodex(program: string | undefined): boolean {
+  return program !== undefined && /^codex(\.js|\.exe)?$/.test(basename(program));
+}
+
+/**
+ * Codex ignores OPENAI_BASE_URL for its built-in provider and speaks only the Responses API:
+ * it gets a provider of its own, by `-c` overrides (TOML values).
+ */
+function codexOverrides(base: string, route: string | undefined): string[] {
+  const overrides = [
+    'model_provider="llm-route"',
+    'model_providers.llm-route.name="llm-route"',
+    `model_providers.llm-route.base_url=${JSON.stringify(base)}`,
+    'model_providers.llm-route.wire_api="responses"',
+    'model_providers.llm-route.env_key="LLM_ROUTE_API_KEY"',
+  ];
+  if (route) overrides.push(`model=${JSON.stringify(route)}`);
+  return overrides.flatMap((value) => ['-c', value]);
+}
