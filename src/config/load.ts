@@ -22,6 +22,8 @@ import {
   type Tier,
 } from './schema.js';
 import { isLoopbackHost } from '../util/loopback.js';
+import { readSavers } from '../savers/config.js';
+import { DEFAULT_ENCODING } from '../tokens/count.js';
 import { syntaxProblems } from './yaml-syntax.js';
 
 const DEFAULT_FILE = 'llm-route.yaml';
@@ -130,8 +132,10 @@ function buildConfig(raw: RawConfig, file: string): Config {
       retry: { ...DEFAULT_RETRY, ...route.retry, ...tier.retry },
       circuit: resolveCircuit({ ...DEFAULT_CIRCUIT, ...route.circuit, ...tier.circuit }, tier.timeouts?.ttft_ms ?? route.timeouts?.ttft_ms ?? DEFAULT_TIMEOUTS.ttft_ms),
       rollback: tier.rollback ?? null,
+      tokenizer: tier.tokenizer ?? DEFAULT_ENCODING,
     }));
-    routes.set(routeName, { name: routeName, tiers, deadline_ms: route.deadline_ms });
+    const savers = readSavers(route.savers ?? raw.savers ?? [], []).specs; // crossCheck vouched for them
+    routes.set(routeName, { name: routeName, tiers, deadline_ms: route.deadline_ms, savers });
   }
   return { file, server: resolveServer(raw.server), providers, routes };
 }
