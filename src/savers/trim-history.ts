@@ -24,20 +24,17 @@ export function trimHistorySaver(options: TrimHistoryOptions): Saver {
       const groups = toolGroups(messages);
       const isProtected = protectedGroups(messages, groups, options.keep_last);
       const { order, tokens, first } = summarize(messages, groups, sizes);
-      const dropped = new Set<number>(); // group ids
-      for (const group of order) {
-        if (total <= options.max_tokens) break;
-        if (isProtected.has(group)) continue;
-        dropped.add(group);
-        total -= tokens.get(group) ?? 0;
-      }
-      if (dropped.size === 0) return [];
-      // What is left must open with the user speaking, not with a reply to a dropped question.
-      for (const group of order) {
-        if (dropped.has(group)) continue;
-        if (messages[first.get(group) ?? 0].role === 'user' || isProtected.has(group)) break;
-        dropped.add(group);
-      }
+
+      // The groups dropped are always the oldest few: `drop` of them, in `order`.
+      let drop = 0;
+      while (drop < order.length && total > options.max_tokens && !isProtected.has(order[drop])) total -= tokens.get(order[drop++]) ?? 0;
+      // What is left must open with the user speaking, not with a reply to a dropped question:
+      // drop on to the next user turn, or when a kept message stands in the way, back to the last.
+      const opensWithUser = (at: number): boolean => at >= order.length || messages[first.get(order[at]) ?? 0].role === 'user';
+      while (drop > 0 && drop < order.length && !opensWithUser(drop) && !isProtected.has(order[drop])) drop++;
+      while (drop > 0 && !opensWithUser(drop)) drop--;
+      if (drop === 0) return [];
+      const dropped = new Set(order.slice(0, drop));
       const edits: Edit[] = [];
       messages.forEach((message, i) => {
         if (groups[i] !== -1 && dropped.has(groups[i])) edits.push({ kind: 'drop_message', message });
