@@ -10,7 +10,8 @@ export interface TrimHistoryOptions {
  * `trim_history`: while the conversation is over `max_tokens`, its oldest messages go. System
  * messages always stay, and so do the last `keep_last` other messages. A tool call and the
  * results answering it (and a Responses reasoning item and what follows it) go together or not
- * at all, and the conversation left never starts with an answer whose question was dropped.
+ * at all, and the conversation left opens with a user turn, not with an answer whose question
+ * was dropped (in an agent loop that is the task itself, kept while the tool turns after it go).
  */
 export function trimHistorySaver(options: TrimHistoryOptions): Saver {
   return {
@@ -28,13 +29,22 @@ export function trimHistorySaver(options: TrimHistoryOptions): Saver {
       // The groups dropped are always the oldest few: `drop` of them, in `order`.
       let drop = 0;
       while (drop < order.length && total > options.max_tokens && !isProtected.has(order[drop])) total -= tokens.get(order[drop++]) ?? 0;
-      // What is left must open with the user speaking, not with a reply to a dropped question:
-      // drop on to the next user turn, or when a kept message stands in the way, back to the last.
-      const opensWithUser = (at: number): boolean => at >= order.length || messages[first.get(order[at]) ?? 0].role === 'user';
-      while (drop > 0 && drop < order.length && !opensWithUser(drop) && !isProtected.has(order[drop])) drop++;
-      while (drop > 0 && !opensWithUser(drop)) drop--;
       if (drop === 0) return [];
       const dropped = new Set(order.slice(0, drop));
+      // What is left must open with the user speaking, not with a reply to a dropped question:
+      // drop on to the next user turn; when a kept message stands in the way (an agent loop, where
+      // every later "user" turn is a tool result), keep the last dropped user turn to open with.
+      const opensWithUser = (at: number): boolean => at >= order.length || messages[first.get(order[at]) ?? 0].role === 'user';
+      if (!opensWithUser(drop)) {
+        let on = drop;
+        while (on < order.length && !opensWithUser(on) && !isProtected.has(order[on])) dropped.add(order[on++]);
+        if (on === order.length || !opensWithUser(on)) {
+          for (let i = drop; i < on; i++) dropped.delete(order[i]);
+          const opener = order.slice(0, drop).findLast((_, i) => opensWithUser(i));
+          if (opener !== undefined) dropped.delete(opener);
+        }
+      }
+      if (dropped.size === 0) return [];
       const edits: Edit[] = [];
       messages.forEach((message, i) => {
         if (groups[i] !== -1 && dropped.has(groups[i])) edits.push({ kind: 'drop_message', message });

@@ -52,6 +52,29 @@ describe('trim_history', () => {
     expect(tags(two.body.messages)).toEqual(['You are an agent.', 'u2', 'a2', 'u3']);
   });
 
+  it('an agent loop (every later user turn is a tool result): the task stays, the oldest tool turns go', async () => {
+    const toolTurn = (i: number) => [
+      { role: 'assistant', content: [{ type: 'text', text: `step ${i}` }, { type: 'tool_use', id: `t${i}`, name: 'Bash', input: { n: i } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: big(`r${i}`) }] },
+    ];
+    const task = { role: 'user', content: 'Fix the failing tests.' };
+    const last = { role: 'user', content: 'Now run them again.' };
+    const body = { system: 'sys', messages: [task, ...[0, 1, 2, 3, 4].flatMap(toolTurn), last] };
+    const result = await run('messages', body, [trimHistorySaver({ max_tokens: 1000, keep_last: 3 })]);
+    expect(result.body.messages).toEqual([task, ...toolTurn(4), last]);
+    const chat = await run('chat', {
+      messages: [
+        { role: 'system', content: 'sys' },
+        task,
+        ...[0, 1, 2].flatMap((i) => [
+          { role: 'assistant', content: null, tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'f', arguments: '{}' } }] },
+          { role: 'tool', tool_call_id: `c${i}`, content: big(`r${i}`) },
+        ]),
+      ],
+    }, [trimHistorySaver({ max_tokens: 500, keep_last: 1 })]);
+    expect(tags(chat.body.messages)).toEqual(['sys', 'Fix the failing tests.', 'assistant(calls)', 'r2']);
+  });
+
   it('under budget: nothing dropped', async () => {
     const body = { messages: chatConversation() };
     const result = await run('chat', body, [trimHistorySaver({ max_tokens: 100_000, keep_last: 1 })]);
