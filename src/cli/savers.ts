@@ -5,7 +5,7 @@ import type { Config, Route } from '../config/schema.js';
 import { closestMatch } from '../config/suggest.js';
 import { detectProtocol } from '../savers/detect-protocol.js';
 import { formatChanges } from '../savers/diff.js';
-import { applySavers, type SaversResult } from '../savers/pipeline.js';
+import { applySavers, SAVER_BUDGET_MS, type SaversResult } from '../savers/pipeline.js';
 import { saversFor } from '../savers/registry.js';
 import { contentTokens } from '../savers/view.js';
 import { tokenCounter } from '../tokens/count.js';
@@ -33,7 +33,9 @@ export async function runSaversTry(file: string, opts: SaversTryOptions): Promis
     const config = loadConfig(resolveConfigPath(opts.config));
     const route = pickRoute(config, opts.route, body.model);
     const counter = await tokenCounter(route.tiers[0].tokenizer);
-    const result = applySavers(protocol, body, saversFor(route), counter, { trace: true });
+    // No time budget here: a cold process is slower than the proxy, and a diagnostic should show
+    // what each saver does. Its own time is shown instead, flagged when over the proxy's budget.
+    const result = applySavers(protocol, body, saversFor(route), counter, { trace: true, budgetMs: Infinity });
     const before = contentTokens(protocol, body, counter.count);
     const after = result.measures.at(-1)?.after ?? before;
     const report = {
@@ -43,7 +45,7 @@ export async function runSaversTry(file: string, opts: SaversTryOptions): Promis
       savers: result.measures.map((m, i) => ({ saver: m.saver, before: m.before, after: m.after, diff: diffOf(result, i) })),
     };
     if (opts.json) process.stdout.write(`${JSON.stringify(report)}\n`);
-    else process.stdout.write(renderReport(report, protocol, counter.encoding));
+    else process.stdout.write(renderReport(report, protocol, counter.encoding, result.ownMs ?? []));
     return 0;
   } catch (error) {
     if (error instanceof ConfigError) {
@@ -101,15 +103,17 @@ interface Report {
   savers: Array<{ saver: string; before: number; after: number; diff: string }>;
 }
 
-function renderReport(report: Report, protocol: string, encoding: string): string {
+function renderReport(report: Report, protocol: string, encoding: string, ownMs: number[]): string {
   const lines = [`route ${report.route} (${protocol} body, ${encoding}): ${report.before} → ${report.after} tokens (${saving(report.before, report.after)})`];
   if (report.savers.length === 0) lines.push('  no savers on this route');
   const width = Math.max(...report.savers.map((s) => s.saver.length), 0);
-  for (const s of report.savers) {
-    lines.push('', `${s.saver.padEnd(width)}  ${s.before} → ${s.after} (${saving(s.before, s.after)})`);
+  report.savers.forEach((s, i) => {
+    const ms = ownMs[i] ?? 0;
+    const slow = ms > SAVER_BUDGET_MS ? ` — over the ${SAVER_BUDGET_MS} ms budget: the proxy would skip it` : '';
+    lines.push('', `${s.saver.padEnd(width)}  ${s.before} → ${s.after} (${saving(s.before, s.after)}) ${ms.toFixed(1)} ms${slow}`);
     if (s.diff) lines.push(...s.diff.split('\n').map((line) => `  ${line}`));
     else lines.push('  (nothing to change)');
-  }
+  });
   return `${lines.join('\n')}\n`;
 }
 

@@ -36,6 +36,8 @@ export interface SaversResult {
   failures: SaverFailure[];
   /** With `trace`: per saver, what it changed (empty when it was not applied). */
   changes?: SaverChange[][];
+  /** With `trace`: per saver, its own time in ms (tokenizer time excluded). */
+  ownMs?: number[];
 }
 
 /**
@@ -59,7 +61,10 @@ export function applySavers(
   const memo = memoizedCounter(counter).count;
   const now = options.now ?? (() => performance.now());
   const budgetMs = options.budgetMs ?? SAVER_BUDGET_MS;
-  if (options.trace) result.changes = [];
+  if (options.trace) {
+    result.changes = [];
+    result.ownMs = [];
+  }
 
   let counting = 0; // ms the current saver spent in the tokenizer
   const timedCount: CountTokens = (text) => {
@@ -77,10 +82,12 @@ export function applySavers(
     try {
       edits = saver.run(view, timedCount);
     } catch (error) {
+      result.ownMs?.push(now() - started - counting);
       skip(result, saver.name, tokens, 'threw', error instanceof Error ? error.message : String(error));
       continue;
     }
     const ownMs = now() - started - counting;
+    result.ownMs?.push(ownMs);
     if (ownMs > budgetMs) {
       skip(result, saver.name, tokens, 'overran', `took ${ownMs.toFixed(1)} ms (budget ${budgetMs} ms)`);
       continue;

@@ -58,7 +58,7 @@ describe('llm-route savers try', () => {
     expect(stdout).toMatch(/^route agent \(chat body, o200k_base\): \d+ → \d+ tokens \(saved \d+, \d+\.\d%\)/);
     expect(stdout).toMatch(/\nwhitespace {12}\d+ → \d+ \(saved \d+, /);
     expect(stdout).toContain('    - "Why   does the build fail?"\n    + "Why does the build fail?"');
-    expect(stdout).toMatch(/trim_history {10}\d+ → \d+ \(saved 0\)\n {2}\(nothing to change\)/);
+    expect(stdout).toMatch(/trim_history {10}\d+ → \d+ \(saved 0\) \d+\.\d ms\n {2}\(nothing to change\)/);
   });
 
   it('an Anthropic body, measured with the encoding of the route\'s first tier (cl100k_base)', async () => {

@@ -10,9 +10,12 @@ export async function o200k(): Promise<TokenCounter> {
   return (counter ??= await tokenCounter('o200k_base'));
 }
 
-/** Runs savers with the real tokenizer. */
+/** A clock that never moves: a test not about the time budget must not depend on how loaded the machine is. */
+export const stoppedClock = (): number => 0;
+
+/** Runs savers with the real tokenizer (and a stopped clock unless `options.now` is given). */
 export async function run(protocol: ClientProtocol, body: Record<string, unknown>, savers: Saver[], options?: SaverOptions): Promise<SaversResult> {
-  return applySavers(protocol, body, savers, await o200k(), options);
+  return applySavers(protocol, body, savers, await o200k(), { now: stoppedClock, ...options });
 }
 
 /** A deep, frozen copy: a saver that touched the caller's body would throw. */
