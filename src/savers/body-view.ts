@@ -1,4 +1,5 @@
 import type { ClientProtocol } from '../telemetry/events.js';
+import { isRecord } from '../util/is-record.js';
 import type { ConversationView, CountTokens, Edit, TextPart, ViewMessage, ViewRole } from './types.js';
 
 /**
@@ -109,7 +110,7 @@ export class BodyView implements ConversationView {
   /** The text slot of `array[index]` when it is a text part of one of `options.textTypes`. */
   addContentItem(message: Message, array: unknown[], index: number, path: string, options: SlotOptions): void {
     const item = array[index];
-    if (!isObject(item) || typeof item.text !== 'string' || !options.textTypes.has(String(item.type))) return;
+    if (!isRecord(item) || typeof item.text !== 'string' || !options.textTypes.has(String(item.type))) return;
     const removal: Removal = { kind: 'item', array, item, whenEmpty: options.whenEmpty ?? 'message' };
     message.slots.push(new Slot(message, item, 'text', `${path}.text`, options.toolResult, removal));
   }
@@ -229,8 +230,4 @@ function spliceOut(array: unknown[], items: Set<unknown>): void {
   let write = 0;
   for (const item of array) if (!items.has(item)) array[write++] = item;
   array.length = write;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
