@@ -41,6 +41,15 @@ describe('applyRouteSavers', () => {
     expect(loadedTokenCounter('r50k_base')).toBeUndefined(); // the second tier's encoding is not used
   });
 
+  it('never rejects: when the pipeline cannot run, the body goes out as it came, every saver counted as failed', async () => {
+    const hostile = { model: 'agent', messages: [{ role: 'user', get content(): string { throw new Error('unreadable body'); } }] };
+    const result = await applyRouteSavers(config('o200k_base', 'p50k_base').routes.get('agent')!, 'chat', hostile);
+    expect(result.body).toBe(hostile);
+    expect(result.changed).toBe(false);
+    expect(result.measures).toEqual([{ saver: 'whitespace', before: 0, after: 0, failed: true }]);
+    expect(result.failures).toEqual([{ saver: 'whitespace', reason: 'threw', message: 'unreadable body' }]);
+  });
+
   it('preloadSaverTokenizers loads the encodings of routes with savers only', async () => {
     await preloadSaverTokenizers(config('o200k_harmony', 'r50k_base'));
     expect(loadedTokenCounter('r50k_base')).toBeDefined();
