@@ -81,6 +81,21 @@ export async function main(argv: string[]): Promise<void> {
     });
 
   program
+    .command('savers')
+    .description('token savers: see what a route\'s savers do to a request')
+    .command('try')
+    .description('run a route\'s savers on a request body: each saver\'s diff and the tokens before and after')
+    .argument('<file>', 'a request body (Chat Completions, Responses or Anthropic Messages JSON)')
+    .addOption(configOption())
+    .option('--route <route>', 'the route whose savers run (default: the route the body\'s "model" names)')
+    .option('--json', 'one JSON document on stdout: {"route","before","after","savers":[{"saver","before","after","diff"}]}')
+    .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
+    .action(async (file: string, opts: { config?: string; route?: string; json?: boolean }) => {
+      const { runSaversTry } = await import('./savers.js');
+      process.exitCode = await runSaversTry(file, opts);
+    });
+
+  program
     .command('mock')
     .description('a fault-injecting OpenAI-compatible upstream for demos and resilience tests')
     .option('--host <host>', 'listen address', '127.0.0.1')

@@ -2,14 +2,17 @@ import type { ConfigProblem } from './errors.js';
 import type { Reporter } from './positions.js';
 import { isRecord } from './raw-data.js';
 import { closestMatch } from './suggest.js';
+import { saverProblems } from '../savers/config.js';
 
 /**
- * What the schema cannot express: names are non-empty, tiers' providers are defined, and tier names
- * are unique per route. Reads the raw data defensively, so it can run even when the schema failed.
+ * What the schema cannot express: names are non-empty, tiers' providers are defined, tier names
+ * are unique per route, and savers are known with the right options. Reads the raw data
+ * defensively, so it can run even when the schema failed.
  */
 export function crossCheck(data: unknown, report: Reporter): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   if (!isRecord(data)) return problems;
+  problems.push(...saverProblems(data, report));
   const providers = isRecord(data.providers) ? Object.keys(data.providers) : undefined;
   for (const name of providers ?? []) {
     if (name.trim() === '') problems.push(report.at('key', ['providers', name], 'a provider name must not be empty'));

@@ -23,6 +23,8 @@ import {
   type Tier,
 } from './schema.js';
 import { isLoopbackHost } from '../util/loopback.js';
+import { readSavers } from '../savers/config.js';
+import { DEFAULT_ENCODING } from '../tokens/count.js';
 import { syntaxProblems } from './yaml-syntax.js';
 
 const DEFAULT_FILE = 'llm-route.yaml';
@@ -135,8 +137,10 @@ function buildConfig(raw: RawConfig, file: string, warnings: string[]): Config {
       max_tokens: tier.max_tokens ?? DEFAULT_MAX_TOKENS,
       max_tokens_cap: tier.max_tokens,
       ollama: { ...raw.providers[tier.provider].ollama, ...tier.ollama },
+      tokenizer: tier.tokenizer ?? DEFAULT_ENCODING,
     }));
-    routes.set(routeName, { name: routeName, tiers, deadline_ms: route.deadline_ms, aliases: route.aliases ?? [] });
+    const savers = readSavers(route.savers ?? raw.savers ?? [], []).specs; // crossCheck vouched for them
+    routes.set(routeName, { name: routeName, tiers, deadline_ms: route.deadline_ms, aliases: route.aliases ?? [], savers });
   }
   return { file, server: resolveServer(raw.server), providers, routes, warnings };
 }

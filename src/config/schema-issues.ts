@@ -79,7 +79,7 @@ function unknownKeyMessage(key: string, parent: readonly PathSegment[]): string 
   return `unknown key "${key}" in ${where}; ${hint}`;
 }
 
-function describeValue(value: unknown, secret: boolean): string {
+export function describeValue(value: unknown, secret: boolean): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'an empty value';
   if (Array.isArray(value)) return value.length > 0 ? 'a list' : 'an empty list';

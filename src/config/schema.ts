@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ENCODINGS, type Encoding } from '../tokens/count.js';
 
 /**
  * The tier file's schema: the one source of config types. Every object is strict,
@@ -103,7 +104,24 @@ export const TierSchema = z.strictObject({
    */
   max_tokens: z.number().int().min(1).optional(),
   ollama: OllamaOptionsSchema.optional(),
+  /** The encoding token savers measure with when this is the route's first tier. */
+  tokenizer: z.enum(ENCODINGS).optional(),
 });
+
+/**
+ * Token savers and their options. A `savers:` entry is a name or a one-key map `{ name: options }`;
+ * entries are checked by src/savers/config.ts (names with "did you mean", options against these).
+ */
+export const SAVER_OPTIONS = {
+  whitespace: z.strictObject({ tool_results: z.boolean().default(false) }),
+  dedupe_system: z.strictObject({}),
+  minify_tool_json: z.strictObject({}),
+  truncate_tool_output: z.strictObject({ max_tokens: z.number().int().min(32) }),
+  trim_history: z.strictObject({ max_tokens: z.number().int().min(1), keep_last: z.number().int().min(1).default(6) }),
+};
+export type SaverName = keyof typeof SAVER_OPTIONS;
+export type SaverSpec = { [K in SaverName]: { name: K; options: z.output<(typeof SAVER_OPTIONS)[K]> } }[SaverName];
+const SaverListSchema = z.array(z.unknown());
 
 export const RouteSchema = z.strictObject({
   tiers: z.array(TierSchema).min(1, 'a route needs at least one tier'),
@@ -113,6 +131,7 @@ export const RouteSchema = z.strictObject({
   retry: RetrySchema.optional(),
   circuit: CircuitSchema.optional(),
   deadline_ms: ms().default(120_000),
+  savers: SaverListSchema.optional(),
 });
 
 export const ConfigSchema = z.strictObject({
@@ -120,6 +139,8 @@ export const ConfigSchema = z.strictObject({
   server: ServerSchema.default({ host: '127.0.0.1', port: 4141, max_body_bytes: 10 * 1024 * 1024 }),
   providers: z.record(z.string(), ProviderSchema),
   routes: z.record(z.string(), RouteSchema),
+  /** The savers of every route without a `savers:` of its own. */
+  savers: SaverListSchema.optional(),
 });
 
 export type RawConfig = z.infer<typeof ConfigSchema>;
@@ -174,6 +195,7 @@ export interface Tier {
   max_tokens_cap: number | undefined;
   /** The provider's Ollama options with the tier's on top. */
   ollama: OllamaOptions;
+  tokenizer: Encoding;
 }
 
 export interface Route {
@@ -181,6 +203,8 @@ export interface Route {
   tiers: Tier[];
   deadline_ms: number;
   aliases: string[];
+  /** Token savers in file order (the top-level default when the route has none of its own). */
+  savers: SaverSpec[];
 }
 
 /** The config the running proxy uses. */

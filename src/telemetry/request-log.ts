@@ -85,6 +85,11 @@ export function toLogLine(event: RequestFinished, time = new Date().toISOString(
     duration_ms: Math.round(event.durationMs),
   };
   if (event.usage) line.usage = event.usage;
+  if (event.savers) {
+    // What the savers measured, beside what the upstream billed: how far the estimate is from the bill.
+    line.savers = event.savers.map(({ saver, before, after, failed }) => (failed ? { saver, before, after, failed } : { saver, before, after }));
+    if (event.usage) line.prompt_tokens_upstream = event.usage.prompt_tokens;
+  }
   if (event.chunkErrors > 0) line.chunk_errors = event.chunkErrors;
   if (event.error) line.error = event.error;
   return line;

@@ -52,3 +52,47 @@ function importEncoding(encoding: Encoding): Promise<EncodingModule> {
       return import('gpt-tokenizer/encoding/o200k_harmony');
   }
 }
+
+// ─── remembered counts ──────────────────────────────────────────────────────
+
+const MEMO_MIN_CHARS = 32; // shorter texts count faster than they hash
+const MEMO_MAX_CHARS = 8_000_000;
+const memos = new WeakMap<TokenCounter, TokenCounter>();
+
+/**
+ * `counter`, remembering the counts of the texts it has seen (least recently used first out,
+ * up to 8 M characters in all). An agent re-sends its whole history with every request, so
+ * counting a request's contents mostly re-counts texts seen a request earlier. One memo per
+ * counter, kept across calls.
+ */
+export function memoizedCounter(counter: TokenCounter): TokenCounter {
+  let memoized = memos.get(counter);
+  if (!memoized) {
+    const counts = new Map<string, number>();
+    let chars = 0;
+    memoized = {
+      encoding: counter.encoding,
+      count(text) {
+        if (text.length < MEMO_MIN_CHARS) return counter.count(text);
+        const known = counts.get(text);
+        if (known !== undefined) {
+          counts.delete(text); // re-inserted below: the Map's order is its recency
+          counts.set(text, known);
+          return known;
+        }
+        const tokens = counter.count(text);
+        counts.set(text, tokens);
+        chars += text.length;
+        for (const [old] of counts) {
+          if (chars <= MEMO_MAX_CHARS) break;
+          counts.delete(old);
+          chars -= old.length;
+        }
+        return tokens;
+      },
+    };
+    memos.set(counter, memoized);
+    memos.set(memoized, memoized);
+  }
+  return memoized;
+}

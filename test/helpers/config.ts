@@ -11,10 +11,10 @@ export function tier(name: string, fields: Partial<Tier> = {}): Tier {
   return {
     route: 'chat', name, index: 0, provider, model: `${name}-model`, weight: 100,
     timeouts: { ...DEFAULT_TIMEOUTS, cold_ttft_ms: DEFAULT_TIMEOUTS.ttft_ms }, retry: { ...DEFAULT_RETRY },
-    circuit: { ...DEFAULT_CIRCUIT, slow_ttft_ms: 8000 }, rollback: null, ...fields,
+    circuit: { ...DEFAULT_CIRCUIT, slow_ttft_ms: 8000 }, rollback: null, tokenizer: 'o200k_base', ...fields,
   };
 }
 
 export function route(tiers: Tier[], name = 'chat'): Route {
-  return { name, tiers: tiers.map((t, index) => ({ ...t, index, route: name })), deadline_ms: 120_000 };
+  return { name, tiers: tiers.map((t, index) => ({ ...t, index, route: name })), deadline_ms: 120_000, savers: [] };
 }
