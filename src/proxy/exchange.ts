@@ -3,7 +3,7 @@ import type { Config, Route, Tier } from '../config/schema.js';
 import type { ShapedAnswer } from '../protocols/call.js';
 import type { ClientCodec, ClientRequest, ErrorSpec } from '../protocols/types.js';
 import type { ProviderPools } from '../providers/pools.js';
-import type { RequestFinished } from '../telemetry/events.js';
+import type { RequestFinished, SaverMeasure } from '../telemetry/events.js';
 import { ClientLifetime } from './client-lifetime.js';
 import type { StreamSink } from './client-writer.js';
 import type { ProxyContext } from './proxy-context.js';
@@ -27,6 +27,8 @@ export class Exchange {
   request: ClientRequest | null = null;
   /** Milliseconds from arrival to the commit of a stream. */
   ttftMs: number | undefined;
+  /** What the route's token savers did to the body. */
+  savers: SaverMeasure[] | undefined;
   private ended = false;
   /** Counted as a request (request_start/request_end); a token count is not. */
   private announced = true;
@@ -132,6 +134,7 @@ export class Exchange {
       model: tier?.model ?? null,
       committed: false,
       chunkErrors: 0,
+      ...(this.savers ? { savers: this.savers } : {}),
       ...fields,
     });
   }

@@ -8,6 +8,7 @@ import type { RequestFinished, RequestOutcome } from '../telemetry/events.js';
 import { Exchange } from './exchange.js';
 import type { ProxyContext } from './proxy-context.js';
 import { routeRequest, type RoutingOutcome } from './route-request.js';
+import { applyRouteSavers } from '../savers/route-savers.js';
 
 /**
  * A request for a model (Chat Completions, Responses, Messages), read top-down: admit it,
@@ -18,9 +19,10 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
   try {
     const admitted = await admit(req, exchange);
     if (!admitted) return;
-    exchange.begin(admitted.route, admitted.request);
+    const request = await saveTokens(exchange, admitted.route, admitted.request, req);
+    exchange.begin(admitted.route, request);
     const outcome = await routeRequest(
-      { id, route: admitted.route, request: admitted.request, codec, arrivedAt: exchange.arrivedAt, client: exchange.client, commit: (tier, attempts) => exchange.commit(tier, attempts) },
+      { id, route: admitted.route, request, codec, arrivedAt: exchange.arrivedAt, client: exchange.client, commit: (tier, attempts) => exchange.commit(tier, attempts) },
       { pools: exchange.pools, gate: ctx.gate, telemetry: ctx.telemetry, random: ctx.random },
     );
     await answer(exchange, outcome);
@@ -63,6 +65,19 @@ export async function admit(req: IncomingMessage, exchange: Exchange): Promise<{
     return null;
   }
   return { route, request: parsed.request };
+}
+
+/**
+ * The route's token savers, before the first tier: the body every tier gets (fail-open: a
+ * saver that throws or overruns is skipped), and what each saved, measured, for the request's end.
+ */
+async function saveTokens(exchange: Exchange, route: Route, request: ClientRequest, req: IncomingMessage): Promise<ClientRequest> {
+  if (route.savers.length === 0) return request;
+  const saved = await applyRouteSavers(route, request.protocol, request.body);
+  if (saved.measures.length > 0) exchange.savers = saved.measures;
+  if (!saved.changed) return request;
+  const reparsed = exchange.codec.parse(saved.body, req.headers);
+  return reparsed.ok ? reparsed.request : request;
 }
 
 /** Answers the client in the shape the routing loop ended in, and records the request's end. */

@@ -17,6 +17,7 @@ import type { AppContext, ReloadResult } from './app-context.js';
 import { handleRequest } from './handle-request.js';
 import { ShutdownError } from '../proxy/shutdown.js';
 import { isLoopbackHost } from '../util/loopback.js';
+import { preloadSaverTokenizers } from '../savers/route-savers.js';
 
 export interface ProxyOptions {
   config: Config;
@@ -76,6 +77,8 @@ export class ProxyServer {
       reload: () => this.reload(),
       checkNow: () => this.checker.runAll(),
     };
+    // An encoding takes ~200 ms to load: the first request on a route with savers must not wait for it.
+    void preloadSaverTokenizers(config).catch(() => undefined);
     this.rollbacks = new RollbackWatcher(telemetry, weights, config);
     if (options.watch) this.watcher = new ConfigWatcher(config.file, () => this.reload());
     if (options.activeChecks) this.checker.start();
@@ -131,6 +134,7 @@ export class ProxyServer {
     app.metrics.configure(config);
     this.rollbacks.configure(config);
     this.checker.configure(config);
+    void preloadSaverTokenizers(config).catch(() => undefined);
     app.config = config;
   }
 
