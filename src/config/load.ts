@@ -96,16 +96,16 @@ export function loadConfigText(text: string, file: string, env: Env = process.en
     throw new ConfigError([report.atOffset(0, [], `invalid YAML: ${errorMessage(error)}`)]);
   }
 
+  const secrets = secretValues(data, env, substitution.variables);
   const parsed = ConfigSchema.safeParse(data);
   if (!parsed.success) {
     // A value whose variable is missing would also fail the schema; one problem for it is enough.
     const unsubstituted = substitution.issues.map((issue) => issue.path);
-    problems.push(...schemaProblems(parsed.error.issues, data, report, unsubstituted));
+    problems.push(...schemaProblems(parsed.error.issues, data, report, unsubstituted, secrets));
   }
   problems.push(...crossCheck(data, report));
 
   if (problems.length > 0 || !parsed.success) {
-    const secrets = secretValues(data, env, substitution.variables);
     throw new ConfigError(problems.sort(byPosition).map((problem) => redact(problem, secrets)));
   }
   return buildConfig(parsed.data, resolve(file));
