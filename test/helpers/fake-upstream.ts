@@ -7,6 +7,8 @@ import type { AddressInfo, Socket } from 'node:net';
  * test can check that llm-route aborted an upstream and closed its socket.
  */
 export interface SeenRequest {
+  /** The request target as it came (path and query). */
+  url: string;
   body: Record<string, unknown>;
   headers: IncomingMessage['headers'];
   /** performance.now() when the request arrived. */
@@ -109,7 +111,7 @@ export class FakeUpstream {
     }
     const socket = req.socket as Socket & { fakeId?: number };
     const index = this.requests.length;
-    this.requests.push({ body, headers: req.headers, at: performance.now(), socketId: socket.fakeId ?? 0 });
+    this.requests.push({ url: req.url ?? '', body, headers: req.headers, at: performance.now(), socketId: socket.fakeId ?? 0 });
     const script = this.queue.shift() ?? this.fallback;
     let closed = false;
     const closedPromise = new Promise<void>((resolve) => res.once('close', () => {
