@@ -51,7 +51,10 @@ describe('request path text', () => {
     const state = stateWith([
       ...requestEvents('chat', [attempt('local', 'ok', { ms: 200 })], { ttftMs: 210 }),
       ...requestEvents('chat', [attempt('local', 'ttft_timeout', { ms: 2500 }), attempt('cloud', 'ok')], { ttftMs: 2700 }),
-      { type: 'request_end', id: 'x', route: '', tier: null, status: 404, outcome: 'bad_request', stream: false, committed: false, attempts: [], durationMs: 1, chunkErrors: 0, error: 'unknown route "gpt-5"' },
+      {
+        type: 'request_end', id: 'x', route: '', tier: null, status: 404, outcome: 'bad_request', stream: false, committed: false, attempts: [],
+        durationMs: 1, startedAt: T0, protocol: 'chat', provider: null, model: null, chunkErrors: 0, error: 'unknown route "gpt-5"',
+      },
     ]);
     const recent = state.snapshot(config, T0).recent;
     expect(recent.map((r) => r.path)).toEqual(['unknown route "gpt-5"', 'local ✗ ttft 2.5s → cloud ✓', 'local ✓']);
@@ -112,7 +115,7 @@ describe('requests per second', () => {
 
   it('comes from request_start events', () => {
     const state = new DashboardState();
-    for (let i = 0; i < 25; i++) state.apply({ type: 'request_start', id: `q${i}`, route: 'chat', stream: true }, T0 + i * 100);
+    for (let i = 0; i < 25; i++) state.apply({ type: 'request_start', id: `q${i}`, route: 'chat', stream: true, protocol: 'chat' }, T0 + i * 100);
     const snapshot = state.snapshot(config, T0 + 2500);
     expect(snapshot.requestsPerSecond).toBe(2.5);
     expect(snapshot.pending).toBe(25);
