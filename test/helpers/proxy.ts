@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { stringify } from 'yaml';
 import { loadConfigText } from '../../src/config/load.js';
 import { ProxyServer } from '../../src/proxy/server.js';
+import type { Clock } from '../../src/util/clock.js';
 
 export interface TierSpec {
   name: string;
@@ -57,7 +58,7 @@ export interface RunningProxy {
   close(): Promise<void>;
 }
 
-export async function startProxy(specOrYaml: ConfigSpec | string, opts: { env?: Record<string, string>; random?: () => number } = {}): Promise<RunningProxy> {
+export async function startProxy(specOrYaml: ConfigSpec | string, opts: { env?: Record<string, string>; random?: () => number; clock?: Clock } = {}): Promise<RunningProxy> {
   const yaml = typeof specOrYaml === 'string' ? specOrYaml : configYaml(specOrYaml);
   const config = loadConfigText(yaml, '/test/llm-route.yaml', opts.env ?? {});
   const logs: Array<Record<string, unknown>> = [];
@@ -67,7 +68,7 @@ export async function startProxy(specOrYaml: ConfigSpec | string, opts: { env?: 
       done();
     },
   });
-  const server = new ProxyServer({ config, port: 0, log, random: opts.random });
+  const server = new ProxyServer({ config, port: 0, log, random: opts.random, clock: opts.clock });
   const { url } = await server.listen();
   return { server, origin: url, baseURL: `${url}/v1`, logs, close: () => server.close(500) };
 }
