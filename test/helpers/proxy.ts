@@ -103,5 +103,33 @@ export function sseText(text: string): string {
   return out;
 }
 
+/** Every data payload, JSON-parsed when it is JSON ("[DONE]" stays a string). */
+export function sseEvents(text: string): unknown[] {
+  return sseData(text).map((d) => {
+    try {
+      return JSON.parse(d) as unknown;
+    } catch {
+      return d;
+    }
+  });
+}
+
+type ChunkLike = { error?: { code?: string }; choices?: Array<{ delta?: { role?: string } }>; usage?: unknown };
+
+export function errorEvents(text: string): Array<{ error: { code?: string; message?: string } }> {
+  return sseEvents(text).filter((e): e is { error: { code?: string } } => typeof e === 'object' && e !== null && 'error' in e);
+}
+
+export function roleChunks(text: string): number {
+  return sseEvents(text).filter((e) => ((e as ChunkLike)?.choices ?? []).some((c) => c.delta?.role !== undefined)).length;
+}
+
+export function usageOnlyChunks(text: string): unknown[] {
+  return sseEvents(text).filter((e) => {
+    const c = e as ChunkLike;
+    return typeof c === 'object' && c !== null && Array.isArray(c.choices) && c.choices.length === 0 && c.usage !== undefined;
+  });
+}
+
 /** A base URL nothing listens on (connection refused). */
 export const DEAD_URL = 'http://127.0.0.1:1/v1';
