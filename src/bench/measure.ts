@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { EVENT_CONTENT, EVENT_ERROR, EVENT_FINISH, type EventFacts } from '../providers/types.js';
 import { SseParser } from '../sse/parser.js';
+import { errorText } from '../util/error-text.js';
 import { networkFailure } from '../util/network-error.js';
 import type { BenchTarget } from './targets.js';
 
@@ -119,7 +120,7 @@ class StreamReading {
     const facts = this.facts;
     this.target.adapter.inspectEvent(data, facts);
     if (facts.flags & EVENT_ERROR) {
-      this.streamError = `error event in the stream: ${errorText(data)}`;
+      this.streamError = `error event in the stream: ${errorText(data) ?? 'no message'}`;
       return;
     }
     if (facts.usage) this.usageTokens = facts.usage.completion_tokens;
@@ -146,20 +147,6 @@ function errorMessage(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = error.cause instanceof Error && error.cause.message !== error.message ? ` (${error.cause.message})` : '';
   return `${error.message}${cause}`;
-}
-
-/** The message of an OpenAI-shaped error event, else the start of its data. */
-function errorText(data: string): string {
-  try {
-    const parsed: unknown = JSON.parse(data);
-    if (typeof parsed === 'object' && parsed !== null && 'error' in parsed) {
-      const inner = parsed.error;
-      if (typeof inner === 'object' && inner !== null && 'message' in inner && typeof inner.message === 'string') return inner.message;
-    }
-  } catch {
-    // inspectEvent flagged an error, so it parsed there; keep the fallback anyway
-  }
-  return data.slice(0, 200);
 }
 
 function isJson(headers: IncomingHttpHeaders): boolean {
