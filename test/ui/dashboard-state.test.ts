@@ -4,7 +4,7 @@ import { DashboardState, type TierView } from '../../src/ui/dashboard-state.js';
 import { chooseColumns, totalWidth } from '../../src/ui/layout/table-columns.js';
 import { RateMeter } from '../../src/ui/state/rate-meter.js';
 import { attemptLabel, requestPath } from '../../src/ui/state/request-path.js';
-import { nearestRank, SampleWindow } from '../../src/ui/state/sample-window.js';
+import { SampleWindow } from '../../src/ui/state/sample-window.js';
 import { sparkline } from '../../src/ui/sparkline.js';
 import { requestEvents, testConfig } from './fixtures.js';
 
@@ -72,14 +72,6 @@ describe('request path text', () => {
 });
 
 describe('TTFT percentiles', () => {
-  it('uses the nearest rank: a value that was observed', () => {
-    const values = Array.from({ length: 100 }, (_, i) => i + 1);
-    expect(nearestRank(values, 50)).toBe(50);
-    expect(nearestRank(values, 95)).toBe(95);
-    expect(nearestRank(values, 99)).toBe(99);
-    expect(nearestRank([7], 99)).toBe(7);
-  });
-
   it('counts the last 60 s, at most 200 samples', () => {
     const window = new SampleWindow(200, 60_000);
     window.record(50_000, T0 - 61_000); // too old
