@@ -144,13 +144,7 @@ function resolveProvider(name: string, provider: ProviderConfig): Provider {
     ...rest,
     name,
     local,
-    health: {
-      interval_ms: health?.interval_ms,
-      timeout_ms: health?.timeout_ms ?? 2_000,
-      ttft_check: health?.ttft_check ?? false,
-      warmup: health?.warmup ?? local,
-      keepalive_ms: health?.keepalive_ms ?? 240_000,
-    },
+    health: { ...health, interval_ms: health.interval_ms, warmup: health.warmup ?? local },
   };
   if (api_key) resolved.api_key = api_key;
   return resolved;

@@ -72,7 +72,8 @@ export const ProviderSchema = z.strictObject({
   base_url: z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' }),
   api_key: z.string().optional(),
   headers: z.record(z.string(), z.string()).optional(),
-  health: ProviderHealthSchema.optional(),
+  // Parsed from {} when absent, so its defaults are the only ones.
+  health: ProviderHealthSchema.prefault({}),
   start: StartSchema.optional(),
 });
 
@@ -97,7 +98,7 @@ export const RouteSchema = z.strictObject({
 
 export const ConfigSchema = z.strictObject({
   version: z.literal(1, 'expected version: 1'),
-  server: ServerSchema.default({ host: '127.0.0.1', port: 4141, max_body_bytes: 10 * 1024 * 1024 }),
+  server: ServerSchema.prefault({}),
   providers: z.record(z.string(), ProviderSchema),
   routes: z.record(z.string(), RouteSchema),
 });

@@ -1,9 +1,9 @@
 import type { Provider, Route, Tier } from '../../src/config/schema.js';
-import { DEFAULT_CIRCUIT, DEFAULT_RETRY, DEFAULT_TIMEOUTS } from '../../src/config/schema.js';
+import { DEFAULT_CIRCUIT, DEFAULT_RETRY, DEFAULT_TIMEOUTS, ProviderHealthSchema } from '../../src/config/schema.js';
 
 const provider: Provider = {
   name: 'p', type: 'openai', base_url: 'http://127.0.0.1:1/v1', local: true,
-  health: { interval_ms: undefined, timeout_ms: 2000, ttft_check: false, warmup: false, keepalive_ms: 240_000 },
+  health: { ...ProviderHealthSchema.parse({}), interval_ms: undefined, warmup: false },
 };
 
 /** A resolved tier for unit tests that do not go through the loader. */
