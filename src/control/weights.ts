@@ -1,7 +1,7 @@
 import type { Config, Tier } from '../config/schema.js';
 import { allTiers } from '../config/all-tiers.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
-import type { WeightChanged } from '../telemetry/events.js';
+import type { WeightChanged, WeightLayers } from '../telemetry/events.js';
 import { tierKey } from '../health/health-view.js';
 import { type Clock, systemClock } from '../util/clock.js';
 
@@ -159,8 +159,17 @@ export class WeightControl {
     this.bus.emit({
       type: 'weight', route, tier, weight: effective(control), configured: control.configured, source,
       ...(reason ? { reason } : {}), ...(expiresAt !== undefined ? { expiresAt } : {}),
+      layers: layersOf(control),
     });
   }
+}
+
+function layersOf(control: TierControl): WeightLayers {
+  return {
+    admin: control.admin ? { weight: control.admin.weight, expiresAt: control.admin.expiresAt } : null,
+    alerts: [...control.alerts.values()],
+    rollback: control.rollback?.reason ?? null,
+  };
 }
 
 function effective(control: TierControl): number {
