@@ -187,16 +187,9 @@ routes:
 
   it('hides a long secret in a value it quotes, also where the quote is cut short', () => {
     const text = base.replace('model: m', 'model: m\n        weight: ${OPENAI_API_KEY}');
-    const error = (() => {
-      try {
-        loadConfigText(text, FILE, { OPENAI_API_KEY: LONG_SECRET });
-      } catch (caught) {
-        return caught as ConfigError;
-      }
-      throw new Error('loaded');
-    })();
-    expect(error.message).toContain('got "***" (at routes.chat.tiers[0].weight)');
-    expect(error.message).not.toContain(LONG_SECRET.slice(0, 20));
+    const load = () => loadConfigText(text, FILE, { OPENAI_API_KEY: LONG_SECRET });
+    expect(load).toThrow('got "***" (at routes.chat.tiers[0].weight)');
+    expect(load).not.toThrow(LONG_SECRET.slice(0, 20));
   });
 
   it('refuses a map as a key, at its line and column, without a warning on stderr', () => {
