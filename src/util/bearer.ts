@@ -13,7 +13,21 @@ export function hasBearer(req: IncomingMessage, token: string): boolean {
  * comparison runs over 32 bytes whatever their lengths (a length check would tell them apart).
  */
 export function sameSecret(given: string, expected: string): boolean {
-  return timingSafeEqual(sha256(given), sha256(expected));
+  return timingSafeEqual(sha256(given), expectedDigest(expected));
+}
+
+// The expected side is a configured token: hashed once, not on every request.
+const expectedDigests = new Map<string, Buffer>();
+const MAX_EXPECTED = 16;
+
+function expectedDigest(token: string): Buffer {
+  let digest = expectedDigests.get(token);
+  if (digest === undefined) {
+    if (expectedDigests.size >= MAX_EXPECTED) expectedDigests.clear(); // tokens replaced by reloads
+    digest = sha256(token);
+    expectedDigests.set(token, digest);
+  }
+  return digest;
 }
 
 function sha256(text: string): Buffer {

@@ -42,20 +42,19 @@ export function connectionTokens(value: HeaderValue): Set<string> {
  * response headers relayed to a client.
  */
 export function withoutHopByHop<V extends HeaderValue>(headers: Readonly<Record<string, V>>): Record<string, Exclude<V, undefined>> {
+  const names = Object.keys(headers);
+  const lower = names.map((name) => name.toLowerCase());
   let named: Set<string> | undefined;
-  for (const name of Object.keys(headers)) {
-    if (name.toLowerCase() === 'connection') {
-      named ??= new Set();
-      for (const token of connectionTokens(headers[name])) named.add(token);
-    }
+  for (let i = 0; i < names.length; i++) {
+    if (lower[i] !== 'connection') continue;
+    named ??= new Set();
+    for (const token of connectionTokens(headers[names[i]])) named.add(token);
   }
   const kept: Record<string, Exclude<V, undefined>> = {};
-  for (const name of Object.keys(headers)) {
-    const value = headers[name];
-    if (value === undefined) continue;
-    const lower = name.toLowerCase();
-    if (HOP_BY_HOP.has(lower) || named?.has(lower)) continue;
-    kept[name] = value as Exclude<V, undefined>;
+  for (let i = 0; i < names.length; i++) {
+    const value = headers[names[i]];
+    if (value === undefined || HOP_BY_HOP.has(lower[i]) || named?.has(lower[i])) continue;
+    kept[names[i]] = value as Exclude<V, undefined>;
   }
   return kept;
 }
