@@ -3,6 +3,8 @@ import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { EVENT_CONTENT, EVENT_ERROR, EVENT_FINISH, type EventFacts } from '../providers/types.js';
 import { SseParser } from '../sse/parser.js';
+import { errorText } from '../util/error-text.js';
+import { networkFailure } from '../util/network-error.js';
 import type { BenchTarget } from './targets.js';
 
 /** One streamed request that delivered content. */
@@ -118,7 +120,7 @@ class StreamReading {
     const facts = this.facts;
     this.target.adapter.inspectEvent(data, facts);
     if (facts.flags & EVENT_ERROR) {
-      this.streamError = `error event in the stream: ${errorText(data)}`;
+      this.streamError = `error event in the stream: ${errorText(data) ?? 'no message'}`;
       return;
     }
     if (facts.usage) this.usageTokens = facts.usage.completion_tokens;
@@ -135,49 +137,16 @@ function statusFailure(target: BenchTarget, status: number, body: string, header
   return { ok: false, reason: verdict.reason, status, message: `HTTP ${status}: ${verdict.message}` };
 }
 
-const TRANSPORT_REASONS: Record<string, string> = {
-  ECONNREFUSED: 'connection_refused',
-  ENOTFOUND: 'dns_failure',
-  EAI_AGAIN: 'dns_failure',
-  UND_ERR_CONNECT_TIMEOUT: 'connect_timeout',
-  ECONNRESET: 'connection_reset',
-  UND_ERR_SOCKET: 'connection_reset',
-  EPIPE: 'connection_reset',
-};
-
 function transportFailure(error: unknown, afterFirstToken: boolean): Failure {
-  const code = errorCode(error);
-  const known = code === undefined ? undefined : TRANSPORT_REASONS[code];
   // A socket that breaks once tokens flowed is a broken stream, not a refused request.
-  const reason = afterFirstToken ? 'broken_stream' : (known ?? 'network_error');
+  const reason = afterFirstToken ? 'broken_stream' : (networkFailure(error).kind ?? 'network_error');
   return { ok: false, reason, status: null, message: errorMessage(error) };
-}
-
-function errorCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  if ('code' in error && typeof error.code === 'string') return error.code;
-  // undici wraps some socket errors; the cause carries the system code.
-  return 'cause' in error ? errorCode(error.cause) : undefined;
 }
 
 function errorMessage(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = error.cause instanceof Error && error.cause.message !== error.message ? ` (${error.cause.message})` : '';
   return `${error.message}${cause}`;
-}
-
-/** The message of an OpenAI-shaped error event, else the start of its data. */
-function errorText(data: string): string {
-  try {
-    const parsed: unknown = JSON.parse(data);
-    if (typeof parsed === 'object' && parsed !== null && 'error' in parsed) {
-      const inner = parsed.error;
-      if (typeof inner === 'object' && inner !== null && 'message' in inner && typeof inner.message === 'string') return inner.message;
-    }
-  } catch {
-    // inspectEvent flagged an error, so it parsed there; keep the fallback anyway
-  }
-  return data.slice(0, 200);
 }
 
 function isJson(headers: IncomingHttpHeaders): boolean {

@@ -1,3 +1,5 @@
+import { percentile } from '../util/percentile.js';
+
 /** Order statistics of one metric over the successful requests of a tier. */
 export interface Spread {
   p50: number | null;
@@ -15,7 +17,7 @@ export interface HistogramBucket {
 
 export const HISTOGRAM_BUCKETS = 8;
 
-/** p50/p95/p99/min/max, rounded to 0.1 ms; all null when there is no sample. */
+/** p50/p95/p99 (nearest rank: observed values, as the proxy and the dashboard show them)/min/max, rounded to 0.1 ms; all null when there is no sample. */
 export function spread(values: readonly number[]): Spread {
   if (values.length === 0) return { p50: null, p95: null, p99: null, min: null, max: null };
   const sorted = [...values].sort((a, b) => a - b);
@@ -26,18 +28,6 @@ export function spread(values: readonly number[]): Spread {
     min: round(sorted[0]),
     max: round(sorted[sorted.length - 1]),
   };
-}
-
-/**
- * Linear interpolation between closest ranks (the spreadsheet / numpy default): with few
- * samples a nearest-rank p95 would simply be the maximum and jump with every run.
- */
-export function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 1) return sorted[0];
-  const rank = (p / 100) * (sorted.length - 1);
-  const low = Math.floor(rank);
-  const high = Math.ceil(rank);
-  return sorted[low] + (sorted[high] - sorted[low]) * (rank - low);
 }
 
 /**

@@ -99,16 +99,16 @@ export function loadConfigText(text: string, file: string, env: Env = process.en
     throw new ConfigError([report.atOffset(0, [], `invalid YAML: ${errorMessage(error)}`)]);
   }
 
+  const secrets = secretValues(data, env, substitution.variables);
   const parsed = ConfigSchema.safeParse(data);
   if (!parsed.success) {
     // A value whose variable is missing would also fail the schema; one problem for it is enough.
     const unsubstituted = substitution.issues.map((issue) => issue.path);
-    problems.push(...schemaProblems(parsed.error.issues, data, report, unsubstituted));
+    problems.push(...schemaProblems(parsed.error.issues, data, report, unsubstituted, secrets));
   }
   problems.push(...crossCheck(data, report));
 
   if (problems.length > 0 || !parsed.success) {
-    const secrets = secretValues(data, env, substitution.variables);
     throw new ConfigError(problems.sort(byPosition).map((problem) => redact(problem, secrets)));
   }
   const warnings = configWarnings(data, report).sort(byPosition).map(formatProblem);
@@ -153,13 +153,7 @@ function resolveProvider(name: string, provider: ProviderConfig): Provider {
     ...rest,
     name,
     local,
-    health: {
-      interval_ms: health?.interval_ms,
-      timeout_ms: health?.timeout_ms ?? 2_000,
-      ttft_check: health?.ttft_check ?? false,
-      warmup: health?.warmup ?? local,
-      keepalive_ms: health?.keepalive_ms ?? 240_000,
-    },
+    health: { ...health, interval_ms: health.interval_ms, warmup: health.warmup ?? local },
   };
   if (api_key) resolved.api_key = api_key;
   return resolved;

@@ -28,8 +28,12 @@ export function secretValues(data: unknown, env: Env, variables: ReadonlySet<str
   return secrets.filter((secret) => secret.length >= 4).sort((a, b) => b.length - a.length);
 }
 
+/** `text` with every secret replaced by ***. */
+export function hideSecrets(text: string, secrets: readonly string[]): string {
+  return secrets.reduce((hidden, secret) => hidden.replaceAll(secret, '***'), text);
+}
+
 /** The problem with every secret in its message replaced by ***. */
 export function redact(problem: ConfigProblem, secrets: readonly string[]): ConfigProblem {
-  const message = secrets.reduce((text, secret) => text.replaceAll(secret, '***'), problem.message);
-  return { ...problem, message };
+  return { ...problem, message: hideSecrets(problem.message, secrets) };
 }

@@ -3,20 +3,22 @@ import { describeSchema, schemaAt, type JsonSchema } from './describe-schema.js'
 import { formatPath, type ConfigProblem, type PathSegment } from './errors.js';
 import type { Reporter } from './positions.js';
 import { isRecord, valueAt } from './raw-data.js';
-import { isSecretPath } from './redact.js';
+import { hideSecrets, isSecretPath } from './redact.js';
 import { closestMatch } from './suggest.js';
 
 type Issue = z.core.$ZodIssue;
 
 /**
  * One problem per thing wrong, from zod's issues. Issues under `reported` paths (already reported
- * another way, e.g. a value whose variable is missing) are dropped.
+ * another way, e.g. a value whose variable is missing) are dropped. A quoted value has `secrets`
+ * hidden before it is cut short, so no part of one shows.
  */
 export function schemaProblems(
   issues: readonly Issue[],
   data: unknown,
   report: Reporter,
   reported: readonly (readonly PathSegment[])[],
+  secrets: readonly string[],
 ): ConfigProblem[] {
   const suggested = suggestedKeys(issues);
   const problems: ConfigProblem[] = [];
@@ -25,12 +27,12 @@ export function schemaProblems(
     if (reported.some((prefix) => startsWith(path, prefix))) continue;
     // `tierz:` already says "did you mean tiers?"; "missing key tiers" would only repeat it.
     if (issue.code === 'invalid_type' && suggested.has(formatPath(path)) && valueAt(data, path) === undefined) continue;
-    problems.push(...issueProblems(issue, path, data, report));
+    problems.push(...issueProblems(issue, path, data, report, secrets));
   }
   return problems;
 }
 
-function issueProblems(issue: Issue, path: PathSegment[], data: unknown, report: Reporter): ConfigProblem[] {
+function issueProblems(issue: Issue, path: PathSegment[], data: unknown, report: Reporter, secrets: readonly string[]): ConfigProblem[] {
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((key) => report.at('key', [...path, key], unknownKeyMessage(key, path)));
   }
@@ -44,13 +46,13 @@ function issueProblems(issue: Issue, path: PathSegment[], data: unknown, report:
     const what = expected ? `: expected ${describeSchema(expected)}` : '';
     return [report.at('parent', path, `missing key "${key}"${what}`)];
   }
-  return [report.at('value', path, mismatchMessage(issue, expected, value, isSecretPath(path)))];
+  return [report.at('value', path, mismatchMessage(issue, expected, value, isSecretPath(path), secrets))];
 }
 
-function mismatchMessage(issue: Issue, expected: JsonSchema | undefined, value: unknown, secret: boolean): string {
+function mismatchMessage(issue: Issue, expected: JsonSchema | undefined, value: unknown, secret: boolean, secrets: readonly string[]): string {
   // The schema words its own messages in lower case; zod's defaults are capitalised and vaguer.
   const own = /^[a-z]/.test(issue.message) || !expected;
-  return `${own ? issue.message : `expected ${describeSchema(expected)}`}, got ${describeValue(value, secret)}`;
+  return `${own ? issue.message : `expected ${describeSchema(expected)}`}, got ${describeValue(value, secret, secrets)}`;
 }
 
 /** Formatted paths of the keys that unknown keys will be said to be typos of. */
@@ -79,7 +81,7 @@ function unknownKeyMessage(key: string, parent: readonly PathSegment[]): string 
   return `unknown key "${key}" in ${where}; ${hint}`;
 }
 
-export function describeValue(value: unknown, secret: boolean): string {
+export function describeValue(value: unknown, secret: boolean, secrets: readonly string[] = []): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'an empty value';
   if (Array.isArray(value)) return value.length > 0 ? 'a list' : 'an empty list';
@@ -87,7 +89,8 @@ export function describeValue(value: unknown, secret: boolean): string {
   if (secret) return `a ${typeof value} (value hidden)`;
   if (typeof value === 'string') {
     if (value === '') return 'an empty string';
-    return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+    const shown = hideSecrets(value, secrets);
+    return JSON.stringify(shown.length > 60 ? `${shown.slice(0, 57)}...` : shown);
   }
   return String(value);
 }

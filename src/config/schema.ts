@@ -85,7 +85,8 @@ export const ProviderSchema = z.strictObject({
   ollama: OllamaOptionsSchema.optional(),
   api_key: z.string().optional(),
   headers: z.record(z.string(), z.string()).optional(),
-  health: ProviderHealthSchema.optional(),
+  // Parsed from {} when absent, so its defaults are the only ones.
+  health: ProviderHealthSchema.prefault({}),
   start: StartSchema.optional(),
 });
 
@@ -136,7 +137,7 @@ export const RouteSchema = z.strictObject({
 
 export const ConfigSchema = z.strictObject({
   version: z.literal(1, 'expected version: 1'),
-  server: ServerSchema.default({ host: '127.0.0.1', port: 4141, max_body_bytes: 10 * 1024 * 1024 }),
+  server: ServerSchema.prefault({}),
   providers: z.record(z.string(), ProviderSchema),
   routes: z.record(z.string(), RouteSchema),
   /** The savers of every route without a `savers:` of its own. */

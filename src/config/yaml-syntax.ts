@@ -1,4 +1,4 @@
-import { visit, type Document, type YAMLError } from 'yaml';
+import { isAlias, isScalar, visit, type Document, type YAMLError } from 'yaml';
 import type { ConfigProblem } from './errors.js';
 import { keyText, rangeStart, type Reporter } from './positions.js';
 
@@ -19,8 +19,20 @@ export function syntaxProblems(doc: Document, text: string, report: Reporter): C
       const offset = alias.range?.[0] ?? 0;
       problems.push(report.atOffset(offset, [], `unknown alias *${alias.source}: define &${alias.source} before using it`));
     },
+    Pair(_, pair) {
+      // A map or list as a key would be turned into text (and yaml would warn on stderr).
+      if (isPlainKey(doc, pair.key)) return;
+      const offset = rangeStart(pair.key) ?? 0;
+      problems.push(report.atOffset(offset, [], 'a key must be a plain name, not a map, a list or a tagged value'));
+    },
   });
   return problems;
+}
+
+function isPlainKey(doc: Document, key: unknown): boolean {
+  const node = isAlias(key) ? key.resolve(doc) : key;
+  if (node === undefined || node === null) return true; // an empty key, or an unknown alias reported above
+  return isScalar(node) && (node.value === null || typeof node.value !== 'object');
 }
 
 function yamlMessage(error: YAMLError, doc: Document, text: string): string {
@@ -28,10 +40,24 @@ function yamlMessage(error: YAMLError, doc: Document, text: string): string {
     return `duplicate key "${keyAt(doc, error.pos[0]) ?? '?'}": a key may appear only once in a map`;
   }
   if (error.code === 'MULTIPLE_DOCS') return 'the tier file must hold one YAML document, but a "---" starts another';
+  // The parser gives up on very deep nesting with the engine's own words.
+  if (error.message.includes('call stack')) return 'invalid YAML: nested too deeply';
   // Some messages quote source text, which could be a secret: leave the quote out.
   const message = `invalid YAML: ${error.message.replace(/:\s*".*"$/s, '')}`;
   const lineText = lineAround(text, error.pos[0]);
-  return /\{[^}]*\$\{/.test(lineText) ? `${message}; quote \${...} inside { } maps, e.g. "\${VAR}"` : message;
+  return referenceInFlowMap(lineText) ? `${message}; quote \${...} inside { } maps, e.g. "\${VAR}"` : message;
+}
+
+/** A `${` after a `{` with no `}` between them; a scan, as a regular expression backtracks for long lines. */
+function referenceInFlowMap(line: string): boolean {
+  let open = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (c === '$' && line[i + 1] === '{' && open) return true;
+    if (c === '{') open = true;
+    else if (c === '}') open = false;
+  }
+  return false;
 }
 
 function keyAt(doc: Document, offset: number): string | undefined {

@@ -1,3 +1,4 @@
+import { HEALTH_WINDOW_MS } from '../health/health-board.js';
 import type { ControlContext } from './control-context.js';
 
 /** GET /admin/routes: every route's tiers with weights, overrides, health and recent TTFT. */
@@ -25,7 +26,7 @@ export function routesView(app: ControlContext): Record<string, unknown> {
           last_error: health?.last_error ?? null,
           recent: health
             ? {
-                window_s: 60,
+                window_s: HEALTH_WINDOW_MS / 1000,
                 requests: health.window.requests,
                 errors: health.window.errors,
                 ttft_ms: ttft ? { p50: Math.round(ttft.p50), p95: Math.round(ttft.p95), p99: Math.round(ttft.p99), samples: ttft.samples } : null,

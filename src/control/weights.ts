@@ -1,19 +1,20 @@
 import type { Config, Tier } from '../config/schema.js';
 import { allTiers } from '../config/all-tiers.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
-import type { WeightChanged } from '../telemetry/events.js';
+import type { WeightChanged, WeightLayers } from '../telemetry/events.js';
 import { tierKey } from '../health/health-view.js';
+import { type Clock, systemClock } from '../util/clock.js';
 
 interface AdminOverride {
   weight: number;
   expiresAt: number | null;
-  timer: NodeJS.Timeout | null;
+  cancelExpiry: (() => void) | null;
 }
 
 interface Rollback {
   reason: string;
   at: number;
-  timer: NodeJS.Timeout | null;
+  cancelRestore: (() => void) | null;
 }
 
 interface TierControl {
@@ -40,7 +41,7 @@ export interface WeightView {
 export class WeightControl {
   private tiers = new Map<string, TierControl>();
 
-  constructor(private readonly bus: TelemetryBus, config: Config, private readonly now: () => number = Date.now) {
+  constructor(private readonly bus: TelemetryBus, config: Config, private readonly clock: Clock = systemClock) {
     this.configure(config, false);
   }
 
@@ -52,7 +53,7 @@ export class WeightControl {
   view(route: string, tier: string): WeightView | null {
     const control = this.tiers.get(tierKey(route, tier));
     if (!control) return null;
-    const now = this.now();
+    const now = this.clock.now();
     return {
       configured: control.configured,
       effective: effective(control),
@@ -79,7 +80,7 @@ export class WeightControl {
     }
     for (const [k, control] of this.tiers) {
       if (!next.has(k)) {
-        if (control.admin?.timer) clearTimeout(control.admin.timer);
+        control.admin?.cancelExpiry?.();
         if (control.rollback) clearRollback(control);
       }
     }
@@ -90,15 +91,17 @@ export class WeightControl {
   setOverride(route: string, tier: string, weight: number, ttlS?: number): boolean {
     const control = this.tiers.get(tierKey(route, tier));
     if (!control) return false;
-    if (control.admin?.timer) clearTimeout(control.admin.timer);
-    const expiresAt = ttlS === undefined ? null : this.now() + ttlS * 1000;
-    const timer = ttlS === undefined ? null : setTimeout(() => {
-      if (control.admin?.timer !== timer) return;
-      control.admin = null;
-      this.emit(route, tier, control, 'expired');
-    }, ttlS * 1000);
-    timer?.unref();
-    control.admin = { weight, expiresAt, timer };
+    control.admin?.cancelExpiry?.();
+    const expiresAt = ttlS === undefined ? null : this.clock.now() + ttlS * 1000;
+    const override: AdminOverride = { weight, expiresAt, cancelExpiry: null };
+    if (ttlS !== undefined) {
+      override.cancelExpiry = this.clock.after(ttlS * 1000, () => {
+        if (control.admin !== override) return;
+        control.admin = null;
+        this.emit(route, tier, control, 'expired');
+      });
+    }
+    control.admin = override;
     this.emit(route, tier, control, 'admin', ttlS === undefined ? undefined : `for ${ttlS} s`, expiresAt ?? undefined);
     return true;
   }
@@ -107,7 +110,7 @@ export class WeightControl {
   clear(route: string, tier: string): boolean {
     const control = this.tiers.get(tierKey(route, tier));
     if (!control) return false;
-    if (control.admin?.timer) clearTimeout(control.admin.timer);
+    control.admin?.cancelExpiry?.();
     control.admin = null;
     if (control.rollback) clearRollback(control);
     this.emit(route, tier, control, 'cleared');
@@ -136,14 +139,13 @@ export class WeightControl {
   rollBack(route: string, tier: string, reason: string, restoreAfterS?: number): void {
     const control = this.tiers.get(tierKey(route, tier));
     if (!control || control.rollback) return;
-    const rollback: Rollback = { reason, at: this.now(), timer: null };
+    const rollback: Rollback = { reason, at: this.clock.now(), cancelRestore: null };
     if (restoreAfterS !== undefined) {
-      rollback.timer = setTimeout(() => {
+      rollback.cancelRestore = this.clock.after(restoreAfterS * 1000, () => {
         if (control.rollback !== rollback) return;
         control.rollback = null;
         this.emit(route, tier, control, 'expired', 'rollback restored');
-      }, restoreAfterS * 1000);
-      rollback.timer.unref();
+      });
     }
     control.rollback = rollback;
     this.emit(route, tier, control, 'rollback', reason);
@@ -157,8 +159,17 @@ export class WeightControl {
     this.bus.emit({
       type: 'weight', route, tier, weight: effective(control), configured: control.configured, source,
       ...(reason ? { reason } : {}), ...(expiresAt !== undefined ? { expiresAt } : {}),
+      layers: layersOf(control),
     });
   }
+}
+
+function layersOf(control: TierControl): WeightLayers {
+  return {
+    admin: control.admin ? { weight: control.admin.weight, expiresAt: control.admin.expiresAt } : null,
+    alerts: [...control.alerts.values()],
+    rollback: control.rollback?.reason ?? null,
+  };
 }
 
 function effective(control: TierControl): number {
@@ -167,6 +178,6 @@ function effective(control: TierControl): number {
 }
 
 function clearRollback(control: TierControl): void {
-  if (control.rollback?.timer) clearTimeout(control.rollback.timer);
+  control.rollback?.cancelRestore?.();
   control.rollback = null;
 }

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import type { Tier } from '../config/schema.js';
-import { isRecord } from '../util/is-record.js';
+import { errorText } from '../util/error-text.js';
 import { adapterFor } from '../providers/index.js';
 import { EVENT_CONTENT, EVENT_ERROR, type EventFacts } from '../providers/types.js';
 import { SseParser } from '../sse/parser.js';
@@ -45,7 +45,7 @@ async function streamFirstToken(tier: Tier, body: Record<string, unknown>, http:
   const onEvent = (_raw: Buffer, data: string | null): void => {
     if (outcome !== null || data === null) return;
     adapter.inspectEvent(data, facts);
-    if (facts.flags & EVENT_ERROR) outcome = { error: streamErrorMessage(data) };
+    if (facts.flags & EVENT_ERROR) outcome = { error: errorText(data) ?? 'an empty error event' };
     else if (facts.flags & EVENT_CONTENT) outcome = { firstTokenAt: performance.now() };
   };
   for await (const chunk of response.body) {
@@ -57,16 +57,4 @@ async function streamFirstToken(tier: Tier, body: Record<string, unknown>, http:
   if (outcome === null) throw new CheckFailure('the 1-token stream ended before its first token');
   if ('error' in outcome) throw new CheckFailure(`the 1-token stream sent an error: ${outcome.error}`);
   return outcome.firstTokenAt - sentAt;
-}
-
-function streamErrorMessage(data: string): string {
-  try {
-    const parsed: unknown = JSON.parse(data);
-    const error = isRecord(parsed) ? parsed.error : undefined;
-    if (isRecord(error) && typeof error.message === 'string') return error.message;
-    if (typeof error === 'string') return error;
-  } catch {
-    // inspectEvent already parsed it; unreachable in practice
-  }
-  return data.slice(0, 200);
 }

@@ -6,7 +6,8 @@ import { Circuit } from './circuit.js';
 import { type TierState, tierKey } from './health-view.js';
 import { RollingWindow, type WindowStats } from './rolling-window.js';
 
-const HEALTH_WINDOW_MS = 60_000;
+/** The window of a tier's recent requests (its health verdict, and "recent" in /admin/routes). */
+export const HEALTH_WINDOW_MS = 60_000;
 /** Degraded by errors: at least this many requests in the window, this share failing. */
 const DEGRADED_MIN_REQUESTS = 8;
 const DEGRADED_ERROR_RATE = 0.25;

@@ -1,3 +1,5 @@
+import { percentile } from '../util/percentile.js';
+
 /** One observation of a tier: when, its TTFT (null for non-streams and failures), whether it failed. */
 interface Sample {
   at: number;
@@ -49,13 +51,7 @@ export class RollingWindow {
       requests,
       errors,
       errorRate: requests === 0 ? 0 : errors / requests,
-      ttft: ttfts.length === 0 ? null : { p50: percentile(ttfts, 0.5), p95: percentile(ttfts, 0.95), p99: percentile(ttfts, 0.99), samples: ttfts.length },
+      ttft: ttfts.length === 0 ? null : { p50: percentile(ttfts, 50), p95: percentile(ttfts, 95), p99: percentile(ttfts, 99), samples: ttfts.length },
     };
   }
-}
-
-/** Nearest-rank percentile of sorted values. */
-export function percentile(sorted: readonly number[], p: number): number {
-  const rank = Math.ceil(p * sorted.length) - 1;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, rank))];
 }

@@ -4,6 +4,7 @@ import {
   EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, EVENT_FINISH, EVENT_MALFORMED, EVENT_USAGE, EVENT_USAGE_ONLY,
   type EventFacts, type ProviderAdapter, type StatusVerdict, type UpstreamRequest, type Usage,
 } from './types.js';
+import { errorText } from '../util/error-text.js';
 import { isRecord } from '../util/is-record.js';
 import { findUsageObject } from './usage-scan.js';
 
@@ -62,7 +63,7 @@ export const openaiAdapter: ProviderAdapter = {
   },
 
   classifyStatus(status: number, body: string, _headers: IncomingHttpHeaders): StatusVerdict {
-    const message = upstreamMessage(body) ?? `HTTP ${status}`;
+    const message = errorText(body) ?? `HTTP ${status}`;
     // The error's own words, not the whole body: a body may echo the user's prompt.
     const said = `${message} ${upstreamCode(body) ?? ''}`;
     if (status === 429) return { reason: 'rate_limited', failover: true, retryable: true, message };
@@ -123,23 +124,6 @@ function upstreamCode(body: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The upstream's own error message, when its body is OpenAI-shaped (or close). */
-function upstreamMessage(body: string): string | undefined {
-  try {
-    const parsed: unknown = JSON.parse(body);
-    if (isRecord(parsed)) {
-      const error = parsed.error;
-      if (isRecord(error) && typeof error.message === 'string') return error.message;
-      if (typeof error === 'string') return error;
-      if (typeof parsed.message === 'string') return parsed.message;
-    }
-  } catch {
-    // not JSON: fall through to the raw text
-  }
-  const text = body.trim().slice(0, 200);
-  return text.length > 0 ? text : undefined;
 }
 
 const chatPaths = new Map<string, string>();

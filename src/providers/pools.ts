@@ -1,6 +1,6 @@
 import { Pool } from 'undici';
 import { allTiers } from '../config/all-tiers.js';
-import type { Config, Provider } from '../config/schema.js';
+import { DEFAULT_TIMEOUTS, type Config, type Provider } from '../config/schema.js';
 
 /**
  * One keep-alive connection pool per provider. undici's own header/body timers are coarse
@@ -26,7 +26,7 @@ export class ProviderPools {
       if (current === undefined || tier.timeouts.connect_ms < current) connectMs.set(tier.provider.name, tier.timeouts.connect_ms);
     }
     for (const provider of config.providers.values()) {
-      const timeout = connectMs.get(provider.name) ?? 2_000;
+      const timeout = connectMs.get(provider.name) ?? DEFAULT_TIMEOUTS.connect_ms;
       const shape = `${new URL(provider.base_url).origin}|${timeout}`;
       const reused = previous?.shapes.get(provider.name) === shape ? previous.take(provider.name) : undefined;
       this.pools.set(provider.name, reused ?? createPool(provider, timeout));

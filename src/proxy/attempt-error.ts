@@ -1,5 +1,6 @@
 import type { StatusVerdict, UpstreamAnswer } from '../protocols/types.js';
 import type { Blame } from '../telemetry/events.js';
+import { networkFailure } from '../util/network-error.js';
 
 export type Phase = 'connect' | 'headers' | 'first_token' | 'body' | 'idle' | 'total';
 
@@ -76,26 +77,24 @@ export function statusError(verdict: StatusVerdict, answer: UpstreamAnswer): Att
 
 /** Maps a socket-level failure from undici or node:net. */
 export function transportError(err: unknown, phase: Phase): AttemptError {
-  const code = errorCode(err);
-  if (code === 'ECONNREFUSED') {
+  const { code, kind } = networkFailure(err);
+  if (kind === 'connection_refused') {
     return new AttemptError('connection_refused', 'connection refused', { phase: 'connect', failover: true, retryable: false });
   }
-  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') {
+  if (kind === 'connect_timeout') {
     return new AttemptError('connect_timeout', 'connect timed out', { phase: 'connect', failover: true, retryable: false, timedOut: true });
   }
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH') {
+  if (kind === 'unreachable') {
     return new AttemptError('unreachable', `host unreachable (${code})`, { phase: 'connect', failover: true, retryable: false });
   }
   const detail = code ?? (err instanceof Error ? err.message : String(err));
   // A reset, or a socket the other side closed mid-answer: worth one more try.
-  if (code !== undefined && RESETS.has(code)) {
+  if (kind === 'connection_reset') {
     return new AttemptError('connection_reset', `connection broken (${detail})`, { phase, failover: true, retryable: true, blame: 'provider' });
   }
   // TLS failures, bad header values, a closed pool: trying again will not help; the next tier may.
   return new AttemptError('transport_error', `request failed (${detail})`, { phase, failover: true, retryable: false });
 }
-
-const RESETS = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET']);
 
 /** Retry-After as milliseconds: delta-seconds or an HTTP date. */
 export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
@@ -105,15 +104,4 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
   if (Number.isFinite(seconds)) return Math.max(0, Math.round(seconds * 1000));
   const date = Date.parse(text);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
-function errorCode(err: unknown): string | undefined {
-  let current: unknown = err;
-  // undici wraps node:net errors; the useful code may sit one or two causes down.
-  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
-    const code = (current as NodeJS.ErrnoException).code;
-    if (code && code !== 'UND_ERR') return code;
-    current = (current as Error & { cause?: unknown }).cause;
-  }
-  return undefined;
 }

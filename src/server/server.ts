@@ -18,6 +18,7 @@ import { handleRequest } from './handle-request.js';
 import { ShutdownError } from '../proxy/shutdown.js';
 import { isLoopbackHost } from '../util/loopback.js';
 import { preloadSaverTokenizers } from '../savers/route-savers.js';
+import { type Clock, systemClock } from '../util/clock.js';
 
 export interface ProxyOptions {
   config: Config;
@@ -34,6 +35,8 @@ export interface ProxyOptions {
   watch?: boolean;
   /** Run active health checks and warm-ups (serve); off for embedded and test servers. */
   activeChecks?: boolean;
+  /** Time for circuits, cold starts, weight TTLs and rollbacks (tests pass one they move on). */
+  clock?: Clock;
 }
 
 /** The proxy's lifecycle: listen, apply reloads, drain on close. */
@@ -53,8 +56,10 @@ export class ProxyServer {
     assertSafeHost(this.host, config);
     const telemetry = options.telemetry ?? new TelemetryBus();
     if (options.log) attachRequestLog(telemetry, options.log);
-    const health = new HealthBoard(telemetry, config);
-    const weights = new WeightControl(telemetry, config);
+    const clock = options.clock ?? systemClock;
+    const now = (): number => clock.now();
+    const health = new HealthBoard(telemetry, config, now);
+    const weights = new WeightControl(telemetry, config, clock);
     this.checker = new HealthChecker(telemetry, config);
     this.app = {
       config,
@@ -79,7 +84,7 @@ export class ProxyServer {
     };
     // An encoding takes ~200 ms to load: the first request on a route with savers must not wait for it.
     void preloadSaverTokenizers(config).catch(() => undefined);
-    this.rollbacks = new RollbackWatcher(telemetry, weights, config);
+    this.rollbacks = new RollbackWatcher(telemetry, weights, config, now);
     if (options.watch) this.watcher = new ConfigWatcher(config.file, () => this.reload());
     if (options.activeChecks) this.checker.start();
     this.server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => {

@@ -4,6 +4,11 @@
  * The relay forwards `raw` unchanged (no re-serialisation); only `data` is decoded, because
  * the commit point and usage accounting need it. Lines may end in LF, CRLF or CR; an event
  * ends at a blank line; comment lines (":...") are kept in `raw` but add no data.
+ *
+ * Each byte is scanned once: a partial event is held as the chunks it came in (no copy), with
+ * its complete lines already read, so a huge event fed in small chunks costs linear time. The
+ * held chunks are joined once, when the event completes; a line cut between chunks is decoded
+ * from that joined copy.
  */
 export type SseEventHandler = (raw: Buffer, data: string | null) => void;
 
@@ -15,8 +20,30 @@ const SPACE = 32;
 // "data" as bytes, checked without decoding the line.
 const D = 100, A = 97, T = 116;
 
+/** What a CR at the very end of the bytes so far ended: it may be the first half of a CRLF. */
+const TrailingCr = {
+  None: 0,
+  /** A field line, already parsed; an LF that follows belongs to it. */
+  Line: 1,
+  /** The blank line that ends the event; the event goes out once the next byte is known. */
+  Blank: 2,
+} as const;
+type TrailingCr = (typeof TrailingCr)[keyof typeof TrailingCr];
+
 export class SseParser {
-  private rest: Buffer | null = null;
+  /** Bytes of the incomplete event, as slices of the chunks they came in. */
+  private held: Buffer[] = [];
+  private heldBytes = 0;
+  /** Where in the held bytes the incomplete last line starts, or -1. */
+  private openLine = -1;
+  /** Data of the incomplete event's complete lines. */
+  private data: string | null = null;
+  /**
+   * Start and end, in the event's bytes, of lines read only once the event is joined: a line
+   * cut between chunks, and every data line after it (to keep their order).
+   */
+  private lateLines: number[] = [];
+  private trailingCr: TrailingCr = TrailingCr.None;
 
   /**
    * Parses `chunk` and calls `onEvent` once per complete event, in order.
@@ -24,11 +51,60 @@ export class SseParser {
    * over before or after it, so a caller that keeps every event may forward `chunk` itself.
    */
   push(chunk: Buffer, onEvent: SseEventHandler): boolean {
-    const hadRest = this.rest !== null;
-    const buf = hadRest ? Buffer.concat([this.rest as Buffer, chunk]) : chunk;
-    const consumed = this.scan(buf, onEvent, false);
-    this.rest = consumed < buf.length ? buf.subarray(consumed) : null;
-    return !hadRest && this.rest === null;
+    const hadHeld = this.heldBytes > 0;
+    const len = chunk.length;
+    let pos = 0;
+    let eventStart = 0;
+    if (this.trailingCr !== TrailingCr.None && len > 0) {
+      pos = chunk[0] === LF ? 1 : 0;
+      if (this.trailingCr === TrailingCr.Blank) {
+        this.emit(chunk, 0, pos, onEvent);
+        eventStart = pos;
+      }
+      this.trailingCr = TrailingCr.None;
+    }
+    let lineStart = pos;
+    // Next LF and CR at or after `pos`, each searched again only once passed: linear per chunk.
+    let nextLF = chunk.indexOf(LF, pos);
+    let nextCR = chunk.indexOf(CR, pos);
+    while (pos < len) {
+      if (nextLF !== -1 && nextLF < pos) nextLF = chunk.indexOf(LF, pos);
+      if (nextCR !== -1 && nextCR < pos) nextCR = chunk.indexOf(CR, pos);
+      let lineEnd: number;
+      let next: number;
+      let crAtEnd = false;
+      if (nextCR !== -1 && (nextLF === -1 || nextCR < nextLF)) {
+        lineEnd = nextCR;
+        if (lineEnd + 1 < len) next = chunk[lineEnd + 1] === LF ? lineEnd + 2 : lineEnd + 1;
+        else {
+          next = len;
+          crAtEnd = true;
+        }
+      } else if (nextLF !== -1) {
+        lineEnd = nextLF;
+        next = lineEnd + 1;
+      } else {
+        break; // the line goes on in the next chunk
+      }
+      if (lineEnd === lineStart && this.openLine < 0) {
+        // Blank line: the event is complete.
+        if (crAtEnd) this.trailingCr = TrailingCr.Blank;
+        else {
+          this.emit(chunk, eventStart, next, onEvent);
+          eventStart = next;
+        }
+      } else {
+        this.readLine(chunk, lineStart, lineEnd);
+        if (crAtEnd) this.trailingCr = TrailingCr.Line;
+      }
+      pos = lineStart = next;
+    }
+    if (eventStart < len) {
+      if (lineStart < len && this.openLine < 0) this.openLine = this.heldBytes + lineStart - eventStart;
+      this.held.push(eventStart === 0 ? chunk : chunk.subarray(eventStart));
+      this.heldBytes += len - eventStart;
+    }
+    return !hadHeld && this.heldBytes === 0;
   }
 
   /**
@@ -37,62 +113,76 @@ export class SseParser {
    * anything was left at all.
    */
   flush(onEvent: SseEventHandler): boolean {
-    const rest = this.rest;
-    this.rest = null;
-    if (rest === null || isBlank(rest)) return false;
-    this.scan(rest, onEvent, true);
+    if (this.heldBytes === 0) return false;
+    const rest = Buffer.concat(this.held, this.heldBytes);
+    const trailingCr = this.trailingCr;
+    // At the end of the stream, the end of the bytes ends the line.
+    if (this.openLine >= 0) this.lateLines.push(this.openLine, this.heldBytes);
+    const data = this.dataOf(rest);
+    this.reset();
+    if (isBlank(rest)) return false;
+    if (trailingCr === TrailingCr.Blank) onEvent(rest, data);
+    // Terminated here so that a relayed copy is a complete event for the client.
+    else if (data !== null) onEvent(Buffer.concat([rest, EVENT_END]), data);
     return true;
   }
 
   /** Bytes held back waiting for the end of an event. */
   get pendingBytes(): number {
-    return this.rest === null ? 0 : this.rest.length;
+    return this.heldBytes;
   }
 
-  private scan(buf: Buffer, onEvent: SseEventHandler, final: boolean): number {
-    const len = buf.length;
-    let pos = 0;
-    let eventStart = 0;
-    let data: string | null = null;
-    // Cached position of the next CR: most streams have none, so this is searched once.
-    let nextCR = buf.indexOf(CR);
-    while (pos < len) {
-      let lineEnd = buf.indexOf(LF, pos);
-      if (nextCR !== -1 && nextCR < pos) nextCR = buf.indexOf(CR, pos);
-      let next: number;
-      if (nextCR !== -1 && (lineEnd === -1 || nextCR < lineEnd)) {
-        lineEnd = nextCR;
-        if (lineEnd + 1 < len) next = buf[lineEnd + 1] === LF ? lineEnd + 2 : lineEnd + 1;
-        else if (final) next = lineEnd + 1;
-        else break; // a CR at the very end may be the first half of a CRLF
-      } else if (lineEnd === -1) {
-        if (!final) break;
-        lineEnd = len; // at the end of the stream, the end of the bytes ends the line
-        next = len;
-      } else {
-        next = lineEnd + 1;
-      }
-      if (lineEnd === pos) {
-        // Blank line: the event is complete.
-        onEvent(buf.subarray(eventStart, next), data);
-        data = null;
-        eventStart = next;
-      } else if (isDataField(buf, pos, lineEnd)) {
-        let valueStart = pos + 4;
-        if (valueStart < lineEnd && buf[valueStart] === COLON) valueStart++;
-        if (valueStart < lineEnd && buf[valueStart] === SPACE) valueStart++;
-        const value = buf.toString('utf8', valueStart, lineEnd);
-        data = data === null ? value : data + '\n' + value;
-      }
-      pos = next;
+  /** Sends the held event completed by `chunk[from, to)`. */
+  private emit(chunk: Buffer, from: number, to: number, onEvent: SseEventHandler): void {
+    let raw: Buffer;
+    if (this.heldBytes === 0) raw = chunk.subarray(from, to);
+    else {
+      this.held.push(chunk.subarray(from, to));
+      raw = Buffer.concat(this.held, this.heldBytes + to - from);
     }
-    if (final && eventStart < len && data !== null) {
-      // Terminated here so that a relayed copy is a complete event for the client.
-      onEvent(Buffer.concat([buf.subarray(eventStart), EVENT_END]), data);
-      eventStart = len;
-    }
-    return eventStart;
+    const data = this.dataOf(raw);
+    this.reset();
+    onEvent(raw, data);
   }
+
+  /** Reads the line `chunk[start, end)`, or the held line that it ends. */
+  private readLine(chunk: Buffer, start: number, end: number): void {
+    // With bytes held, the chunk goes on with the held event: its position p is heldBytes + p.
+    if (this.openLine >= 0) {
+      this.lateLines.push(this.openLine, this.heldBytes + end);
+      this.openLine = -1;
+    } else if (!isDataField(chunk, start, end)) return;
+    else if (this.lateLines.length > 0) this.lateLines.push(this.heldBytes + start, this.heldBytes + end);
+    else this.data = withValue(this.data, chunk, start, end);
+  }
+
+  /** The data of the event whose bytes are `raw`, with its late lines read from them. */
+  private dataOf(raw: Buffer): string | null {
+    let data = this.data;
+    const late = this.lateLines;
+    for (let i = 0; i < late.length; i += 2) {
+      if (isDataField(raw, late[i], late[i + 1])) data = withValue(data, raw, late[i], late[i + 1]);
+    }
+    return data;
+  }
+
+  private reset(): void {
+    this.held = [];
+    this.heldBytes = 0;
+    this.openLine = -1;
+    this.data = null;
+    this.lateLines = [];
+    this.trailingCr = TrailingCr.None;
+  }
+}
+
+/** `data` with the value of the data line `buf[start, end)` appended. */
+function withValue(data: string | null, buf: Buffer, start: number, end: number): string {
+  let valueStart = start + 4;
+  if (valueStart < end && buf[valueStart] === COLON) valueStart++;
+  if (valueStart < end && buf[valueStart] === SPACE) valueStart++;
+  const value = buf.toString('utf8', valueStart, end);
+  return data === null ? value : data + '\n' + value;
 }
 
 function isDataField(buf: Buffer, start: number, end: number): boolean {

@@ -145,6 +145,21 @@ export interface WeightChanged {
   reason?: string;
   /** An admin override with a TTL: when it lapses (epoch ms). */
   expiresAt?: number;
+  /** Everything that holds the weight after this change; `reason` is only words for people. */
+  layers: WeightLayers;
+}
+
+/**
+ * What stands between a tier's configured weight and the one in force: a firing alert or a
+ * rollback forces 0; else an admin override (0 is the kill switch) sets it.
+ */
+export interface WeightLayers {
+  /** The admin override, its own weight, and when it lapses (epoch ms; null: no TTL). */
+  admin: { weight: number; expiresAt: number | null } | null;
+  /** The names of the firing alerts that name this tier. */
+  alerts: string[];
+  /** Why the tier is rolled back; null when it is not. */
+  rollback: string | null;
 }
 
 /** Automated rollback tripped: the numbers that did it. */

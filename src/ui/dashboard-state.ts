@@ -7,7 +7,7 @@ import { RateMeter } from './state/rate-meter.js';
 import { requestPath } from './state/request-path.js';
 import { Ring } from './state/ring.js';
 import { type TierStats, TierStatsTable } from './state/tier-stats.js';
-import { layersAfter, weightText } from './state/weight-layers.js';
+import { weightText } from './state/weight-layers.js';
 import type { DashboardSnapshot, RecentRequest, RouteView, SnapshotLimits, TierView } from './dashboard-view.js';
 
 export type { DashboardSnapshot, RecentRequest, RouteView, SnapshotLimits, TierView } from './dashboard-view.js';
@@ -169,7 +169,7 @@ export class DashboardState {
     const stats = this.tiers.get(event.route, event.tier);
     const previous = stats.weight ?? event.configured;
     stats.weight = event.weight;
-    stats.weightLayers = layersAfter(event, stats.weightLayers, at);
+    stats.weightLayers = event.layers;
     const alreadyLogged = event.source === 'rollback' && stats.rollbackLogged;
     stats.rollbackLogged = false;
     // A reload re-announces every tier's weight; only a change is news.

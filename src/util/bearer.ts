@@ -1,11 +1,35 @@
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
 /** Whether the request presents `Authorization: Bearer <token>` (compared in constant time). */
 export function hasBearer(req: IncomingMessage, token: string): boolean {
   const header = req.headers.authorization;
   if (typeof header !== 'string' || !/^bearer /i.test(header)) return false;
-  const given = Buffer.from(header.slice(7).trim());
-  const expected = Buffer.from(token);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return sameSecret(header.slice(7).trim(), token);
+}
+
+/**
+ * Compares two secrets in time that depends on neither: both are hashed first, so the
+ * comparison runs over 32 bytes whatever their lengths (a length check would tell them apart).
+ */
+export function sameSecret(given: string, expected: string): boolean {
+  return timingSafeEqual(sha256(given), expectedDigest(expected));
+}
+
+// The expected side is a configured token: hashed once, not on every request.
+const expectedDigests = new Map<string, Buffer>();
+const MAX_EXPECTED = 16;
+
+function expectedDigest(token: string): Buffer {
+  let digest = expectedDigests.get(token);
+  if (digest === undefined) {
+    if (expectedDigests.size >= MAX_EXPECTED) expectedDigests.clear(); // tokens replaced by reloads
+    digest = sha256(token);
+    expectedDigests.set(token, digest);
+  }
+  return digest;
+}
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
 }

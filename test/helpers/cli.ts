@@ -1,26 +1,21 @@
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { ensureBuilt, repoRoot } from './build.js';
 
-export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+export { repoRoot } from './build.js';
 
 /**
- * Compiles src/ into a private directory laid out like the package (bin/, dist/, package.json,
- * node_modules → the repo's), so a test runs the real CLI from the current sources without
- * racing other test files that read the repo's own dist/.
+ * A private directory laid out like the package (bin/, dist/, package.json, node_modules →
+ * the repo's) with a copy of the current build, for a test that keeps files beside the CLI.
+ * dist/ is built by the global setup when it is older than src/ (and here too, if not).
  */
 export function buildPrivateCli(): { bin: string; dir: string; remove(): void } {
+  ensureBuilt();
   const dir = mkdtempSync(join(tmpdir(), 'llm-route-cli-'));
-  const out = spawnSync(process.execPath, [join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', join(repoRoot, 'tsconfig.json'), '--outDir', join(dir, 'dist')], {
-    cwd: repoRoot,
-    encoding: 'utf8',
-  });
-  if (!existsSync(join(dir, 'dist/cli/main.js'))) {
-    throw new Error(`tsc did not produce dist/cli/main.js:\n${out.stdout}\n${out.stderr}`);
-  }
+  cpSync(join(repoRoot, 'dist'), join(dir, 'dist'), { recursive: true });
   mkdirSync(join(dir, 'bin'));
   copyFileSync(join(repoRoot, 'bin/llm-route.js'), join(dir, 'bin/llm-route.js'));
   copyFileSync(join(repoRoot, 'package.json'), join(dir, 'package.json'));

@@ -6,6 +6,7 @@ import { Writable } from 'node:stream';
 import { stringify } from 'yaml';
 import { loadConfig } from '../../src/config/load.js';
 import { ProxyServer } from '../../src/server/server.js';
+import type { Clock } from '../../src/util/clock.js';
 import { completion, healthyStream, type Script } from './fake-upstream.js';
 import { type RunningProxy, type TierSpec, tierEntry } from './proxy.js';
 
@@ -44,7 +45,7 @@ export interface FileProxy extends RunningProxy {
 /** A proxy started from a real tier file in a temp folder (removed on close). */
 export async function startFileProxy(
   yamlText: string,
-  opts: { watch?: boolean; activeChecks?: boolean; random?: () => number } = {},
+  opts: { watch?: boolean; activeChecks?: boolean; random?: () => number; clock?: Clock } = {},
 ): Promise<FileProxy> {
   const dir = mkdtempSync(join(tmpdir(), 'llm-route-control-'));
   const file = join(dir, 'llm-route.yaml');
@@ -57,7 +58,7 @@ export async function startFileProxy(
       done();
     },
   });
-  const server = new ProxyServer({ config, port: 0, log, random: opts.random, watch: opts.watch, activeChecks: opts.activeChecks });
+  const server = new ProxyServer({ config, port: 0, log, random: opts.random, watch: opts.watch, activeChecks: opts.activeChecks, clock: opts.clock });
   const { url } = await server.listen();
   return {
     server, origin: url, baseURL: `${url}/v1`, logs, file,

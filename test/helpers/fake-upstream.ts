@@ -7,7 +7,7 @@ import type { AddressInfo, Socket } from 'node:net';
  * test can check that llm-route aborted an upstream and closed its socket.
  */
 export interface SeenRequest {
-  /** The request's path and query, as the proxy sent them. */
+  /** The request target as it came (path and query). */
   url: string;
   body: Record<string, unknown>;
   headers: IncomingMessage['headers'];
@@ -190,3 +190,33 @@ export function healthyStream(words: string[], opts: { delayMs?: number } = {}):
     ctx.done();
   };
 }
+
+// ---- upstream misbehaviours --------------------------------------------------------
+
+/** An event marked as coming from `tag` (in the chunk id), so a test can prove it never reached the client. */
+export function taggedChunk(tag: string, delta: Record<string, unknown>, finish: string | null = null): Record<string, unknown> {
+  return { ...chunk(delta, finish), id: `chatcmpl-${tag}` };
+}
+
+/** 200 + SSE headers, then nothing until the proxy hangs up. */
+export const headersThenSilence: Script = async (ctx) => {
+  ctx.startStream();
+  await ctx.closed;
+};
+
+/** A role-only chunk (no content: does not commit), then silence. */
+export function roleThenSilence(tag: string): Script {
+  return async (ctx) => {
+    ctx.startStream();
+    ctx.event(taggedChunk(tag, { role: 'assistant', content: '' }));
+    await ctx.closed;
+  };
+}
+
+/** Reads the request, never answers. */
+export const neverAnswer: Script = async (ctx) => {
+  await ctx.closed;
+};
+
+/** Destroys the socket at once: a reset before any response header. */
+export const resetAtOnce: Script = (ctx) => ctx.destroy();

@@ -4,8 +4,15 @@ import { FakeUpstream } from './fake-upstream.js';
 import { type RunningProxy, startProxy } from './proxy.js';
 
 /**
+ * The one test harness: per-test resources closed after each test, polling, socket-close
+ * checks, request-log lines, metrics, and raw-socket exchanges. Fake upstream scripts live in
+ * fake-upstream.ts, SSE parsing beside the proxy helpers in proxy.ts.
+ */
+
+/**
  * Per-test resources that are closed after each test, newest first. Call once at the top
- * level of a test file.
+ * level of a test file. Every resource is closed even when one fails to; the failure is then
+ * the test's.
  */
 export function useHarness(): {
   fake(): Promise<FakeUpstream>;
@@ -16,13 +23,16 @@ export function useHarness(): {
   afterEach(async () => {
     const fns = cleanup.reverse();
     cleanup = [];
+    const errors: unknown[] = [];
     for (const fn of fns) {
       try {
         await fn();
-      } catch {
-        // a resource a test already closed
+      } catch (err) {
+        errors.push(err);
       }
     }
+    if (errors.length === 1) throw errors[0];
+    if (errors.length > 1) throw new AggregateError(errors, 'closing the test\'s resources failed');
   });
   return {
     async fake() {
@@ -41,9 +51,12 @@ export function useHarness(): {
   };
 }
 
-/** Polls until `check` returns a truthy value (or throws the last error at the timeout). */
+/**
+ * Polls `check` until it returns a truthy value (a throw counts as not yet); at the timeout,
+ * throws the last error or says what it waited for.
+ */
 export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 3000, what = 'condition'): Promise<NonNullable<T>> {
-  const until = Date.now() + timeoutMs;
+  const until = performance.now() + timeoutMs;
   let last: unknown;
   for (;;) {
     try {
@@ -52,15 +65,28 @@ export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 3000, 
     } catch (err) {
       last = err;
     }
-    if (Date.now() > until) {
+    if (performance.now() > until) {
       throw last instanceof Error ? last : new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     }
-    await sleep(10);
+    await sleep(5);
   }
 }
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** When the socket that carried request `index` at `fake` closed (performance.now()); waits for it. */
+export function socketClosed(fake: FakeUpstream, index = 0, timeoutMs = 3000): Promise<number> {
+  return waitFor(() => {
+    const req = fake.requests[index];
+    return req ? fake.socketClosedAt.get(req.socketId) : undefined;
+  }, timeoutMs, `the socket of request #${index} at the fake upstream to close`);
+}
+
+/** The request-log line of the (first) finished request, waiting for it to be written. */
+export function requestLog(p: RunningProxy, timeoutMs = 3000): Promise<Record<string, unknown>> {
+  return waitFor(() => p.logs.find((l) => l.event === 'request'), timeoutMs, 'the request log line');
 }
 
 /** The request log line of one request id (waits for it to be written). */
@@ -90,7 +116,7 @@ export function parseMetrics(text: string): Sample[] {
   return samples;
 }
 
-/** The value of the one sample with this name whose labels include `labels`; undefined when none. */
+/** The sum of the samples named `name` whose labels include `labels` (one sample when they name them all); undefined when none. */
 export function metric(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
   const found = samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
   if (found.length === 0) return undefined;

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { stringify } from 'yaml';
 import { loadConfigText } from '../../src/config/load.js';
 import { ProxyServer } from '../../src/server/server.js';
+import type { Clock } from '../../src/util/clock.js';
 
 export interface TierSpec {
   name: string;
@@ -66,7 +67,7 @@ export interface RunningProxy {
   close(): Promise<void>;
 }
 
-export async function startProxy(specOrYaml: ConfigSpec | string, opts: { env?: Record<string, string>; random?: () => number } = {}): Promise<RunningProxy> {
+export async function startProxy(specOrYaml: ConfigSpec | string, opts: { env?: Record<string, string>; random?: () => number; clock?: Clock } = {}): Promise<RunningProxy> {
   const yaml = typeof specOrYaml === 'string' ? specOrYaml : configYaml(specOrYaml);
   const config = loadConfigText(yaml, '/test/llm-route.yaml', opts.env ?? {});
   const logs: Array<Record<string, unknown>> = [];
@@ -76,7 +77,7 @@ export async function startProxy(specOrYaml: ConfigSpec | string, opts: { env?: 
       done();
     },
   });
-  const server = new ProxyServer({ config, port: 0, log, random: opts.random });
+  const server = new ProxyServer({ config, port: 0, log, random: opts.random, clock: opts.clock });
   const { url } = await server.listen();
   return { server, origin: url, baseURL: `${url}/v1`, logs, close: () => server.close(500) };
 }
@@ -109,6 +110,34 @@ export function sseText(text: string): string {
     }
   }
   return out;
+}
+
+/** Every data payload, JSON-parsed when it is JSON ("[DONE]" stays a string). */
+export function sseEvents(text: string): unknown[] {
+  return sseData(text).map((d) => {
+    try {
+      return JSON.parse(d) as unknown;
+    } catch {
+      return d;
+    }
+  });
+}
+
+type ChunkLike = { error?: { code?: string }; choices?: Array<{ delta?: { role?: string } }>; usage?: unknown };
+
+export function errorEvents(text: string): Array<{ error: { code?: string; message?: string } }> {
+  return sseEvents(text).filter((e): e is { error: { code?: string } } => typeof e === 'object' && e !== null && 'error' in e);
+}
+
+export function roleChunks(text: string): number {
+  return sseEvents(text).filter((e) => ((e as ChunkLike)?.choices ?? []).some((c) => c.delta?.role !== undefined)).length;
+}
+
+export function usageOnlyChunks(text: string): unknown[] {
+  return sseEvents(text).filter((e) => {
+    const c = e as ChunkLike;
+    return typeof c === 'object' && c !== null && Array.isArray(c.choices) && c.choices.length === 0 && c.usage !== undefined;
+  });
 }
 
 /** A base URL nothing listens on (connection refused). */

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TierResult } from '../../src/bench/aggregate.js';
 import { loadConfig } from '../../src/config/load.js';
 import { parseMockOptions } from '../../src/mock/options.js';
@@ -9,6 +9,7 @@ import { startMock } from '../../src/mock/server.js';
 import { ProxyServer } from '../../src/server/server.js';
 import { buildPrivateCli, runCli } from '../helpers/cli.js';
 import { FakeUpstream } from '../helpers/fake-upstream.js';
+import { useHarness } from '../helpers/harness.js';
 
 /** The real `llm-route bench`, compiled from the current sources, against in-process upstreams. */
 
@@ -29,16 +30,12 @@ const DEAD_URL = 'http://127.0.0.1:1/v1';
 let cli: ReturnType<typeof buildPrivateCli>;
 let dir: string;
 let files = 0;
-const cleanups: Array<() => Promise<void>> = [];
+const h = useHarness();
 
 beforeAll(() => {
   cli = buildPrivateCli();
   dir = mkdtempSync(join(tmpdir(), 'llm-route-bench-'));
 }, 60_000);
-
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
-});
 
 afterAll(() => {
   cli?.remove();
@@ -59,13 +56,13 @@ function writeConfig(routes: Record<string, TierSpec[]>, extra = ''): string {
 
 async function mock(raw: Record<string, unknown>): Promise<string> {
   const server = await startMock(parseMockOptions(raw));
-  cleanups.push(() => server.close());
+  h.defer(() => server.close());
   return server.url;
 }
 
 async function fake(): Promise<FakeUpstream> {
   const upstream = await FakeUpstream.start();
-  cleanups.push(() => upstream.close());
+  h.defer(() => upstream.close());
   return upstream;
 }
 
@@ -157,7 +154,7 @@ describe('llm-route bench', () => {
     const file = writeConfig({ chat: [{ name: 'dead', url: DEAD_URL }, { name: 'local', url }] });
     const proxy = new ProxyServer({ config: loadConfig(file), port: 0 });
     const { url: proxyUrl } = await proxy.listen();
-    cleanups.push(() => proxy.close(1000));
+    h.defer(() => proxy.close(1000));
 
     const run = await bench(['-c', file, '--through', proxyUrl, '-n', '4', '--json']);
 

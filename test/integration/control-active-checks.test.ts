@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../helpers/clock.js';
 import { healthyStream } from '../helpers/fake-upstream.js';
 import { fetchMetrics, metric, useHarness, waitFor } from '../helpers/harness.js';
 import { DEAD_URL } from '../helpers/proxy.js';
@@ -81,21 +82,25 @@ describe('active health checks', () => {
     // /models answers fine; chat requests fail with 503 (an overloaded or broken model server).
     primary.always(withModelList(['primary-model'], (ctx) => ctx.error(503, 'overloaded')));
     cloud.always(withModelList(['cloud-model'], healthyStream(['cloud'])));
+    // The cooldown runs on a test clock that stands still: it cannot pass while the checks run.
+    const clock = new ManualClock();
     const p = await startFileProxy(controlYaml({
       tiers: [
-        { name: 'primary', url: primary.url, retry: { attempts: 1 }, circuit: { cooldown_ms: 5_000 }, health: { interval_ms: 250, warmup: false } },
+        { name: 'primary', url: primary.url, retry: { attempts: 1 }, circuit: { cooldown_ms: 5_000 }, health: { interval_ms: 100, warmup: false } },
         { name: 'cloud', url: cloud.url, health: { warmup: false } },
       ],
-    }), { activeChecks: true });
+    }), { activeChecks: true, clock });
     h.defer(() => p.close());
     const chatHits = () => primary.requests.filter((r) => r.body.messages !== undefined).length;
+    const modelListChecks = () => primary.requests.filter((r) => r.body.messages === undefined).length;
 
     for (let i = 0; i < 3; i++) expect((await ask(p)).tier).toBe('cloud');
     expect(chatHits()).toBe(3);
     expect((await healthzTiers(p)).primary.state).toBe('down');
 
-    // Several checks pass during the 5 s cooldown; none of them sent a chat request.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Several checks pass during the cooldown; none of them sent a chat request.
+    const checksBefore = modelListChecks();
+    await waitFor(() => modelListChecks() >= checksBefore + 3, 5_000, 'three more model-list checks');
     expect.soft(p.logs.filter((l) => l.event === 'tier_state' && l.tier === 'primary').map((l) => `${l.from}->${l.to}: ${l.reason}`)).toEqual([
       'healthy->degraded: server_error', 'degraded->down: server_error',
     ]);

@@ -2,7 +2,8 @@ import { IncomingMessage, type ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { handleAdmin } from '../../src/control/admin-api.js';
-import { fetchMetrics, metric, openaiError, useHarness, waitFor } from '../helpers/harness.js';
+import { ManualClock } from '../helpers/clock.js';
+import { fetchMetrics, metric, openaiError, useHarness } from '../helpers/harness.js';
 import { admin, adminTiers, answer, ask, controlYaml } from '../helpers/control-kit.js';
 
 /**
@@ -12,7 +13,7 @@ import { admin, adminTiers, answer, ask, controlYaml } from '../helpers/control-
 
 const h = useHarness();
 
-async function twoTiers(opts: { canaryWeight?: number; server?: Record<string, unknown> } = {}) {
+async function twoTiers(opts: { canaryWeight?: number; server?: Record<string, unknown>; clock?: ManualClock } = {}) {
   const canary = await h.fake();
   const stable = await h.fake();
   canary.always(answer('canary'));
@@ -20,7 +21,7 @@ async function twoTiers(opts: { canaryWeight?: number; server?: Record<string, u
   const p = await h.proxy(controlYaml({
     tiers: [{ name: 'canary', url: canary.url, weight: opts.canaryWeight }, { name: 'stable', url: stable.url }],
     server: opts.server,
-  }));
+  }), { clock: opts.clock });
   return { canary, stable, p };
 }
 
@@ -107,24 +108,28 @@ describe('weight overrides', () => {
   });
 
   it('PUT with ttl_s expires back to the configured weight by itself', async () => {
-    const { p } = await twoTiers();
+    const clock = new ManualClock();
+    const { p } = await twoTiers({ clock });
     const put = await admin(p, 'PUT', TIER, { weight: 0, ttl_s: 1 });
     expect(put.status).toBe(200);
     expect(put.json.weight).toMatchObject({ effective: 0, override: { weight: 0, expires_in_s: 1 } });
-    const setAt = Date.now();
     expect(await spread(p, 2)).toEqual({ stable: 2 });
-    await waitFor(async () => (await adminTiers(p)).canary.weight === 100, 3_000, 'the override to expire');
-    expect(Date.now() - setAt).toBeGreaterThanOrEqual(900);
+    clock.advance(999);
+    expect((await adminTiers(p)).canary).toMatchObject({ weight: 0, override: { weight: 0, expires_in_s: 0 } });
+    clock.advance(1);
+    expect((await adminTiers(p)).canary.weight).toBe(100);
     expect((await adminTiers(p)).canary.override).toBeNull();
     expect(await spread(p, 2)).toEqual({ canary: 2 });
     expect(p.logs.find((l) => l.event === 'weight' && l.source === 'expired')).toMatchObject({ tier: 'canary', weight: 100 });
   });
 
   it('a new PUT replaces the previous override (and its TTL)', async () => {
-    const { p } = await twoTiers();
+    const clock = new ManualClock();
+    const { p } = await twoTiers({ clock });
     await admin(p, 'PUT', TIER, { weight: 0, ttl_s: 1 });
     await admin(p, 'PUT', TIER, { weight: 0 });
-    await new Promise((resolve) => setTimeout(resolve, 1_300));
+    expect(clock.pending).toBe(0); // the first TTL's timer is gone with it
+    clock.advance(1_300);
     expect((await adminTiers(p)).canary).toMatchObject({ weight: 0, override: { weight: 0, expires_in_s: null } });
   });
 });

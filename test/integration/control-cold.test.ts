@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../helpers/clock.js';
 import { healthyStream, type Script } from '../helpers/fake-upstream.js';
 import { useHarness } from '../helpers/harness.js';
 import { sseText } from '../helpers/proxy.js';
@@ -21,17 +22,19 @@ const slowHeaders = (text: string): Script => async (ctx) => {
   await healthyStream([text])(ctx);
 };
 
+/** Idleness (`cold_after_ms`) is measured on `clock`; the TTFT budgets are real timers. */
 async function setup(timeouts: Record<string, number>) {
   const local = await h.fake();
   const cloud = await h.fake();
   cloud.always(healthyStream(['cloud']));
+  const clock = new ManualClock();
   const p = await h.proxy(controlYaml({
     tiers: [
       { name: 'local', url: local.url, timeouts: { ttft_ms: TTFT_MS, cold_ttft_ms: COLD_TTFT_MS, ...timeouts } },
       { name: 'cloud', url: cloud.url },
     ],
-  }));
-  return { local, cloud, p };
+  }), { clock });
+  return { local, cloud, p, clock };
 }
 
 describe('cold start budget', () => {
@@ -67,7 +70,7 @@ describe('cold start budget', () => {
   });
 
   it('with a small cold_after_ms, the tier is cold again after a pause', async () => {
-    const { local, cloud, p } = await setup({ cold_after_ms: 200 });
+    const { local, cloud, p, clock } = await setup({ cold_after_ms: 200 });
     local.always(slowHeaders('local'));
 
     expect((await ask(p)).tier).toBe('local'); // cold: 2000 ms budget
@@ -77,7 +80,7 @@ describe('cold start budget', () => {
     expect(cloud.requests).toHaveLength(1);
 
     // The last success was before the pause (> cold_after_ms): cold again.
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    clock.advance(201);
     const cold = await ask(p);
     expect(cold.tier).toBe('local');
     expect(cold.attempts).toBe(1);

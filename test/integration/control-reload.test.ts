@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { healthyStream } from '../helpers/fake-upstream.js';
 import { fetchMetrics, metric, readAll, useHarness, waitFor } from '../helpers/harness.js';
-import { sseText } from '../helpers/proxy.js';
-import { errorEvents } from '../helpers/stream-kit.js';
+import { errorEvents, sseText } from '../helpers/proxy.js';
 import { admin, adminTiers, answer, ask, type ControlSpec, controlYaml, type FileProxy, startFileProxy } from '../helpers/control-kit.js';
 
 /**

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../helpers/clock.js';
 import type { Script } from '../helpers/fake-upstream.js';
 import { fetchMetrics, metric, useHarness, waitFor } from '../helpers/harness.js';
 import { sseText } from '../helpers/proxy.js';
@@ -27,19 +28,21 @@ function firstTokenAfter(ms: number, text: string, slow: () => boolean = () => t
 
 const rollbackLines = (p: { logs: Array<Record<string, unknown>> }) => p.logs.filter((l) => l.event === 'rollback');
 
+/** A canary and a stable tier; the rollback windows, circuits and restores run on `clock`. */
 async function setup(canaryTier: Omit<ControlTier, 'name' | 'url'>, canaryScript: Script) {
   const canary = await h.fake();
   const stable = await h.fake();
   canary.always(canaryScript);
   stable.always(answer('stable'));
-  const p = await h.proxy(controlYaml({ tiers: [{ name: 'canary', url: canary.url, ...canaryTier }, { name: 'stable', url: stable.url }] }));
-  return { canary, stable, p };
+  const clock = new ManualClock();
+  const p = await h.proxy(controlYaml({ tiers: [{ name: 'canary', url: canary.url, ...canaryTier }, { name: 'stable', url: stable.url }] }), { clock });
+  return { canary, stable, p, clock };
 }
 
 describe('automated rollback', () => {
   it('TTFT p99 over the threshold after min_requests → weight 0 at once, logged with the numbers, counted; off until DELETE', { timeout: 20_000 }, async () => {
     let slow = true;
-    const { canary, stable, p } = await setup(
+    const { canary, stable, p, clock } = await setup(
       { timeouts: { ttft_ms: 3_000 }, rollback: { ttft_p99_ms: 300, window_s: 10, min_requests: 5 } },
       firstTokenAfter(SLOW_FIRST_TOKEN_MS, 'canary', () => slow),
     );
@@ -71,7 +74,7 @@ describe('automated rollback', () => {
     for (let i = 0; i < 3; i++) expect((await ask(p)).tier).toBe('stable');
     expect(canary.requests).toHaveLength(5);
     expect(stable.requests).toHaveLength(3);
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    clock.advance(60_000); // long past the window: a rollback without restore_after_s holds
     expect((await adminTiers(p)).canary.weight).toBe(0);
     expect(rollbackLines(p)).toHaveLength(1);
 
@@ -111,16 +114,16 @@ describe('automated rollback', () => {
     expect(canary.requests).toHaveLength(5);
   });
 
-  it('with the default circuit breaker (which opens first), an error-rate rollback still trips via the half-open trials', { timeout: 20_000 }, async () => {
-    const { canary, p } = await setup(
+  it('with the default circuit breaker (which opens first), an error-rate rollback still trips via the half-open trials', async () => {
+    const { canary, p, clock } = await setup(
       { retry: { attempts: 1 }, rollback: { error_rate: 0.5, window_s: 30, min_requests: 5 } },
       (ctx) => ctx.error(503, 'canary broken'),
     );
-    const started = Date.now();
-    while (rollbackLines(p).length === 0 && Date.now() - started < 8_000) {
+    const started = clock.now();
+    while (rollbackLines(p).length === 0 && clock.now() - started < 8_000) {
       const r = await ask(p);
       expect(r.tier).toBe('stable');
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      clock.advance(100);
     }
     // 3 failures open the circuit, trials after 1 s and 2 s more bring the window to 5.
     expect(rollbackLines(p)[0]).toMatchObject({ tier: 'canary', reason: 'error_rate', requests: 5 });
@@ -130,19 +133,20 @@ describe('automated rollback', () => {
   it('restore_after_s: 1 restores the weight by itself', async () => {
     let broken = true;
     const ok = answer('canary');
-    const { p } = await setup(
+    const { p, clock } = await setup(
       { retry: { attempts: 1 }, circuit: { failures: 50 }, rollback: { error_rate: 0.5, window_s: 10, min_requests: 5, restore_after_s: 1 } },
       (ctx) => (broken ? ctx.error(503, 'canary broken') : ok(ctx)),
     );
     for (let i = 0; i < 5; i++) await ask(p);
     await waitFor(() => rollbackLines(p)[0], 2_000, 'a rollback');
-    const rolledBackAt = Date.now();
     expect((await adminTiers(p)).canary.weight).toBe(0);
     broken = false;
     expect((await ask(p)).tier).toBe('stable');
 
-    await waitFor(async () => (await adminTiers(p)).canary.weight === 100, 3_000, 'the rollback to be restored');
-    expect(Date.now() - rolledBackAt).toBeGreaterThanOrEqual(800);
+    clock.advance(999);
+    expect((await adminTiers(p)).canary.weight).toBe(0);
+    clock.advance(1);
+    expect((await adminTiers(p)).canary.weight).toBe(100);
     expect((await adminTiers(p)).canary.rollback).toBeNull();
     expect(p.logs.find((l) => l.event === 'weight' && l.source === 'expired')).toMatchObject({ tier: 'canary', weight: 100 });
     const r = await ask(p);

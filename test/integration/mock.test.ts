@@ -1,23 +1,19 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import OpenAI, { APIError } from 'openai';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MockOptionsError, parseMockOptions } from '../../src/mock/options.js';
 import { startMock, type MockServer } from '../../src/mock/server.js';
+import { repoRoot } from '../helpers/build.js';
+import { useHarness } from '../helpers/harness.js';
 
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const messages = [{ role: 'user' as const, content: 'say something nice please' }];
 
-const running: MockServer[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((mock) => mock.close()));
-});
+const h = useHarness();
 
 async function mock(raw: Record<string, unknown> = {}): Promise<MockServer> {
   const server = await startMock(parseMockOptions({ port: 0, ...raw }));
-  running.push(server);
+  h.defer(() => server.close());
   return server;
 }
 
@@ -305,10 +301,8 @@ describe('llm-route mock server', () => {
 
 describe('llm-route mock CLI', () => {
   const bin = `${repoRoot}bin/llm-route.js`;
-  const built = existsSync(`${repoRoot}dist/cli/main.js`);
 
   it('prints its URL, serves, and exits 0 on SIGTERM', async () => {
-    expect(built, 'dist/ is missing: run `npx tsc -p tsconfig.json` first').toBe(true);
     const child = spawn(process.execPath, [bin, 'mock', '--port', '0', '--name', 'x'], { cwd: repoRoot });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
@@ -328,7 +322,6 @@ describe('llm-route mock CLI', () => {
   });
 
   it('exits 2 with a clear message on a bad flag', async () => {
-    expect(built, 'dist/ is missing: run `npx tsc -p tsconfig.json` first').toBe(true);
     const child = spawn(process.execPath, [bin, 'mock', '--fail-rate', '2'], { cwd: repoRoot });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

@@ -4,8 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { completion, healthyStream } from '../helpers/fake-upstream.js';
 import { logLine, readAll, useHarness } from '../helpers/harness.js';
 import { ollamaDone, ollamaLine, ollamaTextStream, ollamaWhole, startOllamaStream } from '../helpers/ollama-upstream.js';
-import { sseText } from '../helpers/proxy.js';
-import { errorEvents } from '../helpers/stream-kit.js';
+import { errorEvents, sseText } from '../helpers/proxy.js';
 
 const h = useHarness();
 

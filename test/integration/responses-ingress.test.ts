@@ -5,7 +5,7 @@ import { chunk, completion, healthyStream } from '../helpers/fake-upstream.js';
 import { logLine, readAll, useHarness } from '../helpers/harness.js';
 import type { RunningProxy } from '../helpers/proxy.js';
 import { ResponsesScript, responsesTextStream } from '../helpers/responses-upstream.js';
-import { sseEvents } from '../helpers/stream-kit.js';
+import { sseEvents } from '../helpers/proxy.js';
 
 const h = useHarness();
 

@@ -1,30 +1,16 @@
 import OpenAI from 'openai';
-import { afterEach, describe, expect, it } from 'vitest';
-import { FakeUpstream, healthyStream } from '../helpers/fake-upstream.js';
-import { chat, DEAD_URL, type RunningProxy, sseText, startProxy } from '../helpers/proxy.js';
+import { describe, expect, it } from 'vitest';
+import { healthyStream } from '../helpers/fake-upstream.js';
+import { useHarness } from '../helpers/harness.js';
+import { chat, DEAD_URL, sseText } from '../helpers/proxy.js';
 
-let cleanup: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const fn of cleanup.reverse()) await fn();
-  cleanup = [];
-});
-
-async function fake(): Promise<FakeUpstream> {
-  const f = await FakeUpstream.start();
-  cleanup.push(() => f.close());
-  return f;
-}
-async function proxy(...args: Parameters<typeof startProxy>): Promise<RunningProxy> {
-  const p = await startProxy(...args);
-  cleanup.push(() => p.close());
-  return p;
-}
+const h = useHarness();
 
 describe('streaming basics', () => {
   it('relays a healthy stream through the OpenAI SDK', async () => {
-    const local = await fake();
+    const local = await h.fake();
     local.always(healthyStream(['Hello', ' world']));
-    const p = await proxy({ tiers: [{ name: 'local', url: local.url }] });
+    const p = await h.proxy({ tiers: [{ name: 'local', url: local.url }] });
     const client = new OpenAI({ baseURL: p.baseURL, apiKey: 'x', maxRetries: 0 });
     const stream = await client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }], stream: true });
     let text = '';
@@ -35,9 +21,9 @@ describe('streaming basics', () => {
   });
 
   it('fails over from a refused connection to the next tier', async () => {
-    const cloud = await fake();
+    const cloud = await h.fake();
     cloud.always(healthyStream(['from', ' cloud']));
-    const p = await proxy({ tiers: [{ name: 'local', url: DEAD_URL }, { name: 'cloud', url: cloud.url }] });
+    const p = await h.proxy({ tiers: [{ name: 'local', url: DEAD_URL }, { name: 'cloud', url: cloud.url }] });
     const res = await chat(p, { stream: true });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-llm-route-tier')).toBe('cloud');

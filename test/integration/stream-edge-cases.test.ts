@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { chunk } from '../helpers/fake-upstream.js';
 import { chat, sseData, sseText } from '../helpers/proxy.js';
-import { harness, sleep } from '../helpers/stream-kit.js';
+import { sleep, useHarness } from '../helpers/harness.js';
 
 /** Edge cases found in review: each test failed before its fix. */
-const h = harness();
+const h = useHarness();
 
 describe('stream edge cases', () => {
   it('[DONE] ends the client response even when the upstream keeps its side open', async () => {

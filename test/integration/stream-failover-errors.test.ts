@@ -1,16 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { healthyStream } from '../helpers/fake-upstream.js';
+import { headersThenSilence, healthyStream, resetAtOnce } from '../helpers/fake-upstream.js';
+import { fetchMetrics, metric, requestLog, sleep, socketClosed, useHarness } from '../helpers/harness.js';
 import { chat, DEAD_URL, sseText } from '../helpers/proxy.js';
-import {
-  harness, headersThenSilence, metricsText, metricValue, requestLog, resetAtOnce, sleep, socketClosed,
-} from '../helpers/stream-kit.js';
 
 /**
  * Streams: which upstream failures before commit fail over, which are retried on the same
  * tier, and which go to the client as they are (SPEC "Routing semantics").
  */
 
-const h = harness();
+const h = useHarness();
 const CLOUD_TEXT = 'from cloud';
 const LOCAL_TEXT = 'from local';
 
@@ -146,10 +144,10 @@ describe('stream failover: 429 and 5xx', () => {
     expect((log.attempts as Array<{ outcome: string; status?: number }>).map((a) => [a.outcome, a.status])).toEqual([
       ['server_error', 503], ['server_error', 503], ['server_error', 503], ['ok', undefined],
     ]);
-    const metrics = await metricsText(p);
-    expect(metricValue(metrics, 'llm_upstream_attempts_total', { route: 'chat', tier: 'local', result: 'server_error' })).toBe(3);
-    expect(metricValue(metrics, 'llm_upstream_attempts_total', { route: 'chat', tier: 'cloud', result: 'ok' })).toBe(1);
-    expect(metricValue(metrics, 'llm_failovers_total', { route: 'chat', from_tier: 'local', reason: 'server_error' })).toBe(1);
+    const metrics = (await fetchMetrics(p)).samples;
+    expect(metric(metrics, 'llm_upstream_attempts_total', { route: 'chat', tier: 'local', result: 'server_error' })).toBe(3);
+    expect(metric(metrics, 'llm_upstream_attempts_total', { route: 'chat', tier: 'cloud', result: 'ok' })).toBe(1);
+    expect(metric(metrics, 'llm_failovers_total', { route: 'chat', from_tier: 'local', reason: 'server_error' })).toBe(1);
   });
 });
 
@@ -271,8 +269,8 @@ describe('stream: no tier answers', () => {
     expect(b.requests).toHaveLength(2);
     expect(c.requests).toHaveLength(1);
     await requestLog(p);
-    const metrics = await metricsText(p);
-    expect(metricValue(metrics, 'llm_requests_total', { route: 'chat', tier: 'none', outcome: 'failed' })).toBe(1);
+    const metrics = (await fetchMetrics(p)).samples;
+    expect(metric(metrics, 'llm_requests_total', { route: 'chat', tier: 'none', outcome: 'failed' })).toBe(1);
   });
 
   it('every tier timing out → 504 all_tiers_timed_out, each upstream socket closed', async () => {
@@ -300,8 +298,8 @@ describe('stream: no tier answers', () => {
     await socketClosed(a, 0);
     await socketClosed(b, 0);
     await requestLog(p);
-    const metrics = await metricsText(p);
-    expect(metricValue(metrics, 'llm_requests_total', { route: 'chat', tier: 'none', outcome: 'timeout' })).toBe(1);
+    const metrics = (await fetchMetrics(p)).samples;
+    expect(metric(metrics, 'llm_requests_total', { route: 'chat', tier: 'none', outcome: 'timeout' })).toBe(1);
   });
 
   it('the route deadline cuts two slow tiers short: 504 in about deadline_ms', async () => {

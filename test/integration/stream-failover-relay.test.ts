@@ -2,17 +2,15 @@ import { type IncomingMessage, request } from 'node:http';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { chunk, healthyStream, type Script } from '../helpers/fake-upstream.js';
-import { chat, sseData, sseText } from '../helpers/proxy.js';
-import {
-  errorEvents, harness, metricsText, metricValue, requestLog, sleep, socketClosed, usageOnlyChunks, waitFor,
-} from '../helpers/stream-kit.js';
+import { fetchMetrics, metric, requestLog, sleep, socketClosed, useHarness, waitFor } from '../helpers/harness.js';
+import { chat, errorEvents, sseData, sseText, usageOnlyChunks } from '../helpers/proxy.js';
 
 /**
  * Streams after commit: the relay (byte for byte, flushed per event), breaks and stalls
  * (one error event, no splice), malformed events, [DONE], usage, client aborts, concurrency.
  */
 
-const h = harness();
+const h = useHarness();
 
 async function setup(script: Script, localTimeouts: Record<string, number> = {}) {
   const local = await h.fake();
@@ -196,7 +194,7 @@ describe('stream after commit: malformed events and [DONE]', () => {
       ctx.finish();
       ctx.done();
     });
-    const before = metricValue(await metricsText(p), 'llm_streaming_chunk_errors_total', { route: 'chat', tier: 'local' }) ?? 0;
+    const before = metric((await fetchMetrics(p)).samples, 'llm_streaming_chunk_errors_total', { route: 'chat', tier: 'local' }) ?? 0;
     const res = await chat(p, { stream: true });
     expect(res.status).toBe(200);
     const text = await res.text();
@@ -207,7 +205,7 @@ describe('stream after commit: malformed events and [DONE]', () => {
     const log = await requestLog(p);
     expect(log.chunk_errors).toBe(1);
     expect(log.outcome).toBe('ok');
-    const after = metricValue(await metricsText(p), 'llm_streaming_chunk_errors_total', { route: 'chat', tier: 'local' });
+    const after = metric((await fetchMetrics(p)).samples, 'llm_streaming_chunk_errors_total', { route: 'chat', tier: 'local' });
     expect(after).toBe(before + 1);
   });
 
@@ -261,9 +259,9 @@ describe('stream: usage', () => {
     // Accounting still sees it.
     const log = await requestLog(p);
     expect(log.usage).toEqual({ prompt_tokens: 7, completion_tokens: 3 });
-    const metrics = await metricsText(p);
-    expect(metricValue(metrics, 'llm_tokens_total', { route: 'chat', tier: 'local', kind: 'prompt' })).toBe(7);
-    expect(metricValue(metrics, 'llm_tokens_total', { route: 'chat', tier: 'local', kind: 'completion' })).toBe(3);
+    const metrics = (await fetchMetrics(p)).samples;
+    expect(metric(metrics, 'llm_tokens_total', { route: 'chat', tier: 'local', kind: 'prompt' })).toBe(7);
+    expect(metric(metrics, 'llm_tokens_total', { route: 'chat', tier: 'local', kind: 'completion' })).toBe(3);
   });
 
   it('relays the usage chunk to a client that asked for it, and accounts it', async () => {
@@ -277,9 +275,9 @@ describe('stream: usage', () => {
     expect(local.requests[0].body.stream_options).toEqual({ include_usage: true });
     const log = await requestLog(p);
     expect(log.usage).toEqual({ prompt_tokens: 7, completion_tokens: 2 });
-    const metrics = await metricsText(p);
-    expect(metricValue(metrics, 'llm_tokens_total', { route: 'chat', tier: 'local', kind: 'prompt' })).toBe(7);
-    expect(metricValue(metrics, 'llm_tokens_total', { route: 'chat', tier: 'local', kind: 'completion' })).toBe(2);
+    const metrics = (await fetchMetrics(p)).samples;
+    expect(metric(metrics, 'llm_tokens_total', { route: 'chat', tier: 'local', kind: 'prompt' })).toBe(7);
+    expect(metric(metrics, 'llm_tokens_total', { route: 'chat', tier: 'local', kind: 'completion' })).toBe(2);
   });
 });
 
@@ -306,7 +304,7 @@ describe('stream: client abort after commit', () => {
     expect(cloud.requests).toHaveLength(0);
     const log = await requestLog(p);
     expect(log.outcome).toBe('client_abort');
-    expect(metricValue(await metricsText(p), 'llm_active_streams', { route: 'chat', tier: 'local' })).toBe(0);
+    expect(metric((await fetchMetrics(p)).samples, 'llm_active_streams', { route: 'chat', tier: 'local' })).toBe(0);
   });
 });
 
@@ -339,9 +337,9 @@ describe('stream: relay', () => {
     expect(local.requests).toHaveLength(50);
     expect(new Set(local.requests.map((r) => r.body.model))).toEqual(new Set(['local-model']));
     await waitFor(() => p.logs.filter((l) => l.event === 'request').length === 50, 3000, '50 request log lines');
-    const metrics = await metricsText(p);
-    expect(metricValue(metrics, 'llm_requests_total', { route: 'chat', tier: 'local', outcome: 'ok' })).toBe(50);
-    expect(metricValue(metrics, 'llm_active_streams', { route: 'chat', tier: 'local' })).toBe(0);
+    const metrics = (await fetchMetrics(p)).samples;
+    expect(metric(metrics, 'llm_requests_total', { route: 'chat', tier: 'local', outcome: 'ok' })).toBe(50);
+    expect(metric(metrics, 'llm_active_streams', { route: 'chat', tier: 'local' })).toBe(0);
   });
 
   it('20 concurrent streams that all fail over each get their own text from tier 2', async () => {

@@ -1,16 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { chunk, healthyStream, type Script } from '../helpers/fake-upstream.js';
-import { chat, sseText } from '../helpers/proxy.js';
-import {
-  harness, headersThenSilence, metricsText, metricValue, neverAnswer, requestLog, roleChunks, roleThenSilence, sleep, socketClosed, taggedChunk,
-} from '../helpers/stream-kit.js';
+import { chunk, headersThenSilence, healthyStream, neverAnswer, roleThenSilence, type Script, taggedChunk } from '../helpers/fake-upstream.js';
+import { fetchMetrics, metric, requestLog, sleep, socketClosed, useHarness } from '../helpers/harness.js';
+import { chat, roleChunks, sseText } from '../helpers/proxy.js';
 
 /**
  * Streams before commit: the TTFT budget, events held until the first content event, a
  * stream that breaks before it, and a client that leaves while the proxy is still waiting.
  */
 
-const h = harness();
+const h = useHarness();
 const CLOUD_TEXT = 'from cloud';
 const TTFT = 300;
 
@@ -46,9 +44,9 @@ describe('stream failover: TTFT budget', () => {
     expect(closedAt).toBeLessThanOrEqual(cloud.requests[0].at);
     const log = await requestLog(p);
     expect(log.attempts).toMatchObject([{ tier: 'local', outcome: 'ttft_timeout' }, { tier: 'cloud', outcome: 'ok' }]);
-    const metrics = await metricsText(p);
-    expect(metricValue(metrics, 'llm_failovers_total', { route: 'chat', from_tier: 'local', reason: 'ttft_timeout' })).toBe(1);
-    expect(metricValue(metrics, 'llm_requests_total', { route: 'chat', tier: 'cloud', outcome: 'ok' })).toBe(1);
+    const metrics = (await fetchMetrics(p)).samples;
+    expect(metric(metrics, 'llm_failovers_total', { route: 'chat', from_tier: 'local', reason: 'ttft_timeout' })).toBe(1);
+    expect(metric(metrics, 'llm_requests_total', { route: 'chat', tier: 'cloud', outcome: 'ok' })).toBe(1);
   });
 
   it('a role-only chunk does not commit: TTFT timeout → next tier, tier 1\'s role chunk never reaches the client', async () => {

@@ -1,23 +1,18 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dashboardActions } from '../../src/cli/dashboard.js';
-import { FakeUpstream, healthyStream } from '../helpers/fake-upstream.js';
-import { chat, type RunningProxy, startProxy } from '../helpers/proxy.js';
+import { healthyStream } from '../helpers/fake-upstream.js';
+import { useHarness } from '../helpers/harness.js';
+import { chat, type RunningProxy } from '../helpers/proxy.js';
 
-let cleanup: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const fn of cleanup.reverse()) await fn();
-  cleanup = [];
-});
+const h = useHarness();
 
 describe('the UI keys act on the running proxy', () => {
   it('k kills a tier (no traffic reaches it) and restores it; q quits', async () => {
-    const local = await FakeUpstream.start();
-    const cloud = await FakeUpstream.start();
-    cleanup.push(() => local.close(), () => cloud.close());
+    const local = await h.fake();
+    const cloud = await h.fake();
     local.always(healthyStream(['local']));
     cloud.always(healthyStream(['cloud']));
-    const p: RunningProxy = await startProxy({ tiers: [{ name: 'local', url: local.url }, { name: 'cloud', url: cloud.url }] });
-    cleanup.push(() => p.close());
+    const p: RunningProxy = await h.proxy({ tiers: [{ name: 'local', url: local.url }, { name: 'cloud', url: cloud.url }] });
     const quits: string[] = [];
     const actions = dashboardActions(p.server.app, (reason) => quits.push(reason));
 

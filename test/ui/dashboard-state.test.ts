@@ -4,8 +4,11 @@ import { DashboardState, type TierView } from '../../src/ui/dashboard-state.js';
 import { chooseColumns, totalWidth } from '../../src/ui/layout/table-columns.js';
 import { RateMeter } from '../../src/ui/state/rate-meter.js';
 import { attemptLabel, requestPath } from '../../src/ui/state/request-path.js';
-import { nearestRank, SampleWindow } from '../../src/ui/state/sample-window.js';
+import { SampleWindow } from '../../src/ui/state/sample-window.js';
 import { sparkline } from '../../src/ui/sparkline.js';
+import { WeightControl } from '../../src/control/weights.js';
+import { TelemetryBus } from '../../src/telemetry/bus.js';
+import { ManualClock } from '../helpers/clock.js';
 import { requestEvents, testConfig } from './fixtures.js';
 
 const T0 = 1_700_000_000_000;
@@ -51,7 +54,10 @@ describe('request path text', () => {
     const state = stateWith([
       ...requestEvents('chat', [attempt('local', 'ok', { ms: 200 })], { ttftMs: 210 }),
       ...requestEvents('chat', [attempt('local', 'ttft_timeout', { ms: 2500 }), attempt('cloud', 'ok')], { ttftMs: 2700 }),
-      { type: 'request_end', id: 'x', route: '', tier: null, status: 404, outcome: 'bad_request', stream: false, committed: false, attempts: [], durationMs: 1, chunkErrors: 0, error: 'unknown route "gpt-5"' },
+      {
+        type: 'request_end', id: 'x', route: '', tier: null, status: 404, outcome: 'bad_request', stream: false, committed: false, attempts: [],
+        durationMs: 1, startedAt: T0, protocol: 'chat', provider: null, model: null, chunkErrors: 0, error: 'unknown route "gpt-5"',
+      },
     ]);
     const recent = state.snapshot(config, T0).recent;
     expect(recent.map((r) => r.path)).toEqual(['unknown route "gpt-5"', 'local ✗ ttft 2.5s → cloud ✓', 'local ✓']);
@@ -69,14 +75,6 @@ describe('request path text', () => {
 });
 
 describe('TTFT percentiles', () => {
-  it('uses the nearest rank: a value that was observed', () => {
-    const values = Array.from({ length: 100 }, (_, i) => i + 1);
-    expect(nearestRank(values, 50)).toBe(50);
-    expect(nearestRank(values, 95)).toBe(95);
-    expect(nearestRank(values, 99)).toBe(99);
-    expect(nearestRank([7], 99)).toBe(7);
-  });
-
   it('counts the last 60 s, at most 200 samples', () => {
     const window = new SampleWindow(200, 60_000);
     window.record(50_000, T0 - 61_000); // too old
@@ -112,7 +110,7 @@ describe('requests per second', () => {
 
   it('comes from request_start events', () => {
     const state = new DashboardState();
-    for (let i = 0; i < 25; i++) state.apply({ type: 'request_start', id: `q${i}`, route: 'chat', stream: true }, T0 + i * 100);
+    for (let i = 0; i < 25; i++) state.apply({ type: 'request_start', id: `q${i}`, route: 'chat', stream: true, protocol: 'chat' }, T0 + i * 100);
     const snapshot = state.snapshot(config, T0 + 2500);
     expect(snapshot.requestsPerSecond).toBe(2.5);
     expect(snapshot.pending).toBe(25);
@@ -150,42 +148,63 @@ describe('tier counters', () => {
 });
 
 describe('weights', () => {
+  const none = { admin: null, alerts: [], rollback: null };
   const weight = (tier: string, w: number, configured: number, source: WeightChanged['source'], reason?: string): WeightChanged =>
-    ({ type: 'weight', route: 'embed', tier, weight: w, configured, source, ...(reason ? { reason } : {}) });
+    ({ type: 'weight', route: 'embed', tier, weight: w, configured, source, ...(reason ? { reason } : {}), layers: none });
 
-  it('shows the configured weight until an event says otherwise, labelled by who set it', () => {
+  /** The dashboard fed by a real WeightControl on the same config, its TTLs on `clock`. */
+  function withWeights(clock = new ManualClock()): { state: DashboardState; weights: WeightControl; clock: ManualClock } {
     const state = new DashboardState();
-    const canary = (now = T0): string => tierOf(state, 'embed', 'canary', now).weightText;
+    const bus = new TelemetryBus();
+    bus.subscribe((event) => state.apply(event, clock.now()));
+    return { state, weights: new WeightControl(bus, config, clock), clock };
+  }
+
+  it('shows the configured weight until an event says otherwise, labelled by what holds it', () => {
+    const { state, weights, clock } = withWeights();
+    const canary = (): string => tierOf(state, 'embed', 'canary', clock.now()).weightText;
     expect(canary()).toBe('25');
-    state.apply(weight('canary', 0, 25, 'admin'), T0);
+    weights.setOverride('embed', 'canary', 0);
     expect(tierOf(state, 'embed', 'canary')).toMatchObject({ weight: 0, weightText: '0 (killed)' });
     expect(state.effectiveWeight('embed', 'canary', 25)).toBe(0);
-    state.apply(weight('canary', 25, 25, 'cleared'), T0);
+    weights.clear('embed', 'canary');
     expect(tierOf(state, 'embed', 'canary')).toMatchObject({ weight: 25, weightText: '25' });
     expect(state.effectiveWeight('embed', 'canary', 25)).toBe(25);
-    state.apply(weight('canary', 10, 25, 'admin'), T0);
+    weights.setOverride('embed', 'canary', 10);
     expect(canary()).toBe('10 (admin)');
-    state.apply(weight('canary', 0, 25, 'rollback', 'TTFT p99 3200 ms > 2500 ms over 40 requests in 60 s'), T0);
+    weights.rollBack('embed', 'canary', 'TTFT p99 3200 ms > 2500 ms over 40 requests in 60 s', 60);
     expect(canary()).toBe('0 (rolled back)');
-    state.apply(weight('canary', 10, 25, 'expired', 'rollback restored'), T0);
+    clock.advance(60_000); // restore_after_s
     expect(canary()).toBe('10 (admin)');
-    state.apply(weight('canary', 0, 25, 'alert', 'alert HighErrors firing'), T0);
+    weights.fireAlert('embed', 'canary', 'a1', 'HighErrors');
+    weights.fireAlert('embed', 'canary', 'a2', 'SlowTTFT');
     expect(canary()).toBe('0 (alert)');
-    state.apply(weight('canary', 10, 25, 'alert', 'alert HighErrors resolved'), T0);
+    weights.resolveAlert('embed', 'canary', 'a1');
+    expect(canary()).toBe('0 (alert)'); // SlowTTFT still fires
+    weights.resolveAlert('embed', 'canary', 'a2');
     expect(canary()).toBe('10 (admin)');
-    state.apply(weight('canary', 25, 25, 'expired'), T0);
+    weights.clear('embed', 'canary');
     expect(canary()).toBe('25');
   });
 
-  it('shows the time an admin override has left, from the event\'s expiresAt', () => {
-    const state = new DashboardState();
-    state.apply({ ...weight('canary', 5, 25, 'admin', 'for 150 s'), expiresAt: T0 + 150_000 }, T0);
-    expect(tierOf(state, 'embed', 'canary', T0).weightText).toBe('5 (admin, 3m left)');
-    expect(tierOf(state, 'embed', 'canary', T0 + 120_000).weightText).toBe('5 (admin, 30s left)');
-    expect(tierOf(state, 'embed', 'canary', T0 + 151_000).weightText).toBe('5 (admin, expiring)');
-    const withExpiry: WeightChanged = { ...weight('main', 0, 100, 'admin'), expiresAt: T0 + 600_000 };
-    state.apply(withExpiry, T0);
-    expect(tierOf(state, 'embed', 'main', T0).weightText).toBe('0 (killed, 10m left)');
+  it('shows the time an admin override has left, and drops it when it lapses', () => {
+    const { state, weights, clock } = withWeights();
+    const T = clock.now();
+    weights.setOverride('embed', 'canary', 5, 150);
+    expect(tierOf(state, 'embed', 'canary', T).weightText).toBe('5 (admin, 3m left)');
+    expect(tierOf(state, 'embed', 'canary', T + 120_000).weightText).toBe('5 (admin, 30s left)');
+    weights.setOverride('embed', 'main', 0, 600);
+    expect(tierOf(state, 'embed', 'main', T).weightText).toBe('0 (killed, 10m left)');
+    clock.advance(150_000);
+    expect(tierOf(state, 'embed', 'canary', clock.now()).weightText).toBe('25');
+    expect(tierOf(state, 'embed', 'main', clock.now()).weightText).toBe('0 (killed, 8m left)');
+  });
+
+  it('labels from the layers an event carries, whatever its words say', () => {
+    const state = stateWith([{ ...weight('canary', 0, 25, 'alert', 'alert X resolved'), layers: { ...none, alerts: ['Y'] } }]);
+    expect(tierOf(state, 'embed', 'canary').weightText).toBe('0 (alert)');
+    state.apply({ ...weight('canary', 7, 25, 'expired', 'rollback restored'), layers: { ...none, admin: { weight: 7, expiresAt: T0 + 30_000 } } }, T0);
+    expect(tierOf(state, 'embed', 'canary').weightText).toBe('7 (admin, 30s left)');
   });
 
   it('logs a change once: a rollback with its numbers, a reload only where a weight moved', () => {
@@ -210,8 +229,8 @@ describe('log', () => {
       { type: 'reload', ok: true, file: '/t/llm-route.yaml', routes: 2 },
       { type: 'reload', ok: false, file: '/t/llm-route.yaml', problems: ['/t/llm-route.yaml:9:7: expected a number'] },
       { type: 'rollback', route: 'embed', tier: 'canary', reason: 'error_rate', observed: 0.12, threshold: 0.05, requests: 40, windowS: 60 },
-      { type: 'weight', route: 'embed', tier: 'canary', weight: 0, configured: 25, source: 'rollback', reason: 'error rate 12.0% > 5.0% over 40 requests in 60 s' },
-      { type: 'weight', route: 'chat', tier: 'local', weight: 0, configured: 100, source: 'admin' },
+      { type: 'weight', route: 'embed', tier: 'canary', weight: 0, configured: 25, source: 'rollback', reason: 'error rate 12.0% > 5.0% over 40 requests in 60 s', layers: { admin: null, alerts: [], rollback: 'error rate 12.0% > 5.0% over 40 requests in 60 s' } },
+      { type: 'weight', route: 'chat', tier: 'local', weight: 0, configured: 100, source: 'admin', layers: { admin: { weight: 0, expiresAt: null }, alerts: [], rollback: null } },
       { type: 'health_check', route: 'chat', tier: 'local', kind: 'check', ok: true, reachable: true, modelPresent: true, ttftMs: 90 },
       { type: 'health_check', route: 'chat', tier: 'local', kind: 'probe', ok: false, reachable: true, modelPresent: false, ttftMs: null },
       { type: 'provider_output', provider: 'ollama', stream: 'stderr', line: 'listening on 127.0.0.1:11434' },

@@ -5,6 +5,7 @@ import type { Config } from '../../src/config/schema.js';
 import { TelemetryBus } from '../../src/telemetry/bus.js';
 import type { TelemetryEvent } from '../../src/telemetry/events.js';
 import { Dashboard } from '../../src/ui/app.js';
+import { NO_LAYERS } from '../../src/ui/state/weight-layers.js';
 import { requestEvents, testConfig } from './fixtures.js';
 import {
   FakeStdout, PipeStdin, fakeActions, frameText, resizeTo, rowOf, sleep, until, waitForFrame, type FakeActions, type Rendered,
@@ -85,10 +86,16 @@ describe('Dashboard: what a person reads', () => {
   it('shows weight overrides: killed, admin with time left, rolled back', async () => {
     const { emit, ui } = await showDashboard();
     emit(
-      { type: 'weight', route: 'chat', tier: 'local', weight: 0, configured: 100, source: 'admin' },
-      { type: 'weight', route: 'embed', tier: 'canary', weight: 10, configured: 25, source: 'admin', reason: 'for 180 s', expiresAt: Date.now() + 180_000 },
+      { type: 'weight', route: 'chat', tier: 'local', weight: 0, configured: 100, source: 'admin', layers: { ...NO_LAYERS, admin: { weight: 0, expiresAt: null } } },
+      {
+        type: 'weight', route: 'embed', tier: 'canary', weight: 10, configured: 25, source: 'admin', reason: 'for 180 s', expiresAt: Date.now() + 180_000,
+        layers: { ...NO_LAYERS, admin: { weight: 10, expiresAt: Date.now() + 180_000 } },
+      },
       { type: 'rollback', route: 'embed', tier: 'main', reason: 'ttft_p99', observed: 3200, threshold: 2500, requests: 45, windowS: 60 },
-      { type: 'weight', route: 'embed', tier: 'main', weight: 0, configured: 100, source: 'rollback', reason: 'TTFT p99 3200 ms > 2500 ms over 45 requests in 60 s' },
+      {
+        type: 'weight', route: 'embed', tier: 'main', weight: 0, configured: 100, source: 'rollback', reason: 'TTFT p99 3200 ms > 2500 ms over 45 requests in 60 s',
+        layers: { ...NO_LAYERS, rollback: 'TTFT p99 3200 ms > 2500 ms over 45 requests in 60 s' },
+      },
     );
     const frame = await waitForFrame(ui, (f) => expect(rowOf(f, 'main')).toContain('0 (rolled back)'));
     expect(rowOf(frame, 'local')).toMatch(/healthy\s+0 \(killed\)\s/);
@@ -158,7 +165,7 @@ describe('Dashboard: keys', () => {
     ui.stdin.write(DOWN);
     ui.stdin.write(DOWN);
     await waitForFrame(ui, (f) => expect(rowOf(f, 'main')).toMatch(/^› main/));
-    emit({ type: 'weight', route: 'embed', tier: 'main', weight: 0, configured: 100, source: 'admin' });
+    emit({ type: 'weight', route: 'embed', tier: 'main', weight: 0, configured: 100, source: 'admin', layers: { ...NO_LAYERS, admin: { weight: 0, expiresAt: null } } });
     await waitForFrame(ui, (f) => expect(rowOf(f, 'main')).toContain('0 (killed)'));
     ui.stdin.write('k');
     await until(() => expect(actions.setKill).toHaveBeenLastCalledWith('embed', 'main', false));

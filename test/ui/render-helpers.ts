@@ -47,7 +47,7 @@ export async function until(check: () => void): Promise<void> {
   await vi.waitFor(check, { timeout: 3000, interval: 20 });
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+export { sleep } from '../helpers/harness.js';
 
 /** A stdout that keeps frames, for renders that ink-testing-library cannot set up. */
 export class FakeStdout extends EventEmitter {

@@ -5,6 +5,7 @@ import { openaiAdapter } from '../../src/providers/openai.js';
 import {
   EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, EVENT_FINISH, EVENT_MALFORMED, EVENT_USAGE, EVENT_USAGE_ONLY, type EventFacts,
 } from '../../src/providers/types.js';
+import { tier } from '../helpers/config.js';
 
 const err = (message: string, code: string | null = null): string => JSON.stringify({ error: { message, type: 'invalid_request_error', code } });
 const classify = (status: number, body = '', headers = {}) => openaiAdapter.classifyStatus(status, body, headers);
@@ -132,15 +133,16 @@ describe('event inspection', () => {
 
 describe('building the upstream request', () => {
   it('replaces only model, asks for usage on streams, and authenticates with the provider key', () => {
-    const provider = { name: 'cloud', type: 'openai' as const, base_url: 'https://api.example.com/v1/', api_key: 'sk-1' };
-    const tier = { route: 'chat', name: 'cloud', index: 0, provider, model: 'gpt-x', weight: 100, timeouts: { connect_ms: 1, ttft_ms: 1, idle_ms: 1, total_ms: 1 }, retry: { attempts: 1, base_ms: 0, max_ms: 0 } };
+    const base = tier('cloud', { model: 'gpt-x' });
+    const provider = { ...base.provider, name: 'cloud', base_url: 'https://api.example.com/v1/', api_key: 'sk-1', local: false };
+    const cloud = { ...base, provider };
     const body = { model: 'chat', messages: [], tools: [{ type: 'function' }], stream_options: { foo: 1 }, x_custom: { a: 1 } };
-    const req = openaiAdapter.buildChatRequest(provider, tier, body, true);
+    const req = openaiAdapter.buildChatRequest(provider, cloud, body, true);
     expect(req.path).toBe('/v1/chat/completions');
     expect(req.headers.authorization).toBe('Bearer sk-1');
     expect(JSON.parse(req.body)).toEqual({ ...body, model: 'gpt-x', stream_options: { foo: 1, include_usage: true } });
     expect(body.model).toBe('chat'); // the client's body is not mutated
-    const plain = openaiAdapter.buildChatRequest({ ...provider, api_key: undefined }, tier, body, false);
+    const plain = openaiAdapter.buildChatRequest({ ...provider, api_key: undefined }, cloud, body, false);
     expect(plain.headers.authorization).toBeUndefined();
     expect(JSON.parse(plain.body).stream_options).toEqual({ foo: 1 });
   });

@@ -1,3 +1,4 @@
+import { percentile } from '../../util/percentile.js';
 import { Ring } from './ring.js';
 
 interface Sample {
@@ -35,17 +36,11 @@ export class SampleWindow {
     }
     if (values.length === 0) return null;
     values.sort((a, b) => a - b);
-    return { p50: nearestRank(values, 50), p95: nearestRank(values, 95), p99: nearestRank(values, 99), count: values.length };
+    return { p50: percentile(values, 50), p95: percentile(values, 95), p99: percentile(values, 99), count: values.length };
   }
 
   /** The last `limit` values, oldest first (a sparkline's order), whatever their age. */
   recent(limit: number): number[] {
     return this.samples.newest(limit).map((s) => s.value).reverse();
   }
-}
-
-/** Nearest-rank percentile of sorted values: a value that was actually observed. */
-export function nearestRank(sorted: readonly number[], p: number): number {
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
 }

@@ -34,7 +34,7 @@ function render(protocol: ClientProtocol, turns: Turn[]): Record<string, unknown
   let n = 0;
   const ids = (count: number) => Array.from({ length: count }, () => `call_${n++}`);
   if (protocol === 'chat') {
-    const messages = turns.flatMap((t) => {
+    const messages = turns.flatMap((t): Record<string, unknown>[] => {
       if (t.kind !== 'tools') return [{ role: t.kind, content: t.kind === 'user' ? [{ type: 'text', text: t.text }] : t.text }];
       const calls = ids(t.results.length);
       return [
@@ -46,7 +46,7 @@ function render(protocol: ClientProtocol, turns: Turn[]): Record<string, unknown
   }
   if (protocol === 'messages') {
     const system = turns.filter((t) => t.kind === 'system').map((t) => ({ type: 'text', text: (t as { text: string }).text, cache_control: { type: 'ephemeral' } }));
-    const messages = turns.flatMap((t) => {
+    const messages = turns.flatMap((t): Record<string, unknown>[] => {
       if (t.kind === 'system') return [];
       if (t.kind !== 'tools') return [{ role: t.kind, content: t.kind === 'user' ? t.text : [{ type: 'text', text: t.text }] }];
       const calls = ids(t.results.length);
@@ -57,10 +57,11 @@ function render(protocol: ClientProtocol, turns: Turn[]): Record<string, unknown
     });
     return { model: 'claude', max_tokens: 10, system, messages };
   }
-  const input = turns.flatMap((t) => {
+  const input = turns.flatMap((t): Record<string, unknown>[] => {
     if (t.kind === 'system') return [{ role: 'developer', content: t.text }];
     if (t.kind === 'user') return [{ role: 'user', content: [{ type: 'input_text', text: t.text }] }];
     if (t.kind === 'assistant') return [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: t.text, annotations: [] }] }];
+    if (t.kind !== 'tools') return [];
     const calls = ids(t.results.length);
     return [
       ...(t.reasoning ? [{ type: 'reasoning', id: `rs_${n}`, summary: [] }] : []),

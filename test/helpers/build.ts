@@ -1,0 +1,31 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The first source file whose compiled .js in dist/ is missing or older than it; null when dist/ is current. */
+export function staleSource(root = repoRoot): string | null {
+  const src = join(root, 'src');
+  for (const entry of readdirSync(src, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !/\.tsx?$/.test(entry.name) || entry.name.endsWith('.d.ts')) continue;
+    const file = join(entry.parentPath, entry.name);
+    const out = join(root, 'dist', relative(src, file).replace(/\.tsx?$/, '.js'));
+    if (!existsSync(out) || statSync(out).mtimeMs < statSync(file).mtimeMs) return relative(root, file);
+  }
+  return null;
+}
+
+/**
+ * Compiles src/ into dist/ (tsconfig.json) unless it is current. tsc emits despite type errors
+ * (npm test type-checks on its own): those are only shown; a dist/ still stale is an error.
+ */
+export function ensureBuilt(root = repoRoot): void {
+  const stale = staleSource(root);
+  if (stale === null) return;
+  const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')], { cwd: root, encoding: 'utf8' });
+  const output = `${tsc.stdout}\n${tsc.stderr}`.trim();
+  if (staleSource(root) !== null) throw new Error(`dist/ is out of date (${stale}) and tsc did not bring it up to date:\n${output}`);
+  if (tsc.status !== 0) process.stderr.write(`dist/ rebuilt from src/ with type errors:\n${output}\n`);
+}

@@ -1,0 +1,197 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { SseParser } from '../../src/sse/parser.js';
+
+/** An event as the parser reports it; `raw` in latin1 so that each character is one byte. */
+interface Parsed {
+  raw: string;
+  data: string | null;
+}
+
+interface Run {
+  events: Parsed[];
+  leftover: boolean;
+}
+
+/** Feeds `bytes` cut at `cuts`, checking the per-push contract on the way. */
+function feed(bytes: Buffer, cuts: number[]): Run {
+  const parser = new SseParser();
+  const events: Parsed[] = [];
+  let inThisPush: Buffer[] = [];
+  const onEvent = (raw: Buffer, data: string | null): void => {
+    inThisPush.push(raw);
+    events.push({ raw: raw.toString('latin1'), data });
+  };
+  let pushed = 0;
+  let emitted = 0;
+  let from = 0;
+  for (const to of [...cuts, bytes.length]) {
+    const chunk = bytes.subarray(from, to);
+    from = to;
+    const heldBefore = parser.pendingBytes;
+    inThisPush = [];
+    const aligned = parser.push(chunk, onEvent);
+    pushed += chunk.length;
+    emitted += inThisPush.reduce((n, raw) => n + raw.length, 0);
+    // Every byte pushed is either in an event already or held, never lost or doubled.
+    expect(parser.pendingBytes).toBe(pushed - emitted);
+    expect(aligned).toBe(heldBefore === 0 && parser.pendingBytes === 0);
+    // Aligned means the caller may forward the chunk in place of its events.
+    if (aligned) expect(Buffer.concat(inThisPush).equals(chunk)).toBe(true);
+  }
+  const leftover = parser.flush(onEvent);
+  expect(parser.pendingBytes).toBe(0);
+  return { events, leftover };
+}
+
+/** The data a field line adds, or `data` unchanged for any other line. */
+function withLine(data: string | null, line: string): string | null {
+  let value: string;
+  if (line === 'data') value = '';
+  else if (line.startsWith('data:')) value = line.startsWith('data: ') ? line.slice(6) : line.slice(5);
+  else return data;
+  const decoded = Buffer.from(value, 'latin1').toString('utf8');
+  return data === null ? decoded : `${data}\n${decoded}`;
+}
+
+/**
+ * The whole stream parsed at once, written independently of the parser: lines by regular
+ * expression over the latin1 text. A blank line ended by a CR as the very last byte is only
+ * known at the end (the CR may be half a CRLF), so it is what flush finds.
+ */
+function reference(bytes: Buffer): Run {
+  const text = bytes.toString('latin1');
+  const events: Parsed[] = [];
+  const lineEnd = /\r\n|\r|\n/g;
+  let data: string | null = null;
+  let eventStart = 0;
+  let pos = 0;
+  let blankCrAtEnd = false;
+  for (let m = lineEnd.exec(text); m !== null; m = lineEnd.exec(text)) {
+    const line = text.slice(pos, m.index);
+    pos = m.index + m[0].length;
+    if (line !== '') data = withLine(data, line);
+    else if (m[0] === '\r' && pos === text.length) blankCrAtEnd = true;
+    else {
+      events.push({ raw: text.slice(eventStart, pos), data });
+      data = null;
+      eventStart = pos;
+    }
+  }
+  if (pos < text.length) data = withLine(data, text.slice(pos)); // unterminated last line
+  const rest = text.slice(eventStart);
+  if (/^[\r\n ]*$/.test(rest)) return { events, leftover: false };
+  if (blankCrAtEnd) events.push({ raw: rest, data });
+  else if (data !== null) events.push({ raw: `${rest}\n\n`, data });
+  return { events, leftover: true };
+}
+
+const lineEnding = fc.constantFrom('\n', '\r', '\r\n');
+// Any text without line breaks: full Unicode, so multi-byte characters get cut by the splits.
+const text = fc.string({ unit: 'binary', maxLength: 40 }).map((s) => s.replace(/[\r\n]/g, ' '));
+const field = fc.oneof(
+  text.map((s) => `data: ${s}`),
+  text.map((s) => `data:${s}`),
+  fc.constant('data'),
+  text.map((s) => `: ${s}`),
+  fc.constant(':'),
+  fc.constantFrom('event: delta', 'id: 7', 'retry: 10', 'database: nope', 'data x', ' data: indented', 'DATA: upper'),
+  fc.integer({ min: 1, max: 70_000 }).map((n) => `data: ${'x'.repeat(n)}`), // larger than any socket chunk
+);
+// Lines with their endings; a blank line ends an event, several in a row make empty events.
+const line = fc.oneof({ weight: 3, arbitrary: fc.tuple(field, lineEnding) }, { weight: 2, arbitrary: fc.tuple(fc.constant(''), lineEnding) });
+const sseStream = fc
+  .tuple(fc.array(line, { maxLength: 30 }), fc.option(field, { nil: undefined }))
+  .map(([lines, unterminated]) => Buffer.from(lines.map(([f, end]) => f + end).join('') + (unterminated ?? '')));
+
+/** Sorted cut positions inside `length` bytes, from raw numbers. */
+function cutsFor(length: number, raw: number[]): number[] {
+  if (length === 0) return [];
+  return [...new Set(raw.map((n) => n % length))].filter((n) => n > 0).sort((a, b) => a - b);
+}
+
+describe('SseParser under fuzzing', () => {
+  it('gives the events of the reference parser, however the stream is split', () => {
+    fc.assert(
+      fc.property(sseStream, fc.array(fc.nat(), { maxLength: 40 }), (bytes, raw) => {
+        const expected = reference(bytes);
+        expect(feed(bytes, [])).toEqual(expected);
+        expect(feed(bytes, cutsFor(bytes.length, raw))).toEqual(expected);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('gives the same events fed one byte at a time', () => {
+    const small = sseStream.filter((b) => b.length < 2_000);
+    fc.assert(
+      fc.property(small, (bytes) => {
+        const everyByte = Array.from({ length: Math.max(0, bytes.length - 1) }, (_, i) => i + 1);
+        expect(feed(bytes, everyByte)).toEqual(reference(bytes));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('never throws on arbitrary bytes, and agrees with the reference on them', () => {
+    const noisy = fc.uint8Array({ maxLength: 600 }).map((a) => Buffer.from(a));
+    const sseBytes = fc.array(fc.constantFrom(...Buffer.from('data: \r\n:x\u00e9'), 0xf0, 0x9f), { maxLength: 300 }).map((a) => Buffer.from(a));
+    fc.assert(
+      fc.property(fc.oneof(noisy, sseBytes), fc.array(fc.nat(), { maxLength: 30 }), (bytes, raw) => {
+        expect(feed(bytes, cutsFor(bytes.length, raw))).toEqual(reference(bytes));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('keeps every byte of the stream in order in the raw events', () => {
+    // A stream that ends on a blank line is relayed byte for byte, however it is split.
+    const complete = sseStream.map((b) => Buffer.concat([b, Buffer.from('\n\n')]));
+    fc.assert(
+      fc.property(complete, fc.array(fc.nat(), { maxLength: 40 }), (bytes, raw) => {
+        const run = feed(bytes, cutsFor(bytes.length, raw));
+        expect(run.events.map((e) => e.raw).join('')).toBe(bytes.toString('latin1'));
+        expect(run.leftover).toBe(false);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('SseParser on huge events', () => {
+  const MiB = 1024 * 1024;
+
+  /** Pushes `bytes` in `size`-byte chunks, returning the events and the time it took. */
+  function timed(bytes: Buffer, size: number): { events: Parsed[]; ms: number } {
+    const parser = new SseParser();
+    const events: Parsed[] = [];
+    const onEvent = (raw: Buffer, data: string | null): void => {
+      events.push({ raw: raw.toString('latin1'), data });
+    };
+    const started = performance.now();
+    for (let i = 0; i < bytes.length; i += size) parser.push(bytes.subarray(i, i + size), onEvent);
+    parser.flush(onEvent);
+    return { events, ms: performance.now() - started };
+  }
+
+  it('parses a 4 MiB one-line event fed in 1 KiB chunks in linear time', () => {
+    const payload = 'y'.repeat(4 * MiB);
+    const bytes = Buffer.from(`data: ${payload}\n\ndata: [DONE]\n\n`);
+    const { events, ms } = timed(bytes, 1024);
+    expect(events.map((e) => e.data?.length)).toEqual([payload.length, 6]);
+    expect(events[0].data === payload).toBe(true);
+    expect(events[0].raw.length).toBe(payload.length + 8);
+    // Re-scanning the partial event from its start on every chunk took over 8 s here.
+    expect(ms).toBeLessThan(1_000);
+  });
+
+  it('parses a 4 MiB event of many lines, with CRLF endings, fed in 1 KiB chunks', () => {
+    const lines = Array.from({ length: 4 * 1024 }, (_, i) => `data: ${String(i).padStart(1016, '.')}\r\n`);
+    const bytes = Buffer.from(`${lines.join('')}\r\n`);
+    const { events, ms } = timed(bytes, 1024);
+    expect(events).toHaveLength(1);
+    expect(events[0].raw.length).toBe(bytes.length);
+    expect(events[0].data?.split('\n')).toHaveLength(4 * 1024);
+    expect(ms).toBeLessThan(1_000);
+  });
+});
