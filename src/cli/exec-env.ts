@@ -40,7 +40,10 @@ export function clientSetup(url: string, config: Config, command: string[], rout
   if (claudeRoute) {
     for (const name of ['ANTHROPIC_MODEL', 'ANTHROPIC_DEFAULT_OPUS_MODEL', 'ANTHROPIC_DEFAULT_SONNET_MODEL', 'ANTHROPIC_DEFAULT_HAIKU_MODEL', 'ANTHROPIC_SMALL_FAST_MODEL']) env[name] = claudeRoute;
   }
-  const codexRoute = route ?? (findRoute(config, CODEX_MODEL) ? undefined : firstRoute);
+  // Codex always gets a route name for its model: a name it does not know gives its generic
+  // tool set (function tools), which every tier can carry; its own model names bring tools
+  // only OpenAI runs (a free-form `exec` tool).
+  const codexRoute = route ?? findRoute(config, CODEX_MODEL)?.name ?? firstRoute;
   return {
     env,
     // With both set, Claude Code warns of an auth conflict; the proxy needs only one.
@@ -57,7 +60,7 @@ function isCodex(program: string | undefined): boolean {
  * Codex ignores OPENAI_BASE_URL for its built-in provider and speaks only the Responses API:
  * it gets a provider of its own, by `-c` overrides (TOML values).
  */
-function codexOverrides(base: string, route: string | undefined): string[] {
+function codexOverrides(base: string, route: string): string[] {
   const overrides = [
     'model_provider="llm-route"',
     'model_providers.llm-route.name="llm-route"',
@@ -65,6 +68,6 @@ function codexOverrides(base: string, route: string | undefined): string[] {
     'model_providers.llm-route.wire_api="responses"',
     'model_providers.llm-route.env_key="LLM_ROUTE_API_KEY"',
   ];
-  if (route) overrides.push(`model=${JSON.stringify(route)}`);
+  overrides.push(`model=${JSON.stringify(route)}`);
   return overrides.flatMap((value) => ['-c', value]);
 }

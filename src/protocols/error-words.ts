@@ -1,3 +1,4 @@
+import { errorText } from '../util/error-text.js';
 import { isRecord } from '../util/is-record.js';
 
 /** What an upstream's error body says, in its own words (never the whole body: it may echo the prompt). */
@@ -13,20 +14,16 @@ export interface ErrorWords {
  * Ollama's `{"error":"…"}`, a bare `{"message":…}`, or plain text.
  */
 export function errorWords(body: string): ErrorWords {
+  return { message: errorText(body), code: errorCode(body) };
+}
+
+function errorCode(body: string): string | undefined {
   try {
     const parsed: unknown = JSON.parse(body);
-    if (isRecord(parsed)) {
-      const error = parsed.error;
-      if (isRecord(error)) {
-        const code = typeof error.code === 'string' ? error.code : typeof error.type === 'string' ? error.type : undefined;
-        return { message: typeof error.message === 'string' ? error.message : undefined, code };
-      }
-      if (typeof error === 'string') return { message: error, code: undefined };
-      if (typeof parsed.message === 'string') return { message: parsed.message, code: typeof parsed.code === 'string' ? parsed.code : undefined };
-    }
+    const error = isRecord(parsed) ? parsed.error : undefined;
+    if (!isRecord(error)) return undefined;
+    return typeof error.code === 'string' ? error.code : typeof error.type === 'string' ? error.type : undefined;
   } catch {
-    // not JSON: the raw text below
+    return undefined;
   }
-  const text = body.trim().slice(0, 200);
-  return { message: text.length > 0 ? text : undefined, code: undefined };
 }

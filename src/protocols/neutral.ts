@@ -40,6 +40,8 @@ export type NeutralMessage =
 
 export interface NeutralTool {
   name: string;
+  /** The Responses namespace the tool sits in (Codex groups tools so): its calls name it again. */
+  namespace?: string;
   description?: string;
   /** JSON Schema of the arguments. */
   parameters: Record<string, unknown>;
@@ -78,7 +80,12 @@ export interface NeutralRequest {
    */
   choices?: number;
   previousResponseId?: string;
-  /** Tools that run at the provider (Responses' web_search, file_search, …), by type. */
+  /**
+   * Tools of one provider's own kinds that the client runs (Anthropic's bash_…, text_editor_…,
+   * Responses' custom and local_shell tools), by type: only that provider can carry them.
+   * Tools that run at the provider (web_search, file_search, …) are not here: a tier that is
+   * not that provider has none, so they are left out and the model answers without them.
+   */
   hostedTools?: string[];
 }
 
@@ -124,4 +131,9 @@ export function requestText(request: NeutralRequest): string {
   }
   for (const tool of request.tools) texts.push(tool.name, tool.description ?? '', JSON.stringify(tool.parameters));
   return texts.join('\n');
+}
+
+/** Why a tier in another protocol cannot carry a request with provider-specific client tools. */
+export function hostedToolsUnsupported(types: string[]): { unsupported: string } {
+  return { unsupported: `tools of type ${[...new Set(types)].join(', ')} are defined by the client's own provider; only a tier of that provider (relayed) can carry them` };
 }

@@ -1,4 +1,4 @@
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { handleAdmin } from '../control/admin-api.js';
 import { sendJson } from '../http/respond.js';
@@ -7,7 +7,7 @@ import type { ClientCodec, ErrorSpec } from '../protocols/types.js';
 import { serveCountTokens } from '../proxy/count-tokens.js';
 import { serveModelRequest } from '../proxy/model-request.js';
 import type { ClientProtocol } from '../telemetry/events.js';
-import { hasBearer } from '../util/bearer.js';
+import { hasBearer, sameSecret } from '../util/bearer.js';
 import type { AppContext } from './app-context.js';
 import { healthz } from './healthz.js';
 import { modelList } from './model-list.js';
@@ -86,8 +86,5 @@ function authorized(req: IncomingMessage, token: string | undefined): boolean {
   if (!token) return true;
   if (hasBearer(req, token)) return true;
   const key = req.headers['x-api-key'];
-  if (typeof key !== 'string') return false;
-  const given = Buffer.from(key);
-  const expected = Buffer.from(token);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return typeof key === 'string' && sameSecret(key, token);
 }

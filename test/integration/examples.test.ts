@@ -6,11 +6,11 @@ import { loadConfig } from '../../src/config/load.js';
 
 const dir = join(import.meta.dirname, '../../examples');
 const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
-const env = { OPENAI_API_KEY: 'sk-example' };
+const env = { OPENAI_API_KEY: 'sk-example', ANTHROPIC_API_KEY: 'sk-ant-example' };
 
 describe('examples/', () => {
   it('holds the documented tier files', () => {
-    expect(files).toEqual(expect.arrayContaining(['ollama-then-openai.yaml', 'vllm-then-openai.yaml', 'canary-rollback.yaml', 'demo.yaml']));
+    expect(files).toEqual(expect.arrayContaining(['ollama-then-openai.yaml', 'vllm-then-openai.yaml', 'canary-rollback.yaml', 'demo.yaml', 'claude-code.yaml', 'codex.yaml', 'ollama-native.yaml']));
   });
 
   it.each(files)('%s loads and has at least one route with tiers', (file) => {

@@ -94,6 +94,7 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
 // Secret by name (KEY, TOKEN) or not (X); a value from X is not a secret, so it is never one.
 const env = fc.record({
   OPENAI_API_KEY: fc.constantFrom(SECRET, LONG_SECRET, ''),
+  ANTHROPIC_API_KEY: fc.constantFrom(SECRET, LONG_SECRET, ''),
   LLM_ROUTE_TOKEN: fc.constantFrom(SECRET, LONG_SECRET, ''),
   X: fc.constantFrom('7', 'text', ''),
 }).map((vars) => Object.fromEntries(Object.entries(vars).filter(([, value]) => value !== '')));
@@ -128,7 +129,7 @@ function mutateData(data: unknown, steps: number[], value: unknown): unknown {
 
 describe('config loader under fuzzing', { timeout: 120_000 }, () => {
   it('loads every example as it is (the mutations start from valid files)', () => {
-    for (const text of examples) expect(() => loadConfigText(text, FILE, { OPENAI_API_KEY: SECRET })).not.toThrow();
+    for (const text of examples) expect(() => loadConfigText(text, FILE, { OPENAI_API_KEY: SECRET, ANTHROPIC_API_KEY: SECRET })).not.toThrow();
   });
 
   it('answers random text mutations of the examples with a config or a ConfigError at file:line:col', () => {

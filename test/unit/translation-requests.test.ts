@@ -125,9 +125,11 @@ describe('messages → chat', () => {
     }, 'local')).toMatchObject({ messages: [{ role: 'system', content: 'base\n\n# Environment' }, { role: 'user', content: 'ctx' }, { role: 'user', content: 'go' }] });
   });
 
-  it('uses max_tokens for a loopback server and refuses Anthropic-hosted tools', () => {
+  it('uses max_tokens for a loopback server, leaves out Anthropic\'s server tools and refuses its client tools', () => {
     expect(translate('messages', { model: 'r', max_tokens: 7, messages: [{ role: 'user', content: 'x' }] }, 'local')).toMatchObject({ max_tokens: 7 });
-    expect(translate('messages', { model: 'r', max_tokens: 7, tools: [{ type: 'web_search_20250305', name: 'web_search' }], messages: [{ role: 'user', content: 'x' }] }, 'local')).toMatch(/hosted tools \(web_search_20250305\)/);
+    const withServerTool = translate('messages', { model: 'r', max_tokens: 7, tools: [{ type: 'web_search_20250305', name: 'web_search' }, { name: 'mine', input_schema: TOOL_SCHEMA }], messages: [{ role: 'user', content: 'x' }] }, 'local');
+    expect(withServerTool).toMatchObject({ tools: [{ type: 'function', function: { name: 'mine', parameters: TOOL_SCHEMA } }] });
+    expect(translate('messages', { model: 'r', max_tokens: 7, tools: [{ type: 'text_editor_20250728', name: 'str_replace_based_edit_tool' }], messages: [{ role: 'user', content: 'x' }] }, 'local')).toMatch(/tools of type text_editor_20250728/);
   });
 });
 
@@ -193,9 +195,21 @@ describe('responses → chat, messages and ollama', () => {
     });
   });
 
-  it('refuses what only a Responses server can do: previous_response_id, hosted tools, item references', () => {
+  it('flattens namespaced tools (Codex), takes tools from additional_tools items, leaves out tools that run at OpenAI', () => {
+    const fn = (name: string) => ({ type: 'function', name, parameters: TOOL_SCHEMA });
+    expect(translate('responses', {
+      model: 'r', tools: [fn('exec_command'), { type: 'namespace', name: 'multi_agent_v1', description: 'agents', tools: [fn('spawn_agent')] }, { type: 'web_search', external_web_access: false }],
+      input: [{ type: 'additional_tools', role: 'developer', tools: [{ type: 'namespace', name: 'clock', tools: [fn('sleep')] }] }, { role: 'user', content: 'hi' }],
+    }, 'remote')).toMatchObject({
+      tools: ['exec_command', 'spawn_agent', 'sleep'].map((name) => ({ type: 'function', function: { name, parameters: TOOL_SCHEMA } })),
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+  });
+
+  it('refuses what only a Responses server can do: previous_response_id, custom and local_shell tools, item references', () => {
     expect(translate('responses', { model: 'r', input: 'x', previous_response_id: 'resp_1' }, 'remote')).toMatch(/previous_response_id/);
-    expect(translate('responses', { model: 'r', input: 'x', tools: [{ type: 'web_search' }] }, 'claude')).toMatch(/hosted tools \(web_search\)/);
+    expect(translate('responses', { model: 'r', input: 'x', tools: [{ type: 'custom', name: 'exec', format: { type: 'grammar' } }] }, 'claude')).toMatch(/tools of type custom/);
+    expect(translate('responses', { model: 'r', input: 'x', tools: [{ type: 'local_shell' }] }, 'ollama')).toMatch(/tools of type local_shell/);
     expect(translate('responses', { model: 'r', input: [{ type: 'item_reference', id: 'x' }] }, 'ollama')).toMatch(/item_reference/);
   });
 });

@@ -1,13 +1,13 @@
 import type { Provider, Tier } from '../../config/schema.js';
 import { imageToUrl } from '../images.js';
 import { capTokens } from '../max-tokens.js';
-import type { NeutralMessage, NeutralPart, NeutralRequest } from '../neutral.js';
+import { hostedToolsUnsupported, type NeutralMessage, type NeutralPart, type NeutralRequest } from '../neutral.js';
 import type { Unsupported } from '../types.js';
 
 /** A neutral request as a Chat Completions body for `tier`. */
 export function chatFromNeutral(request: NeutralRequest, provider: Provider, tier: Tier, stream: boolean): Record<string, unknown> | Unsupported {
   if (request.previousResponseId) return { unsupported: 'previous_response_id needs a tier that serves the Responses API itself' };
-  if (request.hostedTools?.length) return { unsupported: `hosted tools (${request.hostedTools.join(', ')}) need a tier that serves the Responses API itself` };
+  if (request.hostedTools?.length) return hostedToolsUnsupported(request.hostedTools);
   const messages: Record<string, unknown>[] = [];
   // One system message: several confuse the chat templates of local servers.
   if (request.system.length > 0) messages.push({ role: 'system', content: request.system.join('\n\n') });

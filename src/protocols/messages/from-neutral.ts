@@ -1,7 +1,7 @@
 import type { Tier } from '../../config/schema.js';
 import { parseArguments } from '../fields.js';
 import { capTokens } from '../max-tokens.js';
-import type { AssistantPart, NeutralPart, NeutralRequest } from '../neutral.js';
+import { hostedToolsUnsupported, type AssistantPart, type NeutralPart, type NeutralRequest } from '../neutral.js';
 import type { Unsupported } from '../types.js';
 
 type Block = Record<string, unknown>;
@@ -11,7 +11,7 @@ type Turn = { role: 'user' | 'assistant'; content: Block[] };
 export function messagesFromNeutral(request: NeutralRequest, tier: Tier, stream: boolean): Record<string, unknown> | Unsupported {
   if (request.choices !== undefined && request.choices > 1) return { unsupported: 'n > 1 (several choices) is not something Anthropic Messages can do' };
   if (request.previousResponseId) return { unsupported: 'previous_response_id needs a tier that serves the Responses API itself' };
-  if (request.hostedTools?.length) return { unsupported: `hosted tools (${request.hostedTools.join(', ')}) need a tier that serves the Responses API itself` };
+  if (request.hostedTools?.length) return hostedToolsUnsupported(request.hostedTools);
   if (request.responseFormat?.type === 'json_schema') return { unsupported: 'a json_schema response format has no Anthropic Messages equivalent' };
 
   const body: Record<string, unknown> = {

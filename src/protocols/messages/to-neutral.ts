@@ -135,15 +135,19 @@ function assistantParts(content: unknown, toolNames: Map<string, string>): Assis
   return parts;
 }
 
+/** Tools that run at Anthropic itself (server tools). */
+const AT_ANTHROPIC = /^(web_search|web_fetch|code_execution)_/;
+
 function toolList(value: unknown): { tools: NeutralTool[]; hosted: string[] } | Unsupported {
   const tools: NeutralTool[] = [];
   const hosted: string[] = [];
   if (!Array.isArray(value)) return { tools, hosted };
   for (const tool of value) {
     if (!isRecord(tool)) continue;
-    // A typed tool (web_search_…, bash_…, text_editor_…) runs at Anthropic, not in the client.
+    // A typed tool: Anthropic's server tools (web_search_…) run there and are left out for
+    // another tier; its client tools (bash_…, text_editor_…) have schemas only Anthropic knows.
     if (typeof tool.type === 'string' && tool.type !== 'custom') {
-      hosted.push(tool.type);
+      if (!AT_ANTHROPIC.test(tool.type)) hosted.push(tool.type);
       continue;
     }
     const name = stringField(tool.name);

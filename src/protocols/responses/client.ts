@@ -3,7 +3,7 @@ import { isRecord } from '../../util/is-record.js';
 import { clientHeaders } from '../client-headers.js';
 import { memoize } from '../memoize.js';
 import { openaiErrorBody, openaiRejection } from '../openai-errors.js';
-import { RAW, type ClientCodec, type ClientRequest, type EventFacts, type ParseResult, type StreamOutput } from '../types.js';
+import { isUnsupported, RAW, type ClientCodec, type ClientRequest, type EventFacts, type ParseResult, type StreamOutput } from '../types.js';
 import { zodProblem } from '../zod-problem.js';
 import { renderResponsesResponse, ResponsesRenderer } from './render.js';
 import { ResponsesBodySchema } from './schema.js';
@@ -31,9 +31,17 @@ export const responsesClient: ClientCodec = {
   errorBody: openaiErrorBody,
   translateRejection: openaiRejection,
   relay: () => new ResponsesRelay(),
-  renderer: (request) => new ResponsesRenderer(request.model),
-  renderResponse: (response, request) => renderResponsesResponse(response, request.model),
+  renderer: (request) => new ResponsesRenderer(request.model, toolNamespaces(request)),
+  renderResponse: (response, request) => renderResponsesResponse(response, request.model, toolNamespaces(request)),
 };
+
+/** The namespace of each namespaced tool the client offered (Codex groups its tools). */
+function toolNamespaces(request: ClientRequest): Map<string, string> {
+  const neutral = request.neutral();
+  const namespaces = new Map<string, string>();
+  if (!isUnsupported(neutral)) for (const tool of neutral.tools) if (tool.namespace) namespaces.set(tool.name, tool.namespace);
+  return namespaces;
+}
 
 /** Responses relayed to a server that serves Responses: events as they came; its own error event numbered after them. */
 class ResponsesRelay implements StreamOutput {

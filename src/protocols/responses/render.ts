@@ -32,7 +32,8 @@ export class ResponsesRenderer implements StreamRenderer {
   private finish: FinishReason = 'stop';
   private usage: Usage | undefined;
 
-  constructor(private readonly model: string) {}
+  /** `namespaces`: tool name → the Responses namespace it was given in, named again in its calls. */
+  constructor(private readonly model: string, private readonly namespaces: ReadonlyMap<string, string> = new Map()) {}
 
   render(events: readonly NeutralEvent[]): string {
     let out = '';
@@ -55,6 +56,8 @@ export class ResponsesRenderer implements StreamRenderer {
         case 'tool_call_start': {
           out += this.begin() + this.close();
           const item: Item = { id: newId('fc_'), type: 'function_call', status: 'in_progress', call_id: event.id, name: event.name, arguments: '' };
+          const namespace = this.namespaces.get(event.name);
+          if (namespace) item.namespace = namespace;
           const open = this.add(item);
           this.calls.set(event.index, open);
           out += this.sse('response.output_item.added', { output_index: open.index, item: { ...item } });
@@ -165,12 +168,15 @@ export class ResponsesRenderer implements StreamRenderer {
 }
 
 /** A whole neutral answer as a Responses object. */
-export function renderResponsesResponse(response: NeutralResponse, model: string): string {
+export function renderResponsesResponse(response: NeutralResponse, model: string, namespaces: ReadonlyMap<string, string> = new Map()): string {
   const output: Record<string, unknown>[] = [];
   let text = '';
   for (const part of response.content) {
     if (part.type === 'reasoning') output.push({ id: newId('rs_'), type: 'reasoning', summary: [{ type: 'summary_text', text: part.text }] });
-    else if (part.type === 'tool_call') output.push({ id: newId('fc_'), type: 'function_call', status: 'completed', call_id: part.id, name: part.name, arguments: part.arguments });
+    else if (part.type === 'tool_call') {
+      const namespace = namespaces.get(part.name);
+      output.push({ id: newId('fc_'), type: 'function_call', status: 'completed', call_id: part.id, name: part.name, arguments: part.arguments, ...(namespace ? { namespace } : {}) });
+    }
     else {
       text += part.text;
       output.push({ id: newId('msg_'), type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: part.text, annotations: [] }] });

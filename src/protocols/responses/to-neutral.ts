@@ -19,9 +19,11 @@ export function responsesToNeutral(body: Record<string, unknown>): NeutralReques
     const converted = inputItems(input, request);
     if (converted) return converted;
   }
+  // The body's tools first, then those additional_tools items added.
   const tools = toolList(body.tools);
-  request.tools = tools.tools;
-  if (tools.hosted.length > 0) request.hostedTools = tools.hosted;
+  request.tools = [...tools.tools, ...request.tools];
+  const hosted = [...tools.hosted, ...(request.hostedTools ?? [])];
+  if (hosted.length > 0) request.hostedTools = hosted;
   const choice = toolChoice(body.tool_choice);
   if (choice) request.toolChoice = choice;
   if (typeof body.parallel_tool_calls === 'boolean') request.parallelToolCalls = body.parallel_tool_calls;
@@ -84,6 +86,13 @@ function inputItems(items: unknown[], request: NeutralRequest): Unsupported | un
         if (summary) assistantParts().push({ type: 'reasoning', text: summary });
         break;
       }
+      case 'additional_tools': {
+        // Tools Codex adds in the input rather than in `tools`.
+        const more = toolList(item.tools);
+        request.tools.push(...more.tools);
+        if (more.hosted.length > 0) request.hostedTools = [...(request.hostedTools ?? []), ...more.hosted];
+        break;
+      }
       case 'function_call_output': {
         flush();
         const id = stringField(item.call_id) ?? '';
@@ -123,19 +132,30 @@ function userParts(content: unknown): NeutralPart[] | Unsupported {
   return parts;
 }
 
-function toolList(value: unknown): { tools: NeutralTool[]; hosted: string[] } {
+/** Tools that run at OpenAI: a tier that is not OpenAI has none of them, so they are left out. */
+const AT_OPENAI = new Set(['web_search', 'web_search_preview', 'file_search', 'code_interpreter', 'image_generation', 'mcp']);
+
+/** Function tools (those in a namespace too); `hosted`: tools only OpenAI can carry (custom, local_shell, computer use, …). */
+function toolList(value: unknown, namespace?: string): { tools: NeutralTool[]; hosted: string[] } {
   const tools: NeutralTool[] = [];
   const hosted: string[] = [];
   if (!Array.isArray(value)) return { tools, hosted };
   for (const tool of value) {
-    if (!isRecord(tool)) continue;
+    if (!isRecord(tool) || typeof tool.type !== 'string') continue;
+    if (tool.type === 'namespace' && namespace === undefined) {
+      const inner = toolList(tool.tools, stringField(tool.name) ?? '');
+      tools.push(...inner.tools);
+      hosted.push(...inner.hosted);
+      continue;
+    }
     if (tool.type !== 'function') {
-      if (typeof tool.type === 'string') hosted.push(tool.type);
+      if (!AT_OPENAI.has(tool.type)) hosted.push(tool.type);
       continue;
     }
     const name = stringField(tool.name);
     if (!name) continue;
     const neutral: NeutralTool = { name, parameters: isRecord(tool.parameters) ? tool.parameters : { type: 'object', properties: {} } };
+    if (namespace) neutral.namespace = namespace;
     const description = stringField(tool.description);
     if (description) neutral.description = description;
     if (typeof tool.strict === 'boolean') neutral.strict = tool.strict;
