@@ -6,6 +6,7 @@ import {
 } from './types.js';
 import { isRecord } from '../util/is-record.js';
 import { findUsageObject } from './usage-scan.js';
+import { classifyRejection } from '../protocols/rejections.js';
 
 /** OpenAI Chat Completions wire protocol: OpenAI, Ollama /v1, vLLM, llama.cpp, LM Studio, ... */
 export const openaiAdapter: ProviderAdapter = {
@@ -64,8 +65,11 @@ export const openaiAdapter: ProviderAdapter = {
   classifyStatus(status: number, body: string, _headers: IncomingHttpHeaders): StatusVerdict {
     const message = upstreamMessage(body) ?? `HTTP ${status}`;
     // The error's own words, not the whole body: a body may echo the user's prompt.
-    const said = `${message} ${upstreamCode(body) ?? ''}`;
+    const rejection = classifyRejection({ status, message: upstreamMessage(body), ...upstreamLabels(body) });
     if (status === 429) return { reason: 'rate_limited', failover: true, retryable: true, message };
+    // Another tier may have the bigger context, or take this input; this one will not on a retry (500s included).
+    if (rejection === 'context_length') return { reason: 'context_length', failover: true, retryable: false, message };
+    if (rejection === 'unsupported_input') return { reason: 'unsupported', failover: true, retryable: false, message };
     if (status === 500 || status === 502 || status === 503 || status === 504) {
       return { reason: 'server_error', failover: true, retryable: true, message };
     }
@@ -73,11 +77,8 @@ export const openaiAdapter: ProviderAdapter = {
     if (status === 408 || status === 409) return { reason: 'timeout_or_conflict', failover: true, retryable: false, message };
     if (status === 401 || status === 403) return { reason: 'auth', failover: true, retryable: false, message };
     if (status === 404) return { reason: 'model_not_found', failover: true, retryable: false, message };
-    if ((status === 400 || status === 413) && CONTEXT_LENGTH.test(said)) {
-      return { reason: 'context_length', failover: true, retryable: false, message };
-    }
     if (status === 400 || status === 413 || status === 422) {
-      const reason = CONTENT_POLICY.test(said) ? 'content_policy' : 'bad_request';
+      const reason = rejection === 'content_policy' ? 'content_policy' : 'bad_request';
       return { reason, failover: false, retryable: false, message };
     }
     // 405, 410, 415, ...: a wrong base URL or model on that tier, not something the payload did.
@@ -96,10 +97,6 @@ export const openaiAdapter: ProviderAdapter = {
   },
 };
 
-const CONTEXT_LENGTH =
-  /context[_ ]length|maximum context|context window|prompt is too long|input is too long|too many (input )?tokens|reduce the length|exceeds the (model'?s? )?(max|maximum|limit)/i;
-const CONTENT_POLICY = /content[_ ]policy|content[_ ]filter|safety system|flagged/i;
-
 function deltaHasContent(delta: Record<string, unknown>): boolean {
   return nonEmptyString(delta.content) || nonEmptyString(delta.reasoning_content) || nonEmptyString(delta.reasoning)
     || nonEmptyString(delta.refusal) || (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0)
@@ -113,15 +110,18 @@ function toUsage(value: unknown): Usage | undefined {
   return { prompt_tokens: typeof prompt === 'number' ? prompt : 0, completion_tokens: typeof completion === 'number' ? completion : 0 };
 }
 
-/** The `error.code` (or `error.type`) of an OpenAI-shaped error body. */
-function upstreamCode(body: string): string | undefined {
+/** The `error.code` and `error.type` of an OpenAI- or Anthropic-shaped error body. */
+function upstreamLabels(body: string): { code?: string | number; type?: string } {
   try {
     const parsed: unknown = JSON.parse(body);
     const error = isRecord(parsed) ? parsed.error : undefined;
-    if (!isRecord(error)) return undefined;
-    return typeof error.code === 'string' ? error.code : typeof error.type === 'string' ? error.type : undefined;
+    if (!isRecord(error)) return {};
+    const labels: { code?: string | number; type?: string } = {};
+    if (typeof error.code === 'string' || typeof error.code === 'number') labels.code = error.code;
+    if (typeof error.type === 'string') labels.type = error.type;
+    return labels;
   } catch {
-    return undefined;
+    return {};
   }
 }
 
