@@ -3,9 +3,8 @@ import { adapterFor } from '../providers/index.js';
 import { openaiAdapter } from '../providers/openai.js';
 import type { ProviderAdapter, UpstreamRequest } from '../providers/types.js';
 
-/** What each benchmark request asks for. */
+/** What each benchmark request asks for (its prompt is given per request: see prompts.ts). */
 export interface Workload {
-  prompt: string;
   maxTokens: number;
 }
 
@@ -24,7 +23,8 @@ export interface BenchTarget {
   /** The whole request, first byte to last; a bench must never hang on a stalled upstream. */
   timeoutMs: number;
   adapter: ProviderAdapter;
-  request: UpstreamRequest;
+  /** The whole request for one prompt. */
+  request(prompt: string): UpstreamRequest;
 }
 
 /** A selection the config cannot satisfy (unknown route or tier, bad --through): the user's to fix. */
@@ -75,7 +75,7 @@ export function directTarget(tier: Tier, workload: Workload): BenchTarget {
     connectTimeoutMs: tier.timeouts.connect_ms,
     timeoutMs: Math.min(tier.timeouts.total_ms, MAX_REQUEST_MS),
     adapter,
-    request: adapter.buildChatRequest(tier.provider, tier, chatBody(tier.model, workload), true),
+    request: (prompt) => adapter.buildChatRequest(tier.provider, tier, chatBody(tier.model, prompt, workload), true),
   };
 }
 
@@ -94,7 +94,7 @@ export function throughTarget(route: Route, proxy: URL, workload: Workload, auth
     connectTimeoutMs: THROUGH_CONNECT_MS,
     timeoutMs: Math.min(route.deadline_ms + longestAttempt, MAX_REQUEST_MS),
     adapter: openaiAdapter, // llm-route speaks the OpenAI protocol to its clients
-    request: { path: chatCompletionsPath(proxy), headers, body: JSON.stringify(chatBody(route.name, workload)) },
+    request: (prompt) => ({ path: chatCompletionsPath(proxy), headers, body: JSON.stringify(chatBody(route.name, prompt, workload)) }),
   };
 }
 
@@ -117,10 +117,10 @@ function chatCompletionsPath(proxy: URL): string {
   return `${base.endsWith('/v1') ? base : `${base}/v1`}/chat/completions`;
 }
 
-function chatBody(model: string, workload: Workload): Record<string, unknown> {
+function chatBody(model: string, prompt: string, workload: Workload): Record<string, unknown> {
   return {
     model,
-    messages: [{ role: 'user', content: workload.prompt }],
+    messages: [{ role: 'user', content: prompt }],
     max_tokens: workload.maxTokens,
     stream: true,
     // Exact completion counts for tokens/s; without them the bench counts content events.

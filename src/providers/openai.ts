@@ -107,7 +107,11 @@ function toUsage(value: unknown): Usage | undefined {
   if (!isRecord(value)) return undefined;
   const prompt = value.prompt_tokens, completion = value.completion_tokens;
   if (typeof prompt !== 'number' && typeof completion !== 'number') return undefined;
-  return { prompt_tokens: typeof prompt === 'number' ? prompt : 0, completion_tokens: typeof completion === 'number' ? completion : 0 };
+  const usage: Usage = { prompt_tokens: typeof prompt === 'number' ? prompt : 0, completion_tokens: typeof completion === 'number' ? completion : 0 };
+  // OpenAI, llama.cpp and vLLM say how much of the prompt came from their prompt cache here.
+  const cached = isRecord(value.prompt_tokens_details) ? value.prompt_tokens_details.cached_tokens : undefined;
+  if (typeof cached === 'number') usage.cached_tokens = cached;
+  return usage;
 }
 
 /** The `error.code` and `error.type` of an OpenAI- or Anthropic-shaped error body. */

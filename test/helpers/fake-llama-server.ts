@@ -4,8 +4,8 @@ import { chunk, FakeUpstream, type ScriptContext } from './fake-upstream.js';
 /**
  * A fake llama.cpp `llama-server` (commit de3ff81) that does on the wire what the real one
  * does to a proxy:
- * - streamed answers advertise `Keep-Alive: timeout=5` (node's default, as cpp-httplib's) yet
- *   the socket is closed after every stream;
+ * - streamed answers advertise `Keep-Alive: timeout=5, max=100` yet the socket is closed after
+ *   every stream (the real one sends its FIN ≈ 0.25 ms after the last chunk);
  * - while loading: 503 `{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}`
  *   on every endpoint, the port open from the start;
  * - `/health` 200 `{"status":"ok"}` once loaded; `/v1/models` lists one model (`tiny`), and any
@@ -100,6 +100,7 @@ export class FakeLlamaServer {
     if (ctx.body.stream !== true) return ctx.json(200, completionBody(tokens, cached, this.opts.words ?? ['hi']));
 
     this.streams++;
+    ctx.res.setHeader('keep-alive', 'timeout=5, max=100'); // as cpp-httplib words it
     ctx.startStream();
     if (this.opts.ttftMs) await ctx.wait(this.opts.ttftMs);
     ctx.event(chunk({ role: 'assistant', content: null }));
