@@ -1,12 +1,14 @@
 import { performance } from 'node:perf_hooks';
-import { request } from 'undici';
+import { getGlobalDispatcher, request } from 'undici';
 import type { Tier } from '../config/schema.js';
 import { isRecord } from '../util/is-record.js';
 import { adapterFor } from '../providers/index.js';
 import { EVENT_CONTENT, EVENT_ERROR, type EventFacts } from '../providers/types.js';
 import { SseParser } from '../sse/parser.js';
+import { sendRetryingStale } from '../util/stale-socket-pool.js';
 import { CheckFailure } from './check-failure.js';
 import type { Http } from './deadline.js';
+import { isLoadingAnswer } from './model-list.js';
 
 // Step 2 of a tier check: time to first token.
 
@@ -15,6 +17,13 @@ const PING = { messages: [{ role: 'user', content: 'ping' }], max_tokens: 1, str
 const PING_REASONING = { messages: PING.messages, max_completion_tokens: 1, stream: true };
 
 type Outcome = { firstTokenAt: number } | { error: string };
+
+/** The server answered 503 while loading its model: not ready yet. */
+export class StillLoading extends CheckFailure {
+  constructor(readonly serverMessage: string) {
+    super(`still loading (HTTP 503: ${serverMessage})`);
+  }
+}
 
 /** Milliseconds from sending a 1-token streaming request to its first content event. */
 export function timeFirstToken(tier: Tier, http: Http): Promise<number> {
@@ -25,9 +34,11 @@ async function streamFirstToken(tier: Tier, body: Record<string, unknown>, http:
   const adapter = adapterFor(tier.provider.type);
   const upstream = adapter.buildChatRequest(tier.provider, tier, body, true);
   const url = new URL(upstream.path, new URL(tier.provider.base_url).origin);
-  const sentAt = performance.now();
-  const response = await request(url, {
-    method: 'POST', headers: upstream.headers, body: upstream.body, signal: http.signal, dispatcher: http.dispatcher,
+  let sentAt = performance.now();
+  // A pooled socket the server had closed is retried once on a new one, and timed from there.
+  const response = await sendRetryingStale(http.dispatcher ?? getGlobalDispatcher(), url.origin, (dispatcher) => {
+    sentAt = performance.now();
+    return request(url, { method: 'POST', headers: upstream.headers, body: upstream.body, signal: http.signal, dispatcher });
   });
   if (response.statusCode < 200 || response.statusCode >= 300) {
     const text = await response.body.text();
@@ -35,6 +46,7 @@ async function streamFirstToken(tier: Tier, body: Record<string, unknown>, http:
       return streamFirstToken(tier, PING_REASONING, http);
     }
     const verdict = adapter.classifyStatus(response.statusCode, text, response.headers);
+    if (isLoadingAnswer(response.statusCode, verdict.message)) throw new StillLoading(verdict.message);
     throw new CheckFailure(`the 1-token request answered HTTP ${response.statusCode}: ${verdict.message}`);
   }
 

@@ -105,7 +105,7 @@ export class HealthBoard {
 
   private readonly onEvent = (event: TelemetryEvent): void => {
     if (event.type === 'attempt_end') this.onAttempt(event);
-    else if (event.type === 'health_check' && event.kind !== 'probe') this.onCheck(event);
+    else if (event.type === 'health_check') this.onCheck(event);
   };
 
   private onAttempt(event: AttemptFinished): void {
@@ -139,7 +139,8 @@ export class HealthBoard {
 
   private onCheck(event: HealthChecked): void {
     const health = this.tiers.get(tierKey(event.route, event.tier));
-    if (!health) return;
+    // A server still loading its model is neither: requests fail over meanwhile on their own.
+    if (!health || event.loading) return;
     const now = this.now();
     if (event.ok) {
       // Only a check that got a token out of the chat endpoint proves what requests need (and

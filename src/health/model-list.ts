@@ -1,6 +1,7 @@
-import { request } from 'undici';
+import { getGlobalDispatcher, request } from 'undici';
 import type { Provider } from '../config/schema.js';
 import { isRecord } from '../util/is-record.js';
+import { sendRetryingStale } from '../util/stale-socket-pool.js';
 import { adapterFor } from '../providers/index.js';
 import type { Http } from './deadline.js';
 
@@ -11,7 +12,9 @@ export type ModelListing =
   /** The server answered but offers no model list (some lack /models): presence unknown, not a failure. */
   | { kind: 'unlisted' }
   /** The server answered with an error that makes the tier unusable (a refused key, a 5xx). */
-  | { kind: 'rejected'; auth: boolean; error: string };
+  | { kind: 'rejected'; auth: boolean; error: string }
+  /** 503 while it loads its model (llama.cpp answers so on every endpoint): not ready yet, not broken. */
+  | { kind: 'loading'; message: string };
 
 const OLLAMA_PORT = '11434';
 
@@ -33,6 +36,8 @@ export async function listModels(provider: Provider, http: Http): Promise<ModelL
     if (ids) return { kind: 'listed', models: ids };
   } else if (answer.status === 401 || answer.status === 403) {
     return { kind: 'rejected', auth: true, error: keyProblem(provider, answer) };
+  } else if (isLoadingAnswer(answer.status, answer.message)) {
+    return { kind: 'loading', message: answer.message };
   }
 
   if (!ollamaFirst) {
@@ -42,6 +47,11 @@ export async function listModels(provider: Provider, http: Http): Promise<ModelL
   // 404/405/501: the server has no model list (llama.cpp builds, some gateways); 2xx: a shape we cannot read.
   if (answer.status < 300 || answer.status === 404 || answer.status === 405 || answer.status === 501) return { kind: 'unlisted' };
   return { kind: 'rejected', auth: false, error: `the model list answered HTTP ${answer.status}: ${answer.message}` };
+}
+
+/** A 503 that says the server is loading (llama.cpp: `Loading model`), not one that says it is overloaded. */
+export function isLoadingAnswer(status: number, message: string): boolean {
+  return status === 503 && /\bloading\b|\bnot (yet )?loaded\b/i.test(message);
 }
 
 /** Exact, except that Ollama's implicit tag counts: `llama3` is `llama3:latest`. */
@@ -95,7 +105,9 @@ interface JsonAnswer {
 async function getJson(url: URL, provider: Provider, http: Http): Promise<JsonAnswer> {
   const headers: Record<string, string> = { accept: 'application/json', ...provider.headers };
   if (provider.api_key) headers.authorization = `Bearer ${provider.api_key}`;
-  const response = await request(url, { method: 'GET', headers, signal: http.signal, dispatcher: http.dispatcher });
+  // A pooled socket the server had closed is retried once on a new one: not a failed check.
+  const response = await sendRetryingStale(http.dispatcher ?? getGlobalDispatcher(), url.origin, (dispatcher) =>
+    request(url, { method: 'GET', headers, signal: http.signal, dispatcher }));
   const text = await response.body.text();
   let json: unknown = undefined;
   try {

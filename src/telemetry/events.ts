@@ -166,7 +166,7 @@ export interface ConfigReloaded {
   routes?: number;
 }
 
-/** An active health check, warm-up or probe of one tier finished. */
+/** An active health check, warm-up or probe (asked for now: the UI's `p`, the admin API) of one tier finished. */
 export interface HealthChecked {
   type: 'health_check';
   route: string;
@@ -177,6 +177,12 @@ export interface HealthChecked {
   modelPresent: boolean | null;
   ttftMs: number | null;
   error?: string;
+  /** The server answered 503 while loading its model: neither a failure nor a success. */
+  loading?: boolean;
+  /** A warm-up that found the server loading and waited for it: how long, so far or in all. */
+  waitedMs?: number;
+  /** Worth knowing though ok (a server that serves any model name). */
+  note?: string;
 }
 
 /** Output of a local provider started by llm-route (`start:`), line by line. */

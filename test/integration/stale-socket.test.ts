@@ -1,6 +1,8 @@
-import { Pool } from 'undici';
+import { Agent, Pool } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createStaleAwarePool, sendRetryingStale } from '../../src/util/stale-socket-pool.js';
+import { loadConfigText } from '../../src/config/load.js';
+import { checkTier } from '../../src/health/check-tier.js';
+import { createStaleAwareAgent, createStaleAwarePool, sendRetryingStale } from '../../src/util/stale-socket-pool.js';
 import { isStaleSocketFailure } from '../../src/util/stale-socket.js';
 import { completion, FakeUpstream, healthyStream } from '../helpers/fake-upstream.js';
 import { FakeLlamaServer } from '../helpers/fake-llama-server.js';
@@ -163,6 +165,49 @@ describe('a stale-aware pool', () => {
     }
     expect(stale).toBe(0);
     expect(new Set(fake.requests.map((r) => r.socketId)).size).toBe(1);
+  });
+});
+
+describe('health checks', () => {
+  /** Answers its model list, and closes that socket unanswered when it is used again. */
+  async function closesAfterEachAnswer(): Promise<FakeUpstream> {
+    const fake = await FakeUpstream.start();
+    cleanup.push(() => fake.close());
+    const spent = new WeakSet<object>();
+    fake.always((ctx) => {
+      if (spent.has(ctx.req.socket)) return ctx.destroy();
+      spent.add(ctx.req.socket);
+      ctx.json(200, { object: 'list', data: [{ id: 'tiny', object: 'model' }] });
+    });
+    return fake;
+  }
+
+  // Checks run seconds apart; a few ms let the first connection go idle, so the second check reuses it.
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+  const tierAt = (url: string) => loadConfigText(`version: 1\nproviders:\n  p: { type: openai, base_url: "${url}" }\nroutes:\n  chat:\n    tiers: [{ provider: p, model: tiny }]\n`, '/t.yaml', {}).routes.get('chat')!.tiers[0];
+
+  it('a check on a stale pooled socket is retried on a new one and passes', async () => {
+    const fake = await closesAfterEachAnswer();
+    const agent = createStaleAwareAgent();
+    cleanup.push(() => agent.destroy());
+    const tier = tierAt(fake.url);
+    expect((await checkTier(tier, { timeoutMs: 2000, ttft: false, dispatcher: agent })).status).toBe('healthy');
+    await settle();
+    const second = await checkTier(tier, { timeoutMs: 2000, ttft: false, dispatcher: agent });
+    expect(second.status, second.error).toBe('healthy');
+    expect(fake.requests).toHaveLength(3); // the answer, the stale reuse, the retry
+  });
+
+  it('the control case: a plain agent reports the stale socket as a failed check', async () => {
+    const fake = await closesAfterEachAnswer();
+    const agent = new Agent();
+    cleanup.push(() => agent.destroy());
+    const tier = tierAt(fake.url);
+    await checkTier(tier, { timeoutMs: 2000, ttft: false, dispatcher: agent });
+    await settle();
+    const second = await checkTier(tier, { timeoutMs: 2000, ttft: false, dispatcher: agent });
+    expect(second).toMatchObject({ status: 'unhealthy', reachable: false });
+    expect(second.error).toMatch(/connection (closed by the server|reset)/);
   });
 });
 

@@ -238,6 +238,20 @@ describe('log: quiet where it should be', () => {
     ]);
   });
 
+  it('a warm-up of a loading server says so and how long it waited, then ok after the wait', () => {
+    const base = { type: 'health_check', route: 'chat', tier: 'local', kind: 'warmup', reachable: true, modelPresent: null } as const;
+    const state = stateWith([
+      { ...base, ok: false, ttftMs: null, loading: true, waitedMs: 0, error: 'still loading (HTTP 503: Loading model)' },
+      { ...base, ok: false, ttftMs: null, loading: true, waitedMs: 5_100, error: 'still loading (HTTP 503: Loading model)' },
+      { ...base, ok: true, modelPresent: false, ttftMs: 80, waitedMs: 7_400, note: 'serves any model name' },
+    ]);
+    expect(state.snapshot(config, T0).log.map((l) => `${l.level} ${l.text}`)).toEqual([
+      'warn warmup chat/local: still loading (HTTP 503: Loading model)',
+      'warn warmup chat/local: still loading (HTTP 503: Loading model), waited 5.1s so far',
+      'good warmup chat/local ok, ttft 80ms after 7.4s of loading (serves any model name)',
+    ]);
+  });
+
   it('lists the first problems of a rejected reload and counts the rest', () => {
     const problems = Array.from({ length: 8 }, (_, i) => `/t/llm-route.yaml:${i + 1}:1: bad`);
     const lines = stateWith([{ type: 'reload', ok: false, file: '/t/llm-route.yaml', problems }]).snapshot(config, T0).log.map((l) => l.text);
