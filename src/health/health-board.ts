@@ -147,7 +147,9 @@ export class HealthBoard {
       // loaded the model); a passing model list says nothing about a chat endpoint that fails.
       if (event.ttftMs === null) return;
       health.lastSuccessAt = now;
-      if (health.circuit.recordSuccess()) this.update(health, `${event.kind} succeeded`);
+      // Closes an open circuit, and ends a "failing" degraded state a failed check had started.
+      health.circuit.recordSuccess();
+      this.update(health, `${event.kind} succeeded`);
       return;
     }
     // A failed check opens the circuit as a failed request would, without polluting request stats.

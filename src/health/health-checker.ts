@@ -85,8 +85,9 @@ export class HealthChecker {
     const abort = new AbortController();
     this.aborts.add(abort);
     try {
-      // A warm-up may have to wait for the model to load: it gets the cold budget.
-      const timeoutMs = kind === 'warmup' ? tier.timeouts.cold_ttft_ms + tier.timeouts.connect_ms : tier.provider.health.timeout_ms + (ttft ? tier.timeouts.ttft_ms : 0);
+      // A warm-up may have to wait for the model to load: it gets the cold budget. A check gets
+      // room for a 1-token request: a TTFT check makes one, and so does a model missing from the list.
+      const timeoutMs = kind === 'warmup' ? tier.timeouts.cold_ttft_ms + tier.timeouts.connect_ms : tier.provider.health.timeout_ms + tier.timeouts.ttft_ms;
       let loadingSince: number | null = null;
       let reportedAt = 0;
       for (;;) {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
 import { HealthBoard } from '../../src/health/health-board.js';
 import { TelemetryBus } from '../../src/telemetry/bus.js';
-import type { AttemptFinished, TelemetryEvent, TierStateChanged } from '../../src/telemetry/events.js';
+import type { AttemptFinished, HealthChecked, TelemetryEvent, TierStateChanged } from '../../src/telemetry/events.js';
 import { route, tier } from '../helpers/config.js';
 
 /** A board over one route `chat` with a tier `local`, on a clock the test moves. */
@@ -24,7 +24,7 @@ function board(circuit: Partial<ReturnType<typeof tier>['circuit']> = {}) {
       record: { tier: 'local', attempt: 1, outcome, ms: fields.ms ?? 50, ...(fields.status ? { status: fields.status } : {}) },
     });
   };
-  return { health, t, clock, states, attempt, view: () => health.view('chat', 'local') };
+  return { health, bus, t, clock, states, attempt, view: () => health.view('chat', 'local') };
 }
 
 describe('HealthBoard: answers that say nothing about health', () => {
@@ -79,6 +79,28 @@ describe('HealthBoard: a half-open tier that answers is alive', () => {
     b.attempt('server_error', 'tier', { status: 500 });
     b.attempt('bad_request', 'payload', { status: 400 });
     expect(b.view()).toMatchObject({ state: 'degraded', consecutive_failures: 1 });
+  });
+});
+
+describe('HealthBoard: active checks', () => {
+  const check = (b: ReturnType<typeof board>, fields: Partial<HealthChecked>): void => {
+    b.bus.emit({ type: 'health_check', route: 'chat', tier: 'local', kind: 'check', ok: false, reachable: true, modelPresent: true, ttftMs: null, ...fields } as HealthChecked);
+  };
+
+  it('a passing check with a token ends the degraded state a failed one started', () => {
+    const b = board();
+    check(b, { error: 'no answer within 2000 ms' });
+    expect(b.view()?.state).toBe('degraded');
+    check(b, { kind: 'warmup', ok: true, ttftMs: 3700 });
+    expect(b.view()).toMatchObject({ state: 'healthy', consecutive_failures: 0 });
+    expect(b.states.map((s) => `${s.to}: ${s.reason}`)).toEqual(['degraded: failing: check: no answer within 2000 ms (1 in a row)', 'healthy: warmup succeeded']);
+  });
+
+  it('a check that finds the server loading changes nothing', () => {
+    const b = board();
+    for (let i = 0; i < 5; i++) check(b, { loading: true, error: 'still loading (HTTP 503: Loading model)' });
+    expect(b.states).toEqual([]);
+    expect(b.view()).toMatchObject({ state: 'healthy', consecutive_failures: 0, last_error: null });
   });
 });
 
