@@ -81,18 +81,26 @@ function openaiModelIds(json: unknown): string[] | null {
   return json.data.flatMap((model: unknown) => (isRecord(model) && typeof model.id === 'string' ? [model.id] : []));
 }
 
-function modelsUrl(base: URL): URL {
+/** `{base_url}/models`. */
+export function modelsUrl(base: URL): URL {
   const url = new URL(base);
   url.pathname = `${base.pathname.replace(/\/+$/, '')}/models`;
   return url;
 }
 
-// Ollama's native API sits beside its /v1 (also behind a reverse proxy that adds a path prefix).
-function ollamaTagsUrl(base: URL): URL {
+/**
+ * A path beside the OpenAI API root: Ollama's native API, llama.cpp's and vLLM's `/health` sit
+ * next to `/v1` (also behind a reverse proxy that adds a path prefix).
+ */
+export function besideApiRoot(base: URL, path: string): URL {
   const url = new URL(base);
-  url.pathname = `${base.pathname.replace(/\/+$/, '').replace(/\/v1$/, '')}/api/tags`;
+  url.pathname = `${base.pathname.replace(/\/+$/, '').replace(/\/v1$/, '')}${path}`;
   url.search = '';
   return url;
+}
+
+function ollamaTagsUrl(base: URL): URL {
+  return besideApiRoot(base, '/api/tags');
 }
 
 interface JsonAnswer {

@@ -2,6 +2,7 @@ import { type Dispatcher, request } from 'undici';
 import type { Provider } from '../config/schema.js';
 import { adapterFor } from '../providers/index.js';
 import { isRecord } from '../util/is-record.js';
+import { besideApiRoot, modelsUrl } from './model-list.js';
 
 /**
  * Can the server behind a provider serve requests now? Not "does a port answer": llama-server
@@ -37,25 +38,26 @@ export async function checkReadiness(provider: ReadinessTarget, opts: ReadinessO
   const get = (url: URL) => getStatus(url, provider, opts);
   try {
     const ollamaFirst = base.port === OLLAMA_PORT;
-    if (ollamaFirst && (await get(beside(base, '/api/version'))).status === 200) return { state: 'ready', via: 'GET /api/version 200' };
+    if (ollamaFirst && (await get(besideApiRoot(base, '/api/version'))).status === 200) return { state: 'ready', via: 'GET /api/version 200' };
 
-    const health = await get(beside(base, '/health'));
+    const health = await get(besideApiRoot(base, '/health'));
     if (health.status === 200) return { state: 'ready', via: 'GET /health 200' };
     if (health.status === 503) return { state: 'loading', detail: health.message };
 
-    if (!ollamaFirst && (await get(beside(base, '/api/version'))).status === 200) return { state: 'ready', via: 'GET /api/version 200' };
+    if (!ollamaFirst && (await get(besideApiRoot(base, '/api/version'))).status === 200) return { state: 'ready', via: 'GET /api/version 200' };
 
-    const models = await get(under(base, '/models'));
-    if (models.status >= 200 && models.status < 300) return { state: 'ready', via: `GET ${under(base, '/models').pathname} ${models.status}` };
+    const list = modelsUrl(base);
+    const models = await get(list);
+    if (models.status >= 200 && models.status < 300) return { state: 'ready', via: `GET ${list.pathname} ${models.status}` };
     if (models.status === 503) return { state: 'loading', detail: models.message };
-    if (models.status === 401 || models.status === 403) return { state: 'ready', via: `GET ${under(base, '/models').pathname} ${models.status} (serving; the key is refused)` };
-    return { state: 'not_ready', detail: `GET ${under(base, '/models').pathname} answered HTTP ${models.status}: ${models.message}` };
+    if (models.status === 401 || models.status === 403) return { state: 'ready', via: `GET ${list.pathname} ${models.status} (serving; the key is refused)` };
+    return { state: 'not_ready', detail: `GET ${list.pathname} answered HTTP ${models.status}: ${models.message}` };
   } catch (error) {
     return { state: 'down', detail: error instanceof Error ? errorText(error) : String(error) };
   }
 }
 
-/** `[HTTP 503] Loading model`, as a status line says it. */
+/** `still loading (HTTP 503: Loading model)`, as a status line says it. */
 export function describeReadiness(readiness: Readiness): string {
   switch (readiness.state) {
     case 'ready':
@@ -88,20 +90,6 @@ async function getStatus(url: URL, provider: ReadinessTarget, opts: ReadinessOpt
   const text = await response.body.text();
   // The adapter knows its servers' error shapes: `{"error":{"message":"Loading model"}}` gives "Loading model".
   return { status: response.statusCode, message: adapterFor(provider.type).classifyStatus(response.statusCode, text, response.headers).message };
-}
-
-/** A path beside the API root: `/health` next to `/v1` (also behind a reverse proxy's prefix). */
-function beside(base: URL, path: string): URL {
-  const url = new URL(base);
-  url.pathname = `${base.pathname.replace(/\/+$/, '').replace(/\/v1$/, '')}${path}`;
-  url.search = '';
-  return url;
-}
-
-function under(base: URL, path: string): URL {
-  const url = new URL(base);
-  url.pathname = `${base.pathname.replace(/\/+$/, '')}${path}`;
-  return url;
 }
 
 function errorText(error: Error): string {
