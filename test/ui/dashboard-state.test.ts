@@ -131,6 +131,14 @@ describe('tier counters', () => {
     expect(tierOf(state, 'chat', 'cloud')).toMatchObject({ requests: 2, errors: 0, failovers: 0 });
   });
 
+  it('a payload the tier cannot carry (unsupported input, context length) is a failover, not a tier error', () => {
+    const state = stateWith([
+      ...requestEvents('chat', [attempt('local', 'unsupported', { status: 500 }), attempt('cloud', 'ok')]),
+      ...requestEvents('chat', [attempt('local', 'context_length', { status: 400 }), attempt('cloud', 'ok')]),
+    ]);
+    expect(tierOf(state, 'chat', 'local')).toMatchObject({ requests: 2, errors: 0, failovers: 2 });
+  });
+
   it('counts a committed stream live until it ends, and an interrupted one as an error', () => {
     const events = requestEvents('chat', [attempt('cloud', 'ok')], { outcome: 'interrupted' });
     const end = events.pop() as TelemetryEvent;
