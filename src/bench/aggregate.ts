@@ -26,6 +26,14 @@ export interface TierResult {
   output_tokens: number | null;
   /** Where token counts came from: upstream usage, counted content events, or both. */
   token_source: 'usage' | 'counted' | 'mixed' | null;
+  /** `unique`: a nonce first in every prompt (no prompt-cache hit); `same`: --same-prompt. */
+  prompt: 'unique' | 'same';
+  /** Mean prompt tokens per successful request, from usage; null when the upstream reports none. */
+  prompt_tokens: number | null;
+  /** Mean of those read from the server's prompt cache (usage.prompt_tokens_details.cached_tokens); null when not reported. */
+  cached_tokens: number | null;
+  /** Requests sent again on a new connection because a pooled keep-alive socket was stale; not errors. */
+  stale_socket_retries: number;
   histogram: HistogramBucket[];
   error_samples: ErrorSample[];
   /** Through a proxy: how many requests each tier answered (x-llm-route-tier). */
@@ -34,12 +42,14 @@ export interface TierResult {
 
 const MAX_ERROR_SAMPLES = 5;
 
-export function aggregate(target: BenchTarget, samples: readonly Sample[]): TierResult {
+export function aggregate(target: BenchTarget, samples: readonly Sample[], samePrompt = false): TierResult {
   const successes = samples.filter((sample): sample is Success => sample.ok);
   const failures = samples.filter((sample): sample is Failure => !sample.ok);
   const ttfts = successes.map((sample) => sample.ttftMs);
   const rate = mean(successes.map((sample) => sample.outputTokens / (sample.totalMs / 1000)));
   const tokens = mean(successes.map((sample) => sample.outputTokens));
+  const promptTokens = mean(successes.flatMap((sample) => (sample.promptTokens === null ? [] : [sample.promptTokens])));
+  const cachedTokens = mean(successes.flatMap((sample) => (sample.cachedTokens === null ? [] : [sample.cachedTokens])));
   const result: TierResult = {
     route: target.route,
     tier: target.tier,
@@ -52,6 +62,10 @@ export function aggregate(target: BenchTarget, samples: readonly Sample[]): Tier
     tokens_per_s: rate === null ? null : round(rate),
     output_tokens: tokens === null ? null : round(tokens),
     token_source: tokenSource(successes),
+    prompt: samePrompt ? 'same' : 'unique',
+    prompt_tokens: promptTokens === null ? null : round(promptTokens),
+    cached_tokens: cachedTokens === null ? null : round(cachedTokens),
+    stale_socket_retries: samples.reduce((sum, sample) => sum + sample.staleRetries, 0),
     histogram: histogram(ttfts),
     error_samples: errorSamples(failures),
   };

@@ -1,10 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
-import { EVENT_CONTENT, EVENT_ERROR, EVENT_FINISH, type EventFacts } from '../providers/types.js';
-import { SseParser } from '../sse/parser.js';
+import { EVENT_CONTENT, EVENT_ERROR, EVENT_FINISH, newFacts } from '../protocols/types.js';
+import { mergeUsage, type Usage } from '../protocols/usage.js';
 import { errorText } from '../util/error-text.js';
 import { networkFailure } from '../util/network-error.js';
+import { sendRetryingStale } from '../util/stale-socket-pool.js';
 import type { BenchTarget } from './targets.js';
 
 /** One streamed request that delivered content. */
@@ -17,8 +18,13 @@ export interface Success {
   outputTokens: number;
   /** `usage`: the upstream's completion_tokens; `counted`: content events, about one token each. */
   tokenSource: 'usage' | 'counted';
+  /** From the upstream's usage, when it reports them: prompt tokens, and how many came from its prompt cache. */
+  promptTokens: number | null;
+  cachedTokens: number | null;
   /** The tier that answered, when a proxy says so (x-llm-route-tier). */
   servedBy: string | null;
+  /** Sent again on a new connection because a pooled socket was stale (not an error). */
+  staleRetries: number;
 }
 
 export interface Failure {
@@ -27,12 +33,25 @@ export interface Failure {
   reason: string;
   status: number | null;
   message: string;
+  staleRetries: number;
 }
+
+type Measured = Omit<Success, 'staleRetries'> | Omit<Failure, 'staleRetries'>;
 
 export type Sample = Success | Failure;
 
-/** Sends one streaming request and times it; never throws, never outlives target.timeoutMs. */
-export async function measureRequest(pool: Dispatcher, target: BenchTarget): Promise<Sample> {
+/**
+ * Sends one streaming request with `prompt` and times it; never throws, never outlives
+ * target.timeoutMs. A stale pooled socket is retried once on a new connection, and the clock
+ * restarts with that retry: what is measured is the server, not a socket it had closed.
+ */
+export async function measureRequest(pool: Dispatcher, target: BenchTarget, prompt: string): Promise<Sample> {
+  let staleRetries = 0;
+  const sample = await measure(pool, target, prompt, () => staleRetries++);
+  return { ...sample, staleRetries } as Sample;
+}
+
+async function measure(pool: Dispatcher, target: BenchTarget, prompt: string, onStale: () => void): Promise<Measured> {
   const abort = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -40,18 +59,22 @@ export async function measureRequest(pool: Dispatcher, target: BenchTarget): Pro
     abort.abort();
   }, target.timeoutMs);
   const reading = new StreamReading(target);
-  const startedAt = performance.now();
+  const request = target.request(prompt);
+  let startedAt = performance.now();
   try {
-    const response = await pool.request({
-      method: 'POST',
-      path: target.request.path,
-      headers: target.request.headers,
-      body: target.request.body,
-      signal: abort.signal,
-      // undici's own timers are coarse and off: the timer above bounds the whole request.
-      headersTimeout: 0,
-      bodyTimeout: 0,
-    });
+    const response = await sendRetryingStale(pool, target.origin, (dispatcher) => {
+      startedAt = performance.now();
+      return dispatcher.request({
+        method: 'POST',
+        path: request.path,
+        headers: request.headers,
+        body: request.body,
+        signal: abort.signal,
+        // undici's own timers are coarse and off: the timer above bounds the whole request.
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      });
+    }, { connectTimeout: target.connectTimeoutMs, onStale });
     if (response.statusCode < 200 || response.statusCode >= 300) {
       return statusFailure(target, response.statusCode, await response.body.text(), response.headers);
     }
@@ -77,17 +100,19 @@ export async function measureRequest(pool: Dispatcher, target: BenchTarget): Pro
   }
 }
 
-/** The events of one response body, read through the target's adapter. */
+/** The events of one response body, read through the target's wire codec. */
 class StreamReading {
   firstContentAt: number | null = null;
   streamError: string | null = null;
   private contentEvents = 0;
-  private usageTokens: number | undefined;
-  private readonly parser = new SseParser();
-  private readonly facts: EventFacts = { flags: 0, usage: undefined };
+  private usage: Usage | undefined;
+  private readonly parser;
+  private readonly facts = newFacts();
   private chunkAt = 0;
 
-  constructor(private readonly target: BenchTarget) {}
+  constructor(private readonly target: BenchTarget) {
+    this.parser = target.wire.framer();
+  }
 
   push(chunk: Buffer, at: number): void {
     this.chunkAt = at;
@@ -99,18 +124,20 @@ class StreamReading {
     this.parser.flush(this.onEvent);
   }
 
-  result(startedAt: number, endedAt: number, servedBy: string | null): Sample {
+  result(startedAt: number, endedAt: number, servedBy: string | null): Measured {
     if (this.streamError !== null) return { ok: false, reason: 'stream_error', status: null, message: this.streamError };
     if (this.firstContentAt === null) {
       return { ok: false, reason: 'empty_stream', status: null, message: 'the stream ended without a content event' };
     }
-    const fromUsage = this.usageTokens !== undefined;
+    const usage = this.usage;
     return {
       ok: true,
       ttftMs: this.firstContentAt - startedAt,
       totalMs: endedAt - startedAt,
-      outputTokens: fromUsage ? (this.usageTokens as number) : this.contentEvents,
-      tokenSource: fromUsage ? 'usage' : 'counted',
+      outputTokens: usage ? usage.completion_tokens : this.contentEvents,
+      tokenSource: usage ? 'usage' : 'counted',
+      promptTokens: usage ? usage.prompt_tokens : null,
+      cachedTokens: usage?.cached_tokens ?? null,
       servedBy,
     };
   }
@@ -118,12 +145,13 @@ class StreamReading {
   private readonly onEvent = (_raw: Buffer, data: string | null): void => {
     if (data === null || this.streamError !== null) return;
     const facts = this.facts;
-    this.target.adapter.inspectEvent(data, facts);
+    this.target.wire.inspect(data, facts);
     if (facts.flags & EVENT_ERROR) {
       this.streamError = `error event in the stream: ${errorText(data) ?? 'no message'}`;
       return;
     }
-    if (facts.usage) this.usageTokens = facts.usage.completion_tokens;
+    // Anthropic reports usage in pieces (input first, output at the end).
+    if (facts.usage) this.usage = mergeUsage(this.usage, facts.usage);
     if (facts.flags & EVENT_CONTENT) {
       this.firstContentAt ??= this.chunkAt;
       // A finish event counts as content for the commit point, but usually carries no token.
@@ -132,12 +160,12 @@ class StreamReading {
   };
 }
 
-function statusFailure(target: BenchTarget, status: number, body: string, headers: IncomingHttpHeaders): Failure {
-  const verdict = target.adapter.classifyStatus(status, body, headers);
+function statusFailure(target: BenchTarget, status: number, body: string, headers: IncomingHttpHeaders): Omit<Failure, 'staleRetries'> {
+  const verdict = target.wire.classifyStatus(status, body, headers);
   return { ok: false, reason: verdict.reason, status, message: `HTTP ${status}: ${verdict.message}` };
 }
 
-function transportFailure(error: unknown, afterFirstToken: boolean): Failure {
+function transportFailure(error: unknown, afterFirstToken: boolean): Omit<Failure, 'staleRetries'> {
   // A socket that breaks once tokens flowed is a broken stream, not a refused request.
   const reason = afterFirstToken ? 'broken_stream' : (networkFailure(error).kind ?? 'network_error');
   return { ok: false, reason, status: null, message: errorMessage(error) };

@@ -24,10 +24,15 @@ function renderTier(result: TierResult): string {
       `  ${pad('TTFT', 8)}${cells(result.ttft_ms)} ms`,
       `  ${pad('total', 8)}${cells(result.total_ms)} ms`,
       `  ${pad('tok/s', 8)}${tokensLine(result)}`,
+      `  ${pad('prompt', 8)}${promptLine(result)}`,
       '',
       '  TTFT histogram',
       ...histogramLines(result.histogram),
     );
+  }
+  if (result.stale_socket_retries > 0) {
+    const n = result.stale_socket_retries;
+    lines.push('', `  ${n} request${n === 1 ? ' was' : 's were'} sent again on a new connection: the server had closed the pooled keep-alive socket (not errors)`);
   }
   if (result.error_samples.length > 0) lines.push('', '  errors', ...result.error_samples.map(errorLine));
   return `${lines.join('\n')}\n`;
@@ -54,6 +59,13 @@ function tokensLine(result: TierResult): string {
   if (result.tokens_per_s === null) return '—';
   const source = result.token_source === 'usage' ? 'from usage' : result.token_source === 'counted' ? 'counted content events' : 'usage and counted';
   return `${result.tokens_per_s.toFixed(1)} mean (output tokens ÷ total time; ${result.output_tokens} tokens per answer, ${source})`;
+}
+
+function promptLine(result: TierResult): string {
+  const kind = result.prompt === 'same' ? 'the same every time (--same-prompt: prompt cache path)' : 'unique per request (nonce first: no prompt-cache hit)';
+  if (result.prompt_tokens === null) return kind;
+  const cached = result.cached_tokens === null ? 'cached tokens not reported' : `${result.cached_tokens} cached`;
+  return `${kind}; ${result.prompt_tokens} tokens per request, ${cached}`;
 }
 
 const BAR_WIDTH = 30;

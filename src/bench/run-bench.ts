@@ -1,6 +1,8 @@
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
+import { createStaleAwarePool } from '../util/stale-socket-pool.js';
 import { aggregate, type TierResult } from './aggregate.js';
 import { measureRequest, type Sample } from './measure.js';
+import { benchPrompts } from './prompts.js';
 import type { BenchTarget } from './targets.js';
 
 export interface BenchSettings {
@@ -8,6 +10,9 @@ export interface BenchSettings {
   requests: number;
   /** Requests in flight at once, per target. */
   concurrency: number;
+  /** The user message; each request gets a unique one built from it unless `samePrompt`. */
+  prompt: string;
+  samePrompt?: boolean;
 }
 
 /** Called as each target starts and after every finished request: requests done and planned over the whole run. */
@@ -16,19 +21,20 @@ export type ProgressListener = (done: number, total: number, current: BenchTarge
 /**
  * Benches the targets one after another, so tiers never compete for the same machine or link;
  * within a target, `concurrency` workers share the request count. One pool per provider (or
- * per proxy), closed before returning.
+ * per proxy), closed before returning; its stale keep-alive sockets are retried, not counted.
  */
 export async function benchTargets(targets: readonly BenchTarget[], settings: BenchSettings, onProgress: ProgressListener = () => {}): Promise<TierResult[]> {
   const pools = createPools(targets, settings.concurrency);
   const total = targets.length * settings.requests;
+  const promptFor = benchPrompts(settings.prompt, settings.samePrompt === true);
   let done = 0;
   try {
     const results: TierResult[] = [];
     for (const target of targets) {
       onProgress(done, total, target); // shows the bar before the first (maybe slow) answer
       const pool = pools.get(target.poolKey) as Pool;
-      const samples = await benchTarget(pool, target, settings, () => onProgress(++done, total, target));
-      results.push(aggregate(target, samples));
+      const samples = await benchTarget(pool, target, settings, promptFor, () => onProgress(++done, total, target));
+      results.push(aggregate(target, samples, settings.samePrompt === true));
     }
     return results;
   } finally {
@@ -36,13 +42,13 @@ export async function benchTargets(targets: readonly BenchTarget[], settings: Be
   }
 }
 
-async function benchTarget(pool: Pool, target: BenchTarget, settings: BenchSettings, onSample: () => void): Promise<Sample[]> {
+async function benchTarget(pool: Pool, target: BenchTarget, settings: BenchSettings, promptFor: () => string, onSample: () => void): Promise<Sample[]> {
   const samples: Sample[] = [];
   let started = 0;
   const worker = async (): Promise<void> => {
     while (started < settings.requests) {
       started++;
-      samples.push(await measureRequest(pool, target));
+      samples.push(await measureRequest(pool, target, promptFor()));
       onSample();
     }
   };
@@ -62,7 +68,7 @@ function createPools(targets: readonly BenchTarget[], concurrency: number): Map<
   }
   const pools = new Map<string, Pool>();
   for (const [key, origin] of origins) {
-    pools.set(key, new Pool(origin, {
+    pools.set(key, createStaleAwarePool(origin, {
       connections: concurrency,
       connectTimeout: connectMs.get(key),
       pipelining: 1,

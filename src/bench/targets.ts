@@ -1,11 +1,11 @@
 import type { Config, Route, Tier } from '../config/schema.js';
-import { adapterFor } from '../providers/index.js';
-import { openaiAdapter } from '../providers/openai.js';
-import type { ProviderAdapter, UpstreamRequest } from '../providers/types.js';
+import { chatWire } from '../protocols/chat/wire.js';
+import { textRequest } from '../protocols/ping.js';
+import { nativeWire } from '../protocols/registry.js';
+import { isUnsupported, type UpstreamRequest, type WireCodec } from '../protocols/types.js';
 
-/** What each benchmark request asks for. */
+/** What each benchmark request asks for (its prompt is given per request: see prompts.ts). */
 export interface Workload {
-  prompt: string;
   maxTokens: number;
 }
 
@@ -23,8 +23,10 @@ export interface BenchTarget {
   connectTimeoutMs: number;
   /** The whole request, first byte to last; a bench must never hang on a stalled upstream. */
   timeoutMs: number;
-  adapter: ProviderAdapter;
-  request: UpstreamRequest;
+  /** The protocol the target speaks: how its answer is read. */
+  wire: WireCodec;
+  /** The whole request for one prompt. */
+  request(prompt: string): UpstreamRequest;
 }
 
 /** A selection the config cannot satisfy (unknown route or tier, bad --through): the user's to fix. */
@@ -62,9 +64,9 @@ export function selectRoutes(config: Config, routeName?: string): Route[] {
   return [route];
 }
 
-/** Straight to the tier's provider, built by its adapter exactly as the proxy would. */
+/** Straight to the tier's provider, in its own protocol, built exactly as the proxy would. */
 export function directTarget(tier: Tier, workload: Workload): BenchTarget {
-  const adapter = adapterFor(tier.provider.type);
+  const wire = nativeWire(tier.provider);
   return {
     route: tier.route,
     tier: tier.name,
@@ -74,8 +76,12 @@ export function directTarget(tier: Tier, workload: Workload): BenchTarget {
     origin: new URL(tier.provider.base_url).origin,
     connectTimeoutMs: tier.timeouts.connect_ms,
     timeoutMs: Math.min(tier.timeouts.total_ms, MAX_REQUEST_MS),
-    adapter,
-    request: adapter.buildChatRequest(tier.provider, tier, chatBody(tier.model, workload), true),
+    wire,
+    request: (prompt) => {
+      const request = wire.encodeRequest(tier.provider, tier, textRequest(prompt, workload.maxTokens), true, {});
+      if (isUnsupported(request)) throw new BenchUsageError(`tier "${tier.name}": ${request.unsupported}`);
+      return request;
+    },
   };
 }
 
@@ -93,8 +99,8 @@ export function throughTarget(route: Route, proxy: URL, workload: Workload, auth
     origin: proxy.origin,
     connectTimeoutMs: THROUGH_CONNECT_MS,
     timeoutMs: Math.min(route.deadline_ms + longestAttempt, MAX_REQUEST_MS),
-    adapter: openaiAdapter, // llm-route speaks the OpenAI protocol to its clients
-    request: { path: chatCompletionsPath(proxy), headers, body: JSON.stringify(chatBody(route.name, workload)) },
+    wire: chatWire, // the bench speaks Chat Completions to the proxy
+    request: (prompt) => ({ method: 'POST', path: chatCompletionsPath(proxy), headers, body: JSON.stringify(chatBody(route.name, prompt, workload)) }),
   };
 }
 
@@ -117,10 +123,10 @@ function chatCompletionsPath(proxy: URL): string {
   return `${base.endsWith('/v1') ? base : `${base}/v1`}/chat/completions`;
 }
 
-function chatBody(model: string, workload: Workload): Record<string, unknown> {
+function chatBody(model: string, prompt: string, workload: Workload): Record<string, unknown> {
   return {
     model,
-    messages: [{ role: 'user', content: workload.prompt }],
+    messages: [{ role: 'user', content: prompt }],
     max_tokens: workload.maxTokens,
     stream: true,
     // Exact completion counts for tokens/s; without them the bench counts content events.

@@ -15,6 +15,8 @@ export interface BenchOptions {
   requests: number;
   concurrency: number;
   prompt: string;
+  /** Send the prompt as given every time (measures the server's prompt cache); default: unique per request. */
+  samePrompt?: boolean;
   maxTokens: number;
   through?: string;
   json?: boolean;
@@ -47,7 +49,7 @@ export async function runBench(opts: BenchOptions): Promise<number> {
 }
 
 function buildTargets(config: Config, opts: BenchOptions): BenchTarget[] {
-  const workload: Workload = { prompt: opts.prompt, maxTokens: opts.maxTokens };
+  const workload: Workload = { maxTokens: opts.maxTokens };
   if (opts.through === undefined) return selectTiers(config, opts.route, opts.tier).map((tier) => directTarget(tier, workload));
   if (opts.tier !== undefined) {
     throw new BenchUsageError('--tier cannot be used with --through: the proxy picks the tier; leave out --through to bench one tier directly');

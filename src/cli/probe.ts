@@ -1,8 +1,8 @@
-import { Agent } from 'undici';
 import { ConfigError } from '../config/errors.js';
 import { loadConfig, resolveConfigPath } from '../config/load.js';
 import type { Config, Route, Tier } from '../config/schema.js';
 import { checkTier, type TierCheck } from '../health/check-tier.js';
+import { createStaleAwareAgent } from '../util/stale-socket-pool.js';
 
 export interface ProbeOptions {
   config?: string;
@@ -41,8 +41,9 @@ export async function runProbe(opts: ProbeOptions): Promise<number> {
     return 2;
   }
 
-  // A private agent, destroyed at the end, so no keep-alive socket holds the process open.
-  const agent = new Agent();
+  // A private agent, destroyed at the end, so no keep-alive socket holds the process open;
+  // stale-aware, so a socket the server closed after a stream is retried, not a failed check.
+  const agent = createStaleAwareAgent();
   try {
     const probes = routes.flatMap((route) => route.tiers.map(async (tier): Promise<Probed> => ({
       tier,
@@ -86,6 +87,8 @@ interface TierReport {
   ttft_ms: number | null;
   state: TierCheck['status'];
   error?: string;
+  /** Worth knowing though healthy (a server that serves any model name). */
+  note?: string;
 }
 
 /** The --json document: `{ ok, routes: { <route>: [ per tier, in order ] } }`. */
@@ -103,6 +106,7 @@ function probeReport(routes: Route[], probed: Probed[]): { ok: boolean; routes: 
       state: check.status,
     };
     if (check.error !== undefined) report.error = check.error;
+    if (check.note !== undefined) report.note = check.note;
     byRoute[tier.route].push(report);
   }
   return { ok: probed.every(({ check }) => check.status === 'healthy'), routes: byRoute };
@@ -119,7 +123,7 @@ function probeTable(probed: Probed[]): string {
     check.modelPresent === null ? '?' : check.modelPresent ? '✓' : '✗',
     check.ttftMs === null ? '-' : `${check.ttftMs} ms`,
     check.status,
-    check.error ?? '',
+    check.error ?? (check.note === undefined ? '' : `note: ${check.note}`),
   ]);
   const widths = HEADER.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
   const line = (cells: string[]): string => cells.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd();

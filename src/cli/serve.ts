@@ -18,9 +18,10 @@ export interface ServeOptions {
 const GRACE_MS = 10_000;
 
 /**
- * `llm-route serve`: starts local providers that declare `start:`, then the proxy with the live
- * UI on a TTY (JSON lines otherwise), and runs until SIGINT/SIGTERM or `q`; then drains for up
- * to 10 s and stops what it started.
+ * `llm-route serve`: binds its port first (a busy port: one line, exit 1, and not a byte sent
+ * upstream), then starts local providers that declare `start:`, then the active checks and
+ * warm-ups; the live UI on a TTY (JSON lines otherwise). Runs until SIGINT/SIGTERM or `q`;
+ * then drains for up to 10 s and stops what it started.
  */
 export async function runServe(opts: ServeOptions): Promise<number> {
   let config: Config;
@@ -40,28 +41,23 @@ export async function runServe(opts: ServeOptions): Promise<number> {
       })
     : attachRequestLog(telemetry, process.stdout);
 
-  const stopSignal = waitForStop();
-  let providers: StartedProviders | null = null;
-  let server: ProxyServer | null = null;
+  let server: ProxyServer;
   try {
-    providers = await startProviders(config, { onOutput: (event) => telemetry.emit(event), signal: stopSignal.abort.signal });
-    server = new ProxyServer({ config, host: opts.host, port: opts.port, telemetry, watch: true, activeChecks: true });
+    server = new ProxyServer({ config, host: opts.host, port: opts.port, telemetry, watch: true });
   } catch (err) {
-    await providers?.stopAll();
-    if (stopSignal.abort.signal.aborted) return 0;
     process.stderr.write(`llm-route serve: ${(err as Error).message}\n`);
     return 2;
   }
-
   let url: string;
   try {
     url = (await server.listen()).url;
   } catch (err) {
-    process.stderr.write(`llm-route serve: cannot listen: ${(err as Error).message}\n`);
-    await providers.stopAll();
+    process.stderr.write(`llm-route serve: ${listenProblem(err, opts.host ?? config.server.host, opts.port ?? config.server.port)}\n`);
+    await server.close(0);
     return 1;
   }
 
+  const stopSignal = waitForStop();
   let ui: DashboardHandle | null = null;
   if (useUi) {
     ui = await showDashboard(server, url, stopSignal.stop);
@@ -69,6 +65,20 @@ export async function runServe(opts: ServeOptions): Promise<number> {
   } else {
     const routes = [...config.routes.values()].map((r) => ({ route: r.name, tiers: r.tiers.map((t) => t.name) }));
     writeLine({ event: 'listening', url: `${url}/v1`, config: config.file, routes });
+  }
+
+  // Until a started provider can serve, its tiers fail over like any tier that does not answer.
+  let providers: StartedProviders | null = null;
+  try {
+    providers = await startProviders(config, { onOutput: (event) => telemetry.emit(event), signal: stopSignal.abort.signal });
+    server.startActiveChecks();
+  } catch (err) {
+    if (!stopSignal.abort.signal.aborted) {
+      ui?.unmount();
+      process.stderr.write(`llm-route serve: ${(err as Error).message}\n`);
+      await server.close(0);
+      return 2;
+    }
   }
 
   const reason = await stopSignal.stopped;
@@ -79,9 +89,19 @@ export async function runServe(opts: ServeOptions): Promise<number> {
   process.once('SIGTERM', force);
   await server.close(GRACE_MS);
   ui?.unmount();
-  await providers.stopAll();
+  await providers?.stopAll();
   if (!useUi) writeLine({ event: 'stopped' });
   return 0;
+}
+
+/** One line a user can act on: which address, and why. */
+function listenProblem(err: unknown, host: string, port: number): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (code === 'EADDRINUSE') return `cannot listen on ${where}: the port is already in use (another llm-route?); stop it or choose another with --port`;
+  if (code === 'EACCES') return `cannot listen on ${where}: permission denied (ports below 1024 need privileges); choose another with --port`;
+  if (code === 'EADDRNOTAVAIL') return `cannot listen on ${where}: no such address on this machine; check --host`;
+  return `cannot listen on ${where}: ${(err as Error).message}`;
 }
 
 /** Resolves on SIGINT/SIGTERM or an explicit stop (the UI's `q`), with what stopped it. */

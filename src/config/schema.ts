@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ENCODINGS, type Encoding } from '../tokens/count.js';
+import { isHeaderGlob } from '../util/glob.js';
 
 /**
  * The tier file's schema: the one source of config types. Every object is strict,
@@ -76,6 +77,26 @@ export const OllamaOptionsSchema = z.strictObject({
   num_ctx: z.number().int().min(1).optional(),
 });
 
+/**
+ * Client headers never forwarded, whatever `forward_headers` says: credentials (a tier
+ * authenticates with its provider's api_key only) and what llm-route sets on each hop.
+ */
+export const NEVER_FORWARDED_HEADERS: ReadonlySet<string> = new Set([
+  'authorization', 'proxy-authorization', 'x-api-key', 'cookie',
+  'host', 'content-length', 'content-type', 'accept', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade',
+]);
+
+/** One `forward_headers` entry: a header name or a `*` glob of them (case-insensitive). */
+const ForwardHeaderSchema = z.string().superRefine((pattern, ctx) => {
+  if (!isHeaderGlob(pattern)) {
+    ctx.addIssue({ code: 'custom', message: 'expected a header name or a glob of header names like x-custom-*' });
+  } else if (/^\*+$/.test(pattern)) {
+    ctx.addIssue({ code: 'custom', message: 'forwarding every client header is not allowed; name the ones the provider needs, e.g. x-custom-*' });
+  } else if (NEVER_FORWARDED_HEADERS.has(pattern.toLowerCase())) {
+    ctx.addIssue({ code: 'custom', message: `${pattern.toLowerCase()} is never forwarded (client credentials and per-hop headers stay with llm-route; a tier authenticates with its provider's api_key)` });
+  }
+});
+
 export const ProviderSchema = z.strictObject({
   /** The wire protocol: openai (Chat Completions), anthropic (Messages), ollama (its native /api/chat). */
   type: z.enum(['openai', 'anthropic', 'ollama']),
@@ -85,6 +106,8 @@ export const ProviderSchema = z.strictObject({
   ollama: OllamaOptionsSchema.optional(),
   api_key: z.string().optional(),
   headers: z.record(z.string(), z.string()).optional(),
+  /** Client request headers passed on to this provider (names or globs, case-insensitive); none by default. */
+  forward_headers: z.array(ForwardHeaderSchema).optional(),
   // Parsed from {} when absent, so its defaults are the only ones.
   health: ProviderHealthSchema.prefault({}),
   start: StartSchema.optional(),

@@ -4,7 +4,7 @@ import type { Tier } from '../config/schema.js';
 import { redactSecrets } from '../providers/redact-secrets.js';
 import { describeFailure } from './check-failure.js';
 import { Deadline, type Http } from './deadline.js';
-import { timeFirstToken } from './first-token.js';
+import { StillLoading, timeFirstToken } from './first-token.js';
 import { listModels, missingModel, servesModel, type ModelListing } from './model-list.js';
 
 /**
@@ -19,9 +19,12 @@ export interface TierCheck {
   modelPresent: boolean | null;
   /** From sending the 1-token request to its first content event; null when not measured. */
   ttftMs: number | null;
-  status: 'healthy' | 'unhealthy';
-  /** Why the tier is unhealthy; never contains the provider's API key. */
+  /** `loading`: the server answered 503 while loading its model; not ready, not broken. */
+  status: 'healthy' | 'unhealthy' | 'loading';
+  /** Why the tier is unhealthy or loading; never contains the provider's API key. */
   error?: string;
+  /** Worth knowing though healthy: the server answered for a model it does not list (it serves any name). */
+  note?: string;
   durationMs: number;
 }
 
@@ -40,9 +43,11 @@ export async function checkTier(tier: Tier, opts: CheckTierOptions): Promise<Tie
   const deadline = new Deadline(opts.timeoutMs, opts.signal);
   const http: Http = { signal: deadline.signal, dispatcher: opts.dispatcher };
   const provider = tier.provider;
-  const finish = (fields: Omit<TierCheck, 'status' | 'durationMs' | 'error'>, problems: string[]): TierCheck => {
-    const result: TierCheck = { ...fields, status: problems.length === 0 ? 'healthy' : 'unhealthy', durationMs: Math.round(performance.now() - startedAt) };
+  const finish = (fields: Omit<TierCheck, 'status' | 'durationMs' | 'error'>, problems: string[], loading = false): TierCheck => {
+    const status = loading ? 'loading' : problems.length === 0 ? 'healthy' : 'unhealthy';
+    const result: TierCheck = { ...fields, status, durationMs: Math.round(performance.now() - startedAt) };
     if (problems.length > 0) result.error = redactSecrets(problems.join('; '), provider);
+    if (fields.note !== undefined) result.note = redactSecrets(fields.note, provider);
     return result;
   };
 
@@ -54,6 +59,9 @@ export async function checkTier(tier: Tier, opts: CheckTierOptions): Promise<Tie
       return finish({ reachable: false, modelPresent: null, ttftMs: null }, [describeFailure(error, deadline, provider, 'listing models')]);
     }
 
+    if (listing.kind === 'loading') {
+      return finish({ reachable: true, modelPresent: null, ttftMs: null }, [`still loading (HTTP 503: ${listing.message})`], true);
+    }
     const problems: string[] = [];
     if (listing.kind === 'rejected') problems.push(listing.error);
     const modelPresent = listing.kind === 'listed' ? servesModel(listing.models, tier.model) : null;
@@ -61,18 +69,22 @@ export async function checkTier(tier: Tier, opts: CheckTierOptions): Promise<Tie
 
     let ttftMs: number | null = null;
     let ttftProblem: string | null = null;
-    // A refused key would refuse the chat request the same way: one message is enough.
-    if (opts.ttft && !(listing.kind === 'rejected' && listing.auth)) {
+    let loading = false;
+    // A model missing from the list is decided by a 1-token request: llama.cpp lists one name
+    // (its alias) and serves any. A refused key would refuse that request too: one message is enough.
+    if ((opts.ttft || missing) && !(listing.kind === 'rejected' && listing.auth)) {
       try {
         ttftMs = Math.round(await timeFirstToken(tier, http));
       } catch (error) {
+        loading = error instanceof StillLoading;
         ttftProblem = describeFailure(error, deadline, provider, 'waiting for the first token');
       }
     }
-    // Some servers (llama.cpp) answer for any model name: say so rather than only "missing".
-    if (missing) problems.push(ttftMs === null ? missing : `${missing}, yet it answered a request for it (does it ignore model names?)`);
+    let note: string | undefined;
+    if (missing && ttftMs !== null) note = `${missing}, yet it answered a request for it: the server serves any model name`;
+    else if (missing) problems.push(missing);
     if (ttftProblem) problems.push(ttftProblem);
-    return finish({ reachable: true, modelPresent, ttftMs }, problems);
+    return finish({ reachable: true, modelPresent, ttftMs, ...(note ? { note } : {}) }, problems, loading);
   } finally {
     deadline.dispose();
   }

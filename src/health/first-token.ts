@@ -1,50 +1,64 @@
 import { performance } from 'node:perf_hooks';
-import { request } from 'undici';
+import { getGlobalDispatcher, request } from 'undici';
 import type { Tier } from '../config/schema.js';
 import { errorText } from '../util/error-text.js';
-import { adapterFor } from '../providers/index.js';
-import { EVENT_CONTENT, EVENT_ERROR, type EventFacts } from '../providers/types.js';
-import { SseParser } from '../sse/parser.js';
+import { classifyStatus } from '../protocols/classify-status.js';
+import { textRequest } from '../protocols/ping.js';
+import { nativeWire } from '../protocols/registry.js';
+import { EVENT_CONTENT, EVENT_ERROR, isUnsupported, newFacts, type UpstreamRequest, type WireCodec } from '../protocols/types.js';
+import { sendRetryingStale } from '../util/stale-socket-pool.js';
 import { CheckFailure } from './check-failure.js';
 import type { Http } from './deadline.js';
+import { isLoadingAnswer } from './model-list.js';
 
 // Step 2 of a tier check: time to first token.
 
-const PING = { messages: [{ role: 'user', content: 'ping' }], max_tokens: 1, stream: true };
-// OpenAI's reasoning models refuse max_tokens and ask for this one instead.
-const PING_REASONING = { messages: PING.messages, max_completion_tokens: 1, stream: true };
+const PING = textRequest('ping', 1);
 
 type Outcome = { firstTokenAt: number } | { error: string };
 
-/** Milliseconds from sending a 1-token streaming request to its first content event. */
-export function timeFirstToken(tier: Tier, http: Http): Promise<number> {
-  return streamFirstToken(tier, PING, http);
+/** The server answered 503 while loading its model: not ready yet. */
+export class StillLoading extends CheckFailure {
+  constructor(readonly serverMessage: string) {
+    super(`still loading (HTTP 503: ${serverMessage})`);
+  }
 }
 
-async function streamFirstToken(tier: Tier, body: Record<string, unknown>, http: Http): Promise<number> {
-  const adapter = adapterFor(tier.provider.type);
-  const upstream = adapter.buildChatRequest(tier.provider, tier, body, true);
+/** Milliseconds from sending a 1-token streaming request to its first content event. */
+export async function timeFirstToken(tier: Tier, http: Http): Promise<number> {
+  // The tier's own protocol, as the proxy would send it (a remote OpenAI gets max_completion_tokens).
+  const wire = nativeWire(tier.provider);
+  const upstream = wire.encodeRequest(tier.provider, tier, PING, true, {});
+  if (isUnsupported(upstream)) throw new CheckFailure(upstream.unsupported);
+  return streamFirstToken(tier, wire, upstream, http, true);
+}
+
+async function streamFirstToken(tier: Tier, wire: WireCodec, upstream: UpstreamRequest, http: Http, firstTry: boolean): Promise<number> {
   const url = new URL(upstream.path, new URL(tier.provider.base_url).origin);
-  const sentAt = performance.now();
-  const response = await request(url, {
-    method: 'POST', headers: upstream.headers, body: upstream.body, signal: http.signal, dispatcher: http.dispatcher,
+  let sentAt = performance.now();
+  // A pooled socket the server had closed is retried once on a new one, and timed from there.
+  const response = await sendRetryingStale(http.dispatcher ?? getGlobalDispatcher(), url.origin, (dispatcher) => {
+    sentAt = performance.now();
+    return request(url, { method: 'POST', headers: upstream.headers, body: upstream.body, signal: http.signal, dispatcher });
   });
   if (response.statusCode < 200 || response.statusCode >= 300) {
     const text = await response.body.text();
-    if (response.statusCode === 400 && 'max_tokens' in body && /max_completion_tokens/.test(text)) {
-      return streamFirstToken(tier, PING_REASONING, http);
+    // OpenAI's reasoning models refuse max_tokens (a local OpenAI-compatible gateway passes that on): ask their way.
+    if (firstTry && response.statusCode === 400 && /max_completion_tokens/.test(text) && upstream.body.includes('"max_tokens"')) {
+      return streamFirstToken(tier, wire, { ...upstream, body: upstream.body.replace('"max_tokens"', '"max_completion_tokens"') }, http, false);
     }
-    const verdict = adapter.classifyStatus(response.statusCode, text, response.headers);
+    const verdict = classifyStatus(response.statusCode, text);
+    if (isLoadingAnswer(response.statusCode, verdict.message)) throw new StillLoading(verdict.message);
     throw new CheckFailure(`the 1-token request answered HTTP ${response.statusCode}: ${verdict.message}`);
   }
 
-  const parser = new SseParser();
-  const facts: EventFacts = { flags: 0, usage: undefined };
+  const parser = wire.framer();
+  const facts = newFacts();
   // Widened on purpose: only the callback assigns it, which TypeScript's narrowing cannot see.
   let outcome = null as Outcome | null;
   const onEvent = (_raw: Buffer, data: string | null): void => {
     if (outcome !== null || data === null) return;
-    adapter.inspectEvent(data, facts);
+    wire.inspect(data, facts);
     if (facts.flags & EVENT_ERROR) outcome = { error: errorText(data) ?? 'an empty error event' };
     else if (facts.flags & EVENT_CONTENT) outcome = { firstTokenAt: performance.now() };
   };

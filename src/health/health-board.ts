@@ -1,7 +1,7 @@
 import type { Config, Tier } from '../config/schema.js';
 import { allTiers } from '../config/all-tiers.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
-import { type AttemptFinished, type HealthChecked, isHealthNeutral, type TelemetryEvent } from '../telemetry/events.js';
+import { type AttemptFinished, type HealthChecked, isHealthNeutral, provesTierAlive, type TelemetryEvent } from '../telemetry/events.js';
 import { Circuit } from './circuit.js';
 import { type TierState, tierKey } from './health-view.js';
 import { RollingWindow, type WindowStats } from './rolling-window.js';
@@ -106,11 +106,14 @@ export class HealthBoard {
 
   private readonly onEvent = (event: TelemetryEvent): void => {
     if (event.type === 'attempt_end') this.onAttempt(event);
-    else if (event.type === 'health_check' && event.kind !== 'probe') this.onCheck(event);
+    else if (event.type === 'health_check') this.onCheck(event);
   };
 
   private onAttempt(event: AttemptFinished): void {
-    if (isHealthNeutral(event)) return;
+    if (isHealthNeutral(event)) {
+      if (provesTierAlive(event)) this.provedAlive(event);
+      return;
+    }
     const now = this.now();
     const ok = event.record.outcome === 'ok';
     const ttft = ok && event.stream ? event.record.ms : null;
@@ -122,19 +125,32 @@ export class HealthBoard {
       return;
     }
     const health = this.tiers.get(tierKey(event.route, event.tier));
-    if (health) this.record(health, now, ok, ttft, error, event.record.outcome);
+    if (health) this.record(health, now, ok, ttft, error, ok ? 'a request succeeded' : event.record.outcome);
+  }
+
+  /**
+   * A tier whose circuit is open answered (its half-open trial got an answer the payload is to
+   * blame for): it is alive, so the circuit closes rather than the trial being spent on it.
+   */
+  private provedAlive(event: AttemptFinished): void {
+    const health = this.tiers.get(tierKey(event.route, event.tier));
+    if (!health || !health.circuit.isOpen) return;
+    if (health.circuit.recordSuccess()) this.update(health, `it answered the half-open trial (${event.record.outcome}${event.record.status ? ` ${event.record.status}` : ''})`);
   }
 
   private onCheck(event: HealthChecked): void {
     const health = this.tiers.get(tierKey(event.route, event.tier));
-    if (!health) return;
+    // A server still loading its model is neither: requests fail over meanwhile on their own.
+    if (!health || event.loading) return;
     const now = this.now();
     if (event.ok) {
       // Only a check that got a token out of the chat endpoint proves what requests need (and
       // loaded the model); a passing model list says nothing about a chat endpoint that fails.
       if (event.ttftMs === null) return;
       health.lastSuccessAt = now;
-      if (health.circuit.recordSuccess()) this.update(health, `${event.kind} succeeded`);
+      // Closes an open circuit, and ends a "failing" degraded state a failed check had started.
+      health.circuit.recordSuccess();
+      this.update(health, `${event.kind} succeeded`);
       return;
     }
     // A failed check opens the circuit as a failed request would, without polluting request stats.
@@ -154,17 +170,18 @@ export class HealthBoard {
       health.lastError = error;
       health.circuit.recordFailure(now);
     }
-    this.update(health, ok ? 'ok' : reason);
+    this.update(health, reason);
   }
 
-  private update(health: TierHealth, reason: string): void {
+  /** `trigger`: what just happened; the `tier_state` reason says what it did to the state. */
+  private update(health: TierHealth, trigger: string): void {
     const next = this.assess(health);
     if (next === health.state) return;
     const from = health.state;
     health.state = next;
     const { route, name } = health.tier;
     this.bus.emit({
-      type: 'tier_state', route, tier: name, from, to: next, reason,
+      type: 'tier_state', route, tier: name, from, to: next, reason: this.explain(health, next, trigger),
       ...(next === 'down' ? { retryAt: health.circuit.retryAt } : {}),
     });
   }
@@ -175,16 +192,36 @@ export class HealthBoard {
     const now = this.now();
     if (now - health.windowVerdictAt >= WINDOW_VERDICT_MS) {
       health.windowVerdictAt = now;
-      health.windowVerdict = this.windowVerdict(health, now);
+      health.windowVerdict = this.windowVerdict(health, now).state;
     }
     return health.windowVerdict;
   }
 
-  /** Degraded by the last minute: a high error rate, or a slow TTFT median. */
-  private windowVerdict(health: TierHealth, now: number): TierState {
-    const stats = health.window.stats(now);
-    if (stats.requests >= DEGRADED_MIN_REQUESTS && stats.errorRate >= DEGRADED_ERROR_RATE) return 'degraded';
-    if (stats.ttft && stats.ttft.samples >= DEGRADED_MIN_TTFTS && stats.ttft.p50 > health.tier.circuit.slow_ttft_ms) return 'degraded';
-    return 'healthy';
+  /** The reason a move to `state` is shown with: the numbers that did it, not just the last outcome. */
+  private explain(health: TierHealth, state: TierState, trigger: string): string {
+    const inARow = health.circuit.failuresInARow;
+    if (state === 'down') return `circuit open after ${inARow} failure${inARow === 1 ? '' : 's'} in a row (last: ${trigger})`;
+    if (inARow > 0) return `failing: ${trigger} (${inARow} in a row)`;
+    if (state === 'degraded') return this.windowVerdict(health, this.now()).why;
+    return trigger;
   }
+
+  /** Degraded by the last minute: a high error rate, or a slow TTFT median. */
+  private windowVerdict(health: TierHealth, now: number): { state: TierState; why: string } {
+    const stats = health.window.stats(now);
+    const windowS = Math.round(HEALTH_WINDOW_MS / 1000);
+    if (stats.requests >= DEGRADED_MIN_REQUESTS && stats.errorRate >= DEGRADED_ERROR_RATE) {
+      return { state: 'degraded', why: `errors: ${Math.round(stats.errorRate * 100)}% of ${stats.requests} in ${windowS} s` };
+    }
+    const slow = health.tier.circuit.slow_ttft_ms;
+    if (stats.ttft && stats.ttft.samples >= DEGRADED_MIN_TTFTS && stats.ttft.p50 > slow) {
+      return { state: 'degraded', why: `slow: ttft p50 ${seconds(stats.ttft.p50)} > ${seconds(slow)}` };
+    }
+    return { state: 'healthy', why: 'the last minute is fine' };
+  }
+}
+
+/** `2.1 s`; `850 ms` below a second. */
+function seconds(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
 }

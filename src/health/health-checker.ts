@@ -1,9 +1,12 @@
+import type { Agent } from 'undici';
 import type { Config, Tier } from '../config/schema.js';
 import { allTiers } from '../config/all-tiers.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
-import { checkTier } from './check-tier.js';
+import type { HealthChecked } from '../telemetry/events.js';
+import { createStaleAwareAgent } from '../util/stale-socket-pool.js';
+import { checkTier, type TierCheck } from './check-tier.js';
 
-type CheckKind = 'check' | 'warmup';
+type CheckKind = HealthChecked['kind'];
 
 interface Schedule {
   tier: Tier;
@@ -12,16 +15,26 @@ interface Schedule {
   timer: NodeJS.Timeout | null;
 }
 
+/** A warm-up that finds the server loading asks again this often… */
+const LOADING_POLL_MS = 1_000;
+/** …says how long it has waited at most this often… */
+const LOADING_REPORT_MS = 5_000;
+/** …and leaves it to the next scheduled warm-up after this long. */
+const LOADING_GIVE_UP_MS = 10 * 60_000;
+
 /**
  * Active health checks (`health.interval_ms` on a provider) and warm-ups of local tiers (a
  * 1-token request at start and every `keepalive_ms`, so a model stays loaded). Results leave
- * as `health_check` events; the health board turns them into state.
+ * as `health_check` events; the health board turns them into state. A server still loading
+ * its model (503) is neither healthy nor failed: a warm-up waits for it and says so.
  */
 export class HealthChecker {
   private schedules: Schedule[] = [];
   private running = false;
   private readonly inFlight = new Set<string>();
   private readonly aborts = new Set<AbortController>();
+  /** Its own connections, stale-aware: a socket the server closed after a stream is not a failed check. */
+  private agent: Agent | null = null;
 
   constructor(private readonly bus: TelemetryBus, private config: Config) {}
 
@@ -35,6 +48,8 @@ export class HealthChecker {
     for (const schedule of this.schedules) if (schedule.timer) clearInterval(schedule.timer);
     this.schedules = [];
     for (const abort of this.aborts) abort.abort();
+    void this.agent?.destroy().catch(() => undefined);
+    this.agent = null;
   }
 
   configure(config: Config): void {
@@ -49,10 +64,10 @@ export class HealthChecker {
     }
   }
 
-  /** Checks every tier now, with a TTFT request; resolves when all have reported. */
+  /** Probes every tier now (the UI's `p`), with a TTFT request; resolves when all have reported. */
   async runAll(): Promise<void> {
     const tiers = allTiers(this.config);
-    await Promise.all(tiers.map((tier) => this.run(tier, 'check', true)));
+    await Promise.all(tiers.map((tier) => this.run(tier, 'probe', true)));
   }
 
   private schedule(tier: Tier, kind: CheckKind, everyMs: number): void {
@@ -70,18 +85,59 @@ export class HealthChecker {
     const abort = new AbortController();
     this.aborts.add(abort);
     try {
-      // A warm-up may have to wait for the model to load: it gets the cold budget.
-      const timeoutMs = kind === 'warmup' ? tier.timeouts.cold_ttft_ms + tier.timeouts.connect_ms : tier.provider.health.timeout_ms + (ttft ? tier.timeouts.ttft_ms : 0);
-      const result = await checkTier(tier, { timeoutMs, ttft, signal: abort.signal });
-      if (abort.signal.aborted) return;
-      this.bus.emit({
-        type: 'health_check', route: tier.route, tier: tier.name, kind,
-        ok: result.status === 'healthy', reachable: result.reachable, modelPresent: result.modelPresent, ttftMs: result.ttftMs,
-        ...(result.error ? { error: result.error } : {}),
-      });
+      // A warm-up may have to wait for the model to load: it gets the cold budget. A check gets
+      // room for a 1-token request: a TTFT check makes one, and so does a model missing from the list.
+      const timeoutMs = kind === 'warmup' ? tier.timeouts.cold_ttft_ms + tier.timeouts.connect_ms : tier.provider.health.timeout_ms + tier.timeouts.ttft_ms;
+      let loadingSince: number | null = null;
+      let reportedAt = 0;
+      for (;;) {
+        const result = await checkTier(tier, { timeoutMs, ttft, signal: abort.signal, dispatcher: this.dispatcher() });
+        if (abort.signal.aborted) return;
+        const now = Date.now();
+        const waitedMs = loadingSince === null ? undefined : now - loadingSince;
+        if (result.status !== 'loading' || kind !== 'warmup') return this.emit(tier, kind, result, waitedMs);
+        if (loadingSince === null || now - reportedAt >= LOADING_REPORT_MS) {
+          this.emit(tier, kind, result, waitedMs ?? 0);
+          reportedAt = now;
+        }
+        loadingSince ??= now;
+        if (now - loadingSince >= LOADING_GIVE_UP_MS || !(await pause(LOADING_POLL_MS, abort.signal))) return;
+      }
     } finally {
       this.aborts.delete(abort);
       this.inFlight.delete(id);
     }
   }
+
+  private emit(tier: Tier, kind: CheckKind, result: TierCheck, waitedMs: number | undefined): void {
+    this.bus.emit({
+      type: 'health_check', route: tier.route, tier: tier.name, kind,
+      ok: result.status === 'healthy', reachable: result.reachable, modelPresent: result.modelPresent, ttftMs: result.ttftMs,
+      ...(result.error ? { error: result.error } : {}),
+      ...(result.status === 'loading' ? { loading: true } : {}),
+      ...(waitedMs !== undefined ? { waitedMs } : {}),
+      ...(result.note ? { note: result.note } : {}),
+    });
+  }
+
+  private dispatcher(): Agent {
+    this.agent ??= createStaleAwareAgent();
+    return this.agent;
+  }
+}
+
+/** Resolves true after `ms`, false at once if `signal` aborts first. */
+function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }

@@ -1,7 +1,9 @@
-import { request } from 'undici';
+import { getGlobalDispatcher, request } from 'undici';
 import type { Provider } from '../config/schema.js';
 import { isRecord } from '../util/is-record.js';
-import { adapterFor } from '../providers/index.js';
+import { sendRetryingStale } from '../util/stale-socket-pool.js';
+import { classifyStatus } from '../protocols/classify-status.js';
+import { checkHeaders, modelListUrl } from './provider-http.js';
 import type { Http } from './deadline.js';
 
 // Step 1 of a tier check: is the provider reachable, and does it list the tier's model?
@@ -11,28 +13,33 @@ export type ModelListing =
   /** The server answered but offers no model list (some lack /models): presence unknown, not a failure. */
   | { kind: 'unlisted' }
   /** The server answered with an error that makes the tier unusable (a refused key, a 5xx). */
-  | { kind: 'rejected'; auth: boolean; error: string };
+  | { kind: 'rejected'; auth: boolean; error: string }
+  /** 503 while it loads its model (llama.cpp answers so on every endpoint): not ready yet, not broken. */
+  | { kind: 'loading'; message: string };
 
 const OLLAMA_PORT = '11434';
 
 /**
- * OpenAI's `GET {base_url}/models`, or Ollama's `GET /api/tags`: first for Ollama's usual port,
- * otherwise as the fallback when /models gives no list. Network failures throw (unreachable).
+ * OpenAI's `GET {base_url}/models` (Anthropic's `/v1/models`), or Ollama's `GET /api/tags`:
+ * first for an ollama-type provider or Ollama's usual port, otherwise as the fallback when
+ * /models gives no list. Network failures throw (unreachable).
  */
 export async function listModels(provider: Provider, http: Http): Promise<ModelListing> {
   const base = new URL(provider.base_url);
-  const ollamaFirst = base.port === OLLAMA_PORT;
+  const ollamaFirst = provider.type === 'ollama' || base.port === OLLAMA_PORT;
   if (ollamaFirst) {
     const tags = await ollamaTags(provider, base, http);
     if (tags) return { kind: 'listed', models: tags };
   }
 
-  const answer = await getJson(modelsUrl(base), provider, http);
+  const answer = await getJson(modelListUrl(provider), provider, http);
   if (answer.status >= 200 && answer.status < 300) {
     const ids = openaiModelIds(answer.json);
     if (ids) return { kind: 'listed', models: ids };
   } else if (answer.status === 401 || answer.status === 403) {
     return { kind: 'rejected', auth: true, error: keyProblem(provider, answer) };
+  } else if (isLoadingAnswer(answer.status, answer.message)) {
+    return { kind: 'loading', message: answer.message };
   }
 
   if (!ollamaFirst) {
@@ -42,6 +49,11 @@ export async function listModels(provider: Provider, http: Http): Promise<ModelL
   // 404/405/501: the server has no model list (llama.cpp builds, some gateways); 2xx: a shape we cannot read.
   if (answer.status < 300 || answer.status === 404 || answer.status === 405 || answer.status === 501) return { kind: 'unlisted' };
   return { kind: 'rejected', auth: false, error: `the model list answered HTTP ${answer.status}: ${answer.message}` };
+}
+
+/** A 503 that says the server is loading (llama.cpp: `Loading model`), not one that says it is overloaded. */
+export function isLoadingAnswer(status: number, message: string): boolean {
+  return status === 503 && /\bloading\b|\bnot (yet )?loaded\b/i.test(message);
 }
 
 /** Exact, except that Ollama's implicit tag counts: `llama3` is `llama3:latest`. */
@@ -71,18 +83,19 @@ function openaiModelIds(json: unknown): string[] | null {
   return json.data.flatMap((model: unknown) => (isRecord(model) && typeof model.id === 'string' ? [model.id] : []));
 }
 
-function modelsUrl(base: URL): URL {
+/**
+ * A path beside the OpenAI API root: Ollama's native API, llama.cpp's and vLLM's `/health` sit
+ * next to `/v1` (also behind a reverse proxy that adds a path prefix).
+ */
+export function besideApiRoot(base: URL, path: string): URL {
   const url = new URL(base);
-  url.pathname = `${base.pathname.replace(/\/+$/, '')}/models`;
+  url.pathname = `${base.pathname.replace(/\/+$/, '').replace(/\/v1$/, '')}${path}`;
+  url.search = '';
   return url;
 }
 
-// Ollama's native API sits beside its /v1 (also behind a reverse proxy that adds a path prefix).
 function ollamaTagsUrl(base: URL): URL {
-  const url = new URL(base);
-  url.pathname = `${base.pathname.replace(/\/+$/, '').replace(/\/v1$/, '')}/api/tags`;
-  url.search = '';
-  return url;
+  return besideApiRoot(base, '/api/tags');
 }
 
 interface JsonAnswer {
@@ -93,9 +106,10 @@ interface JsonAnswer {
 }
 
 async function getJson(url: URL, provider: Provider, http: Http): Promise<JsonAnswer> {
-  const headers: Record<string, string> = { accept: 'application/json', ...provider.headers };
-  if (provider.api_key) headers.authorization = `Bearer ${provider.api_key}`;
-  const response = await request(url, { method: 'GET', headers, signal: http.signal, dispatcher: http.dispatcher });
+  const headers = checkHeaders(provider);
+  // A pooled socket the server had closed is retried once on a new one: not a failed check.
+  const response = await sendRetryingStale(http.dispatcher ?? getGlobalDispatcher(), url.origin, (dispatcher) =>
+    request(url, { method: 'GET', headers, signal: http.signal, dispatcher }));
   const text = await response.body.text();
   let json: unknown = undefined;
   try {
@@ -103,6 +117,6 @@ async function getJson(url: URL, provider: Provider, http: Http): Promise<JsonAn
   } catch {
     // not JSON: json stays undefined, the caller treats it as "no list"
   }
-  const message = adapterFor(provider.type).classifyStatus(response.statusCode, text, response.headers).message;
+  const message = classifyStatus(response.statusCode, text).message;
   return { status: response.statusCode, json, message };
 }

@@ -1,14 +1,13 @@
 import { createInterface } from 'node:readline';
 import type { Config, Provider } from '../config/schema.js';
 import type { ProviderOutput } from '../telemetry/events.js';
+import { checkReadiness, describeReadiness, type Readiness } from '../health/readiness.js';
 import { spawnGroup, type ExitStatus, type GroupProcess } from './process-group.js';
-import { isReachable } from './reachable.js';
-
-export { isReachable } from './reachable.js';
 
 /**
  * Local tiers that start themselves: a provider with `start:` that does not answer gets its
- * command run, and llm-route waits until it answers before it sends it requests.
+ * command run, and llm-route waits until it can serve (see readiness.ts: a server that answers
+ * 503 while it loads its model is not ready yet) before it sends it requests.
  */
 
 export type OutputStream = ProviderOutput['stream'];
@@ -21,8 +20,8 @@ export interface StartedProvider {
 }
 
 export interface EnsureStartedOptions {
-  /** Whether the provider answers now (see isReachable). */
-  isUp: () => Promise<boolean>;
+  /** Whether the provider can serve now (see checkReadiness). */
+  readiness: () => Promise<Readiness>;
   /** The command's output line by line, and llm-route's own `status` lines about it. */
   onOutput: (stream: OutputStream, line: string) => void;
   /** Aborting stops a command that is still starting; the call then rejects with the signal's reason. */
@@ -41,6 +40,8 @@ export class ProviderStartError extends Error {
 }
 
 const POLL_MS = 250;
+/** While a server says it is loading, a status line at most this often shows the wait. */
+const LOADING_REPORT_MS = 5_000;
 const TAIL_LINES = 10;
 const TAIL_LINE_CHARS = 300;
 
@@ -52,8 +53,11 @@ export async function ensureProviderStarted(provider: Provider, opts: EnsureStar
   const start = provider.start;
   if (!start) return null;
   opts.signal?.throwIfAborted();
-  if (await opts.isUp()) {
-    opts.onOutput('status', `already answering at ${provider.base_url}; not running \`${start.command}\``);
+  const now = await opts.readiness();
+  if (now.state !== 'down') {
+    // Something serves that address already (maybe still loading its model): not ours to start.
+    const how = now.state === 'ready' ? 'already answering' : `already answering (${describeReadiness(now)})`;
+    opts.onOutput('status', `${how} at ${provider.base_url}; not running \`${start.command}\``);
     return null;
   }
   opts.signal?.throwIfAborted();
@@ -62,13 +66,15 @@ export async function ensureProviderStarted(provider: Provider, opts: EnsureStar
   const startedAt = Date.now();
   const child = spawnGroup(start.command);
   const tail = relayOutput(child, opts.onOutput);
+  let loadingMs: number;
   try {
-    await waitUntilReady(provider.name, start, child, tail, opts);
+    loadingMs = await waitUntilReady(provider.name, start, child, tail, opts);
   } catch (err) {
     await child.stop();
     throw err;
   }
-  opts.onOutput('status', `ready after ${Date.now() - startedAt} ms (pid ${child.pid})`);
+  const loading = loadingMs > 0 ? `; it was loading for ${loadingMs} ms of that` : '';
+  opts.onOutput('status', `ready after ${Date.now() - startedAt} ms (pid ${child.pid}${loading})`);
 
   // A launcher that exited 0 before the provider answered (`docker start …`) was expected to go.
   const exitedWhileStarting = child.exitStatus() !== undefined;
@@ -87,14 +93,17 @@ export async function ensureProviderStarted(provider: Provider, opts: EnsureStar
   };
 }
 
+/** Resolves once the provider can serve, with how long it answered "loading" before that. */
 async function waitUntilReady(
   name: string,
   start: NonNullable<Provider['start']>,
   child: GroupProcess,
   tail: OutputTail,
   opts: EnsureStartedOptions,
-): Promise<void> {
+): Promise<number> {
   const deadline = Date.now() + start.ready_timeout_ms;
+  const loading = new LoadingReport(opts.onOutput);
+  let last: Readiness | undefined;
   // The pause between polls ends early when the command exits or the caller aborts.
   let wake: (() => void) | undefined;
   const wakeUp = (): void => wake?.();
@@ -104,7 +113,9 @@ async function waitUntilReady(
   try {
     for (;;) {
       opts.signal?.throwIfAborted();
-      if (await opts.isUp()) return;
+      last = await opts.readiness();
+      if (last.state === 'ready') return loading.totalMs();
+      loading.saw(last);
       opts.signal?.throwIfAborted();
 
       const status = child.exitStatus();
@@ -120,9 +131,10 @@ async function waitUntilReady(
       const left = deadline - Date.now();
       if (left <= 0) {
         const launcherNote = status ? ` (the command itself exited with code 0)` : '';
+        const lastWord = last && last.state !== 'down' ? `; last it was ${describeReadiness(last)}` : '';
         throw new ProviderStartError(
           name,
-          `provider "${name}" did not become ready within ${start.ready_timeout_ms} ms after \`${start.command}\`${launcherNote}${tail.describe()}`,
+          `provider "${name}" did not become ready within ${start.ready_timeout_ms} ms after \`${start.command}\`${launcherNote}${lastWord}${tail.describe()}`,
         );
       }
       await new Promise<void>((resolve) => {
@@ -136,6 +148,39 @@ async function waitUntilReady(
     }
   } finally {
     opts.signal?.removeEventListener('abort', wakeUp);
+  }
+}
+
+/**
+ * Status lines while a server says it is loading: one when it starts, then one every few
+ * seconds with the wait so far, so the log and the UI show why nothing serves yet.
+ */
+class LoadingReport {
+  private since: number | null = null;
+  private reportedAt = 0;
+  private endedMs = 0;
+
+  constructor(private readonly onOutput: EnsureStartedOptions['onOutput']) {}
+
+  saw(readiness: Readiness): void {
+    const now = Date.now();
+    if (readiness.state !== 'loading') {
+      if (this.since !== null) this.endedMs += now - this.since;
+      this.since = null;
+      return;
+    }
+    if (this.since === null) {
+      this.since = now;
+      this.reportedAt = now;
+      this.onOutput('status', `answering, ${describeReadiness(readiness)}; waiting`);
+    } else if (now - this.reportedAt >= LOADING_REPORT_MS) {
+      this.reportedAt = now;
+      this.onOutput('status', `${describeReadiness(readiness)}: waited ${((now - this.since) / 1000).toFixed(1)} s so far`);
+    }
+  }
+
+  totalMs(): number {
+    return this.endedMs + (this.since === null ? 0 : Date.now() - this.since);
   }
 }
 
@@ -180,8 +225,8 @@ export interface StartProvidersOptions {
   /** Output and status lines of every started provider, as telemetry events. */
   onOutput: (event: ProviderOutput) => void;
   signal?: AbortSignal;
-  /** Default: isReachable (a GET of `{base_url}/models`, any status within 1 s). */
-  isUp?: (provider: Provider) => Promise<boolean>;
+  /** Default: checkReadiness (llama.cpp/vLLM /health, Ollama /api/version, else the model list; 503 is loading). */
+  readiness?: (provider: Provider) => Promise<Readiness>;
 }
 
 export interface StartedProviders {
@@ -198,13 +243,13 @@ export interface StartedProviders {
 
 /** ensureProviderStarted for every provider with `start:`, all at once. Rejects only when `signal` aborts. */
 export async function startProviders(config: Pick<Config, 'providers'>, opts: StartProvidersOptions): Promise<StartedProviders> {
-  const isUp = opts.isUp ?? ((provider: Provider) => isReachable(provider));
+  const readiness = opts.readiness ?? ((provider: Provider) => checkReadiness(provider));
   const providers = [...config.providers.values()].filter((provider) => provider.start);
   const results = await Promise.allSettled(
     providers.map((provider) => {
       const onOutput = (stream: OutputStream, line: string): void =>
         opts.onOutput({ type: 'provider_output', provider: provider.name, stream, line });
-      return ensureProviderStarted(provider, { isUp: () => isUp(provider), onOutput, signal: opts.signal }).catch((err: unknown) => {
+      return ensureProviderStarted(provider, { readiness: () => readiness(provider), onOutput, signal: opts.signal }).catch((err: unknown) => {
         const error = err instanceof Error ? err : new Error(String(err));
         if (!opts.signal?.aborted) onOutput('status', `could not start: ${error.message}`);
         throw error;

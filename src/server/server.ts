@@ -33,7 +33,7 @@ export interface ProxyOptions {
   random?: () => number;
   /** Re-read the tier file when it changes (serve). */
   watch?: boolean;
-  /** Run active health checks and warm-ups (serve); off for embedded and test servers. */
+  /** Run active health checks and warm-ups once listening; off for embedded and test servers (serve starts them itself, after `start:`). */
   activeChecks?: boolean;
   /** Time for circuits, cold starts, weight TTLs and rollbacks (tests pass one they move on). */
   clock?: Clock;
@@ -48,6 +48,8 @@ export class ProxyServer {
   private readonly rollbacks: RollbackWatcher;
   private readonly checker: HealthChecker;
   private watcher: ConfigWatcher | null = null;
+  private readonly checksOnListen: boolean;
+  private checksStarted = false;
 
   constructor(options: ProxyOptions) {
     const { config } = options;
@@ -86,7 +88,8 @@ export class ProxyServer {
     void preloadSaverTokenizers(config).catch(() => undefined);
     this.rollbacks = new RollbackWatcher(telemetry, weights, config, now);
     if (options.watch) this.watcher = new ConfigWatcher(config.file, () => this.reload());
-    if (options.activeChecks) this.checker.start();
+    // Not before the port is ours: a server that cannot listen must send no upstream traffic.
+    this.checksOnListen = options.activeChecks === true;
     this.server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => {
       void handleRequest(req, res, this.app);
     });
@@ -101,11 +104,19 @@ export class ProxyServer {
       this.server.once('error', reject);
       this.server.listen(this.port, this.host, () => {
         this.server.off('error', reject);
+        if (this.checksOnListen) this.startActiveChecks();
         const { port } = this.server.address() as AddressInfo;
         const host = this.host.includes(':') ? `[${this.host}]` : this.host;
         resolve({ url: `http://${host}:${port}`, port });
       });
     });
+  }
+
+  /** Starts active health checks and warm-ups (idempotent; stopped by close()). */
+  startActiveChecks(): void {
+    if (this.app.draining || this.checksStarted) return;
+    this.checksStarted = true;
+    this.checker.start();
   }
 
   /**

@@ -183,7 +183,7 @@ export interface ConfigReloaded {
   routes?: number;
 }
 
-/** An active health check, warm-up or probe of one tier finished. */
+/** An active health check, warm-up or probe (asked for now: the UI's `p`, the admin API) of one tier finished. */
 export interface HealthChecked {
   type: 'health_check';
   route: string;
@@ -194,6 +194,12 @@ export interface HealthChecked {
   modelPresent: boolean | null;
   ttftMs: number | null;
   error?: string;
+  /** The server answered 503 while loading its model: neither a failure nor a success. */
+  loading?: boolean;
+  /** A warm-up that found the server loading and waited for it: how long, so far or in all. */
+  waitedMs?: number;
+  /** Worth knowing though ok (a server that serves any model name). */
+  note?: string;
 }
 
 /** Output of a local provider started by llm-route (`start:`), line by line. */
@@ -208,7 +214,19 @@ export type TelemetryEvent =
   | RequestStarted | AttemptFinished | FailedOver | StreamCommitted | ChunkDropped | RequestFinished
   | TierStateChanged | WeightChanged | RolledBack | ConfigReloaded | HealthChecked | ProviderOutput;
 
-/** An attempt whose outcome tells nothing about the tier's health: the payload's fault, or the deadline's. */
+/**
+ * Outcomes of a tier that answered properly but cannot serve this payload: input it cannot
+ * take (an image without a vision projector), a prompt longer than its context. Another tier
+ * may serve it; this one is as healthy as before.
+ */
+const PAYLOAD_SPECIFIC_OUTCOMES: ReadonlySet<string> = new Set(['unsupported', 'context_length']);
+
+/** An attempt whose outcome tells nothing about the tier's health: the payload's fault, one it cannot carry, or the deadline's. */
 export function isHealthNeutral(event: AttemptFinished): boolean {
-  return event.blame === 'payload' || (event.blame === null && event.record.outcome !== 'ok');
+  return event.blame === 'payload' || PAYLOAD_SPECIFIC_OUTCOMES.has(event.record.outcome) || (event.blame === null && event.record.outcome !== 'ok');
+}
+
+/** The tier answered: a success, the payload's fault, or a payload it cannot carry. It is alive, whatever the payload. */
+export function provesTierAlive(event: AttemptFinished): boolean {
+  return event.record.outcome === 'ok' || event.blame === 'payload' || PAYLOAD_SPECIFIC_OUTCOMES.has(event.record.outcome);
 }

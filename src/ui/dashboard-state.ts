@@ -1,5 +1,5 @@
 import type { Config, Route, Tier } from '../config/schema.js';
-import type { AttemptFinished, HealthChecked, RequestFinished, TelemetryEvent, WeightChanged } from '../telemetry/events.js';
+import { type AttemptFinished, type HealthChecked, provesTierAlive, type RequestFinished, type TelemetryEvent, type WeightChanged } from '../telemetry/events.js';
 import {
   healthCheckLine, providerOutputLine, reloadLines, rollbackLine, tierStateLine, weightLine, type LogLine,
 } from './state/log-lines.js';
@@ -132,7 +132,8 @@ export class DashboardState {
   private countAttempt(event: AttemptFinished): void {
     const stats = this.tiers.get(event.route, event.tier);
     if (event.record.attempt === 1) stats.requests++;
-    if (event.record.outcome !== 'ok' && event.blame !== 'payload') stats.errors++;
+    // The payload's fault, or a payload the tier cannot carry (context length, unsupported input), is not the tier's error.
+    if (!provesTierAlive(event)) stats.errors++;
   }
 
   private commit(id: string, route: string, tier: string, ttftMs: number, at: number): void {

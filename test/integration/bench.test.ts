@@ -10,6 +10,7 @@ import { ProxyServer } from '../../src/server/server.js';
 import { buildPrivateCli, runCli } from '../helpers/cli.js';
 import { FakeUpstream } from '../helpers/fake-upstream.js';
 import { useHarness } from '../helpers/harness.js';
+import { FakeLlamaServer } from '../helpers/fake-llama-server.js';
 
 /** The real `llm-route bench`, compiled from the current sources, against in-process upstreams. */
 
@@ -145,8 +146,61 @@ describe('llm-route bench', () => {
       stream: true,
       max_tokens: 16,
       stream_options: { include_usage: true },
-      messages: [{ role: 'user', content: 'hi there' }],
     });
+    expect((withUsage.requests[0].body.messages as Array<{ content: string }>)[0].content).toMatch(/^\[[0-9a-f]{8}\] hi there$/);
+  });
+
+  it('sends a unique prompt per request, nonce first; --same-prompt sends it as given', async () => {
+    const upstream = await fake();
+    upstream.always(async (ctx) => {
+      ctx.startStream();
+      ctx.content('x');
+      ctx.finish();
+      ctx.done();
+    });
+    const file = writeConfig({ chat: [{ name: 'local', url: upstream.url }] });
+    const contents = (): string[] => upstream.requests.map((r) => (r.body.messages as Array<{ content: string }>)[0].content);
+
+    const unique = await bench(['-c', file, '-n', '4', '--concurrency', '2', '--prompt', 'tell me a story', '--json']);
+    expect(unique.code, unique.stderr).toBe(0);
+    expect(tiersOf(unique)[0]).toMatchObject({ prompt: 'unique', errors: 0 });
+    const again = await bench(['-c', file, '-n', '1', '--prompt', 'tell me a story', '--json']);
+    expect(again.code).toBe(0);
+    const first = contents();
+    for (const content of first) expect(content).toMatch(/^\[[0-9a-f]{8}\] tell me a story$/);
+    // Every nonce differs: within a run and across runs.
+    expect(new Set(first.map((c) => c.slice(0, 10))).size).toBe(5);
+
+    const same = await bench(['-c', file, '-n', '3', '--prompt', 'tell me a story', '--same-prompt', '--json']);
+    expect(same.code, same.stderr).toBe(0);
+    expect(tiersOf(same)[0]).toMatchObject({ prompt: 'same' });
+    expect(contents().slice(5)).toEqual(['tell me a story', 'tell me a story', 'tell me a story']);
+  });
+
+  it('against a llama-server that closes after every stream: no errors, stale sockets retried, cached tokens reported', async () => {
+    const llama = await FakeLlamaServer.start({ words: ['a', ' b', ' c'] });
+    h.defer(() => llama.close());
+    const file = writeConfig({ chat: [{ name: 'local', url: llama.url, model: 'not-its-name' }] });
+    const prompt = 'Write a short story about a lighthouse keeper who finds a message in a bottle.';
+
+    const unique = await bench(['-c', file, '-n', '20', '--concurrency', '2', '--prompt', prompt, '--json']);
+    expect(unique.code, unique.stderr).toBe(0);
+    const [u] = tiersOf(unique);
+    expect(u).toMatchObject({ requests: 20, errors: 0, error_samples: [], prompt: 'unique', output_tokens: 3 });
+    expect(llama.streams).toBe(20);
+    expect(u.stale_socket_retries).toBe(llama.staleHits);
+    expect(u.stale_socket_retries).toBeGreaterThan(0);
+    expect(u.prompt_tokens).toBeGreaterThan(20);
+    expect(u.cached_tokens as number).toBeLessThan((u.prompt_tokens as number) * 0.4);
+
+    const same = await bench(['-c', file, '-n', '4', '--concurrency', '1', '--prompt', prompt, '--same-prompt', '--json']);
+    const [s] = tiersOf(same);
+    expect(s).toMatchObject({ errors: 0, prompt: 'same' });
+    expect(s.cached_tokens as number).toBeGreaterThan((s.prompt_tokens as number) * 0.7);
+
+    const human = await bench(['-c', file, '-n', '4', '--prompt', prompt]);
+    expect(human.stdout).toMatch(/^ {2}prompt {2}unique per request \(nonce first: no prompt-cache hit\); [\d.]+ tokens per request, [\d.]+ cached$/m);
+    expect(human.stdout).toMatch(/requests? (was|were) sent again on a new connection: the server had closed the pooled keep-alive socket \(not errors\)/);
   });
 
   it('--through benches each route via a running proxy, which picks the tier', async () => {

@@ -102,7 +102,7 @@ describe('active health checks', () => {
     const checksBefore = modelListChecks();
     await waitFor(() => modelListChecks() >= checksBefore + 3, 5_000, 'three more model-list checks');
     expect.soft(p.logs.filter((l) => l.event === 'tier_state' && l.tier === 'primary').map((l) => `${l.from}->${l.to}: ${l.reason}`)).toEqual([
-      'healthy->degraded: server_error', 'degraded->down: server_error',
+      'healthy->degraded: failing: server_error (1 in a row)', 'degraded->down: circuit open after 3 failures in a row (last: server_error)',
     ]);
     expect.soft((await healthzTiers(p)).primary.state, 'state after passing model-list checks').toBe('down');
     for (let i = 0; i < 5; i++) expect((await ask(p)).tier).toBe('cloud');

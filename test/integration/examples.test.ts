@@ -10,7 +10,17 @@ const env = { OPENAI_API_KEY: 'sk-example', ANTHROPIC_API_KEY: 'sk-ant-example' 
 
 describe('examples/', () => {
   it('holds the documented tier files', () => {
-    expect(files).toEqual(expect.arrayContaining(['ollama-then-openai.yaml', 'vllm-then-openai.yaml', 'canary-rollback.yaml', 'demo.yaml', 'claude-code.yaml', 'codex.yaml', 'ollama-native.yaml']));
+    expect(files).toEqual(expect.arrayContaining(['ollama-then-openai.yaml', 'vllm-then-openai.yaml', 'llamacpp-then-openai.yaml', 'canary-rollback.yaml', 'demo.yaml', 'claude-code.yaml', 'codex.yaml', 'ollama-native.yaml']));
+  });
+
+  it('llamacpp-then-openai.yaml: a local llama-server started if needed, then the cloud', () => {
+    const config = loadConfig(join(dir, 'llamacpp-then-openai.yaml'), { ...env, LLAMA_MODEL: '/m/qwen.gguf' });
+    const llama = config.providers.get('llamacpp');
+    expect(llama).toMatchObject({ base_url: 'http://127.0.0.1:8080/v1', local: true, health: { warmup: true, interval_ms: 10000 } });
+    expect(llama?.start?.command).toBe('llama-server -m /m/qwen.gguf --alias local --port 8080 -c 8192 --jinja');
+    const [local, cloud] = config.routes.get('chat')!.tiers;
+    expect(local).toMatchObject({ name: 'local', model: 'local', retry: { attempts: 1 } });
+    expect(cloud).toMatchObject({ name: 'cloud', provider: { name: 'openai' } });
   });
 
   it.each(files)('%s loads and has at least one route with tiers', (file) => {

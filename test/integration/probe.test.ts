@@ -12,6 +12,7 @@ import { parseMockOptions } from '../../src/mock/options.js';
 import { startMock } from '../../src/mock/server.js';
 import { buildPrivateCli, runCli } from '../helpers/cli.js';
 import { chunk, healthyStream } from '../helpers/fake-upstream.js';
+import { FakeLlamaServer } from '../helpers/fake-llama-server.js';
 import { useHarness, waitFor } from '../helpers/harness.js';
 
 const h = useHarness();
@@ -48,8 +49,14 @@ async function fakeOllama(tags: string[]): Promise<string> {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ models: tags.map((name) => ({ name, model: name, size: 1 })) }));
     } else if (req.method === 'POST' && req.url === '/v1/chat/completions') {
-      req.resume();
+      let text = '';
+      req.on('data', (data: Buffer) => (text += data));
       req.on('end', () => {
+        const model = String((JSON.parse(text) as { model?: string }).model);
+        if (!tags.includes(model) && !tags.includes(`${model}:latest`)) {
+          res.writeHead(404, { 'content-type': 'application/json' });
+          return res.end(JSON.stringify({ error: { message: `model "${model}" not found, try pulling it first`, type: 'api_error', param: null, code: null } }));
+        }
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.write(`data: ${JSON.stringify(chunk({ role: 'assistant', content: 'p' }))}\n\n`);
         res.end(`data: ${JSON.stringify(chunk({}, 'length'))}\n\ndata: [DONE]\n\n`);
@@ -115,12 +122,38 @@ describe('checkTier', () => {
     expect(fake.requests).toHaveLength(1);
   });
 
-  it('a model missing from the list: unhealthy, and says what the list has', async () => {
-    const url = await healthyMock('m');
-    const check = await checkTier(tierOf({ name: 'local', url, model: 'other' }), { timeoutMs: 5000, ttft: true });
-    expect(check).toMatchObject({ reachable: true, modelPresent: false, status: 'unhealthy' });
+  it('a model missing from the list, which the server refuses: unhealthy, says what the list has and what the server said', async () => {
+    const fake = await h.fake();
+    // vLLM: only the model it was started with.
+    fake.always((ctx) => (ctx.req.method === 'GET'
+      ? ctx.json(200, { object: 'list', data: [{ id: 'm', object: 'model' }] })
+      : ctx.json(404, { error: { message: `The model \`${String(ctx.body.model)}\` does not exist.`, type: 'NotFoundError', param: null, code: 404 } })));
+    const check = await checkTier(tierOf({ name: 'local', url: fake.url, model: 'other' }), { timeoutMs: 5000, ttft: false });
+    expect(check).toMatchObject({ reachable: true, modelPresent: false, ttftMs: null, status: 'unhealthy' });
     expect(check.error).toContain('"other"');
     expect(check.error).toContain('it has: m');
+    expect(check.error).toContain('HTTP 404: The model `other` does not exist.');
+    expect(check.note).toBeUndefined();
+  });
+
+  it('llama.cpp lists one name (its alias) and serves any: a 1-token request decides, healthy with a note', async () => {
+    const llama = await FakeLlamaServer.start();
+    h.defer(() => llama.close());
+    // Even without a TTFT check: the missing name is what the 1-token request decides.
+    const check = await checkTier(tierOf({ name: 'local', url: llama.url, model: 'qwen2.5-7b-instruct' }), { timeoutMs: 5000, ttft: false });
+    expect(check).toMatchObject({ reachable: true, modelPresent: false, status: 'healthy' });
+    expect(check.error).toBeUndefined();
+    expect(check.ttftMs).toBeTypeOf('number');
+    expect(check.note).toBe('model "qwen2.5-7b-instruct" is not in the provider\'s model list (it has: tiny), yet it answered a request for it: the server serves any model name');
+    expect(llama.requests.find((r) => r.body.max_tokens === 1)?.body).toMatchObject({ model: 'qwen2.5-7b-instruct', max_tokens: 1 });
+  });
+
+  it('a server still loading (llama.cpp 503 Loading model): loading, not unhealthy, no chat request', async () => {
+    const llama = await FakeLlamaServer.start({ loading: true });
+    h.defer(() => llama.close());
+    const check = await checkTier(tierOf({ name: 'local', url: llama.url, model: 'tiny' }), { timeoutMs: 5000, ttft: true });
+    expect(check).toMatchObject({ reachable: true, modelPresent: null, ttftMs: null, status: 'loading', error: 'still loading (HTTP 503: Loading model)' });
+    expect(llama.requests.filter((r) => r.body.max_tokens === 1)).toHaveLength(0);
   });
 
   it('a refused port: unreachable, at once', async () => {
@@ -202,14 +235,18 @@ describe('checkTier', () => {
     expect(fake.requests.some((r) => r.headers['content-type'] === 'application/json')).toBe(false);
   });
 
-  it('a chat request refused with an HTTP error: unhealthy with the upstream message', async () => {
+  it('a chat request refused with an HTTP error: unhealthy with the upstream message; a 503 that says loading: loading', async () => {
     const fake = await h.fake();
+    let message = 'the server is overloaded';
     fake.always((ctx) => (ctx.req.method === 'GET'
       ? ctx.json(200, { data: [{ id: 'm' }] })
-      : ctx.error(503, 'model is loading, try later')));
+      : ctx.error(503, message)));
     const check = await checkTier(tierOf({ name: 'local', url: fake.url, model: 'm' }), { timeoutMs: 5000, ttft: true });
     expect(check).toMatchObject({ reachable: true, modelPresent: true, ttftMs: null, status: 'unhealthy' });
-    expect(check.error).toContain('HTTP 503: model is loading, try later');
+    expect(check.error).toContain('HTTP 503: the server is overloaded');
+    message = 'model is loading, try later';
+    expect(await checkTier(tierOf({ name: 'local', url: fake.url, model: 'm' }), { timeoutMs: 5000, ttft: true }))
+      .toMatchObject({ status: 'loading', error: 'still loading (HTTP 503: model is loading, try later)' });
     const chat = fake.requests.find((r) => r.body.max_tokens === 1);
     expect(chat?.body).toMatchObject({ model: 'm', stream: true, max_tokens: 1 });
   });
@@ -308,7 +345,7 @@ describe('the real CLI: llm-route probe', () => {
     const silent = await silentServer();
     const run = await probe(tierFile([
       { name: 'good', url: mock, model: 'm' },
-      { name: 'missing', url: mock, model: 'nope' },
+      { name: 'missing', url: await fakeOllama(['m']), model: 'nope' },
       { name: 'refused', url: REFUSED_URL, model: 'x' },
       { name: 'silent', url: silent, model: 'x' },
     ]), ['--json', '--timeout', '500']);

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Provider } from '../../src/config/schema.js';
 import { spawnGroup } from '../../src/launch/process-group.js';
-import { ensureProviderStarted, isReachable, startProviders, type OutputStream, type StartedProvider } from '../../src/launch/start-provider.js';
+import { checkReadiness } from '../../src/health/readiness.js';
+import { ensureProviderStarted, startProviders, type OutputStream, type StartedProvider } from '../../src/launch/start-provider.js';
 import { parseMockOptions } from '../../src/mock/options.js';
 import { startMock } from '../../src/mock/server.js';
 import { buildPrivateCli, runCli } from '../helpers/cli.js';
@@ -41,6 +42,28 @@ setTimeout(() => {
 }, delayMs);
 `;
 
+/**
+ * llama-server as it starts: the port is open at once, and every endpoint answers 503
+ * Loading model until the model is loaded (after argv[3] ms); then /health is 200.
+ */
+const LOADER = `
+const http = require('node:http');
+const port = Number(process.argv[2]);
+const loadMs = Number(process.argv[3]);
+const startedAt = Date.now();
+console.log('loader pid ' + process.pid);
+http.createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    const send = (status, body) => { res.writeHead(status, { 'content-type': 'application/json' }); res.end(JSON.stringify(body)); };
+    if (Date.now() - startedAt < loadMs) return send(503, { error: { code: 503, message: 'Loading model', type: 'unavailable_error' } });
+    if (req.url === '/health') return send(200, { status: 'ok' });
+    if (req.url === '/v1/models') return send(200, { object: 'list', data: [{ id: 'tiny', object: 'model' }] });
+    send(404, { error: { code: 404, message: 'File Not Found', type: 'not_found_error' } });
+  });
+}).listen(port, '127.0.0.1');
+`;
+
 /** Prints its pid, then never answers anything. */
 const NEVER_READY = `console.log('never-ready pid ' + process.pid); setInterval(() => {}, 1000);`;
 
@@ -51,6 +74,7 @@ let dir: string;
 let fakeServer: string;
 let neverReady: string;
 let stubborn: string;
+let loader: string;
 const node = JSON.stringify(process.execPath);
 
 beforeAll(() => {
@@ -61,6 +85,8 @@ beforeAll(() => {
   writeFileSync(fakeServer, FAKE_SERVER);
   writeFileSync(neverReady, NEVER_READY);
   writeFileSync(stubborn, STUBBORN);
+  loader = join(dir, 'loader.js');
+  writeFileSync(loader, LOADER);
 });
 
 afterAll(() => {
@@ -120,10 +146,10 @@ describe('ensureProviderStarted', () => {
     const fake = provider(`http://127.0.0.1:${port}/v1`, `${node} ${JSON.stringify(fakeServer)} ${port}`);
     const out = recorder();
 
-    const started = (await ensureProviderStarted(fake, { isUp: () => isReachable(fake), onOutput: out.onOutput })) as StartedProvider;
+    const started = (await ensureProviderStarted(fake, { readiness: () => checkReadiness(fake), onOutput: out.onOutput })) as StartedProvider;
 
     expect(started).not.toBeNull();
-    expect(await isReachable(fake)).toBe(true);
+    expect((await checkReadiness(fake)).state).toBe('ready');
     expect(out.lines).toContainEqual({ stream: 'stdout', line: `fake-server pid ${out.pids()[0]} starting on ${port}` });
     expect(out.lines).toContainEqual({ stream: 'stderr', line: 'fake-server: loading the model' });
     expect(out.lines.at(-1)).toMatchObject({ stream: 'status', line: expect.stringMatching(/^ready after \d+ ms/) });
@@ -133,8 +159,56 @@ describe('ensureProviderStarted', () => {
     await started.stop();
     expect(() => process.kill(started.pid, 0)).toThrow();
     expect(isGone(serverPid)).toBe(true);
-    expect(await isReachable(fake)).toBe(false);
+    expect((await checkReadiness(fake)).state).toBe('down');
     await started.stop(); // idempotent
+  });
+
+  it('a server that answers 503 Loading model is not ready until it has loaded; the wait is shown', async () => {
+    const port = await freePort();
+    const LOAD_MS = 1_500;
+    const llama = provider(`http://127.0.0.1:${port}/v1`, `${node} ${JSON.stringify(loader)} ${port} ${LOAD_MS}`);
+    const out = recorder();
+    const seen: string[] = [];
+    const readiness = async () => {
+      const now = await checkReadiness(llama);
+      seen.push(now.state);
+      return now;
+    };
+
+    const started = (await ensureProviderStarted(llama, { readiness, onOutput: out.onOutput })) as StartedProvider;
+    try {
+      expect(seen).toContain('loading');
+      expect(seen.at(-1)).toBe('ready');
+      const status = out.lines.filter((l) => l.stream === 'status').map((l) => l.line);
+      expect(status).toContainEqual('answering, still loading (HTTP 503: Loading model); waiting');
+      const ready = /^ready after (\d+) ms \(pid \d+; it was loading for (\d+) ms of that\)$/.exec(status.at(-1) ?? '');
+      expect(ready, status.join('\n')).not.toBeNull();
+      // The loader counts from its own start, a little after the spawn: never ready before LOAD_MS.
+      expect(Number(ready?.[1])).toBeGreaterThanOrEqual(LOAD_MS);
+      expect(Number(ready?.[2])).toBeGreaterThan(0);
+      expect(await checkReadiness(llama)).toEqual({ state: 'ready', via: 'GET /health 200' });
+    } finally {
+      await started.stop();
+    }
+  });
+
+  it('a server still loading when llm-route starts is not started again', async () => {
+    const port = await freePort();
+    const running = spawnGroup(`${node} ${JSON.stringify(loader)} ${port} 60000`);
+    try {
+      const already = provider(`http://127.0.0.1:${port}/v1`, 'false');
+      let state = (await checkReadiness(already)).state;
+      for (let i = 0; i < 50 && state === 'down'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        state = (await checkReadiness(already)).state;
+      }
+      expect(state).toBe('loading');
+      const out = recorder();
+      expect(await ensureProviderStarted(already, { readiness: () => checkReadiness(already), onOutput: out.onOutput })).toBeNull();
+      expect(out.lines).toEqual([{ stream: 'status', line: expect.stringMatching(/^already answering \(still loading \(HTTP 503: Loading model\)\) at http:\/\/127\.0\.0\.1:\d+\/v1; not running `false`$/) }]);
+    } finally {
+      await running.stop();
+    }
   });
 
   it('does not start a provider that already answers', async () => {
@@ -143,7 +217,7 @@ describe('ensureProviderStarted', () => {
       const marker = join(dir, 'started-anyway');
       const up = provider(mock.url, `${node} -e ${JSON.stringify(`require('fs').writeFileSync(${JSON.stringify(marker)}, 'x')`)}`);
       const out = recorder();
-      expect(await ensureProviderStarted(up, { isUp: () => isReachable(up), onOutput: out.onOutput })).toBeNull();
+      expect(await ensureProviderStarted(up, { readiness: () => checkReadiness(up), onOutput: out.onOutput })).toBeNull();
       expect(out.lines).toEqual([{ stream: 'status', line: expect.stringContaining('already answering') }]);
       expect(existsSync(marker)).toBe(false);
     } finally {
@@ -153,8 +227,8 @@ describe('ensureProviderStarted', () => {
 
   it('does nothing for a provider without start', async () => {
     const { start: _none, ...plain } = provider('http://127.0.0.1:1/v1', 'unused');
-    const isUp = () => Promise.reject(new Error('must not be asked'));
-    expect(await ensureProviderStarted(plain, { isUp, onOutput: () => undefined })).toBeNull();
+    const readiness = () => Promise.reject(new Error('must not be asked'));
+    expect(await ensureProviderStarted(plain, { readiness, onOutput: () => undefined })).toBeNull();
   });
 
   it('fails with a clear error when the command never becomes ready, and kills its whole process tree', async () => {
@@ -165,7 +239,7 @@ describe('ensureProviderStarted', () => {
     const out = recorder();
     const startedAt = Date.now();
 
-    const failure = ensureProviderStarted(never, { isUp: () => isReachable(never), onOutput: out.onOutput });
+    const failure = ensureProviderStarted(never, { readiness: () => checkReadiness(never), onOutput: out.onOutput });
 
     await expect(failure).rejects.toThrow(`provider "fake" did not become ready within 1000 ms after \`${command}\``);
     await expect(failure).rejects.toThrow(/last output:\n {2}\[stdout\] never-ready pid \d+/);
@@ -179,7 +253,7 @@ describe('ensureProviderStarted', () => {
     const command = `${node} -e ${JSON.stringify(`console.error('model qwen-x not found'); process.exit(3)`)}`;
     const broken = provider(`http://127.0.0.1:${port}/v1`, command, 30_000);
     const startedAt = Date.now();
-    const failure = ensureProviderStarted(broken, { isUp: () => isReachable(broken), onOutput: () => undefined });
+    const failure = ensureProviderStarted(broken, { readiness: () => checkReadiness(broken), onOutput: () => undefined });
     await expect(failure).rejects.toThrow(`provider "fake": \`${command}\` exited with code 3 before it became ready; last output:\n  [stderr] model qwen-x not found`);
     expect(Date.now() - startedAt).toBeLessThan(5_000);
   });
@@ -190,7 +264,7 @@ describe('ensureProviderStarted', () => {
     const out = recorder();
     const abort = new AbortController();
     setTimeout(() => abort.abort(new Error('user pressed Ctrl-C')), 500);
-    await expect(ensureProviderStarted(slow, { isUp: () => isReachable(slow), onOutput: out.onOutput, signal: abort.signal })).rejects.toThrow('user pressed Ctrl-C');
+    await expect(ensureProviderStarted(slow, { readiness: () => checkReadiness(slow), onOutput: out.onOutput, signal: abort.signal })).rejects.toThrow('user pressed Ctrl-C');
     expect(out.pids()).toHaveLength(1);
     expect(isGone(out.pids()[0])).toBe(true);
   });
@@ -282,7 +356,7 @@ describe('llm-route exec with a provider that starts itself', () => {
     expect(serverPid).toBeGreaterThan(0);
     expect(run.stderr()).toMatch(/\[fake\] ready after \d+ ms/);
     expect(isGone(serverPid)).toBe(true);
-    expect(await isReachable({ base_url: `http://127.0.0.1:${port}/v1` })).toBe(false);
+    expect((await checkReadiness({ type: 'openai', base_url: `http://127.0.0.1:${port}/v1` })).state).toBe('down');
   });
 
   it('stops a provider still starting when exec gets SIGTERM, and does not run the command', async () => {

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { dashboardActions } from '../../src/cli/dashboard.js';
-import { healthyStream } from '../helpers/fake-upstream.js';
+import type { TelemetryEvent } from '../../src/telemetry/events.js';
+import { DashboardState } from '../../src/ui/dashboard-state.js';
+import { FakeUpstream, healthyStream } from '../helpers/fake-upstream.js';
 import { useHarness } from '../helpers/harness.js';
-import { chat, type RunningProxy } from '../helpers/proxy.js';
+import { chat, type RunningProxy, startProxy } from '../helpers/proxy.js';
 
 const h = useHarness();
 
@@ -29,5 +31,36 @@ describe('the UI keys act on the running proxy', () => {
 
     actions.quit();
     expect(quits).toEqual(['q']);
+  });
+
+  it('p probes every tier and each shows its result in the log, also when all are healthy', async () => {
+    const local = await FakeUpstream.start();
+    const cloud = await FakeUpstream.start();
+    h.defer(() => local.close());
+    h.defer(() => cloud.close());
+    const lists = (model: string) => (ctx: Parameters<Parameters<FakeUpstream['always']>[0]>[0]) =>
+      (ctx.req.method === 'GET' ? ctx.json(200, { object: 'list', data: [{ id: model }] }) : healthyStream(['p'])(ctx));
+    local.always(lists('local-model'));
+    cloud.always(lists('cloud-model'));
+    const p: RunningProxy = await startProxy({ tiers: [{ name: 'local', url: local.url }, { name: 'cloud', url: cloud.url }] });
+    h.defer(() => p.close());
+    const ui = new DashboardState();
+    const events: TelemetryEvent[] = [];
+    p.server.app.telemetry.subscribe((event) => {
+      events.push(event);
+      ui.apply(event, Date.now());
+    });
+
+    dashboardActions(p.server.app, () => undefined).probe();
+    const deadline = Date.now() + 5_000;
+    while (events.filter((e) => e.type === 'health_check').length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+
+    const lines = ui.snapshot(p.server.app.config, Date.now()).log.map((l) => `${l.level} ${l.text}`);
+    expect(lines).toEqual([
+      expect.stringMatching(/^good probe chat\/(local|cloud) ok, ttft \d+ms$/),
+      expect.stringMatching(/^good probe chat\/(local|cloud) ok, ttft \d+ms$/),
+    ]);
+    expect(new Set(lines.map((l) => /chat\/(\w+)/.exec(l)?.[1]))).toEqual(new Set(['local', 'cloud']));
+    expect(local.requests.some((r) => r.body.max_tokens === 1)).toBe(true);
   });
 });

@@ -129,6 +129,14 @@ describe('tier counters', () => {
     expect(tierOf(state, 'chat', 'cloud')).toMatchObject({ requests: 2, errors: 0, failovers: 0 });
   });
 
+  it('a payload the tier cannot carry (unsupported input, context length) is a failover, not a tier error', () => {
+    const state = stateWith([
+      ...requestEvents('chat', [attempt('local', 'unsupported', { status: 500 }), attempt('cloud', 'ok')]),
+      ...requestEvents('chat', [attempt('local', 'context_length', { status: 400 }), attempt('cloud', 'ok')]),
+    ]);
+    expect(tierOf(state, 'chat', 'local')).toMatchObject({ requests: 2, errors: 0, failovers: 2 });
+  });
+
   it('counts a committed stream live until it ends, and an interrupted one as an error', () => {
     const events = requestEvents('chat', [attempt('cloud', 'ok')], { outcome: 'interrupted' });
     const end = events.pop() as TelemetryEvent;
@@ -254,6 +262,20 @@ describe('log: quiet where it should be', () => {
     expect(state.snapshot(config, T0).log.map((l) => l.text)).toEqual([
       'warmup chat/local ok, ttft 3.4s',
       'warmup chat/local failed: HTTP 500',
+    ]);
+  });
+
+  it('a warm-up of a loading server says so and how long it waited, then ok after the wait', () => {
+    const base = { type: 'health_check', route: 'chat', tier: 'local', kind: 'warmup', reachable: true, modelPresent: null } as const;
+    const state = stateWith([
+      { ...base, ok: false, ttftMs: null, loading: true, waitedMs: 0, error: 'still loading (HTTP 503: Loading model)' },
+      { ...base, ok: false, ttftMs: null, loading: true, waitedMs: 5_100, error: 'still loading (HTTP 503: Loading model)' },
+      { ...base, ok: true, modelPresent: false, ttftMs: 80, waitedMs: 7_400, note: 'serves any model name' },
+    ]);
+    expect(state.snapshot(config, T0).log.map((l) => `${l.level} ${l.text}`)).toEqual([
+      'warn warmup chat/local: still loading (HTTP 503: Loading model)',
+      'warn warmup chat/local: still loading (HTTP 503: Loading model), waited 5.1s so far',
+      'good warmup chat/local ok, ttft 80ms after 7.4s of loading (serves any model name)',
     ]);
   });
 

@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { parseRetryAfter, transportError } from '../../src/proxy/attempt-error.js';
 import { retryDelayMs } from '../../src/proxy/backoff.js';
-import { openaiAdapter } from '../../src/providers/openai.js';
+import { classifyStatus } from '../../src/protocols/classify-status.js';
+import { chatWire } from '../../src/protocols/chat/wire.js';
 import {
-  EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, EVENT_FINISH, EVENT_MALFORMED, EVENT_USAGE, EVENT_USAGE_ONLY, type EventFacts,
-} from '../../src/providers/types.js';
+  EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, EVENT_FINISH, EVENT_MALFORMED, EVENT_USAGE, EVENT_USAGE_ONLY, type EventFacts, newFacts,
+} from '../../src/protocols/types.js';
 import { tier } from '../helpers/config.js';
 
 const err = (message: string, code: string | null = null): string => JSON.stringify({ error: { message, type: 'invalid_request_error', code } });
-const classify = (status: number, body = '', headers = {}) => openaiAdapter.classifyStatus(status, body, headers);
+const classify = (status: number, body = '', headers = {}) => classifyStatus(status, body, headers);
 
 describe('status classification (whose fault?)', () => {
   it.each([
@@ -103,8 +104,8 @@ describe('Retry-After and backoff', () => {
 
 describe('event inspection', () => {
   const inspect = (data: string): EventFacts => {
-    const facts: EventFacts = { flags: 0, usage: undefined };
-    openaiAdapter.inspectEvent(data, facts);
+    const facts: EventFacts = newFacts();
+    chatWire.inspect(data, facts);
     return facts;
   };
   const delta = (d: Record<string, unknown>, finish: string | null = null): string => JSON.stringify({ choices: [{ index: 0, delta: d, finish_reason: finish }] });
@@ -137,12 +138,12 @@ describe('building the upstream request', () => {
     const provider = { ...base.provider, name: 'cloud', base_url: 'https://api.example.com/v1/', api_key: 'sk-1', local: false };
     const cloud = { ...base, provider };
     const body = { model: 'chat', messages: [], tools: [{ type: 'function' }], stream_options: { foo: 1 }, x_custom: { a: 1 } };
-    const req = openaiAdapter.buildChatRequest(provider, cloud, body, true);
+    const req = chatWire.relayRequest(provider, cloud, body, true, {});
     expect(req.path).toBe('/v1/chat/completions');
     expect(req.headers.authorization).toBe('Bearer sk-1');
     expect(JSON.parse(req.body)).toEqual({ ...body, model: 'gpt-x', stream_options: { foo: 1, include_usage: true } });
     expect(body.model).toBe('chat'); // the client's body is not mutated
-    const plain = openaiAdapter.buildChatRequest({ ...provider, api_key: undefined }, cloud, body, false);
+    const plain = chatWire.relayRequest({ ...provider, api_key: undefined }, cloud, body, false, {});
     expect(plain.headers.authorization).toBeUndefined();
     expect(JSON.parse(plain.body).stream_options).toEqual({ foo: 1 });
   });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { openaiAdapter } from '../../src/providers/openai.js';
+import { chatWire } from '../../src/protocols/chat/wire.js';
 import { findUsageObject } from '../../src/providers/usage-scan.js';
 
-const usageOf = (value: unknown): ReturnType<typeof openaiAdapter.readUsage> => openaiAdapter.readUsage(Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)));
+const usageOf = (value: unknown): ReturnType<typeof chatWire.readUsage> => chatWire.readUsage(Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)));
 
 describe('reading usage from a whole answer without parsing it', () => {
   const answer = (content: string, usage: unknown, extra: Record<string, unknown> = {}) => ({

@@ -1,9 +1,7 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import type { Provider, Tier } from '../../config/schema.js';
 import { findUsageObject } from '../../providers/usage-scan.js';
 import { SseParser } from '../../sse/parser.js';
 import { classifyStatus } from '../classify-status.js';
-import { errorWords } from '../error-words.js';
 import { baseHeaders, bearerAuth } from '../headers.js';
 import { capBodyTokens } from '../max-tokens.js';
 import type { NeutralRequest } from '../neutral.js';
@@ -47,9 +45,7 @@ export const messagesWire: WireCodec = {
   inspect: inspectMessagesEvent,
   decoder: () => new MessagesDecoder(),
 
-  classifyStatus(status: number, body: string, _headers: IncomingHttpHeaders) {
-    return classifyStatus(status, errorWords(body));
-  },
+  classifyStatus,
 
   readUsage(body: Buffer): Usage | undefined | 'not_json' {
     const usage = findUsageObject(body);

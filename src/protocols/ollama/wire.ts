@@ -1,9 +1,7 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import type { Provider, Tier } from '../../config/schema.js';
 import { NdjsonFramer } from '../../sse/ndjson.js';
 import { isRecord } from '../../util/is-record.js';
 import { classifyStatus } from '../classify-status.js';
-import { errorWords } from '../error-words.js';
 import { baseHeaders, bearerAuth } from '../headers.js';
 import type { NeutralRequest } from '../neutral.js';
 import { upstreamPath } from '../paths.js';
@@ -35,9 +33,7 @@ export const ollamaWire: WireCodec = {
   inspect: inspectOllamaLine,
   decoder: () => new OllamaDecoder(),
 
-  classifyStatus(status: number, body: string, _headers: IncomingHttpHeaders) {
-    return classifyStatus(status, errorWords(body));
-  },
+  classifyStatus,
 
   readUsage(body: Buffer): Usage | undefined | 'not_json' {
     try {

@@ -10,7 +10,7 @@ export function responsesUsage(value: unknown): Usage | undefined {
   const usage: Usage = { prompt_tokens: input ?? 0, completion_tokens: output ?? 0 };
   const details = value.input_tokens_details;
   const cached = isRecord(details) ? count(details.cached_tokens) : undefined;
-  if (cached !== undefined && cached > 0) usage.cached_tokens = cached;
+  if (cached !== undefined) usage.cached_tokens = cached;
   return usage;
 }
 

@@ -1,9 +1,7 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import type { Provider, Tier } from '../../config/schema.js';
 import { findUsageObject } from '../../providers/usage-scan.js';
 import { SseParser } from '../../sse/parser.js';
 import { classifyStatus } from '../classify-status.js';
-import { errorWords } from '../error-words.js';
 import { baseHeaders, bearerAuth } from '../headers.js';
 import { capBodyTokens } from '../max-tokens.js';
 import { upstreamPath } from '../paths.js';
@@ -38,9 +36,7 @@ export const responsesWire: WireCodec = {
   inspect: inspectResponsesEvent,
   decoder: () => new ResponsesDecoder(),
 
-  classifyStatus(status: number, body: string, _headers: IncomingHttpHeaders) {
-    return classifyStatus(status, errorWords(body));
-  },
+  classifyStatus,
 
   readUsage(body: Buffer): Usage | undefined | 'not_json' {
     const usage = findUsageObject(body);

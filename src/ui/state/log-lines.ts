@@ -75,9 +75,15 @@ export function tierStateLine(event: TierStateChanged, now: number): Line {
 export function healthCheckLine(event: HealthChecked): Line | null {
   if (event.kind === 'check') return null;
   const tier = `${event.route}/${event.tier}`;
+  // A server that was loading its model: how long the warm-up waited for it.
+  const waited = event.waitedMs ? formatMs(event.waitedMs) : null;
+  if (event.loading) {
+    return { level: 'warn', text: `${event.kind} ${tier}: ${event.error ?? 'still loading'}${waited ? `, waited ${waited} so far` : ''}` };
+  }
   if (event.ok) {
     const ttft = event.ttftMs === null ? '' : `, ttft ${formatMs(event.ttftMs)}`;
-    return { level: 'good', text: `${event.kind} ${tier} ok${ttft}` };
+    const note = event.note ? ` (${event.note})` : '';
+    return { level: 'good', text: `${event.kind} ${tier} ok${ttft}${waited ? ` after ${waited} of loading` : ''}${note}` };
   }
   let why = event.error ?? 'failed';
   if (!event.reachable) why = `unreachable${event.error ? `: ${event.error}` : ''}`;
