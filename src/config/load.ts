@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { crossCheck } from './cross-checks.js';
 import { schemaAt } from './describe-schema.js';
@@ -13,6 +13,7 @@ import {
   DEFAULT_CIRCUIT,
   DEFAULT_RETRY,
   DEFAULT_TIMEOUTS,
+  type Budget,
   type Config,
   type Provider,
   type ProviderConfig,
@@ -130,10 +131,29 @@ function buildConfig(raw: RawConfig, file: string): Config {
       retry: { ...DEFAULT_RETRY, ...route.retry, ...tier.retry },
       circuit: resolveCircuit({ ...DEFAULT_CIRCUIT, ...route.circuit, ...tier.circuit }, tier.timeouts?.ttft_ms ?? route.timeouts?.ttft_ms ?? DEFAULT_TIMEOUTS.ttft_ms),
       rollback: tier.rollback ?? null,
+      ...priceOf(tier.price ?? providers.get(tier.provider)?.price),
     }));
     routes.set(routeName, { name: routeName, tiers, deadline_ms: route.deadline_ms });
   }
-  return { file, server: resolveServer(raw.server), providers, routes };
+  return { file, server: resolveServer(raw.server), providers, routes, usage: resolveUsage(raw.usage, file), budgets: (raw.budgets ?? []).map(resolveBudget) };
+}
+
+function priceOf(price: Tier['price']): Pick<Tier, 'price'> {
+  return price ? { price } : {};
+}
+
+function resolveUsage(usage: RawConfig['usage'], file: string): Config['usage'] {
+  return {
+    path: usage?.path === undefined ? null : resolve(dirname(file), usage.path),
+    retention_days: usage?.retention_days ?? 90,
+    enabled: usage?.enabled ?? true,
+  };
+}
+
+// budget-checks guarantees exactly one of usd / tokens.
+function resolveBudget(budget: NonNullable<RawConfig['budgets']>[number]): Budget {
+  const unit = budget.usd !== undefined ? 'usd' : 'tokens';
+  return { scope: budget.scope, per: budget.per, unit, limit: (unit === 'usd' ? budget.usd : budget.tokens) as number };
 }
 
 // `${KEY:-}` yields "": that means "no key", not an empty credential.

@@ -67,6 +67,28 @@ export const ServerSchema = z.strictObject({
   max_body_bytes: z.number().int().min(1).default(10 * 1024 * 1024),
 });
 
+/** USD per million tokens; `cached_input_per_mtok` defaults to the input price. */
+export const PriceSchema = z.strictObject({
+  input_per_mtok: z.number().min(0),
+  output_per_mtok: z.number().min(0),
+  cached_input_per_mtok: z.number().min(0).optional(),
+});
+
+/** The usage log (SQLite): on by default; `path` defaults to the state dir, relative to the tier file's folder. */
+export const UsageSchema = z.strictObject({
+  path: z.string().min(1).optional(),
+  retention_days: z.number().int().min(1).default(90),
+  enabled: z.boolean().default(true),
+});
+
+/** A spending cap per provider or route and per UTC day or month, in USD or tokens (exactly one; checked in budget-checks). */
+export const BudgetSchema = z.strictObject({
+  scope: z.string().min(1),
+  per: z.enum(['day', 'month']),
+  usd: z.number().positive('expected a positive number').optional(),
+  tokens: z.number().int().min(1).optional(),
+});
+
 export const ProviderSchema = z.strictObject({
   type: z.enum(['openai']),
   base_url: z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' }),
@@ -74,6 +96,7 @@ export const ProviderSchema = z.strictObject({
   headers: z.record(z.string(), z.string()).optional(),
   health: ProviderHealthSchema.optional(),
   start: StartSchema.optional(),
+  price: PriceSchema.optional(),
 });
 
 export const TierSchema = z.strictObject({
@@ -85,6 +108,8 @@ export const TierSchema = z.strictObject({
   retry: RetrySchema.optional(),
   circuit: CircuitSchema.optional(),
   rollback: RollbackSchema.optional(),
+  /** Replaces the provider's price for this tier. */
+  price: PriceSchema.optional(),
 });
 
 export const RouteSchema = z.strictObject({
@@ -100,6 +125,8 @@ export const ConfigSchema = z.strictObject({
   server: ServerSchema.default({ host: '127.0.0.1', port: 4141, max_body_bytes: 10 * 1024 * 1024 }),
   providers: z.record(z.string(), ProviderSchema),
   routes: z.record(z.string(), RouteSchema),
+  usage: UsageSchema.optional(),
+  budgets: z.array(BudgetSchema).optional(),
 });
 
 export type RawConfig = z.infer<typeof ConfigSchema>;
@@ -110,6 +137,8 @@ export type RetryConfig = z.infer<typeof RetrySchema>;
 export type CircuitConfig = z.infer<typeof CircuitSchema>;
 export type RollbackConfig = z.infer<typeof RollbackSchema>;
 export type ProviderHealthConfig = z.infer<typeof ProviderHealthSchema>;
+export type Price = z.infer<typeof PriceSchema>;
+export type BudgetConfig = z.infer<typeof BudgetSchema>;
 
 /** cold_ttft_ms defaults to the tier's ttft_ms (no separate cold budget) when unset. */
 export const DEFAULT_TIMEOUTS: Required<Omit<TimeoutsConfig, 'cold_ttft_ms'>> = {
@@ -144,6 +173,8 @@ export interface Tier {
   retry: Required<RetryConfig>;
   circuit: Required<CircuitConfig>;
   rollback: RollbackConfig | null;
+  /** USD per 1M tokens: the tier's own `price`, else its provider's; absent: unpriced (local). */
+  price?: Price;
 }
 
 export interface Route {
@@ -152,10 +183,27 @@ export interface Route {
   deadline_ms: number;
 }
 
+/** The usage log after loading: `path` is absolute, or null for the default in the state dir (see usage/paths.ts). */
+export interface UsageConfig {
+  path: string | null;
+  retention_days: number;
+  enabled: boolean;
+}
+
+/** A budget after loading: one unit, its limit in that unit. */
+export interface Budget {
+  scope: string;
+  per: 'day' | 'month';
+  unit: 'usd' | 'tokens';
+  limit: number;
+}
+
 /** The config the running proxy uses. */
 export interface Config {
   file: string;
   server: ServerConfig;
   providers: Map<string, Provider>;
   routes: Map<string, Route>;
+  usage: UsageConfig;
+  budgets: Budget[];
 }
