@@ -6,6 +6,7 @@ import type { TierGate } from '../health/health-view.js';
 import type { ProviderPools } from '../providers/pools.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 import type { Metrics } from '../telemetry/metrics.js';
+import type { BudgetLedger } from '../usage/budgets/ledger.js';
 
 export type ReloadResult = { ok: true; config: Config } | { ok: false; problems: string[] };
 
@@ -20,6 +21,8 @@ export interface AppContext {
   gate: TierGate;
   telemetry: TelemetryBus;
   metrics: Metrics;
+  /** Budgets: reserve at admission, settle (or release) when the request ends (see usage/budgets/ledger.ts). */
+  budgets: BudgetLedger;
   random: () => number;
   /** One abort per request in flight: shutdown aborts the ones still open after the grace period. */
   inFlight: Set<ClientLifetime>;

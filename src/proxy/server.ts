@@ -13,6 +13,7 @@ import { ProviderPools } from '../providers/pools.js';
 import { TelemetryBus } from '../telemetry/bus.js';
 import { Metrics } from '../telemetry/metrics.js';
 import { attachRequestLog } from '../telemetry/request-log.js';
+import { UsageLog, type UsageLogOptions } from '../usage/usage-log.js';
 import type { AppContext, ReloadResult } from './app-context.js';
 import { handleRequest } from './handle-request.js';
 import { ShutdownError } from './shutdown.js';
@@ -33,6 +34,8 @@ export interface ProxyOptions {
   watch?: boolean;
   /** Run active health checks and warm-ups (serve); off for embedded and test servers. */
   activeChecks?: boolean;
+  /** The usage log's timings (tests). */
+  usage?: UsageLogOptions;
 }
 
 /** The proxy's lifecycle: listen, apply reloads, drain on close. */
@@ -43,6 +46,7 @@ export class ProxyServer {
   private readonly port: number;
   private readonly rollbacks: RollbackWatcher;
   private readonly checker: HealthChecker;
+  readonly usage: UsageLog;
   private watcher: ConfigWatcher | null = null;
 
   constructor(options: ProxyOptions) {
@@ -55,6 +59,8 @@ export class ProxyServer {
     const health = new HealthBoard(telemetry, config);
     const weights = new WeightControl(telemetry, config);
     this.checker = new HealthChecker(telemetry, config);
+    const metrics = new Metrics(telemetry, config);
+    this.usage = new UsageLog(telemetry, config, { registry: metrics.registry, ...options.usage });
     this.app = {
       config,
       telemetry,
@@ -67,7 +73,8 @@ export class ProxyServer {
         claim: (tier) => health.claim(tier),
         isCold: (tier) => health.isCold(tier),
       },
-      metrics: new Metrics(telemetry, config),
+      metrics,
+      budgets: this.usage.budgets,
       random: options.random ?? Math.random,
       inFlight: new Set(),
       draining: false,
@@ -130,6 +137,7 @@ export class ProxyServer {
     app.metrics.configure(config);
     this.rollbacks.configure(config);
     this.checker.configure(config);
+    this.usage.configure(config);
     app.config = config;
   }
 
@@ -150,6 +158,7 @@ export class ProxyServer {
     this.server.closeAllConnections();
     await closed;
     await this.app.pools.close();
+    await this.usage.close();
   }
 
   private async waitForInFlight(ms: number): Promise<void> {

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { stringify } from 'yaml';
 import { loadConfigText } from '../../src/config/load.js';
 import { ProxyServer } from '../../src/proxy/server.js';
+import type { UsageLogOptions } from '../../src/usage/usage-log.js';
 
 export interface TierSpec {
   name: string;
@@ -16,6 +17,7 @@ export interface TierSpec {
   rollback?: Record<string, number>;
   /** The provider's `health:` block. */
   health?: Record<string, unknown>;
+  price?: Record<string, number>;
 }
 
 export interface ConfigSpec {
@@ -24,6 +26,8 @@ export interface ConfigSpec {
   deadline_ms?: number;
   routeTimeouts?: Record<string, number>;
   server?: Record<string, unknown>;
+  /** More top-level keys (usage, budgets). */
+  top?: Record<string, unknown>;
 }
 
 /**
@@ -43,7 +47,7 @@ export function configYaml(spec: ConfigSpec): string {
   const route: Record<string, unknown> = { tiers };
   if (spec.deadline_ms !== undefined) route.deadline_ms = spec.deadline_ms;
   if (spec.routeTimeouts) route.timeouts = spec.routeTimeouts;
-  return stringify({ version: 1, server: { port: 0, ...spec.server }, providers, routes: { [spec.route ?? 'chat']: route } });
+  return stringify({ version: 1, server: { port: 0, ...spec.server }, providers, routes: { [spec.route ?? 'chat']: route }, ...spec.top });
 }
 
 export interface RunningProxy {
@@ -57,7 +61,7 @@ export interface RunningProxy {
   close(): Promise<void>;
 }
 
-export async function startProxy(specOrYaml: ConfigSpec | string, opts: { env?: Record<string, string>; random?: () => number } = {}): Promise<RunningProxy> {
+export async function startProxy(specOrYaml: ConfigSpec | string, opts: { env?: Record<string, string>; random?: () => number; usage?: UsageLogOptions } = {}): Promise<RunningProxy> {
   const yaml = typeof specOrYaml === 'string' ? specOrYaml : configYaml(specOrYaml);
   const config = loadConfigText(yaml, '/test/llm-route.yaml', opts.env ?? {});
   const logs: Array<Record<string, unknown>> = [];
@@ -67,7 +71,7 @@ export async function startProxy(specOrYaml: ConfigSpec | string, opts: { env?: 
       done();
     },
   });
-  const server = new ProxyServer({ config, port: 0, log, random: opts.random });
+  const server = new ProxyServer({ config, port: 0, log, random: opts.random, usage: opts.usage });
   const { url } = await server.listen();
   return { server, origin: url, baseURL: `${url}/v1`, logs, close: () => server.close(500) };
 }
