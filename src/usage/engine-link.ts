@@ -16,10 +16,11 @@ export interface EngineLink {
  * worker file to start: the same engine then runs inline, behind the same asynchronous link.
  */
 export function startEngine(onMessage: (message: FromEngine) => void, options: EngineOptions & { mode?: EngineMode } = {}): EngineLink {
-  const { mode = defaultMode(), ...engineOptions } = options;
-  if (mode === 'inline') return inlineEngine(onMessage, engineOptions);
-  const { now: _now, ...cloneable } = engineOptions; // a function cannot cross to a thread
-  const worker = new Worker(new URL('./usage-thread.js', import.meta.url), { workerData: cloneable });
+  const { mode = defaultMode(), retryBaseMs, retryMaxMs, busyTimeoutMs, maxPageCount, holdMs, now } = options;
+  const engineOptions: EngineOptions = { retryBaseMs, retryMaxMs, busyTimeoutMs, maxPageCount, holdMs };
+  if (mode === 'inline') return inlineEngine(onMessage, { ...engineOptions, now });
+  // Only data crosses to a thread (an injected clock stays inline-only).
+  const worker = new Worker(new URL('./usage-thread.js', import.meta.url), { workerData: engineOptions });
   worker.unref(); // never what keeps a process alive: close() flushes first
   worker.on('message', onMessage);
   worker.on('error', (err) => onMessage({ t: 'degraded', path: '', error: `usage thread failed: ${err.message}` }));
