@@ -53,6 +53,8 @@ export class UsageLog {
   private logging = false;
   private closed = false;
   private readonly unsubscribe: () => void;
+  /** Today's totals in the database before this process wrote to it (asked for first thing, so no row of ours is in them). */
+  readonly startTotals: Promise<DayTotals | null>;
 
   constructor(private readonly bus: TelemetryBus, config: Config, private readonly options: UsageLogOptions = {}) {
     this.config = config;
@@ -64,6 +66,7 @@ export class UsageLog {
     this.incidents = new IncidentTracker({ open: (incident) => this.openIncident(incident), close: (key, at, by) => this.closeIncident(key, at, by) }, options.now, options.incidentDownAfterMs);
     this.unsubscribe = bus.subscribe(this.onEvent);
     this.configure(config);
+    this.startTotals = config.usage.enabled ? this.dayTotals((options.now ?? Date.now)()).catch(() => null) : Promise.resolve(null);
   }
 
   /** The database file rows go to. */
