@@ -15,18 +15,28 @@ export interface EngineLink {
  * that serves requests. Run from the TypeScript sources (the test runner) there is no compiled
  * worker file to start: the same engine then runs inline, behind the same asynchronous link.
  */
-export function startEngine(onMessage: (message: FromEngine) => void, options: EngineOptions & { mode?: EngineMode } = {}): EngineLink {
+export function startEngine(
+  onMessage: (message: FromEngine) => void,
+  options: EngineOptions & { mode?: EngineMode } = {},
+  onExit: (error: string) => void = () => undefined,
+): EngineLink {
   const { mode = defaultMode(), retryBaseMs, retryMaxMs, busyTimeoutMs, maxPageCount, holdMs, now } = options;
   const engineOptions: EngineOptions = { retryBaseMs, retryMaxMs, busyTimeoutMs, maxPageCount, holdMs };
   if (mode === 'inline') return inlineEngine(onMessage, { ...engineOptions, now });
   // Only data crosses to a thread (an injected clock stays inline-only).
   const worker = new Worker(new URL('./usage-thread.js', import.meta.url), { workerData: engineOptions });
   worker.unref(); // never what keeps a process alive: close() flushes first
+  let stopping = false;
+  let failure = '';
   worker.on('message', onMessage);
-  worker.on('error', (err) => onMessage({ t: 'degraded', path: '', error: `usage thread failed: ${err.message}` }));
+  worker.on('error', (err) => (failure = err.message));
+  worker.on('exit', (code) => {
+    if (!stopping) onExit(failure || `the usage thread exited (code ${code})`);
+  });
   return {
     post: (message) => worker.postMessage(message),
     stop: async () => {
+      stopping = true;
       await worker.terminate();
     },
   };

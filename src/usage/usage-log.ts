@@ -28,6 +28,7 @@ export interface UsageLogOptions extends EngineOptions {
 }
 
 const CLOSE_TIMEOUT_MS = 10_000;
+const RESTART_MS = 1_000;
 
 /**
  * The usage log, from the main thread's side: finished requests are queued as they are
@@ -86,7 +87,7 @@ export class UsageLog {
     this.metrics?.configure(config);
     this.logging = config.usage.enabled;
     const needed = config.usage.enabled || config.budgets.length > 0;
-    if (needed && !this.link && !this.closed) this.link = startEngine(this.onEngineMessage, this.options);
+    if (needed && !this.link && !this.closed) this.link = startEngine(this.onEngineMessage, this.options, this.onEngineExit);
     if (!this.link) return;
     if (!config.usage.enabled) this.queue = [];
     this.link.post({ t: 'configure', path: usagePath(config), retentionDays: config.usage.retention_days, book: priceBook(config), budgets: config.budgets });
@@ -175,6 +176,20 @@ export class UsageLog {
       link.post({ t: 'call', id, call });
     });
   }
+
+  /** The usage thread died (a bug, or out of memory): said like a degraded database; a new thread starts a second later. */
+  private readonly onEngineExit = (error: string): void => {
+    this.link = null;
+    for (const waiting of this.pending.values()) waiting.reject(new Error(error));
+    this.pending.clear();
+    if (this.degradedError === null) {
+      this.degradedError = error;
+      this.bus.emit({ type: 'usage_degraded', path: this.path, error });
+    }
+    setTimeout(() => {
+      if (!this.closed && !this.link) this.configure(this.config);
+    }, RESTART_MS).unref();
+  };
 
   private readonly onEngineMessage = (message: FromEngine): void => {
     switch (message.t) {

@@ -21,17 +21,26 @@ export class LedgerClient implements BudgetLedger {
     this.scopes = new Set(budgets.map((b) => b.scope));
   }
 
+  /**
+   * Never rejects: with no usage thread to ask (it died, or the log is closing) the request is
+   * admitted unbudgeted rather than failed; the thread's death was reported as usage_degraded.
+   */
   async reserve(scopes: readonly string[], amount: BudgetAmount): Promise<Reservation> {
     if (!scopes.some((scope) => this.scopes.has(scope))) return { ok: true, id: NOTHING_HELD };
-    return (await this.call({ op: 'reserve', scopes: [...scopes], amount })) as Reservation;
+    try {
+      return (await this.call({ op: 'reserve', scopes: [...scopes], amount })) as Reservation;
+    } catch {
+      return { ok: true, id: NOTHING_HELD };
+    }
   }
 
+  /** Never rejects (see reserve). */
   async settle(id: string, actual: BudgetAmount): Promise<void> {
-    if (id !== NOTHING_HELD) await this.call({ op: 'settle', reservation: id, actual });
+    if (id !== NOTHING_HELD) await this.call({ op: 'settle', reservation: id, actual }).catch(() => undefined);
   }
 
   async release(id: string): Promise<void> {
-    if (id !== NOTHING_HELD) await this.call({ op: 'release', reservation: id });
+    if (id !== NOTHING_HELD) await this.call({ op: 'release', reservation: id }).catch(() => undefined);
   }
 
   async remaining(scope: string): Promise<BudgetStatus[]> {

@@ -7,7 +7,7 @@ const KIND_TITLE = { rollback: 'automated rollback', alert: 'kill switch by aler
 
 /** What a failure reason usually means, and what prevents it; the words of seed 004's guide. */
 const REMEDY: Record<string, string> = {
-  ttft_timeout: 'the prefill queue stalled (no first token within ttft_ms): cap the tier\'s concurrency (limits.concurrency / tpm) so its queue cannot grow past what it can prefill in time',
+  ttft_timeout: 'no first token came within ttft_ms (a stalled prefill queue or a cold model): keep ttft_ms at what users tolerate so the fallback answers instead, warm the model (health.warmup), and cap the tier\'s concurrency so its queue cannot outgrow its prefill',
   server_error: 'the upstream answered 5xx: put limits (rpm / tpm / concurrency) in front of it and keep the fallback tier warm',
   rate_limited: 'the upstream rate-limited llm-route (429): set limits.rpm / limits.tpm at or below the provider\'s quota',
   connection_refused: 'nothing listened at the tier\'s address: add health.interval_ms so the tier is marked down before requests find out, and `start:` for a local server',
@@ -46,7 +46,7 @@ function rootCause(incident: IncidentRecord, n: IncidentNumbers): string[] {
   const { before, during } = n;
   const tripped = triggerText(incident, n);
   const lines = [tripped];
-  lines.push(`TTFT p99 of "${incident.tier}" (its own, attempt start to first token): ${ms(before.ttft_p99_ms)} before (${before.ttft_samples} streams) vs ${ms(during.ttft_p99_ms)} during (${during.ttft_samples} streams); p50 ${ms(before.ttft_p50_ms)} vs ${ms(during.ttft_p50_ms)}.`);
+  lines.push(`TTFT p99 of "${incident.tier}" (its own, attempt start to first token): ${ms(before.ttft_p99_ms)} before (${plural(before.ttft_samples, 'stream')}) vs ${ms(during.ttft_p99_ms)} during (${plural(during.ttft_samples, 'stream')}); p50 ${ms(before.ttft_p50_ms)} vs ${ms(during.ttft_p50_ms)}.`);
   lines.push(`Error rate: ${pct(before.error_rate)} before (${before.failed_attempts} of ${before.attempts} attempts) vs ${pct(during.error_rate)} during (${during.failed_attempts} of ${during.attempts}).`);
   if (during.failures.length > 0) lines.push(`Failed attempts during: ${during.failures.map((f) => `${f.outcome} ${f.count}`).join(', ')}.`);
   lines.push(`Malformed or truncated chunks in its streams: ${before.chunk_errors} before vs ${during.chunk_errors} during.`);
@@ -67,7 +67,10 @@ function impact(incident: IncidentRecord, n: IncidentNumbers): string[] {
   const lines = [
     `${n.affected_requests} of ${n.route_requests} requests of route "${incident.route}" (${pct(n.affected_share)}) were affected from the first bad request to the ${incident.closedAt === null ? 'present' : 'close'}: ${n.failed_over} failed over, ${n.failed} got an error.`,
   ];
-  if (n.answered_by.length > 0) lines.push(`Answered instead by: ${n.answered_by.map((a) => `${a.tier} ${a.requests}`).join(', ')}; they cost ${formatUsd(n.affected_cost_usd)}.`);
+  if (n.answered_by.length > 0) {
+    const where = n.answered_by.map((a) => `${a.tier} ${a.requests}${a.tier === incident.tier ? ' (late or after a retry)' : ''}`).join(', ');
+    lines.push(`Answered by: ${where}; they cost ${formatUsd(n.affected_cost_usd)}.`);
+  }
   if (n.first_bad_at !== null && n.time_to_mitigation_ms !== null) {
     const what = incident.kind === 'rollback' ? 'the rollback' : incident.kind === 'alert' ? 'the kill switch' : 'the tier being marked down';
     lines.push(`First bad request at ${n.first_bad_at}; ${(n.time_to_mitigation_ms / 1000).toFixed(1)} s until ${what}.`);
@@ -81,8 +84,13 @@ function impact(incident: IncidentRecord, n: IncidentNumbers): string[] {
 export function preventiveActions(incident: IncidentRecord, n: IncidentNumbers): string[] {
   const actions: string[] = [];
   const { before, during } = n;
-  if (during.ttft_p99_ms !== null && before.ttft_p99_ms !== null && during.ttft_p99_ms > 2 * before.ttft_p99_ms) {
-    actions.push(`TTFT p99 rose ${(during.ttft_p99_ms / before.ttft_p99_ms).toFixed(1)}x (${ms(before.ttft_p99_ms)} → ${ms(during.ttft_p99_ms)}): keep first-token buffering (the commit point) on and a rollback.ttft_p99_ms near ${Math.round(before.ttft_p99_ms * 2)} ms, so a slow tier is cut before clients feel it.`);
+  const rose = during.ttft_p99_ms !== null && before.ttft_p99_ms !== null && during.ttft_p99_ms > 2 * before.ttft_p99_ms;
+  if (during.ttft_p99_ms !== null && (rose || n.reason === 'ttft_p99')) {
+    const from = before.ttft_p99_ms === null ? '' : ` from ${ms(before.ttft_p99_ms)}`;
+    const rule = n.reason === 'ttft_p99' && n.threshold !== null
+      ? ` against a ${n.threshold} ms rule`
+      : before.ttft_p99_ms === null ? '' : `; add rollback.ttft_p99_ms near ${Math.round(before.ttft_p99_ms * 2)} ms so it is cut sooner`;
+    actions.push(`Its own TTFT p99 went${from} to ${ms(during.ttft_p99_ms)}${rule}: its prefill queue is too long for this load; cap its concurrency (limits.concurrency / tpm) or keep it at a canary weight until its p99 holds.`);
   }
   const top = during.failures[0];
   if (top && during.error_rate !== null && during.error_rate > 0.01) {
@@ -100,6 +108,10 @@ export function preventiveActions(incident: IncidentRecord, n: IncidentNumbers):
   if (n.failed > 0) actions.push(`${n.failed} requests got an error: add a fallback tier after "${incident.tier}" or raise the route's deadline_ms so failover has time.`);
   if (actions.length === 0) actions.push('The numbers show no lasting damage: keep the rule as it is and review its thresholds at the next incident.');
   return actions;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
 function iso(at: number): string {
