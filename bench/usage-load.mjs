@@ -50,6 +50,19 @@ routes:
 usage: { path: ${JSON.stringify(db)} }
 `);
   const proxy = await startServe(tierFile);
+  // serve's JSON request log: one line per request_end event, the same events the usage log keeps.
+  const loggedIds = new Set();
+  const otherLines = {};
+  let partial = '';
+  proxy.child.proc.stdout.on('data', (chunk) => {
+    const lines = (partial + chunk.toString('utf8')).split('\n');
+    partial = lines.pop();
+    for (const line of lines) {
+      const event = /"event":"([a-z_]+)"/.exec(line)?.[1];
+      if (event === 'request') loggedIds.add(/"id":"([^"]+)"/.exec(line)[1]);
+      else otherLines[event] = (otherLines[event] ?? 0) + 1;
+    }
+  });
   log(`llm-route ${proxy.url} (pid ${proxy.pid}), usage log ${db}; ${rate} req/s for ${durationS} s over ${connections} connections${argv.stream ? ', streaming' : ''}`);
 
   const statuses = {};
@@ -82,18 +95,29 @@ usage: { path: ${JSON.stringify(db)} }
   const file = new Database(db, { readonly: true });
   const rows = file.prepare('SELECT count(*) AS n FROM requests').get().n;
   const attempts = file.prepare('SELECT count(*) AS n FROM attempts').get().n;
+  const byOutcome = Object.fromEntries(file.prepare('SELECT outcome || \' \' || status AS k, count(*) AS n FROM requests GROUP BY 1').all().map((r) => [r.k, r.n]));
+  const storedIds = new Set(file.prepare('SELECT id FROM requests').pluck().all());
   file.close();
+  const missing = [...loggedIds].filter((id) => !storedIds.has(id));
+  const okRows = byOutcome['ok 200'] ?? 0;
+  // Every request of the JSON request log must be a row. autocannon stops with requests in flight:
+  // those the proxy finished still count as 200s in the log though the client never read them, so
+  // the log may hold a few more 200s than the client saw.
+  const requestLogLines = loggedIds.size;
   const summary = {
     rate, durationS, connections, stream: argv.stream,
     answered, statuses, clientErrors: result.errors, timeouts: result.timeouts,
     answeredPerS: +(answered / seconds).toFixed(1),
-    usageRequests: report.totals.requests, rows, attempts,
-    lost: answered - report.totals.requests,
+    requestLogLines, otherLogLines: otherLines, usageRequests: report.totals.requests, rows, attempts, rowsByOutcome: byOutcome,
+    lost: missing.length + Math.max(0, (statuses[200] ?? 0) - okRows),
+    missingIds: missing.slice(0, 5),
     proxyCpuPctOfCore: +(proxyCpuMs / seconds / 10).toFixed(1),
     costUsd: report.totals.cost_usd,
   };
   process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
-  log(summary.lost === 0 ? `every answered request is in the log (${report.totals.requests})` : `LOST ${summary.lost} of ${answered} rows`);
+  log(summary.lost === 0
+    ? `no row lost: \`usage\` counts ${report.totals.requests} requests, the request log has ${requestLogLines} lines; 200s in the log ${okRows} ≥ ${statuses[200] ?? 0} the client read`
+    : `LOST ${summary.lost} rows (request log ${requestLogLines} lines, usage ${report.totals.requests}; 200s the client read ${statuses[200] ?? 0}, in the log ${okRows})`);
   process.exitCode = summary.lost === 0 ? 0 : 1;
 } finally {
   await stopAll();
