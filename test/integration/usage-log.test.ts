@@ -173,6 +173,23 @@ describe('the usage writer (synthetic events)', () => {
     expect(readRequests(db)).toHaveLength(25);
   });
 
+  it('in a large batch (written 20 rows per INSERT) every attempt stays with its own request', async () => {
+    const db = join(tempDir(), 'usage.db');
+    const config = loadConfigText(CONFIG(db), '/t/llm-route.yaml', {});
+    const bus = new TelemetryBus();
+    const log = new UsageLog(bus, config, { maxRows: 10_000, flushMs: 10_000 });
+    for (let i = 0; i < 67; i++) {
+      const attempts = Array.from({ length: i % 4 }, (_, n) => ({ tier: `t${i}`, attempt: n + 1, outcome: n === (i % 4) - 1 ? 'ok' : 'server_error', ms: i * 10 + n }));
+      bus.emit(finished({ id: `r${i}`, attempts }));
+    }
+    await log.close();
+    expect(readRequests(db).map((r) => r.id)).toEqual(Array.from({ length: 67 }, (_, i) => `r${i}`));
+    const attempts = readAttempts(db);
+    expect(attempts).toHaveLength(Array.from({ length: 67 }, (_, i) => i % 4).reduce((a, b) => a + b, 0));
+    for (const a of attempts) expect(a.tier).toBe(`t${String(a.request_id).slice(1)}`);
+    expect(attempts.filter((a) => a.request_id === 'r7').map((a) => [a.n, a.attempt, a.outcome, a.ms])).toEqual([[0, 1, 'server_error', 70], [1, 2, 'server_error', 71], [2, 3, 'ok', 72]]);
+  });
+
   it('prunes rows older than retention_days when it opens', async () => {
     const db = join(tempDir(), 'usage.db');
     const config = loadConfigText(CONFIG(db), '/t/llm-route.yaml', {});
