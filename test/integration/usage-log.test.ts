@@ -190,6 +190,31 @@ describe('the usage writer (synthetic events)', () => {
     expect(attempts.filter((a) => a.request_id === 'r7').map((a) => [a.n, a.attempt, a.outcome, a.ms])).toEqual([[0, 1, 'server_error', 70], [1, 2, 'server_error', 71], [2, 3, 'ok', 72]]);
   });
 
+  it('a reload moves the log to a new path, turns it off and on, and re-prices', async () => {
+    const dir = tempDir();
+    const first = join(dir, 'a.db');
+    const second = join(dir, 'b.db');
+    const withPrice = (db: string, enabled: boolean, input: number): string => configYaml({
+      tiers: [{ name: 'cloud', url: 'http://127.0.0.1:9/v1', price: { input_per_mtok: input, output_per_mtok: 0 } }],
+      top: { usage: { path: db, enabled } },
+    });
+    const bus = new TelemetryBus();
+    const log = new UsageLog(bus, loadConfigText(withPrice(first, true, 1), '/t/llm-route.yaml', {}));
+    bus.emit(finished({ id: 'one', usage: { prompt_tokens: 1_000_000, completion_tokens: 0 } }));
+    await log.flush();
+    log.configure(loadConfigText(withPrice(second, true, 2), '/t/llm-route.yaml', {}));
+    bus.emit(finished({ id: 'two', usage: { prompt_tokens: 1_000_000, completion_tokens: 0 } }));
+    await log.flush();
+    log.configure(loadConfigText(withPrice(second, false, 2), '/t/llm-route.yaml', {}));
+    bus.emit(finished({ id: 'off' }));
+    await log.flush();
+    log.configure(loadConfigText(withPrice(second, true, 3), '/t/llm-route.yaml', {}));
+    bus.emit(finished({ id: 'three', usage: { prompt_tokens: 1_000_000, completion_tokens: 0 } }));
+    await log.close();
+    expect(readRequests(first).map((r) => [r.id, r.cost_usd])).toEqual([['one', 1]]);
+    expect(readRequests(second).map((r) => [r.id, r.cost_usd])).toEqual([['two', 2], ['three', 3]]);
+  });
+
   it('prunes rows older than retention_days when it opens', async () => {
     const db = join(tempDir(), 'usage.db');
     const config = loadConfigText(CONFIG(db), '/t/llm-route.yaml', {});
