@@ -2,6 +2,8 @@
 // and the issue's targets marked met / missed.
 
 const LLM = 'llm-route';
+/** The same proxy with `usage: { enabled: false }`. */
+export const USAGE_OFF = 'llm-route, usage log off';
 
 export function renderReport(r) {
   const out = [];
@@ -60,6 +62,22 @@ export function renderReport(r) {
     out.push('');
     out.push('Load generator CPU % (this process, one core = 100): ' +
       Object.entries(r.nonstream).map(([c, byTarget]) => `c${c}: ` + Object.entries(byTarget).map(([n, x]) => `${n} ${int(x.clientCpuPct)}`).join(', ')).join('; '));
+    out.push('');
+  }
+
+  if (r.nonstream && Object.values(r.nonstream)[0]?.[USAGE_OFF]) {
+    out.push('### The usage log: on vs off (non-streaming, same run; goal: at most 5 % fewer req/s and 0.05 ms more p50)');
+    out.push('');
+    out.push(`| load | direct req/s | log on req/s (vs direct) | log off req/s (vs direct) | on ÷ off req/s | p50 ms on / off (vs direct) | p50 on − off | goal |`);
+    out.push('|---|---|---|---|---|---|---|---|');
+    for (const [c, byTarget] of Object.entries(r.nonstream)) {
+      const d = byTarget.direct;
+      const on = byTarget[LLM];
+      const off = byTarget[USAGE_OFF];
+      const met = on.rps >= 0.95 * off.rps && on.p50 - off.p50 <= 0.05;
+      out.push(`| c${c} | ${int(d.rps)} | ${int(on.rps)} (${ratio(on.rps, d.rps)}) | ${int(off.rps)} (${ratio(off.rps, d.rps)}) | ${ratio(on.rps, off.rps)} | ${num(on.p50, 3)} (${ratio(on.p50, d.p50)}) / ${num(off.p50, 3)} (${ratio(off.p50, d.p50)}) | ${signed(on.p50 - off.p50, 3)} ms | ${met ? 'met' : 'missed'} |`);
+    }
+    if (r.cpu?.[USAGE_OFF]) out.push(`\nProxy CPU per request (all threads, the usage thread included): log on ${num(r.cpu[LLM].cpu_proxy, 4)} ms, log off ${num(r.cpu[USAGE_OFF].cpu_proxy, 4)} ms.`);
     out.push('');
   }
 

@@ -20,7 +20,7 @@ import { openFileLimit, clockTicks, rssKb, systemBusyMs } from './procfs.mjs';
 import { installCleanup, ourCpuMs, startMock, startPortkey, startScript, startServe, stopAll, ROOT, PORTKEY_BIN } from './processes.mjs';
 import { median, medianOfRounds } from './stats.mjs';
 import { openStreams, sequentialStreams } from './streams.mjs';
-import { renderReport } from './report.mjs';
+import { renderReport, USAGE_OFF } from './report.mjs';
 
 const { values: argv } = parseArgs({
   options: {
@@ -104,8 +104,10 @@ async function main() {
   // --- processes -----------------------------------------------------------------------------
   const fast = await startMock('fast', ['--tokens', String(plan.fastTokens)]);
   const slow = await startMock('slow', ['--tokens', String(plan.slowTokens), '--tokens-per-s', String(plan.slowTokensPerS)]);
-  const tierFile = writeTierFile(fast.url, slow.url);
+  const tierFile = writeTierFile(fast.url, slow.url, { path: join(tmp, 'usage.db') });
   const proxy = await startServe(tierFile);
+  // The same proxy with the usage log off: what the log costs, measured in the same run.
+  const proxyOff = await startServe(writeTierFile(fast.url, slow.url, { enabled: false }, 'tiers-usage-off.yaml'));
   const peer = withPeer ? await startPortkey() : null;
   const pipe = withPipe ? await startScript('naive pipe', './naive-pipe.mjs', [fast.url]) : null;
   log(`fast mock ${fast.url} (pid ${fast.pid}), slow mock ${slow.url}, llm-route ${proxy.url} (pid ${proxy.pid})` +
@@ -120,6 +122,7 @@ async function main() {
   const T = {
     direct: { name: 'direct', url: fast.url, headers: {}, model: 'm', pid: null },
     llm: { name: 'llm-route', url: proxy.url, headers: {}, model: 'bench', pid: proxy.pid },
+    llmOff: { name: USAGE_OFF, url: proxyOff.url, headers: {}, model: 'bench', pid: proxyOff.pid },
     ...(peer ? { peer: { name: 'peer', url: peer.url, headers: peerHeaders(fast.url), model: 'm', pid: peer.pid } } : {}),
     ...(pipe ? { pipe: { name: 'naive pipe', url: pipe.url, headers: {}, model: 'm', pid: pipe.pid } } : {}),
   };
@@ -260,7 +263,7 @@ async function main() {
   if (sections.has('open')) {
     const rssAfterLoadMb = { [T.llm.name]: rssKb(proxy.pid) / 1024, ...(peer ? { [T.peer.name]: rssKb(peer.pid) / 1024 } : {}) };
     log(`RSS after the load sections: ${JSON.stringify(mapValues(rssAfterLoadMb, (v) => +v.toFixed(1)))} MB; starting fresh llm-route${peer ? ' and peer' : ''} for the open-streams section`);
-    await Promise.all([proxy.child.stop(), peer?.child.stop(), pipe?.child.stop()]);
+    await Promise.all([proxy.child.stop(), proxyOff.child.stop(), peer?.child.stop(), pipe?.child.stop()]);
     const proxy2 = await startServe(tierFile);
     const peer2 = peer ? await startPortkey() : null;
     begin();
@@ -329,7 +332,8 @@ async function profileMode(dir) {
   log(`profile written to ${dir} (summarise: node bench/overhead/profile-summary.mjs ${dir}/*.cpuprofile)`);
 }
 
-function writeTierFile(fastUrl, slowUrl) {
+/** `usage`: the tier file's usage block; the log never goes to the real state dir from here. */
+function writeTierFile(fastUrl, slowUrl, usage = { path: join(tmp, 'usage.db') }, name = 'tiers.yaml') {
   // `dead` refuses connections. Its circuit never opens on the `failover` route, so every request
   // really tries it first; `failover_circuit` keeps the default circuit (it opens after 3 failures).
   const yaml = `version: 1
@@ -356,8 +360,9 @@ routes:
     tiers:
       - { name: dead, provider: dead2, model: m, retry: { attempts: 1 } }
       - { name: fast, provider: fast, model: m }
+usage: ${JSON.stringify(usage)}
 `;
-  const file = join(tmp, 'tiers.yaml');
+  const file = join(tmp, name);
   writeFileSync(file, yaml);
   return file;
 }

@@ -126,6 +126,37 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = await runDemo(opts);
     });
 
+  program
+    .command('usage')
+    .description('requests, failovers, TTFT p50/p95, tokens and cost from the usage log')
+    .addOption(configOption())
+    .option('--since <when>', 'window start: 30m, 24h, 7d, 2w or an ISO date', '24h')
+    .option('--by <key>', 'group by route, tier, model, provider or day', 'route')
+    .option('--json', 'one JSON document on stdout')
+    .action(async (opts) => {
+      const { runUsage } = await import('./usage.js');
+      process.exitCode = await runUsage(opts);
+    });
+
+  const incidents = program
+    .command('incidents')
+    .description('rollbacks, kill switches and outages recorded; `incidents show ID` drafts a postmortem from the usage log')
+    .addOption(configOption())
+    .option('--json', 'one JSON document on stdout')
+    .action(async (opts) => {
+      const { runIncidents } = await import('./incidents.js');
+      process.exitCode = await runIncidents(opts);
+    });
+  incidents
+    .command('show <id>')
+    .description('the postmortem draft of one incident: root cause, impact, preventive actions')
+    .addOption(configOption())
+    .option('--json', 'one JSON document on stdout')
+    .action(async (id: string, opts, command: Command) => {
+      const { runIncidentShow } = await import('./incidents.js');
+      process.exitCode = await runIncidentShow(id, { ...command.parent?.opts(), ...opts });
+    });
+
   await program.parseAsync(argv);
 }
 

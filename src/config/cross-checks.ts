@@ -1,3 +1,4 @@
+import { budgetProblems } from './budget-checks.js';
 import type { ConfigProblem } from './errors.js';
 import type { Reporter } from './positions.js';
 import { isRecord } from './raw-data.js';
@@ -13,6 +14,7 @@ export function crossCheck(data: unknown, report: Reporter): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   if (!isRecord(data)) return problems;
   problems.push(...saverProblems(data, report));
+  problems.push(...budgetProblems(data, report));
   const providers = isRecord(data.providers) ? Object.keys(data.providers) : undefined;
   for (const name of providers ?? []) {
     if (name.trim() === '') problems.push(report.at('key', ['providers', name], 'a provider name must not be empty'));

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { configWarnings, crossCheck } from './cross-checks.js';
 import { schemaAt } from './describe-schema.js';
@@ -14,6 +14,7 @@ import {
   DEFAULT_MAX_TOKENS,
   DEFAULT_RETRY,
   DEFAULT_TIMEOUTS,
+  type Budget,
   type Config,
   type Provider,
   type ProviderConfig,
@@ -138,11 +139,30 @@ function buildConfig(raw: RawConfig, file: string, warnings: string[]): Config {
       max_tokens_cap: tier.max_tokens,
       ollama: { ...raw.providers[tier.provider].ollama, ...tier.ollama },
       tokenizer: tier.tokenizer ?? DEFAULT_ENCODING,
+      ...priceOf(tier.price ?? providers.get(tier.provider)?.price),
     }));
     const savers = readSavers(route.savers ?? raw.savers ?? [], []).specs; // crossCheck vouched for them
     routes.set(routeName, { name: routeName, tiers, deadline_ms: route.deadline_ms, aliases: route.aliases ?? [], savers });
   }
-  return { file, server: resolveServer(raw.server), providers, routes, warnings };
+  return { file, server: resolveServer(raw.server), providers, routes, warnings, usage: resolveUsage(raw.usage, file), budgets: (raw.budgets ?? []).map(resolveBudget) };
+}
+
+function priceOf(price: Tier['price']): Pick<Tier, 'price'> {
+  return price ? { price } : {};
+}
+
+function resolveUsage(usage: RawConfig['usage'], file: string): Config['usage'] {
+  return {
+    path: usage?.path === undefined ? null : resolve(dirname(file), usage.path),
+    retention_days: usage?.retention_days ?? 90,
+    enabled: usage?.enabled ?? true,
+  };
+}
+
+// budget-checks guarantees exactly one of usd / tokens.
+function resolveBudget(budget: NonNullable<RawConfig['budgets']>[number]): Budget {
+  const unit = budget.usd !== undefined ? 'usd' : 'tokens';
+  return { scope: budget.scope, per: budget.per, unit, limit: (unit === 'usd' ? budget.usd : budget.tokens) as number };
 }
 
 // `${KEY:-}` yields "": that means "no key", not an empty credential.

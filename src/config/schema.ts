@@ -97,6 +97,28 @@ const ForwardHeaderSchema = z.string().superRefine((pattern, ctx) => {
   }
 });
 
+/** USD per million tokens; `cached_input_per_mtok` defaults to the input price. */
+export const PriceSchema = z.strictObject({
+  input_per_mtok: z.number().min(0),
+  output_per_mtok: z.number().min(0),
+  cached_input_per_mtok: z.number().min(0).optional(),
+});
+
+/** The usage log (SQLite): on by default; `path` defaults to the state dir, relative to the tier file's folder. */
+export const UsageSchema = z.strictObject({
+  path: z.string().min(1).optional(),
+  retention_days: z.number().int().min(1).default(90),
+  enabled: z.boolean().default(true),
+});
+
+/** A spending cap per provider or route and per UTC day or month, in USD or tokens (exactly one; checked in budget-checks). */
+export const BudgetSchema = z.strictObject({
+  scope: z.string().min(1),
+  per: z.enum(['day', 'month']),
+  usd: z.number().positive('expected a positive number').optional(),
+  tokens: z.number().int().min(1).optional(),
+});
+
 export const ProviderSchema = z.strictObject({
   /** The wire protocol: openai (Chat Completions), anthropic (Messages), ollama (its native /api/chat). */
   type: z.enum(['openai', 'anthropic', 'ollama']),
@@ -111,6 +133,7 @@ export const ProviderSchema = z.strictObject({
   // Parsed from {} when absent, so its defaults are the only ones.
   health: ProviderHealthSchema.prefault({}),
   start: StartSchema.optional(),
+  price: PriceSchema.optional(),
 });
 
 export const TierSchema = z.strictObject({
@@ -130,6 +153,8 @@ export const TierSchema = z.strictObject({
   ollama: OllamaOptionsSchema.optional(),
   /** The encoding token savers measure with when this is the route's first tier. */
   tokenizer: z.enum(ENCODINGS).optional(),
+  /** Replaces the provider's price for this tier. */
+  price: PriceSchema.optional(),
 });
 
 /**
@@ -165,6 +190,8 @@ export const ConfigSchema = z.strictObject({
   routes: z.record(z.string(), RouteSchema),
   /** The savers of every route without a `savers:` of its own. */
   savers: SaverListSchema.optional(),
+  usage: UsageSchema.optional(),
+  budgets: z.array(BudgetSchema).optional(),
 });
 
 export type RawConfig = z.infer<typeof ConfigSchema>;
@@ -179,6 +206,8 @@ export type OllamaOptions = z.infer<typeof OllamaOptionsSchema>;
 
 /** max_tokens for Anthropic requests that set none (the API requires one). */
 export const DEFAULT_MAX_TOKENS = 4096;
+export type Price = z.infer<typeof PriceSchema>;
+export type BudgetConfig = z.infer<typeof BudgetSchema>;
 
 /** cold_ttft_ms defaults to the tier's ttft_ms (no separate cold budget) when unset. */
 export const DEFAULT_TIMEOUTS: Required<Omit<TimeoutsConfig, 'cold_ttft_ms'>> = {
@@ -220,6 +249,8 @@ export interface Tier {
   /** The provider's Ollama options with the tier's on top. */
   ollama: OllamaOptions;
   tokenizer: Encoding;
+  /** USD per 1M tokens: the tier's own `price`, else its provider's; absent: unpriced (local). */
+  price?: Price;
 }
 
 export interface Route {
@@ -231,6 +262,21 @@ export interface Route {
   savers: SaverSpec[];
 }
 
+/** The usage log after loading: `path` is absolute, or null for the default in the state dir (see usage/paths.ts). */
+export interface UsageConfig {
+  path: string | null;
+  retention_days: number;
+  enabled: boolean;
+}
+
+/** A budget after loading: one unit, its limit in that unit. */
+export interface Budget {
+  scope: string;
+  per: 'day' | 'month';
+  unit: 'usd' | 'tokens';
+  limit: number;
+}
+
 /** The config the running proxy uses. */
 export interface Config {
   file: string;
@@ -239,4 +285,6 @@ export interface Config {
   routes: Map<string, Route>;
   /** Things that are allowed but probably wrong (file:line:col lines): `validate` prints them. */
   warnings: string[];
+  usage: UsageConfig;
+  budgets: Budget[];
 }

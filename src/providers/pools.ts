@@ -1,4 +1,5 @@
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
+import { createStaleAwarePool } from '../util/stale-socket-pool.js';
 import { allTiers } from '../config/all-tiers.js';
 import { DEFAULT_TIMEOUTS, type Config, type Provider } from '../config/schema.js';
 
@@ -78,7 +79,8 @@ export class ProviderPools {
 }
 
 function createPool(provider: Provider, connectTimeout: number): Pool {
-  return new Pool(new URL(provider.base_url).origin, {
+  // Stale-aware: an attempt can tell a reused socket the server had closed from a real failure.
+  return createStaleAwarePool(new URL(provider.base_url).origin, {
     connectTimeout,
     keepAliveTimeout: 30_000,
     keepAliveMaxTimeout: 600_000,

@@ -1,10 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Dispatcher, Pool } from 'undici';
+import { Client, type Dispatcher, type Pool } from 'undici';
 import type { Tier } from '../config/schema.js';
 import type { UpstreamCall } from '../protocols/call.js';
 import { AttemptError, statusError, transportError } from './attempt-error.js';
 import type { ClientLifetime } from './client-lifetime.js';
 import { isShutdown } from './shutdown.js';
+import { isStaleSocketFailure } from '../util/stale-socket.js';
 
 type Controller = Dispatcher.DispatchController;
 
@@ -42,6 +43,8 @@ export abstract class UpstreamAttempt implements Dispatcher.DispatchHandler {
   protected phase: AttemptPhase = 'waiting';
   protected controller: Controller | null = null;
   private cancelReason: Error | null = null;
+  /** The one connection of its own a stale-socket retry went out on. */
+  private fresh: Client | null = null;
   private errorStatus = 0;
   private errorHeaders: IncomingHttpHeaders = {};
   private errorChunks: Buffer[] = [];
@@ -59,13 +62,19 @@ export abstract class UpstreamAttempt implements Dispatcher.DispatchHandler {
   /** The attempt's outcome is settled: the client's leaving no longer concerns it. */
   protected release(): void {
     this.input.client.offAbort(this.onClientAbort);
+    // The retry's own connection closes once its request is done (at once when cut short).
+    if (this.fresh) void (this.cancelReason ? this.fresh.destroy() : this.fresh.close()).catch(() => undefined);
+    this.fresh = null;
   }
 
   /** Sends the request. */
   protected dispatch(): void {
-    const { pool, call } = this.input;
-    const { method, path, headers, body } = call.request;
-    pool.dispatch({ path, method, headers, body, headersTimeout: 0, bodyTimeout: 0 }, this);
+    this.dispatchOn(this.input.pool);
+  }
+
+  private dispatchOn(dispatcher: Dispatcher): void {
+    const { method, path, headers, body } = this.input.call.request;
+    dispatcher.dispatch({ path, method, headers, body, headersTimeout: 0, bodyTimeout: 0 }, this);
   }
 
   /** Aborts the upstream request (idempotent) and closes its socket. */
@@ -120,7 +129,21 @@ export abstract class UpstreamAttempt implements Dispatcher.DispatchHandler {
 
   onResponseError(_controller: Controller | null, err: Error): void {
     if (this.cancelReason || !this.live) return;
+    // The stale-aware pool marked it: a reused socket the server had closed, before any answer.
+    if (this.fresh === null && isStaleSocketFailure(err)) return this.retryOnFreshConnection();
     this.onBroken(transportError(err, this.errorStatus !== 0 ? 'headers' : this.currentPhase()));
+  }
+
+  /**
+   * A pooled socket the server had already closed (llama-server advertises keep-alive, then
+   * closes after every stream): the server never saw the request. It goes again, once, at
+   * once, on a connection of its own; that is not an attempt, nor a failure, nor a retry.
+   */
+  private retryOnFreshConnection(): void {
+    const { tier } = this.input;
+    this.controller = null;
+    this.fresh = new Client(new URL(tier.provider.base_url).origin, { connectTimeout: tier.timeouts.connect_ms, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
+    this.dispatchOn(this.fresh);
   }
 
   private readonly onClientAbort = (): void => {

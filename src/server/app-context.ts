@@ -8,6 +8,7 @@ import type { ClientLifetime } from '../proxy/client-lifetime.js';
 import type { ProxyContext } from '../proxy/proxy-context.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 import type { Metrics } from '../telemetry/metrics.js';
+import type { BudgetLedger } from '../usage/budgets/ledger.js';
 
 export type { ReloadResult };
 
@@ -21,6 +22,8 @@ export interface AppContext extends ProxyContext, ControlContext {
   gate: TierGate;
   telemetry: TelemetryBus;
   metrics: Metrics;
+  /** Budgets: reserve at admission, settle (or release) when the request ends (see usage/budgets/ledger.ts). */
+  budgets: BudgetLedger;
   random: () => number;
   inFlight: Set<ClientLifetime>;
   /** Set when shutdown begins: answers then carry `connection: close`. */

@@ -13,6 +13,7 @@ import { ProviderPools } from '../providers/pools.js';
 import { TelemetryBus } from '../telemetry/bus.js';
 import { Metrics } from '../telemetry/metrics.js';
 import { attachRequestLog } from '../telemetry/request-log.js';
+import { UsageLog, type UsageLogOptions } from '../usage/usage-log.js';
 import type { AppContext, ReloadResult } from './app-context.js';
 import { handleRequest } from './handle-request.js';
 import { ShutdownError } from '../proxy/shutdown.js';
@@ -37,6 +38,8 @@ export interface ProxyOptions {
   activeChecks?: boolean;
   /** Time for circuits, cold starts, weight TTLs and rollbacks (tests pass one they move on). */
   clock?: Clock;
+  /** The usage log's timings (tests). */
+  usage?: UsageLogOptions;
 }
 
 /** The proxy's lifecycle: listen, apply reloads, drain on close. */
@@ -47,6 +50,7 @@ export class ProxyServer {
   private readonly port: number;
   private readonly rollbacks: RollbackWatcher;
   private readonly checker: HealthChecker;
+  readonly usage: UsageLog;
   private watcher: ConfigWatcher | null = null;
   private readonly checksOnListen: boolean;
   private checksStarted = false;
@@ -63,6 +67,8 @@ export class ProxyServer {
     const health = new HealthBoard(telemetry, config, now);
     const weights = new WeightControl(telemetry, config, clock);
     this.checker = new HealthChecker(telemetry, config);
+    const metrics = new Metrics(telemetry, config);
+    this.usage = new UsageLog(telemetry, config, { registry: metrics.registry, ...options.usage });
     this.app = {
       config,
       telemetry,
@@ -75,7 +81,8 @@ export class ProxyServer {
         claim: (tier) => health.claim(tier),
         isCold: (tier) => health.isCold(tier),
       },
-      metrics: new Metrics(telemetry, config),
+      metrics,
+      budgets: this.usage.budgets,
       random: options.random ?? Math.random,
       snapshot: () => ({ config: this.app.config, pools: this.app.pools.acquire() }),
       inFlight: new Set(),
@@ -151,6 +158,7 @@ export class ProxyServer {
     this.rollbacks.configure(config);
     this.checker.configure(config);
     void preloadSaverTokenizers(config).catch(() => undefined);
+    this.usage.configure(config);
     app.config = config;
   }
 
@@ -171,6 +179,7 @@ export class ProxyServer {
     this.server.closeAllConnections();
     await closed;
     await this.app.pools.close();
+    await this.usage.close();
   }
 
   private async waitForInFlight(ms: number): Promise<void> {

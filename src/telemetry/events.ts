@@ -210,9 +210,27 @@ export interface ProviderOutput {
   line: string;
 }
 
+/**
+ * The usage database cannot be used (locked, corrupt, full, unwritable): said once per episode.
+ * The proxy keeps serving; rows are dropped (and counted) until the database reopens.
+ */
+export interface UsageDegraded {
+  type: 'usage_degraded';
+  path: string;
+  error: string;
+}
+
+/** The usage database is usable again; `dropped` rows were lost meanwhile. */
+export interface UsageRecovered {
+  type: 'usage_recovered';
+  path: string;
+  dropped: number;
+}
+
 export type TelemetryEvent =
   | RequestStarted | AttemptFinished | FailedOver | StreamCommitted | ChunkDropped | RequestFinished
-  | TierStateChanged | WeightChanged | RolledBack | ConfigReloaded | HealthChecked | ProviderOutput;
+  | TierStateChanged | WeightChanged | RolledBack | ConfigReloaded | HealthChecked | ProviderOutput
+  | UsageDegraded | UsageRecovered;
 
 /**
  * Outcomes of a tier that answered properly but cannot serve this payload: input it cannot

@@ -48,14 +48,16 @@ class LineBatch {
   };
 }
 
-/** Control-plane events worth a line: state changes, weights, rollbacks, reloads, failed checks, provider output. */
+/** Control-plane events worth a line: state changes, weights, rollbacks, reloads, failed checks, provider output, the usage log's health. */
 function toControlLine(event: TelemetryEvent, time: string): Record<string, unknown> | null {
   switch (event.type) {
     case 'tier_state':
     case 'weight':
     case 'rollback':
     case 'reload':
-    case 'provider_output': {
+    case 'provider_output':
+    case 'usage_degraded':
+    case 'usage_recovered': {
       const { type, ...fields } = event;
       return { time, event: type, ...fields };
     }

@@ -21,7 +21,7 @@ export function tokenCounter(encoding: Encoding = DEFAULT_ENCODING): Promise<Tok
   let counter = loading.get(encoding);
   if (!counter) {
     counter = importEncoding(encoding).then((module) => {
-      const ready: TokenCounter = { encoding, count: (text) => (text === '' ? 0 : module.countTokens(text)) };
+      const ready: TokenCounter = { encoding, count: (text) => countBounded(module, text) };
       loaded.set(encoding, ready);
       return ready;
     });
@@ -36,6 +36,29 @@ export function loadedTokenCounter(encoding: Encoding = DEFAULT_ENCODING): Token
 }
 
 type EncodingModule = { countTokens(text: string): number };
+
+/**
+ * BPE merges within a run of characters without a space in time quadratic in its length
+ * (64k of "x" take 3.5 s, a megabyte never ends): a longer run is counted in pieces of this
+ * size, which costs at most a token at each cut and keeps counting linear.
+ */
+const MAX_RUN = 1024;
+const LONG_RUN = new RegExp(`\\S{${MAX_RUN + 1},}`, 'g');
+
+function countBounded(module: EncodingModule, text: string): number {
+  if (text.length <= MAX_RUN) return text === '' ? 0 : module.countTokens(text);
+  let total = 0;
+  let from = 0;
+  LONG_RUN.lastIndex = 0;
+  for (let match = LONG_RUN.exec(text); match !== null; match = LONG_RUN.exec(text)) {
+    if (match.index > from) total += module.countTokens(text.slice(from, match.index));
+    const run = match[0];
+    for (let i = 0; i < run.length; i += MAX_RUN) total += module.countTokens(run.slice(i, i + MAX_RUN));
+    from = match.index + run.length;
+  }
+  if (from < text.length) total += module.countTokens(from === 0 ? text : text.slice(from));
+  return total;
+}
 
 // A switch of literal paths, so that each import is visible to the compiler and to bundlers.
 function importEncoding(encoding: Encoding): Promise<EncodingModule> {

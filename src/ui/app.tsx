@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import { Box } from 'ink';
-import { useCallback, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import type { Config } from '../config/schema.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 import type { DashboardActions } from './actions.js';
@@ -15,6 +15,7 @@ import { useDashboardKeys, type SelectableTier } from './hooks/use-dashboard-key
 import { useDashboardState } from './hooks/use-dashboard-state.js';
 import { useTerminalSize } from './hooks/use-terminal-size.js';
 import { paneHeights } from './layout/pane-heights.js';
+import type { DayTotals } from '../usage/store.js';
 
 const NOTICE_MS = 5000;
 
@@ -27,11 +28,16 @@ export interface DashboardProps {
   /** Epoch ms the server started. */
   startedAt: number;
   actions: DashboardActions;
+  /** Today's totals in the usage log before this session wrote to it (the header adds this session's). */
+  usageBaseline?: Promise<DayTotals | null>;
 }
 
 /** The live screen of `llm-route serve`: a subscriber of telemetry events, repainted at most ~8 times a second. */
-export function Dashboard({ bus, config, listen, startedAt, actions }: DashboardProps) {
+export function Dashboard({ bus, config, listen, startedAt, actions, usageBaseline }: DashboardProps) {
   const state = useDashboardState(bus);
+  useEffect(() => {
+    void usageBaseline?.then((totals) => totals && state.setUsageBaseline(totals, Date.now()), () => undefined);
+  }, [usageBaseline, state]);
   const { columns, rows } = useTerminalSize();
   const [helpOpen, setHelpOpen] = useState(false);
   const [notice, setNotice] = useState<{ text: string; at: number } | null>(null);
@@ -49,7 +55,9 @@ export function Dashboard({ bus, config, listen, startedAt, actions }: Dashboard
   const current = config();
   const snapshot = state.snapshot(current, now);
   const tierCount = snapshot.routes.reduce((n, r) => n + r.tiers.length, 0);
-  const heights = paneHeights(rows, 1 + snapshot.routes.length + tierCount);
+  // The header's usage line (and its warning) take rows the panes must leave free, like the table's.
+  const usageLines = 1 + (snapshot.usageWarning ? 1 : 0);
+  const heights = paneHeights(rows, usageLines + 1 + snapshot.routes.length + tierCount);
   const firstRoute = snapshot.routes[0]?.name ?? 'ROUTE';
 
   return (
@@ -61,6 +69,9 @@ export function Dashboard({ bus, config, listen, startedAt, actions }: Dashboard
         requestsPerSecond={snapshot.requestsPerSecond}
         activeStreams={snapshot.activeStreams}
         pending={snapshot.pending}
+        clientTtftP50={snapshot.clientTtft?.p50 ?? null}
+        today={snapshot.today}
+        usageWarning={snapshot.usageWarning}
       />
       <Box marginTop={1}>
         <RouteTable routes={snapshot.routes} width={columns} selected={Math.min(selected, tierCount - 1)} />

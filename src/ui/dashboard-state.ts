@@ -7,6 +7,9 @@ import { RateMeter } from './state/rate-meter.js';
 import { requestPath } from './state/request-path.js';
 import { Ring } from './state/ring.js';
 import { type TierStats, TierStatsTable } from './state/tier-stats.js';
+import { SampleWindow } from './state/sample-window.js';
+import { UsageToday } from './state/usage-today.js';
+import type { DayTotals } from '../usage/store.js';
 import { weightText } from './state/weight-layers.js';
 import type { DashboardSnapshot, RecentRequest, RouteView, SnapshotLimits, TierView } from './dashboard-view.js';
 
@@ -39,6 +42,10 @@ export class DashboardState {
   private readonly arrivals = new RateMeter(10);
   private readonly finished = new Ring<Finished>(50);
   private readonly log = new Ring<LogLine>(200);
+  /** What clients waited for their first token (arrival to commit), over the last 60 s. */
+  private readonly clientTtft = new SampleWindow(200, 60_000);
+  private readonly today = new UsageToday();
+  private usageWarning: string | null = null;
 
   apply(event: TelemetryEvent, at: number): void {
     switch (event.type) {
@@ -48,7 +55,7 @@ export class DashboardState {
         this.addPending(event.route, 1);
         return;
       case 'attempt_end':
-        return this.countAttempt(event);
+        return this.countAttempt(event, at);
       case 'failover':
         this.tiers.get(event.route, event.fromTier).failovers++;
         return;
@@ -78,7 +85,18 @@ export class DashboardState {
         return this.addLog(at, providerOutputLine(event));
       case 'chunk_error':
         return;
+      case 'usage_degraded':
+        this.usageWarning = `usage log unusable (${event.error}); requests are served, rows dropped`;
+        return this.addLog(at, { level: 'bad', text: `usage log ${event.path}: ${event.error}; requests are served, their rows dropped until it reopens` });
+      case 'usage_recovered':
+        this.usageWarning = null;
+        return this.addLog(at, { level: 'good', text: `usage log ${event.path} usable again (${event.dropped} row${event.dropped === 1 ? '' : 's'} dropped meanwhile)` });
     }
+  }
+
+  /** Today's totals in the usage log when the dashboard started. */
+  setUsageBaseline(totals: DayTotals, at: number): void {
+    this.today.setBaseline(totals, at);
   }
 
   /** The weight a tier runs with now: as the last weight event said, else the configured one. */
@@ -97,6 +115,9 @@ export class DashboardState {
       pending,
       recent: this.finished.newest(limits.recent).map(recentRequest),
       log: this.log.newest(limits.log).reverse(),
+      clientTtft: this.clientTtft.percentiles(now),
+      today: this.today.view(config, now),
+      usageWarning: this.usageWarning,
     };
   }
 
@@ -129,8 +150,10 @@ export class DashboardState {
     };
   }
 
-  private countAttempt(event: AttemptFinished): void {
+  private countAttempt(event: AttemptFinished, at: number): void {
     const stats = this.tiers.get(event.route, event.tier);
+    // The tier's own TTFT: an ok streaming attempt's time, from its start to its first token.
+    if (event.stream && event.record.outcome === 'ok') stats.ttft.record(event.record.ms, at);
     if (event.record.attempt === 1) stats.requests++;
     // The payload's fault, or a payload the tier cannot carry (context length, unsupported input), is not the tier's error.
     if (!provesTierAlive(event)) stats.errors++;
@@ -138,7 +161,7 @@ export class DashboardState {
 
   private commit(id: string, route: string, tier: string, ttftMs: number, at: number): void {
     const stats = this.tiers.get(route, tier);
-    stats.ttft.record(ttftMs, at);
+    this.clientTtft.record(ttftMs, at);
     const request = this.open.get(id);
     if (request?.committedTier) return; // one commit per request
     if (request) {
@@ -154,6 +177,7 @@ export class DashboardState {
 
   private finish(event: RequestFinished, at: number): void {
     this.finished.push({ at, event });
+    this.today.add(event, at);
     if (event.outcome === 'interrupted' && event.tier) this.tiers.get(event.route, event.tier).errors++;
     const request = this.open.get(event.id);
     if (!request) return;

@@ -2,6 +2,7 @@ import type { RequestFinished } from '../telemetry/events.js';
 import type { LogLine } from './state/log-lines.js';
 import type { Percentiles } from './state/sample-window.js';
 import type { TierHealth } from './state/tier-stats.js';
+import type { UsageTodayView } from './state/usage-today.js';
 
 /** What one frame of the dashboard shows: a plain-data snapshot of DashboardState. */
 
@@ -21,7 +22,7 @@ export interface TierView {
   requests: number;
   errors: number;
   failovers: number;
-  /** TTFT over the last 60 s (at most 200 commits); null when there were none. */
+  /** The tier's own TTFT (its ok streaming attempts: attempt start to first token) over the last 60 s (at most 200); null when there were none. */
   ttft: Percentiles | null;
   /** The latest TTFTs in ms, oldest first. */
   ttftHistory: number[];
@@ -58,6 +59,12 @@ export interface DashboardSnapshot {
   recent: RecentRequest[];
   /** Oldest first, the newest last. */
   log: LogLine[];
+  /** What clients waited (arrival to commit), over the last 60 s. */
+  clientTtft: Percentiles | null;
+  /** Today's cost and tokens (UTC day): the usage log's at start plus this session's. */
+  today: UsageTodayView;
+  /** Set while the usage database is unusable. */
+  usageWarning: string | null;
 }
 
 export interface SnapshotLimits {

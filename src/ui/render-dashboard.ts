@@ -4,6 +4,7 @@ import type { Config } from '../config/schema.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 import type { DashboardActions } from './actions.js';
 import { Dashboard } from './app.js';
+import type { DayTotals } from '../usage/store.js';
 
 export interface RenderDashboardOptions {
   bus: TelemetryBus;
@@ -12,6 +13,7 @@ export interface RenderDashboardOptions {
   listen: string;
   startedAt: number;
   actions: DashboardActions;
+  usageBaseline?: Promise<DayTotals | null>;
 }
 
 export interface DashboardHandle {

@@ -3,6 +3,7 @@ import { stringify } from 'yaml';
 import { loadConfigText } from '../../src/config/load.js';
 import { ProxyServer } from '../../src/server/server.js';
 import type { Clock } from '../../src/util/clock.js';
+import type { UsageLogOptions } from '../../src/usage/usage-log.js';
 
 export interface TierSpec {
   name: string;
@@ -22,6 +23,7 @@ export interface TierSpec {
   provider?: Record<string, unknown>;
   /** Other tier keys (max_tokens, ollama, …). */
   extra?: Record<string, unknown>;
+  price?: Record<string, number>;
 }
 
 export interface ConfigSpec {
@@ -31,6 +33,8 @@ export interface ConfigSpec {
   deadline_ms?: number;
   routeTimeouts?: Record<string, number>;
   server?: Record<string, unknown>;
+  /** More top-level keys (usage, budgets). */
+  top?: Record<string, unknown>;
 }
 
 /**
@@ -53,7 +57,7 @@ export function configYaml(spec: ConfigSpec): string {
   if (spec.aliases) route.aliases = spec.aliases;
   if (spec.deadline_ms !== undefined) route.deadline_ms = spec.deadline_ms;
   if (spec.routeTimeouts) route.timeouts = spec.routeTimeouts;
-  return stringify({ version: 1, server: { port: 0, ...spec.server }, providers, routes: { [spec.route ?? 'chat']: route } });
+  return stringify({ version: 1, server: { port: 0, ...spec.server }, providers, routes: { [spec.route ?? 'chat']: route }, ...spec.top });
 }
 
 export interface RunningProxy {
@@ -67,7 +71,7 @@ export interface RunningProxy {
   close(): Promise<void>;
 }
 
-export async function startProxy(specOrYaml: ConfigSpec | string, opts: { env?: Record<string, string>; random?: () => number; clock?: Clock } = {}): Promise<RunningProxy> {
+export async function startProxy(specOrYaml: ConfigSpec | string, opts: { env?: Record<string, string>; random?: () => number; clock?: Clock; usage?: UsageLogOptions } = {}): Promise<RunningProxy> {
   const yaml = typeof specOrYaml === 'string' ? specOrYaml : configYaml(specOrYaml);
   const config = loadConfigText(yaml, '/test/llm-route.yaml', opts.env ?? {});
   const logs: Array<Record<string, unknown>> = [];
@@ -77,7 +81,7 @@ export async function startProxy(specOrYaml: ConfigSpec | string, opts: { env?: 
       done();
     },
   });
-  const server = new ProxyServer({ config, port: 0, log, random: opts.random, clock: opts.clock });
+  const server = new ProxyServer({ config, port: 0, log, random: opts.random, clock: opts.clock, usage: opts.usage });
   const { url } = await server.listen();
   return { server, origin: url, baseURL: `${url}/v1`, logs, close: () => server.close(500) };
 }

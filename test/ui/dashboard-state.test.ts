@@ -85,14 +85,16 @@ describe('TTFT percentiles', () => {
     expect(window.percentiles(T0 + 61_000)).toBeNull();
   });
 
-  it('are kept per tier from commit events, with a history for the sparkline', () => {
+  it('are each tier\'s own TTFT (its ok streaming attempts), with a history for the sparkline; the client-seen one is the header\'s', () => {
     const events: TelemetryEvent[] = [];
-    for (const ms of [100, 200, 300, 400]) events.push(...requestEvents('chat', [attempt('local', 'ok', { ms })], { ttftMs: ms }));
-    events.push(...requestEvents('chat', [attempt('local', 'ttft_timeout', { ms: 2500 }), attempt('cloud', 'ok')], { ttftMs: 2600 }));
+    for (const ms of [100, 200, 300, 400]) events.push(...requestEvents('chat', [attempt('local', 'ok', { ms })], { ttftMs: ms + 5 }));
+    events.push(...requestEvents('chat', [attempt('local', 'ttft_timeout', { ms: 2500 }), attempt('cloud', 'ok', { ms: 380 })], { ttftMs: 2890 }));
     const state = stateWith(events);
     expect(tierOf(state, 'chat', 'local').ttft).toEqual({ p50: 200, p95: 400, p99: 400, count: 4 });
     expect(tierOf(state, 'chat', 'local').ttftHistory).toEqual([100, 200, 300, 400]);
-    expect(tierOf(state, 'chat', 'cloud').ttft).toEqual({ p50: 2600, p95: 2600, p99: 2600, count: 1 });
+    // The cloud's own 380 ms, not the 2.9 s the client waited (2.5 s of it on the failed local attempt).
+    expect(tierOf(state, 'chat', 'cloud').ttft).toEqual({ p50: 380, p95: 380, p99: 380, count: 1 });
+    expect(state.snapshot(config, T0).clientTtft).toEqual({ p50: 305, p95: 2890, p99: 2890, count: 5 });
     expect(tierOf(state, 'embed', 'main').ttft).toBeNull();
     expect(sparkline([100, 200, 300, 400])).toBe('▃▅▆█');
     expect(sparkline([0, 0])).toBe('▁▁');

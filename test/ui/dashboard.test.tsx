@@ -71,7 +71,10 @@ describe('Dashboard: what a person reads', () => {
     expect(failedOver).toMatch(/\d\d:\d\d:\d\d\s+chat\s+200\s+2\.8s\s+143\s+local ✗ ttft 2\.5s → cloud ✓/);
     // local: 5 requests, 1 error, 1 failover; p50 180ms, p95 = p99 = 900ms (nearest rank of 4)
     expect(rowOf(frame, 'local')).toMatch(/healthy\s+100\s+0\s+5\s+1\s+1\s+180ms\s+900ms\s+900ms/);
-    expect(rowOf(frame, 'cloud')).toMatch(/healthy\s+100\s+0\s+1\s+0\s+0\s+2\.8s\s+2\.8s\s+2\.8s/);
+    // cloud's own TTFT (310 ms), not the 2.8 s the client waited
+    expect(rowOf(frame, 'cloud')).toMatch(/healthy\s+100\s+0\s+1\s+0\s+0\s+310ms\s+310ms\s+310ms/);
+    // the client-seen TTFT (arrival to commit) stays in the header and the recent list
+    expect(frame).toMatch(/client TTFT p50 240ms/);
     expect(frame).toContain('0.5 req/s');
   });
 

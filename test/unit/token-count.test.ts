@@ -17,3 +17,20 @@ describe('tokenCounter', () => {
     expect(counter.count('')).toBe(0);
   });
 });
+
+describe('counting pathological text', () => {
+  it('counts a long run without spaces in linear time, within a token per cut of the exact count', async () => {
+    const counter = await tokenCounter();
+    const exact = o200k('x'.repeat(8000));
+    const started = performance.now();
+    const bounded = counter.count('x'.repeat(8000));
+    expect(Math.abs(bounded - exact)).toBeLessThanOrEqual(8);
+    // A megabyte of one character would never finish unbounded; here it is a generous few seconds at most.
+    const huge = counter.count('y'.repeat(1_000_000));
+    expect(huge).toBeGreaterThan(100_000);
+    expect(performance.now() - started).toBeLessThan(15_000);
+    // Ordinary text is counted exactly, pieces or not.
+    const prose = 'The quick brown fox jumps over the lazy dog. '.repeat(200);
+    expect(counter.count(prose)).toBe(o200k(prose));
+  });
+});

@@ -1,5 +1,7 @@
 import { Box, Text } from 'ink';
-import { formatDuration, formatRate } from '../format.js';
+import { formatCount, formatDuration, formatMs, formatRate } from '../format.js';
+import type { UsageTodayView } from '../state/usage-today.js';
+import { formatUsd } from '../../usage/text-table.js';
 
 export interface HeaderProps {
   listen: string;
@@ -8,13 +10,21 @@ export interface HeaderProps {
   requestsPerSecond: number;
   activeStreams: number;
   pending: number;
+  /** Client-seen TTFT (arrival to commit) p50 over the last 60 s. */
+  clientTtftP50: number | null;
+  today: UsageTodayView;
+  usageWarning: string | null;
 }
 
-/** One line: where the proxy listens and how busy it is; the tier file last, as it can be long. */
+/**
+ * Where the proxy listens and how busy it is (the tier file last, as it can be long); then
+ * today's cost and tokens; then, while the usage log is unusable, a warning.
+ */
 export function Header(props: HeaderProps) {
   const streams = `${props.activeStreams} active stream${props.activeStreams === 1 ? '' : 's'}`;
+  const { today } = props;
   return (
-    <Box>
+    <Box flexDirection="column">
       <Text wrap="truncate">
         <Text bold color="cyan">llm-route</Text>
         {'  '}
@@ -24,11 +34,20 @@ export function Header(props: HeaderProps) {
         {'   '}
         <Text>{streams}</Text>
         {props.pending > 0 ? <Text dimColor>{`   ${props.pending} pending`}</Text> : null}
+        {props.clientTtftP50 !== null ? <Text>{`   client TTFT p50 ${formatMs(props.clientTtftP50)}`}</Text> : null}
         {'   '}
         <Text dimColor>up {formatDuration(props.uptimeMs)}</Text>
         {'   '}
         <Text dimColor>tiers {props.tierFile}</Text>
       </Text>
+      <Text wrap="truncate">
+        <Text dimColor>today </Text>
+        <Text bold>{formatUsd(today.costUsd)}</Text>
+        <Text>{`   ${formatCount(today.promptTokens)} in / ${formatCount(today.completionTokens)} out tokens`}</Text>
+        {today.cachedTokens > 0 ? <Text dimColor>{` (${formatCount(today.cachedTokens)} cached)`}</Text> : null}
+        {today.saverTokensSaved > 0 ? <Text color="green">{`   savers saved ${formatCount(today.saverTokensSaved)} tokens`}</Text> : null}
+      </Text>
+      {props.usageWarning ? <Text color="red" wrap="truncate">{props.usageWarning}</Text> : null}
     </Box>
   );
 }

@@ -1,0 +1,12 @@
+/**
+ * Attempt outcomes that say nothing about a tier's health: the payload's fault, the route's
+ * deadline, the client leaving, or a tier skipped before it was tried. They are neither
+ * failures nor successes in an incident's error rate.
+ */
+export const NEUTRAL_OUTCOMES = ['bad_request', 'content_policy', 'deadline', 'client_abort', 'unsupported', 'budget'] as const;
+
+/** SQL: the attempt (alias `a`) failed through the tier's fault. */
+export const FAILED_ATTEMPT_SQL = `a.outcome <> 'ok' AND a.outcome NOT IN (${NEUTRAL_OUTCOMES.map((o) => `'${o}'`).join(', ')})`;
+
+/** SQL: the attempt counts toward the tier's error rate. */
+export const COUNTED_ATTEMPT_SQL = `a.outcome NOT IN (${NEUTRAL_OUTCOMES.map((o) => `'${o}'`).join(', ')})`;

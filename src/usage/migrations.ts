@@ -1,0 +1,94 @@
+import type { Database } from 'better-sqlite3';
+
+/**
+ * The usage database's schema, one step per `user_version`. Append new steps; never edit one
+ * that has shipped. Times are epoch milliseconds (UTC).
+ */
+const STEPS: string[] = [
+  // 1: requests, attempts, incidents, budget counters
+  `CREATE TABLE requests (
+     seq INTEGER PRIMARY KEY,
+     id TEXT NOT NULL,
+     started_at INTEGER NOT NULL,
+     protocol TEXT NOT NULL,
+     route TEXT NOT NULL,
+     tier TEXT,
+     provider TEXT,
+     model TEXT,
+     status INTEGER NOT NULL,
+     outcome TEXT NOT NULL,
+     stream INTEGER NOT NULL,
+     ttft_ms REAL,
+     duration_ms REAL NOT NULL,
+     prompt_tokens INTEGER NOT NULL,
+     completion_tokens INTEGER NOT NULL,
+     cached_tokens INTEGER NOT NULL,
+     token_source TEXT,
+     cost_usd REAL NOT NULL,
+     saved_usd REAL NOT NULL,
+     chunk_errors INTEGER NOT NULL,
+     failover INTEGER NOT NULL,
+     saver_tokens_before INTEGER,
+     saver_tokens_after INTEGER,
+     saver_failures INTEGER NOT NULL
+   );
+   CREATE INDEX requests_by_time ON requests (started_at);
+   CREATE TABLE attempts (
+     request_seq INTEGER NOT NULL,
+     n INTEGER NOT NULL,
+     tier TEXT NOT NULL,
+     attempt INTEGER NOT NULL,
+     outcome TEXT NOT NULL,
+     status INTEGER,
+     ms REAL NOT NULL,
+     PRIMARY KEY (request_seq, n)
+   ) WITHOUT ROWID;
+   CREATE TABLE incidents (
+     id INTEGER PRIMARY KEY,
+     key TEXT NOT NULL UNIQUE,
+     route TEXT NOT NULL,
+     tier TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     opened_at INTEGER NOT NULL,
+     closed_at INTEGER,
+     trigger TEXT NOT NULL,
+     closed_by TEXT
+   );
+   CREATE TABLE budget_windows (
+     scope TEXT NOT NULL,
+     per TEXT NOT NULL,
+     unit TEXT NOT NULL,
+     window_start INTEGER NOT NULL,
+     window_end INTEGER NOT NULL,
+     spent REAL NOT NULL DEFAULT 0,
+     reserved REAL NOT NULL DEFAULT 0,
+     PRIMARY KEY (scope, per, unit, window_start)
+   );
+   CREATE TABLE budget_holds (
+     reservation TEXT NOT NULL,
+     scope TEXT NOT NULL,
+     per TEXT NOT NULL,
+     unit TEXT NOT NULL,
+     window_start INTEGER NOT NULL,
+     amount REAL NOT NULL,
+     expires_at INTEGER NOT NULL,
+     PRIMARY KEY (reservation, scope, per, unit)
+   );
+   CREATE INDEX budget_holds_by_expiry ON budget_holds (expires_at);`,
+];
+
+export const SCHEMA_VERSION = STEPS.length;
+
+/** Brings the database to SCHEMA_VERSION, each step in its own transaction. Refuses a newer file. */
+export function migrate(db: Database): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > SCHEMA_VERSION) {
+    throw new Error(`the usage database has schema version ${version}, newer than this llm-route knows (${SCHEMA_VERSION}); upgrade llm-route`);
+  }
+  for (let v = version; v < SCHEMA_VERSION; v++) {
+    db.transaction(() => {
+      db.exec(STEPS[v]);
+      db.pragma(`user_version = ${v + 1}`);
+    }).immediate();
+  }
+}

@@ -1,0 +1,36 @@
+import type { Config, Price } from '../config/schema.js';
+import { costUsd, type TokenCounts } from './cost.js';
+
+/** Prices by route and tier, plain data so it can be posted to the usage thread. */
+export interface PriceBook {
+  /** route → tier → the tier's price (absent: unpriced). */
+  tiers: Record<string, Record<string, Price>>;
+  /** route → the price of its first priced tier, what local traffic is saved against. */
+  firstPriced: Record<string, Price>;
+}
+
+export function priceBook(config: Config): PriceBook {
+  const book: PriceBook = { tiers: {}, firstPriced: {} };
+  for (const route of config.routes.values()) {
+    const tiers: Record<string, Price> = {};
+    for (const tier of route.tiers) {
+      if (!tier.price) continue;
+      tiers[tier.name] = tier.price;
+      book.firstPriced[route.name] ??= tier.price;
+    }
+    book.tiers[route.name] = tiers;
+  }
+  return book;
+}
+
+/**
+ * What one answered request cost (at its tier's price) and saved (an unpriced tier's tokens at
+ * the route's first priced tier). Both 0 when no tier answered: failed attempts are never billed.
+ */
+export function priceRequest(book: PriceBook, route: string, tier: string | null, tokens: TokenCounts): { cost: number; saved: number } {
+  if (tier === null) return { cost: 0, saved: 0 };
+  const price = book.tiers[route]?.[tier];
+  if (price) return { cost: costUsd(price, tokens), saved: 0 };
+  const reference = book.firstPriced[route];
+  return { cost: 0, saved: reference ? costUsd(reference, tokens) : 0 };
+}

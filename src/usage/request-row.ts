@@ -1,0 +1,99 @@
+import type { TokenCounter } from '../tokens/count.js';
+import type { LoggedRequest } from './packing.js';
+import { priceRequest, type PriceBook } from './price-book.js';
+
+export type TokenSource = 'upstream' | `estimated:${string}`;
+
+/** One attempt as stored: which tier, how it ended, its own time (for an ok stream: its TTFT). */
+export interface AttemptRow {
+  tier: string;
+  attempt: number;
+  outcome: string;
+  status: number | null;
+  ms: number;
+}
+
+/** One request as stored in the usage log. Tokens are 0 and token_source null when no tier answered. */
+export interface RequestRow {
+  id: string;
+  startedAt: number;
+  protocol: string;
+  route: string;
+  tier: string | null;
+  provider: string | null;
+  model: string | null;
+  status: number;
+  outcome: string;
+  stream: boolean;
+  ttftMs: number | null;
+  durationMs: number;
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  tokenSource: TokenSource | null;
+  costUsd: number;
+  savedUsd: number;
+  chunkErrors: number;
+  /** More than one tier was tried. */
+  failover: boolean;
+  /** Totals over the savers that ran: tokens before the first and after the last, and how many failed. */
+  saverTokensBefore: number | null;
+  saverTokensAfter: number | null;
+  saverFailures: number;
+  attempts: AttemptRow[];
+}
+
+/**
+ * A finished request as a usage row: tokens from the upstream's usage, else counted from the
+ * estimate texts with `counter` (marked estimated); cost and savings priced now, so reading the
+ * log needs no prices.
+ */
+export function requestRow(e: LoggedRequest, book: PriceBook, counter: TokenCounter | undefined): RequestRow {
+  let prompt = 0;
+  let completion = 0;
+  let cached = 0;
+  let tokenSource: TokenSource | null = null;
+  if (e.usage) {
+    prompt = e.usage.prompt_tokens;
+    completion = e.usage.completion_tokens;
+    cached = e.usage.cached_tokens ?? 0;
+    tokenSource = 'upstream';
+  } else if (e.estimate && e.tier !== null && counter) {
+    prompt = counter.count(e.estimate.promptText);
+    completion = counter.count(e.estimate.completionText);
+    tokenSource = `estimated:${counter.encoding}`;
+  }
+  const { cost, saved } = priceRequest(book, e.route, e.tier, { prompt, completion, cached });
+  const savers = e.savers ?? [];
+  return {
+    id: e.id,
+    startedAt: Math.round(e.startedAt),
+    protocol: e.protocol,
+    route: e.route,
+    tier: e.tier,
+    provider: e.provider,
+    model: e.model,
+    status: e.status,
+    outcome: e.outcome,
+    stream: e.stream,
+    ttftMs: e.ttftMs ?? null,
+    durationMs: e.durationMs,
+    promptTokens: prompt,
+    completionTokens: completion,
+    cachedTokens: cached,
+    tokenSource,
+    costUsd: cost,
+    savedUsd: saved,
+    chunkErrors: e.chunkErrors,
+    failover: triedSeveralTiers(e.attempts),
+    saverTokensBefore: savers.length > 0 ? savers[0].before : null,
+    saverTokensAfter: savers.length > 0 ? savers[savers.length - 1].after : null,
+    saverFailures: savers.filter((s) => s.failed).length,
+    attempts: e.attempts.map((a) => ({ tier: a.tier, attempt: a.attempt, outcome: a.outcome, status: a.status ?? null, ms: a.ms })),
+  };
+}
+
+function triedSeveralTiers(attempts: LoggedRequest['attempts']): boolean {
+  for (let i = 1; i < attempts.length; i++) if (attempts[i].tier !== attempts[0].tier) return true;
+  return false;
+}

@@ -1,0 +1,316 @@
+import type { Budget } from '../config/schema.js';
+import { tokenCounter, type TokenCounter } from '../tokens/count.js';
+import type { BudgetAmount, BudgetStatus, Reservation } from './budgets/ledger.js';
+import { LedgerTables } from './budgets/ledger-tables.js';
+import { describeDbError } from './db-errors.js';
+import type { EngineCall, FromEngine, ToEngine } from './messages.js';
+import { unpackRequests } from './packing.js';
+import type { PriceBook } from './price-book.js';
+import { requestRow, type RequestRow } from './request-row.js';
+import { UsageStore } from './store.js';
+
+export interface EngineOptions {
+  /** First wait before reopening an unusable database; doubles up to retryMaxMs. */
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+  busyTimeoutMs?: number;
+  /** See StoreOptions.maxPageCount. */
+  maxPageCount?: number;
+  /** How long a reservation holds its amount when it is never settled (its process died). */
+  holdMs?: number;
+  now?: () => number;
+}
+
+const DAY_MS = 86_400_000;
+/** Rows per transaction: a ledger call waits behind at most one of these. */
+const CHUNK = 500;
+/** Ids of reservations held in memory while the file was unusable. */
+const MEMORY_PREFIX = 'm:';
+
+interface Settings {
+  path: string;
+  retentionDays: number;
+  book: PriceBook;
+  budgets: Budget[];
+}
+
+/**
+ * The usage thread's work: the database, the rows, the ledger. Messages are handled one after
+ * another, in order. A database that cannot be opened or written (locked, corrupt, full,
+ * unwritable) is reported once, rows meanwhile are dropped and counted, and opening is retried
+ * with backoff; budgets are then enforced on counters in memory, which move to the file when it
+ * is back. Runs in a worker thread (or inline in tests that run the TypeScript sources).
+ */
+export class UsageEngine {
+  private settings: Settings | null = null;
+  private store: UsageStore | null = null;
+  private ledger: LedgerTables | null = null;
+  private memory: { store: UsageStore; ledger: LedgerTables } | null = null;
+  private degraded: string | null = null;
+  private dropped = 0;
+  private retryDelay: number;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private pruneTimer: NodeJS.Timeout | null = null;
+  private queue: Promise<void> = Promise.resolve();
+  private counter: TokenCounter | undefined;
+  private readonly now: () => number;
+
+  constructor(private readonly send: (message: FromEngine) => void, private readonly options: EngineOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.retryDelay = options.retryBaseMs ?? 1_000;
+  }
+
+  receive(message: ToEngine): void {
+    this.queue = this.queue.then(() => this.handle(message)).catch((err: unknown) => {
+      // Only a bug gets here: every database call has its own handling.
+      this.send({ t: 'degraded', path: this.settings?.path ?? '', error: `usage thread: ${(err as Error).message}` });
+    });
+  }
+
+  private async handle(message: ToEngine): Promise<void> {
+    switch (message.t) {
+      case 'configure':
+        return this.configure(message);
+      case 'rows':
+        return this.writeRows(message.flat, message.count);
+      case 'incident_open':
+        return this.withStore((store) => store.openIncident(message.incident));
+      case 'incident_close':
+        return this.withStore((store) => store.closeIncident(message.key, message.closedAt, message.closedBy));
+      case 'call':
+        try {
+          this.send({ t: 'reply', id: message.id, ok: true, value: this.call(message.call) });
+        } catch (err) {
+          this.send({ t: 'reply', id: message.id, ok: false, error: (err as Error).message });
+        }
+        return;
+    }
+  }
+
+  private configure(next: Settings): void {
+    const reopen = this.settings?.path !== next.path;
+    this.settings = { path: next.path, retentionDays: next.retentionDays, book: next.book, budgets: next.budgets };
+    if (reopen) {
+      this.closeStore();
+      this.clearRetry();
+      this.degraded = null;
+      this.retryDelay = this.options.retryBaseMs ?? 1_000;
+      this.open();
+    } else if (this.store) {
+      this.prune();
+    }
+    this.reportBudgets();
+  }
+
+  private async writeRows(flat: unknown[], count: number): Promise<void> {
+    if (!this.store || !this.settings) {
+      this.dropped += count;
+      return;
+    }
+    const requests = unpackRequests(flat);
+    if (this.counter === undefined && requests.some((r) => r.estimate && !r.usage)) this.counter = await tokenCounter();
+    const book = this.settings.book;
+    const rows = requests.map((r) => requestRow(r, book, this.counter));
+    this.reportEstimated(rows);
+    for (let i = 0; i < rows.length; i += CHUNK) {
+      const chunk = rows.slice(i, i + CHUNK);
+      if (!this.store) {
+        this.dropped += chunk.length;
+        continue;
+      }
+      try {
+        this.store.insert(chunk);
+      } catch (err) {
+        this.dropped += chunk.length;
+        this.fail(err);
+      }
+    }
+  }
+
+  private reportEstimated(rows: readonly RequestRow[]): void {
+    const items: Array<{ route: string; tier: string; costUsd: number }> = [];
+    for (const row of rows) {
+      if (row.tier !== null && row.tokenSource !== 'upstream' && row.tokenSource !== null && row.costUsd > 0) items.push({ route: row.route, tier: row.tier, costUsd: row.costUsd });
+    }
+    if (items.length > 0) this.send({ t: 'estimated', items });
+  }
+
+  private call(call: EngineCall): unknown {
+    switch (call.op) {
+      case 'reserve':
+        return this.reserve(call.scopes, call.amount);
+      case 'settle':
+        this.endReservation(call.reservation, call.actual);
+        return null;
+      case 'release':
+        this.endReservation(call.reservation, null);
+        return null;
+      case 'remaining':
+        return this.budgetStatus().filter((s) => s.scope === call.scope);
+      case 'day_totals':
+        return this.store ? this.store.dayTotals(call.from) : null;
+      case 'sync':
+        return { dropped: this.dropped, degraded: this.degraded };
+      case 'close':
+        this.closeStore();
+        this.memory?.store.close();
+        this.memory = null;
+        this.clearRetry();
+        return { dropped: this.dropped };
+    }
+  }
+
+  // ─── the ledger ───────────────────────────────────────────────────────────
+
+  private reserve(scopes: string[], amount: BudgetAmount): Reservation {
+    const budgets = this.settings?.budgets ?? [];
+    const holdMs = this.options.holdMs ?? 3_600_000;
+    let result: Reservation | null = null;
+    if (this.ledger) {
+      try {
+        result = this.ledger.reserve(budgets, scopes, amount, this.now(), holdMs);
+      } catch (err) {
+        this.fail(err);
+      }
+    }
+    if (result === null) {
+      const memory = this.memoryLedger();
+      result = memory.reserve(budgets, scopes, amount, this.now(), holdMs);
+      if (result.ok) result = { ok: true, id: MEMORY_PREFIX + result.id };
+    }
+    this.reportBudgets();
+    return result;
+  }
+
+  private endReservation(id: string, actual: BudgetAmount | null): void {
+    if (id.startsWith(MEMORY_PREFIX)) {
+      const memoryId = id.slice(MEMORY_PREFIX.length);
+      const memory = this.memoryLedger();
+      if (this.ledger && actual) {
+        // The file is back: the spend goes straight to it.
+        const holds = memory.release(memoryId);
+        this.guard(() => this.ledger?.charge(holds, actual));
+      } else if (actual) memory.settle(memoryId, actual);
+      else memory.release(memoryId);
+    } else if (this.ledger) {
+      this.guard(() => (actual ? this.ledger?.settle(id, actual) : this.ledger?.release(id)));
+    }
+    this.reportBudgets();
+  }
+
+  private budgetStatus(): BudgetStatus[] {
+    const budgets = this.settings?.budgets ?? [];
+    if (budgets.length === 0) return [];
+    const now = this.now();
+    if (this.ledger) {
+      try {
+        return this.ledger.status(budgets, now);
+      } catch (err) {
+        this.fail(err);
+      }
+    }
+    return this.memoryLedger().status(budgets, now);
+  }
+
+  private reportBudgets(): void {
+    if ((this.settings?.budgets.length ?? 0) > 0) this.send({ t: 'budgets', status: this.budgetStatus() });
+  }
+
+  private memoryLedger(): LedgerTables {
+    if (!this.memory) {
+      const store = new UsageStore(':memory:');
+      this.memory = { store, ledger: new LedgerTables(store.db) };
+    }
+    return this.memory.ledger;
+  }
+
+  // ─── opening, failing, retrying ───────────────────────────────────────────
+
+  private open(): void {
+    const settings = this.settings;
+    if (!settings) return;
+    try {
+      const store = new UsageStore(settings.path, { busyTimeoutMs: this.options.busyTimeoutMs, maxPageCount: this.options.maxPageCount });
+      this.store = store;
+      this.ledger = new LedgerTables(store.db);
+    } catch (err) {
+      this.fail(err);
+      return;
+    }
+    this.prune();
+    this.pruneTimer = setInterval(() => {
+      this.queue = this.queue.then(() => this.prune());
+    }, DAY_MS);
+    this.pruneTimer.unref();
+    this.moveMemorySpend();
+    if (this.degraded !== null) {
+      this.send({ t: 'recovered', path: settings.path, dropped: this.dropped });
+      this.degraded = null;
+      this.dropped = 0;
+      this.retryDelay = this.options.retryBaseMs ?? 1_000;
+    }
+  }
+
+  private prune(): void {
+    const settings = this.settings;
+    if (!settings) return;
+    this.guard(() => this.store?.prune(this.now() - settings.retentionDays * DAY_MS));
+  }
+
+  /** Budget spend counted in memory while the file was unusable moves into the file. */
+  private moveMemorySpend(): void {
+    if (!this.memory || !this.ledger) return;
+    const spent = this.memory.ledger.drainSpent();
+    if (spent.length > 0) this.guard(() => this.ledger?.charge(spent, (hold) => hold.amount));
+  }
+
+  /** Runs a database call; a failure degrades the store instead of escaping. */
+  private guard(fn: () => unknown): void {
+    try {
+      fn();
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  private withStore(fn: (store: UsageStore) => void): void {
+    if (this.store) this.guard(() => fn(this.store as UsageStore));
+  }
+
+  private fail(err: unknown): void {
+    this.closeStore();
+    const path = this.settings?.path ?? '';
+    if (this.degraded === null) {
+      this.degraded = describeDbError(err);
+      this.send({ t: 'degraded', path, error: this.degraded });
+    }
+    if (this.retryTimer === null && this.settings) {
+      const delay = this.retryDelay;
+      this.retryDelay = Math.min(delay * 2, this.options.retryMaxMs ?? 30_000);
+      this.retryTimer = setTimeout(() => {
+        this.retryTimer = null;
+        this.queue = this.queue.then(() => {
+          if (!this.store) this.open();
+        });
+      }, delay);
+      this.retryTimer.unref();
+    }
+  }
+
+  private clearRetry(): void {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+  }
+
+  private closeStore(): void {
+    if (this.pruneTimer) clearInterval(this.pruneTimer);
+    this.pruneTimer = null;
+    try {
+      this.store?.close();
+    } catch {
+      // closing a broken database can fail too; it is let go either way
+    }
+    this.store = null;
+    this.ledger = null;
+  }
+}

@@ -1,0 +1,122 @@
+import type { Database } from 'better-sqlite3';
+import { percentile } from '../util/percentile.js';
+
+export const GROUP_BY = ['route', 'tier', 'model', 'provider', 'day'] as const;
+export type GroupBy = (typeof GROUP_BY)[number];
+
+/** One group of `usage --json` (SPEC): tier keys are `route/tier`; TTFT is null for a group with no streams. */
+export interface UsageGroup {
+  key: string;
+  requests: number;
+  failovers: number;
+  errors: number;
+  ttft_p50_ms: number | null;
+  ttft_p95_ms: number | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens: number;
+  estimated_requests: number;
+  cost_usd: number;
+  saved_usd: number;
+}
+
+export interface UsageReport {
+  since: string;
+  until: string;
+  by: GroupBy;
+  groups: UsageGroup[];
+  totals: Omit<UsageGroup, 'key'>;
+}
+
+// `(none)`: requests no route (or no tier, model, provider) was found for.
+const KEY_SQL: Record<GroupBy, string> = {
+  route: "CASE route WHEN '' THEN '(none)' ELSE route END",
+  tier: "CASE route WHEN '' THEN '(none)' ELSE route END || '/' || coalesce(tier, 'none')",
+  model: "coalesce(model, '(none)')",
+  provider: "coalesce(provider, '(none)')",
+  day: "strftime('%Y-%m-%d', started_at / 1000, 'unixepoch')",
+};
+
+/** Requests that did not end well, client aborts aside. */
+export const ERROR_SQL = "outcome NOT IN ('ok', 'client_abort')";
+
+interface Sums {
+  key: string;
+  requests: number;
+  failovers: number;
+  errors: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens: number;
+  estimated_requests: number;
+  cost_usd: number;
+  saved_usd: number;
+}
+
+/**
+ * `llm-route usage`: requests in [since, until] grouped by route, tier, model, provider or UTC
+ * day. Sums in SQL; TTFT percentiles (nearest rank, the client-seen TTFT of streams) over the
+ * stored values.
+ */
+export function usageReport(db: Database, range: { since: number; until: number; by: GroupBy }): UsageReport {
+  const key = KEY_SQL[range.by];
+  const sums = db.prepare(
+    `SELECT ${key} AS key, count(*) AS requests, total(failover) AS failovers, total(${ERROR_SQL}) AS errors,
+       total(prompt_tokens) AS prompt_tokens, total(completion_tokens) AS completion_tokens, total(cached_tokens) AS cached_tokens,
+       total(token_source LIKE 'estimated:%') AS estimated_requests, total(cost_usd) AS cost_usd, total(saved_usd) AS saved_usd
+     FROM requests WHERE started_at >= ? AND started_at <= ? GROUP BY 1`,
+  ).all(range.since, range.until) as Sums[];
+  const ttfts = db.prepare(
+    `SELECT ${key} AS key, ttft_ms FROM requests WHERE started_at >= ? AND started_at <= ? AND ttft_ms IS NOT NULL ORDER BY ttft_ms`,
+  ).all(range.since, range.until) as Array<{ key: string; ttft_ms: number }>;
+
+  const byKey = new Map<string, number[]>();
+  const all: number[] = [];
+  for (const row of ttfts) {
+    let list = byKey.get(row.key);
+    if (!list) byKey.set(row.key, (list = []));
+    list.push(row.ttft_ms);
+    all.push(row.ttft_ms);
+  }
+  const groups = sums.map((s) => ({ ...withTtft(s, byKey.get(s.key) ?? []) }));
+  groups.sort(range.by === 'day' ? (a, b) => a.key.localeCompare(b.key) : (a, b) => b.requests - a.requests || a.key.localeCompare(b.key));
+  const { key: _key, ...totals } = withTtft(sumGroups(sums), all);
+  return { since: new Date(range.since).toISOString(), until: new Date(range.until).toISOString(), by: range.by, groups, totals };
+}
+
+function withTtft(sums: Sums, sortedTtfts: readonly number[]): UsageGroup {
+  return {
+    key: sums.key,
+    requests: sums.requests,
+    failovers: sums.failovers,
+    errors: sums.errors,
+    ttft_p50_ms: sortedTtfts.length === 0 ? null : round1(percentile(sortedTtfts, 50)),
+    ttft_p95_ms: sortedTtfts.length === 0 ? null : round1(percentile(sortedTtfts, 95)),
+    prompt_tokens: sums.prompt_tokens,
+    completion_tokens: sums.completion_tokens,
+    cached_tokens: sums.cached_tokens,
+    estimated_requests: sums.estimated_requests,
+    cost_usd: sums.cost_usd,
+    saved_usd: sums.saved_usd,
+  };
+}
+
+function sumGroups(groups: readonly Sums[]): Sums {
+  const total: Sums = { key: '', requests: 0, failovers: 0, errors: 0, prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, estimated_requests: 0, cost_usd: 0, saved_usd: 0 };
+  for (const g of groups) {
+    total.requests += g.requests;
+    total.failovers += g.failovers;
+    total.errors += g.errors;
+    total.prompt_tokens += g.prompt_tokens;
+    total.completion_tokens += g.completion_tokens;
+    total.cached_tokens += g.cached_tokens;
+    total.estimated_requests += g.estimated_requests;
+    total.cost_usd += g.cost_usd;
+    total.saved_usd += g.saved_usd;
+  }
+  return total;
+}
+
+export function round1(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}
