@@ -1,6 +1,21 @@
+import { compileGlobs, type GlobMatcher } from '../util/glob.js';
 import type { Config, Route } from './schema.js';
 
-/** The route a client's `model` names: by exact name. */
+/** Per config: each route with an alias matcher, in file order, compiled on first use. */
+const aliasTables = new WeakMap<Config, Array<{ route: Route; matches: GlobMatcher }>>();
+
+/**
+ * The route a client's `model` names: a route's exact name first, then the first route (in
+ * file order) with an alias glob that matches it. Claude Code and Codex send model names of
+ * their own (`claude-sonnet-…`, `gpt-…`); aliases catch them.
+ */
 export function findRoute(config: Config, model: string): Route | undefined {
-  return config.routes.get(model);
+  const exact = config.routes.get(model);
+  if (exact) return exact;
+  let table = aliasTables.get(config);
+  if (!table) {
+    table = [...config.routes.values()].filter((route) => route.aliases.length > 0).map((route) => ({ route, matches: compileGlobs(route.aliases) }));
+    aliasTables.set(config, table);
+  }
+  return table.find((entry) => entry.matches(model))?.route;
 }

@@ -3,7 +3,7 @@ import type { ClientHeaders } from './types.js';
 
 /** The client headers a tier may be sent (never credentials). */
 export function clientHeaders(headers: IncomingHttpHeaders): ClientHeaders {
-  const out: ClientHeaders = {};
+  const out: ClientHeaders = { incoming: headers };
   const version = single(headers['anthropic-version']);
   if (version) out.anthropicVersion = version;
   const beta = headers['anthropic-beta'];

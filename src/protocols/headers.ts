@@ -1,17 +1,21 @@
-import type { Provider } from '../config/schema.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import { NEVER_FORWARDED_HEADERS, type Provider } from '../config/schema.js';
+import { compileHeaderGlobs, type GlobMatcher } from '../util/glob.js';
+import { withoutHopByHop } from '../util/hop-by-hop.js';
 import type { ClientHeaders } from './types.js';
 
 /**
- * The headers every upstream call carries whatever its protocol: the content type, what the
- * provider's config adds, the headers the provider opted to forward from the client, and the
- * client's Idempotency-Key. Credentials are the wire's to add: the client's never go upstream.
+ * The headers every upstream call carries whatever its protocol: the content type, the client
+ * headers the provider opted into (`forward_headers`), what the provider's config adds, and
+ * the client's Idempotency-Key. Credentials are the wire's to add: the client's never go
+ * upstream, whatever a glob says.
  */
 export function baseHeaders(provider: Provider, stream: boolean, client: ClientHeaders): Record<string, string> {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: stream ? 'text/event-stream' : 'application/json',
   };
-  if (client.forwarded) Object.assign(headers, client.forwarded);
+  if (provider.forward_headers && client.incoming) Object.assign(headers, forwarded(provider, client.incoming));
   if (provider.headers) Object.assign(headers, provider.headers);
   if (client.idempotencyKey) headers['idempotency-key'] = client.idempotencyKey;
   return headers;
@@ -21,4 +25,21 @@ export function baseHeaders(provider: Provider, stream: boolean, client: ClientH
 export function bearerAuth(headers: Record<string, string>, provider: Provider): Record<string, string> {
   if (provider.api_key) headers.authorization = `Bearer ${provider.api_key}`;
   return headers;
+}
+
+const matchers = new WeakMap<Provider, GlobMatcher>();
+
+/** The client headers `provider.forward_headers` names, minus credentials and per-hop ones. */
+function forwarded(provider: Provider, incoming: IncomingHttpHeaders): Record<string, string> {
+  let matches = matchers.get(provider);
+  if (!matches) {
+    matches = compileHeaderGlobs(provider.forward_headers ?? []);
+    matchers.set(provider, matches);
+  }
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(withoutHopByHop(incoming))) {
+    if (!matches(name) || NEVER_FORWARDED_HEADERS.has(name)) continue;
+    out[name] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  return out;
 }

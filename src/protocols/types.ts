@@ -76,8 +76,8 @@ export interface ClientHeaders {
   anthropicVersion?: string;
   anthropicBeta?: string;
   idempotencyKey?: string;
-  /** Headers a provider opted into with `forward_headers`, already filtered. */
-  forwarded?: Record<string, string>;
+  /** Every header the client sent: a provider's `forward_headers` picks from them (see headers.ts). */
+  incoming?: IncomingHttpHeaders;
 }
 
 /** A tier that cannot carry this request (an image URL for Ollama, n > 1 for Anthropic, …). */

@@ -219,6 +219,20 @@ describe('Anthropic Messages in, anthropic tier out (relayed)', () => {
   });
 });
 
+describe('route aliases', () => {
+  it('route Claude Code\'s own model names to the route whose alias matches', async () => {
+    const upstream = await h.fake();
+    upstream.always((ctx) => ctx.json(200, completion('aliased')));
+    const proxy = await h.proxy({ route: 'code', aliases: ['claude-*'], tiers: [{ name: 'local', url: upstream.url }] });
+    const message = await anthropicClient(proxy).messages.create({ model: 'claude-opus-5-5', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] });
+    expect(message.content).toEqual([{ type: 'text', text: 'aliased' }]);
+    const line = proxy.logs.find((l) => l.event === 'request');
+    expect(line?.route).toBe('code');
+    const unknown = await anthropicClient(proxy).messages.create({ model: 'gpt-4o', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    expect(unknown).toBeInstanceOf(Anthropic.NotFoundError);
+  });
+});
+
 describe('Anthropic-shaped errors and endpoints', () => {
   it('answers an unknown route with not_found_error, bad input with invalid_request_error, a wrong key with authentication_error', async () => {
     const upstream = await h.fake();
