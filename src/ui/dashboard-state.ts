@@ -227,6 +227,7 @@ function recentRequest({ at, event }: Finished): RecentRequest {
   return {
     at,
     route: event.route,
+    protocol: event.protocol,
     path: event.attempts.length > 0 ? requestPath(event.attempts) : (event.error ?? ''),
     status: event.status,
     outcome: event.outcome,

@@ -39,6 +39,8 @@ export interface RouteView {
 export interface RecentRequest {
   at: number;
   route: string;
+  /** The protocol the client spoke: chat, responses, messages. */
+  protocol: RequestFinished['protocol'];
   /** `local ✗ ttft 2.5s → cloud ✓`; the error when no tier was tried. */
   path: string;
   status: number;

@@ -50,17 +50,18 @@ describe('request path text', () => {
     expect(attemptLabel(attempt('t', 'something_new'))).toBe('something new');
   });
 
-  it('fills the recent list, newest first, with status, TTFT and tokens', () => {
+  it('fills the recent list, newest first, with the protocol, status, TTFT and tokens', () => {
     const state = stateWith([
       ...requestEvents('chat', [attempt('local', 'ok', { ms: 200 })], { ttftMs: 210 }),
       ...requestEvents('chat', [attempt('local', 'ttft_timeout', { ms: 2500 }), attempt('cloud', 'ok')], { ttftMs: 2700 }),
       {
         type: 'request_end', id: 'x', route: '', tier: null, status: 404, outcome: 'bad_request', stream: false, committed: false, attempts: [],
-        durationMs: 1, startedAt: T0, protocol: 'chat', provider: null, model: null, chunkErrors: 0, error: 'unknown route "gpt-5"',
+        durationMs: 1, startedAt: T0, protocol: 'messages', provider: null, model: null, chunkErrors: 0, error: 'unknown route "gpt-5"',
       },
     ]);
     const recent = state.snapshot(config, T0).recent;
     expect(recent.map((r) => r.path)).toEqual(['unknown route "gpt-5"', 'local ✗ ttft 2.5s → cloud ✓', 'local ✓']);
+    expect(recent.map((r) => r.protocol)).toEqual(['messages', 'chat', 'chat']);
     expect(recent[1]).toMatchObject({ route: 'chat', status: 200, ttftMs: 2700, completionTokens: 143, outcome: 'ok' });
   });
 

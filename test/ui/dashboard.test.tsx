@@ -68,7 +68,7 @@ describe('Dashboard: what a person reads', () => {
     }
     const frame = await waitForFrame(ui, (f) => expect(f).toContain('local ✗ ttft 2.5s → cloud ✓'));
     const failedOver = frame.split('\n').find((l) => l.includes('local ✗ ttft 2.5s → cloud ✓')) ?? '';
-    expect(failedOver).toMatch(/\d\d:\d\d:\d\d\s+chat\s+200\s+2\.8s\s+143\s+local ✗ ttft 2\.5s → cloud ✓/);
+    expect(failedOver).toMatch(/\d\d:\d\d:\d\d\s+chat\s+chat\s+200\s+2\.8s\s+143\s+local ✗ ttft 2\.5s → cloud ✓/);
     // local: 5 requests, 1 error, 1 failover; p50 180ms, p95 = p99 = 900ms (nearest rank of 4)
     expect(rowOf(frame, 'local')).toMatch(/healthy\s+100\s+0\s+5\s+1\s+1\s+180ms\s+900ms\s+900ms/);
     // cloud's own TTFT (310 ms), not the 2.8 s the client waited

@@ -27,7 +27,7 @@ export function RecentRequests({ requests, rows, hint }: RecentRequestsProps) {
       {requests.length === 0 ? (
         <Text dimColor wrap="truncate">{hint}</Text>
       ) : (
-        <Text dimColor wrap="truncate">{`${cell('time', 10)}${cell('route', routeWidth + 2)}${cell('status', 8)}${cell('ttft', 7, 'right')}${cell('tokens', 8, 'right')}  path`}</Text>
+        <Text dimColor wrap="truncate">{`${cell('time', 10)}${cell('route', routeWidth + 2)}${cell('api', 10)}${cell('status', 8)}${cell('ttft', 7, 'right')}${cell('tokens', 8, 'right')}  path`}</Text>
       )}
       {shown.map((request, i) => (
         <RecentLine key={`${request.at}-${i}`} request={request} routeWidth={routeWidth} />
@@ -42,6 +42,7 @@ function RecentLine({ request, routeWidth }: { request: RecentRequest; routeWidt
     <Text wrap="truncate">
       <Text dimColor>{cell(formatClock(request.at), 10)}</Text>
       <Text>{cell(request.route || '–', routeWidth + 2)}</Text>
+      <Text dimColor>{cell(request.protocol, 10)}</Text>
       <Text color={statusColor(request)}>{cell(String(request.status), 8)}</Text>
       <Text>{cell(request.ttftMs === undefined ? '–' : formatMs(request.ttftMs), 7, 'right')}</Text>
       <Text dimColor={request.completionTokens === undefined}>{cell(request.completionTokens === undefined ? '–' : formatCount(request.completionTokens), 8, 'right')}</Text>
