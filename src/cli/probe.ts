@@ -89,6 +89,8 @@ interface TierReport {
   error?: string;
   /** Worth knowing though healthy (a server that serves any model name). */
   note?: string;
+  /** Ollama: whether the model was in memory (false: the next request waits for a load). */
+  loaded?: boolean | null;
 }
 
 /** The --json document: `{ ok, routes: { <route>: [ per tier, in order ] } }`. */
@@ -107,9 +109,19 @@ function probeReport(routes: Route[], probed: Probed[]): { ok: boolean; routes: 
     };
     if (check.error !== undefined) report.error = check.error;
     if (check.note !== undefined) report.note = check.note;
+    if (check.loaded !== undefined) report.loaded = check.loaded;
     byRoute[tier.route].push(report);
   }
   return { ok: probed.every(({ check }) => check.status === 'healthy'), routes: byRoute };
+}
+
+/** What is worth knowing about a healthy tier: the server's own remark, and whether Ollama had the model loaded. */
+function notes(check: TierCheck): string {
+  const said: string[] = [];
+  if (check.loaded === false) said.push('not loaded: the next request loads it');
+  if (check.loaded === true) said.push('loaded');
+  if (check.note !== undefined) said.push(check.note);
+  return said.length === 0 ? '' : `note: ${said.join('; ')}`;
 }
 
 const HEADER = ['ROUTE', 'TIER', 'PROVIDER/MODEL', 'REACHABLE', 'MODEL', 'TTFT', 'STATE', 'ERROR'];
@@ -123,7 +135,7 @@ function probeTable(probed: Probed[]): string {
     check.modelPresent === null ? '?' : check.modelPresent ? '✓' : '✗',
     check.ttftMs === null ? '-' : `${check.ttftMs} ms`,
     check.status,
-    check.error ?? (check.note === undefined ? '' : `note: ${check.note}`),
+    check.error ?? notes(check),
   ]);
   const widths = HEADER.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
   const line = (cells: string[]): string => cells.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd();

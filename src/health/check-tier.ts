@@ -5,7 +5,7 @@ import { redactSecrets } from '../providers/redact-secrets.js';
 import { describeFailure } from './check-failure.js';
 import { Deadline, type Http } from './deadline.js';
 import { StillLoading, timeFirstToken } from './first-token.js';
-import { listModels, missingModel, servesModel, type ModelListing } from './model-list.js';
+import { isOllama, listModels, missingModel, ollamaLoaded, servesModel, type ModelListing } from './model-list.js';
 
 /**
  * One active check of one tier: can its provider be reached, does it serve the tier's model,
@@ -19,6 +19,8 @@ export interface TierCheck {
   modelPresent: boolean | null;
   /** From sending the 1-token request to its first content event; null when not measured. */
   ttftMs: number | null;
+  /** Ollama only: the model was in memory before the check (false: the next request loads it); null when unknown. */
+  loaded?: boolean | null;
   /** `loading`: the server answered 503 while loading its model; not ready, not broken. */
   status: 'healthy' | 'unhealthy' | 'loading';
   /** Why the tier is unhealthy or loading; never contains the provider's API key. */
@@ -67,6 +69,8 @@ export async function checkTier(tier: Tier, opts: CheckTierOptions): Promise<Tie
     const modelPresent = listing.kind === 'listed' ? servesModel(listing.models, tier.model) : null;
     const missing = listing.kind === 'listed' && !modelPresent ? missingModel(tier.model, listing.models) : null;
 
+    // Asked before the 1-token request, which would load the model itself.
+    const loaded = isOllama(provider) ? await ollamaLoaded(provider, http).then((names) => (names ? servesModel(names, tier.model) : null), () => null) : undefined;
     let ttftMs: number | null = null;
     let ttftProblem: string | null = null;
     let loading = false;
@@ -84,7 +88,7 @@ export async function checkTier(tier: Tier, opts: CheckTierOptions): Promise<Tie
     if (missing && ttftMs !== null) note = `${missing}, yet it answered a request for it: the server serves any model name`;
     else if (missing) problems.push(missing);
     if (ttftProblem) problems.push(ttftProblem);
-    return finish({ reachable: true, modelPresent, ttftMs, ...(note ? { note } : {}) }, problems, loading);
+    return finish({ reachable: true, modelPresent, ttftMs, ...(loaded !== undefined ? { loaded } : {}), ...(note ? { note } : {}) }, problems, loading);
   } finally {
     deadline.dispose();
   }

@@ -26,7 +26,7 @@ const OLLAMA_PORT = '11434';
  */
 export async function listModels(provider: Provider, http: Http): Promise<ModelListing> {
   const base = new URL(provider.base_url);
-  const ollamaFirst = provider.type === 'ollama' || base.port === OLLAMA_PORT;
+  const ollamaFirst = isOllama(provider);
   if (ollamaFirst) {
     const tags = await ollamaTags(provider, base, http);
     if (tags) return { kind: 'listed', models: tags };
@@ -69,6 +69,21 @@ export function missingModel(model: string, models: string[]): string {
 function keyProblem(provider: Provider, answer: JsonAnswer): string {
   const what = provider.api_key ? 'rejected the API key' : 'needs an API key (set api_key)';
   return `the provider ${what}: HTTP ${answer.status}: ${answer.message}`;
+}
+
+/**
+ * The models an Ollama server has in memory now (`GET /api/ps`), or null when it does not
+ * answer that: a model not loaded will be loaded by the next request (a cold start).
+ */
+export async function ollamaLoaded(provider: Provider, http: Http): Promise<string[] | null> {
+  const answer = await getJson(besideApiRoot(new URL(provider.base_url), '/api/ps'), provider, http);
+  if (answer.status < 200 || answer.status >= 300 || !isRecord(answer.json) || !Array.isArray(answer.json.models)) return null;
+  return answer.json.models.flatMap((model: unknown) => (isRecord(model) && typeof model.name === 'string' ? [model.name] : []));
+}
+
+/** Whether a provider is (probably) an Ollama server: its type, or Ollama's usual port. */
+export function isOllama(provider: Provider): boolean {
+  return provider.type === 'ollama' || new URL(provider.base_url).port === OLLAMA_PORT;
 }
 
 /** Ollama's tag names, or null when the server does not answer /api/tags with a tag list. */
