@@ -1,13 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { clientRequest } from '../client-request.js';
 import { openaiErrorBody, openaiRejection } from '../openai-errors.js';
+import { RelayOutput } from '../relay-output.js';
 import { RAW, type ClientCodec, type ClientRequest, type EventFacts, EVENT_USAGE_ONLY, type ParseResult, type StreamOutput } from '../types.js';
 import { zodProblem } from '../zod-problem.js';
-import { renderChatResponse, ChatRenderer } from './render.js';
+import { ChatRenderer, renderChatResponse } from './render.js';
 import { ChatBodySchema } from './schema.js';
 import { chatStreamError } from './stream-error.js';
 import { chatToNeutral } from './to-neutral.js';
-import { clientHeaders } from '../client-headers.js';
-import { memoize } from '../memoize.js';
 
 const DONE = Buffer.from('data: [DONE]\n\n');
 
@@ -18,15 +18,9 @@ export const chatClient: ClientCodec = {
   parse(body: unknown, headers: IncomingHttpHeaders): ParseResult {
     const parsed = ChatBodySchema.safeParse(body);
     if (!parsed.success) return { ok: false, message: zodProblem(parsed.error) };
-    const raw = body as Record<string, unknown>;
     const request: ChatRequest = {
-      protocol: 'chat',
-      body: raw,
-      model: parsed.data.model,
-      stream: parsed.data.stream === true,
-      headers: clientHeaders(headers),
+      ...clientRequest('chat', body as Record<string, unknown>, parsed.data, headers, chatToNeutral),
       wantsUsage: parsed.data.stream_options?.include_usage === true,
-      neutral: memoize(() => chatToNeutral(raw)),
     };
     return { ok: true, request };
   },
@@ -53,28 +47,12 @@ interface ChatRequest extends ClientRequest {
 }
 
 /** Chat relayed to a chat server: bytes as they came, minus the usage chunk the client did not ask for. */
-class ChatRelay implements StreamOutput {
-  readonly relays = true;
+class ChatRelay extends RelayOutput {
+  constructor(private readonly wantsUsage: boolean) {
+    super(DONE, chatStreamError);
+  }
 
-  constructor(private readonly wantsUsage: boolean) {}
-
-  event(facts: EventFacts): typeof RAW | null {
+  override event(facts: EventFacts): typeof RAW | null {
     return facts.flags & EVENT_USAGE_ONLY && !this.wantsUsage ? null : RAW;
-  }
-
-  keepAlive(raw: Buffer): Buffer {
-    return raw;
-  }
-
-  complete(terminated: boolean): Buffer | null {
-    return terminated ? null : DONE;
-  }
-
-  upstreamError(raw: Buffer): Buffer {
-    return raw;
-  }
-
-  interrupted(message: string): Buffer {
-    return Buffer.from(chatStreamError(message));
   }
 }

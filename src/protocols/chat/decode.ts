@@ -1,5 +1,6 @@
 import { isRecord } from '../../util/is-record.js';
 import { stringField } from '../fields.js';
+import { bodyObject } from '../json.js';
 import { type AssistantPart, type FinishReason, type NeutralEvent, type NeutralResponse, settledFinish } from '../neutral.js';
 import { EVENT_ERROR, type EventFacts, type StreamDecoder } from '../types.js';
 import { chatUsage } from './usage.js';
@@ -65,13 +66,8 @@ function errorMessage(error: unknown): string {
 
 /** A whole chat completion as a neutral response; 'not_json' when it is not one. */
 export function decodeChatResponse(body: Buffer): NeutralResponse | 'not_json' {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body.toString('utf8'));
-  } catch {
-    return 'not_json';
-  }
-  if (!isRecord(parsed) || !Array.isArray(parsed.choices)) return 'not_json';
+  const parsed = bodyObject(body);
+  if (parsed === null || !Array.isArray(parsed.choices)) return 'not_json';
   const choice = parsed.choices[0];
   const message = isRecord(choice) && isRecord(choice.message) ? choice.message : {};
   const content: AssistantPart[] = [];

@@ -1,30 +1,21 @@
 import { isRecord } from '../../util/is-record.js';
 import {
-  EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, EVENT_FINISH, EVENT_MALFORMED, EVENT_USAGE, EVENT_USAGE_ONLY, type EventFacts,
+  EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, EVENT_FINISH, EVENT_USAGE, EVENT_USAGE_ONLY, type EventFacts,
 } from '../types.js';
+import { eventObject } from '../json.js';
 import { chatUsage } from './usage.js';
 
 /** Reads one Chat Completions SSE data payload: `[DONE]`, or a chunk. */
 export function inspectChatEvent(data: string, out: EventFacts): void {
-  out.usage = undefined;
-  out.text = undefined;
-  out.json = undefined;
   if (data === '[DONE]') {
     out.flags = EVENT_DONE;
+    out.usage = undefined;
+    out.text = undefined;
+    out.json = undefined;
     return;
   }
-  let chunk: unknown;
-  try {
-    chunk = JSON.parse(data);
-  } catch {
-    out.flags = EVENT_MALFORMED;
-    return;
-  }
-  if (!isRecord(chunk)) {
-    out.flags = EVENT_MALFORMED;
-    return;
-  }
-  out.json = chunk;
+  const chunk = eventObject(data, out);
+  if (chunk === null) return;
   let flags = 0;
   if (chunk.error != null) flags |= EVENT_ERROR;
   const choices = chunk.choices;

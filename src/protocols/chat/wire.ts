@@ -1,8 +1,8 @@
 import type { Provider, Tier } from '../../config/schema.js';
-import { findUsageObject } from '../../providers/usage-scan.js';
 import { SseParser } from '../../sse/parser.js';
 import { isRecord } from '../../util/is-record.js';
 import { classifyStatus } from '../classify-status.js';
+import { scannedUsage } from '../json.js';
 import { baseHeaders, bearerAuth } from '../headers.js';
 import { capBodyTokens } from '../max-tokens.js';
 import type { NeutralRequest } from '../neutral.js';
@@ -42,16 +42,7 @@ export const chatWire: WireCodec = {
 
   classifyStatus,
 
-  readUsage(body: Buffer): Usage | undefined | 'not_json' {
-    const usage = findUsageObject(body);
-    if (usage === 'not_json') return usage;
-    if (usage === null) return undefined;
-    try {
-      return chatUsage(JSON.parse(usage));
-    } catch {
-      return 'not_json';
-    }
-  },
+  readUsage: (body: Buffer): Usage | undefined | 'not_json' => scannedUsage(body, chatUsage),
 
   decodeResponse: decodeChatResponse,
 };

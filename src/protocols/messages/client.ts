@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { clientHeaders } from '../client-headers.js';
-import { memoize } from '../memoize.js';
-import { RAW, type ClientCodec, type ClientRequest, type ParseResult, type StreamOutput } from '../types.js';
+import { clientRequest } from '../client-request.js';
+import { RelayOutput } from '../relay-output.js';
+import type { ClientCodec, ParseResult } from '../types.js';
 import { zodProblem } from '../zod-problem.js';
 import { anthropicErrorBody, anthropicRejection } from './errors.js';
 import { MessagesRenderer, renderMessagesResponse, sse } from './render.js';
@@ -18,47 +18,13 @@ export const messagesClient: ClientCodec = {
   parse(body: unknown, headers: IncomingHttpHeaders): ParseResult {
     const parsed = MessagesBodySchema.safeParse(body);
     if (!parsed.success) return { ok: false, message: zodProblem(parsed.error) };
-    const raw = body as Record<string, unknown>;
-    const request: ClientRequest = {
-      protocol: 'messages',
-      body: raw,
-      model: parsed.data.model,
-      stream: parsed.data.stream === true,
-      headers: clientHeaders(headers),
-      neutral: memoize(() => messagesToNeutral(raw)),
-    };
-    return { ok: true, request };
+    return { ok: true, request: clientRequest('messages', body as Record<string, unknown>, parsed.data, headers, messagesToNeutral) };
   },
 
   errorBody: anthropicErrorBody,
   translateRejection: anthropicRejection,
-  relay: () => new MessagesRelay(),
+  // A stream that stopped (message_delta with its stop_reason) and ended without message_stop gets one.
+  relay: () => new RelayOutput(MESSAGE_STOP, messagesStreamError),
   renderer: (request) => new MessagesRenderer(request.model),
   renderResponse: (response, request) => renderMessagesResponse(response, request.model),
 };
-
-/** Messages relayed to a server that speaks Messages: the events as they came. */
-class MessagesRelay implements StreamOutput {
-  readonly relays = true;
-
-  event(): typeof RAW {
-    return RAW;
-  }
-
-  keepAlive(raw: Buffer): Buffer {
-    return raw;
-  }
-
-  /** A stream that stopped (message_delta with its stop_reason) and then ended without message_stop gets one. */
-  complete(terminated: boolean): Buffer | null {
-    return terminated ? null : MESSAGE_STOP;
-  }
-
-  upstreamError(raw: Buffer): Buffer {
-    return raw;
-  }
-
-  interrupted(message: string): Buffer {
-    return Buffer.from(messagesStreamError(message));
-  }
-}

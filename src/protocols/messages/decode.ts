@@ -1,5 +1,6 @@
 import { isRecord } from '../../util/is-record.js';
 import { stringField } from '../fields.js';
+import { bodyObject } from '../json.js';
 import { type AssistantPart, type FinishReason, type NeutralEvent, type NeutralResponse, settledFinish } from '../neutral.js';
 import type { EventFacts, StreamDecoder } from '../types.js';
 import { mergeUsage } from '../usage.js';
@@ -82,13 +83,8 @@ export class MessagesDecoder implements StreamDecoder {
 
 /** A whole Anthropic message as a neutral response; 'not_json' when it is not one. */
 export function decodeMessagesResponse(body: Buffer): NeutralResponse | 'not_json' {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body.toString('utf8'));
-  } catch {
-    return 'not_json';
-  }
-  if (!isRecord(parsed) || !Array.isArray(parsed.content)) return 'not_json';
+  const parsed = bodyObject(body);
+  if (parsed === null || !Array.isArray(parsed.content)) return 'not_json';
   const content: AssistantPart[] = [];
   for (const block of parsed.content) {
     if (!isRecord(block)) continue;

@@ -2,6 +2,7 @@ import { isRecord } from '../../util/is-record.js';
 import {
   EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, EVENT_FINISH, EVENT_MALFORMED, EVENT_USAGE, type EventFacts,
 } from '../types.js';
+import { eventObject } from '../json.js';
 import { anthropicUsage } from './usage.js';
 
 /**
@@ -11,22 +12,12 @@ import { anthropicUsage } from './usage.js';
  * block starts are not.
  */
 export function inspectMessagesEvent(data: string, out: EventFacts): void {
-  out.usage = undefined;
-  out.text = undefined;
-  out.json = undefined;
-  let event: unknown;
-  try {
-    event = JSON.parse(data);
-  } catch {
+  const event = eventObject(data, out);
+  if (event === null) return;
+  if (typeof event.type !== 'string') {
     out.flags = EVENT_MALFORMED;
     return;
   }
-  if (!isRecord(event) || typeof event.type !== 'string') {
-    out.flags = EVENT_MALFORMED;
-    return;
-  }
-  out.json = event;
-  out.flags = 0;
   switch (event.type) {
     case 'message_start': {
       const usage = isRecord(event.message) ? anthropicUsage(event.message.usage) : undefined;

@@ -1,7 +1,7 @@
 import type { Provider, Tier } from '../../config/schema.js';
-import { findUsageObject } from '../../providers/usage-scan.js';
 import { SseParser } from '../../sse/parser.js';
 import { classifyStatus } from '../classify-status.js';
+import { scannedUsage } from '../json.js';
 import { baseHeaders, bearerAuth } from '../headers.js';
 import { capBodyTokens } from '../max-tokens.js';
 import type { NeutralRequest } from '../neutral.js';
@@ -47,17 +47,10 @@ export const messagesWire: WireCodec = {
 
   classifyStatus,
 
-  readUsage(body: Buffer): Usage | undefined | 'not_json' {
-    const usage = findUsageObject(body);
-    if (usage === 'not_json') return usage;
-    if (usage === null) return undefined;
-    try {
-      const piece = anthropicUsage(JSON.parse(usage));
-      return piece ? mergeUsage(undefined, piece) : undefined;
-    } catch {
-      return 'not_json';
-    }
-  },
+  readUsage: (body: Buffer): Usage | undefined | 'not_json' => scannedUsage(body, (value) => {
+    const piece = anthropicUsage(value);
+    return piece ? mergeUsage(undefined, piece) : undefined;
+  }),
 
   decodeResponse: decodeMessagesResponse,
 };

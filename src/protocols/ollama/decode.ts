@@ -1,5 +1,6 @@
 import { isRecord } from '../../util/is-record.js';
 import { stringField } from '../fields.js';
+import { bodyObject } from '../json.js';
 import { type AssistantPart, type FinishReason, type NeutralEvent, type NeutralResponse, settledFinish } from '../neutral.js';
 import type { EventFacts, StreamDecoder } from '../types.js';
 import { ollamaUsage } from './usage.js';
@@ -44,13 +45,8 @@ export class OllamaDecoder implements StreamDecoder {
 
 /** A whole Ollama /api/chat answer as a neutral response; 'not_json' when it is not one. */
 export function decodeOllamaResponse(body: Buffer): NeutralResponse | 'not_json' {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body.toString('utf8'));
-  } catch {
-    return 'not_json';
-  }
-  if (!isRecord(parsed) || !isRecord(parsed.message)) return 'not_json';
+  const parsed = bodyObject(body);
+  if (parsed === null || !isRecord(parsed.message)) return 'not_json';
   const message = parsed.message;
   const content: AssistantPart[] = [];
   if (typeof message.thinking === 'string' && message.thinking !== '') content.push({ type: 'reasoning', text: message.thinking });

@@ -1,26 +1,14 @@
 import { isRecord } from '../../util/is-record.js';
 import {
-  EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, EVENT_FINISH, EVENT_MALFORMED, EVENT_USAGE, type EventFacts,
+  EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, EVENT_FINISH, EVENT_USAGE, type EventFacts,
 } from '../types.js';
+import { eventObject } from '../json.js';
 import { ollamaUsage } from './usage.js';
 
 /** Reads one line of Ollama's NDJSON stream: a message piece, the final `done` line, or `{"error":…}`. */
 export function inspectOllamaLine(data: string, out: EventFacts): void {
-  out.usage = undefined;
-  out.text = undefined;
-  out.json = undefined;
-  let line: unknown;
-  try {
-    line = JSON.parse(data);
-  } catch {
-    out.flags = EVENT_MALFORMED;
-    return;
-  }
-  if (!isRecord(line)) {
-    out.flags = EVENT_MALFORMED;
-    return;
-  }
-  out.json = line;
+  const line = eventObject(data, out);
+  if (line === null) return;
   if (line.error != null) {
     out.flags = EVENT_ERROR;
     return;

@@ -1,7 +1,7 @@
 import type { Provider, Tier } from '../../config/schema.js';
 import { NdjsonFramer } from '../../sse/ndjson.js';
-import { isRecord } from '../../util/is-record.js';
 import { classifyStatus } from '../classify-status.js';
+import { bodyObject } from '../json.js';
 import { baseHeaders, bearerAuth } from '../headers.js';
 import type { NeutralRequest } from '../neutral.js';
 import { upstreamPath } from '../paths.js';
@@ -35,13 +35,10 @@ export const ollamaWire: WireCodec = {
 
   classifyStatus,
 
+  // Ollama's whole answers are small and carry their counts at the top level: parsed.
   readUsage(body: Buffer): Usage | undefined | 'not_json' {
-    try {
-      const parsed: unknown = JSON.parse(body.toString('utf8'));
-      return isRecord(parsed) ? ollamaUsage(parsed) : 'not_json';
-    } catch {
-      return 'not_json';
-    }
+    const answer = bodyObject(body);
+    return answer === null ? 'not_json' : ollamaUsage(answer);
   },
 
   decodeResponse: decodeOllamaResponse,

@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { isRecord } from '../../util/is-record.js';
-import { clientHeaders } from '../client-headers.js';
-import { memoize } from '../memoize.js';
+import { clientRequest } from '../client-request.js';
+import { RelayOutput } from '../relay-output.js';
 import { openaiErrorBody, openaiRejection } from '../openai-errors.js';
-import { isUnsupported, RAW, type ClientCodec, type ClientRequest, type EventFacts, type ParseResult, type StreamOutput } from '../types.js';
+import { isUnsupported, RAW, type ClientCodec, type ClientRequest, type EventFacts, type ParseResult } from '../types.js';
 import { zodProblem } from '../zod-problem.js';
 import { renderResponsesResponse, ResponsesRenderer } from './render.js';
 import { ResponsesBodySchema } from './schema.js';
@@ -16,16 +16,7 @@ export const responsesClient: ClientCodec = {
   parse(body: unknown, headers: IncomingHttpHeaders): ParseResult {
     const parsed = ResponsesBodySchema.safeParse(body);
     if (!parsed.success) return { ok: false, message: zodProblem(parsed.error) };
-    const raw = body as Record<string, unknown>;
-    const request: ClientRequest = {
-      protocol: 'responses',
-      body: raw,
-      model: parsed.data.model,
-      stream: parsed.data.stream === true,
-      headers: clientHeaders(headers),
-      neutral: memoize(() => responsesToNeutral(raw)),
-    };
-    return { ok: true, request };
+    return { ok: true, request: clientRequest('responses', body as Record<string, unknown>, parsed.data, headers, responsesToNeutral) };
   },
 
   errorBody: openaiErrorBody,
@@ -43,32 +34,24 @@ function toolNamespaces(request: ClientRequest): Map<string, string> {
   return namespaces;
 }
 
-/** Responses relayed to a server that serves Responses: events as they came; its own error event numbered after them. */
-class ResponsesRelay implements StreamOutput {
-  readonly relays = true;
+/**
+ * Responses relayed to a server that serves Responses: events as they came; its own error
+ * event numbered after them. response.completed and response.incomplete are the finish and
+ * the terminator at once: there is no tail to add.
+ */
+class ResponsesRelay extends RelayOutput {
   private lastSequence = -1;
 
-  event(facts: EventFacts): typeof RAW {
+  constructor() {
+    super(null, (message) => {
+      const event = { type: 'error', sequence_number: this.lastSequence + 1, code: 'stream_interrupted', message: `llm-route: ${message}`, param: null };
+      return `event: error\ndata: ${JSON.stringify(event)}\n\n`;
+    });
+  }
+
+  override event(facts: EventFacts): typeof RAW {
     const json = facts.json;
     if (isRecord(json) && typeof json.sequence_number === 'number') this.lastSequence = json.sequence_number;
     return RAW;
-  }
-
-  keepAlive(raw: Buffer): Buffer {
-    return raw;
-  }
-
-  /** response.completed and response.incomplete are the finish and the terminator at once: nothing to add. */
-  complete(): null {
-    return null;
-  }
-
-  upstreamError(raw: Buffer): Buffer {
-    return raw;
-  }
-
-  interrupted(message: string): Buffer {
-    const event = { type: 'error', sequence_number: this.lastSequence + 1, code: 'stream_interrupted', message: `llm-route: ${message}`, param: null };
-    return Buffer.from(`event: error\ndata: ${JSON.stringify(event)}\n\n`);
   }
 }

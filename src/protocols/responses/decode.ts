@@ -1,5 +1,6 @@
 import { isRecord } from '../../util/is-record.js';
 import { stringField } from '../fields.js';
+import { bodyObject } from '../json.js';
 import { type AssistantPart, type NeutralEvent, type NeutralResponse, settledFinish } from '../neutral.js';
 import type { EventFacts, StreamDecoder } from '../types.js';
 import { responsesUsage } from './usage.js';
@@ -60,13 +61,8 @@ function finishOf(response: Record<string, unknown>): 'stop' | 'length' | 'conte
 
 /** A whole Responses object as a neutral response; 'not_json' when it is not one. */
 export function decodeResponsesResponse(body: Buffer): NeutralResponse | 'not_json' {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body.toString('utf8'));
-  } catch {
-    return 'not_json';
-  }
-  if (!isRecord(parsed) || !Array.isArray(parsed.output)) return 'not_json';
+  const parsed = bodyObject(body);
+  if (parsed === null || !Array.isArray(parsed.output)) return 'not_json';
   const content: AssistantPart[] = [];
   for (const item of parsed.output) {
     if (!isRecord(item)) continue;

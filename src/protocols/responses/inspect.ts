@@ -2,6 +2,7 @@ import { isRecord } from '../../util/is-record.js';
 import {
   EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, EVENT_FINISH, EVENT_MALFORMED, EVENT_USAGE, type EventFacts,
 } from '../types.js';
+import { eventObject } from '../json.js';
 import { responsesUsage } from './usage.js';
 
 /**
@@ -10,23 +11,13 @@ import { responsesUsage } from './usage.js';
  * message item's start are not (Bifrost #5395 took response.created for content).
  */
 export function inspectResponsesEvent(data: string, out: EventFacts): void {
-  out.usage = undefined;
-  out.text = undefined;
-  out.json = undefined;
-  let event: unknown;
-  try {
-    event = JSON.parse(data);
-  } catch {
-    out.flags = EVENT_MALFORMED;
-    return;
-  }
-  if (!isRecord(event) || typeof event.type !== 'string') {
-    out.flags = EVENT_MALFORMED;
-    return;
-  }
-  out.json = event;
+  const event = eventObject(data, out);
+  if (event === null) return;
   const type = event.type;
-  out.flags = 0;
+  if (typeof type !== 'string') {
+    out.flags = EVENT_MALFORMED;
+    return;
+  }
   if (type.endsWith('.delta')) {
     out.flags = EVENT_CONTENT;
     if (typeof event.delta === 'string') out.text = event.delta;

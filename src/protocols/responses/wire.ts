@@ -1,7 +1,7 @@
 import type { Provider, Tier } from '../../config/schema.js';
-import { findUsageObject } from '../../providers/usage-scan.js';
 import { SseParser } from '../../sse/parser.js';
 import { classifyStatus } from '../classify-status.js';
+import { scannedUsage } from '../json.js';
 import { baseHeaders, bearerAuth } from '../headers.js';
 import { capBodyTokens } from '../max-tokens.js';
 import { upstreamPath } from '../paths.js';
@@ -38,16 +38,7 @@ export const responsesWire: WireCodec = {
 
   classifyStatus,
 
-  readUsage(body: Buffer): Usage | undefined | 'not_json' {
-    const usage = findUsageObject(body);
-    if (usage === 'not_json') return usage;
-    if (usage === null) return undefined;
-    try {
-      return responsesUsage(JSON.parse(usage));
-    } catch {
-      return 'not_json';
-    }
-  },
+  readUsage: (body: Buffer): Usage | undefined | 'not_json' => scannedUsage(body, responsesUsage),
 
   decodeResponse: decodeResponsesResponse,
 };

@@ -1,0 +1,53 @@
+import { findUsageObject } from '../providers/usage-scan.js';
+import { isRecord } from '../util/is-record.js';
+import { EVENT_MALFORMED, type EventFacts } from './types.js';
+import type { Usage } from './usage.js';
+
+/**
+ * The JSON object of one stream event, with `facts` reset for it; null (and the event marked
+ * malformed) when the data is not a JSON object.
+ */
+export function eventObject(data: string, facts: EventFacts): Record<string, unknown> | null {
+  facts.flags = 0;
+  facts.usage = undefined;
+  facts.text = undefined;
+  facts.json = undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch {
+    facts.flags = EVENT_MALFORMED;
+    return null;
+  }
+  if (!isRecord(value)) {
+    facts.flags = EVENT_MALFORMED;
+    return null;
+  }
+  facts.json = value;
+  return value;
+}
+
+/** A whole answer's JSON object, or null when the body is not one. */
+export function bodyObject(body: Buffer): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(body.toString('utf8'));
+    return isRecord(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The usage of a whole answer a relay passes on unchanged, read without parsing the answer
+ * (see usage-scan.ts) and converted by the protocol's `convert`.
+ */
+export function scannedUsage(body: Buffer, convert: (value: unknown) => Usage | undefined): Usage | undefined | 'not_json' {
+  const usage = findUsageObject(body);
+  if (usage === 'not_json') return usage;
+  if (usage === null) return undefined;
+  try {
+    return convert(JSON.parse(usage));
+  } catch {
+    return 'not_json';
+  }
+}
