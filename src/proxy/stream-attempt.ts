@@ -136,7 +136,9 @@ export class StreamAttempt extends UpstreamAttempt {
       this.flushOut();
       return this.interrupt(new AttemptError('upstream_error', 'the upstream reported an error after the first token', { phase: 'body', failover: false, retryable: false }), this.output.upstreamError(raw, facts));
     }
-    if (this.phase === 'waiting' && flags & EVENT_DONE) return this.fail(emptyStream());
+    // A terminator before any content is an empty stream; one that is also the finish (Ollama's
+    // done line, Responses' response.completed) is an answer that happens to be empty.
+    if (this.phase === 'waiting' && flags & EVENT_DONE && !(flags & EVENT_CONTENT)) return this.fail(emptyStream());
     if (flags & EVENT_FINISH) this.sawFinish = true;
     if (flags & EVENT_DONE) this.sawTerminator = true;
     this.keep(this.output.event(facts), raw);

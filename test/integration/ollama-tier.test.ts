@@ -161,6 +161,22 @@ describe('an ollama tier (native /api/chat, NDJSON)', () => {
     expect(text).not.toContain('[DONE]');
   });
 
+  it('an answer that is only its done line is an (empty) answer, not an empty stream to fail over from', async () => {
+    const cloud = await h.fake();
+    cloud.always(healthyStream(['cloud']));
+    const { ollama, proxy } = await ollamaProxy([{ name: 'cloud', url: cloud.url }]);
+    ollama.always((ctx) => {
+      startOllamaStream(ctx);
+      ollamaDone(ctx, 5, 0);
+    });
+    const res = await fetch(`${proxy.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
+    expect(res.headers.get('x-llm-route-tier')).toBe('local');
+    const { text } = await readAll(res);
+    expect(text).toContain('"finish_reason":"stop"');
+    expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+    expect(cloud.requests).toHaveLength(0);
+  });
+
   it('streams to a Messages client from Ollama text', async () => {
     const { ollama, proxy } = await ollamaProxy();
     ollama.always(ollamaTextStream(['Hej', ' då'], [12, 2]));
