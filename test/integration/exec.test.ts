@@ -1,10 +1,13 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseMockOptions } from '../../src/mock/options.js';
 import { startMock, type MockServer } from '../../src/mock/server.js';
 import { buildPrivateCli, runCli, type CliProcess } from '../helpers/cli.js';
+
+const require = createRequire(import.meta.url);
 
 // `llm-route exec` through the real CLI: the child finds the proxy in its environment,
 // its exit code is llm-route's, and llm-route never writes to the child's stdout.
@@ -144,6 +147,47 @@ describe('llm-route exec', () => {
     expect(run.code).toBe(2);
     expect(run.stdout).toEqual([]);
     expect(run.stderr).toContain(`${bad}:5:5`);
+  });
+
+  it('points Anthropic clients (Claude Code) at the proxy: the real Anthropic SDK in the child reaches a route, its own key dropped', async () => {
+    const child = `
+      const Anthropic = require(${JSON.stringify(require.resolve('@anthropic-ai/sdk'))});
+      (async () => {
+        const client = new (Anthropic.default ?? Anthropic)({ maxRetries: 0 });
+        const message = await client.messages.create({ model: process.env.ANTHROPIC_MODEL ?? 'claude-sonnet-4-5', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] });
+        console.log(JSON.stringify({ base: process.env.ANTHROPIC_BASE_URL, token: process.env.ANTHROPIC_AUTH_TOKEN, apiKey: process.env.ANTHROPIC_API_KEY ?? null, model: process.env.ANTHROPIC_MODEL ?? null, text: message.content[0].text }));
+      })().catch((e) => { console.log(JSON.stringify({ error: String(e) })); process.exit(1); });
+    `;
+    const run = await finished(exec(['-c', configFile, '--', process.execPath, '-e', child], { ANTHROPIC_API_KEY: 'sk-ant-users-own-key' }));
+    expect(run.code, run.stderr + run.stdout.join('\n')).toBe(0);
+    const report = JSON.parse(run.stdout[0]) as { base: string; token: string; apiKey: string | null; model: string | null; text: string };
+    expect(report.base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/); // no /v1: the Anthropic SDK adds it
+    expect(report.token).toBe('llm-route');
+    expect(report.apiKey).toBeNull();
+    expect(report.model).toBe('chat'); // no route matches Claude's own names here: the first route
+    expect(report.text).toMatch(/^\[m\]/);
+  });
+
+  it('gives a codex command a Responses provider of its own as -c overrides, and a route as its model', async () => {
+    const bin = join(dir, 'bin');
+    mkdirSync(bin, { recursive: true });
+    const fakeCodex = join(bin, 'codex');
+    writeFileSync(fakeCodex, `#!${process.execPath}\nconsole.log(JSON.stringify({ argv: process.argv.slice(2), key: process.env.LLM_ROUTE_API_KEY }));\n`);
+    chmodSync(fakeCodex, 0o755);
+    const run = await finished(exec(['-c', configFile, '--', fakeCodex, 'exec', 'say hi']));
+    expect(run.code, run.stderr).toBe(0);
+    const { argv, key } = JSON.parse(run.stdout[0]) as { argv: string[]; key: string };
+    expect(argv.slice(-2)).toEqual(['exec', 'say hi']);
+    const overrides = argv.filter((_, i) => argv[i - 1] === '-c');
+    expect(overrides).toEqual([
+      'model_provider="llm-route"',
+      'model_providers.llm-route.name="llm-route"',
+      expect.stringMatching(/^model_providers\.llm-route\.base_url="http:\/\/127\.0\.0\.1:\d+\/v1"$/),
+      'model_providers.llm-route.wire_api="responses"',
+      'model_providers.llm-route.env_key="LLM_ROUTE_API_KEY"',
+      'model="chat"',
+    ]);
+    expect(key).toBe('llm-route');
   });
 
   it('exits 127 when the command does not exist', async () => {
