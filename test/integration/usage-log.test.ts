@@ -142,6 +142,34 @@ describe('the usage writer (synthetic events)', () => {
     expect(Number(/llm_cost_usd_total\{route="chat",tier="cloud"\} (\S+)/.exec(text)?.[1])).toBeCloseTo(expected, 12);
   });
 
+  it('estimates through a real proxy when the upstream reports no usage: the prompt\'s texts and the answer\'s, stream and not, any protocol', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'usage.db');
+    const fake = await h.fake();
+    const answer = 'The quick brown fox jumps over the lazy dog.';
+    fake.always(async (ctx) => {
+      if (ctx.body.stream !== true) return ctx.json(200, { id: 'x', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' }] });
+      ctx.startStream();
+      for (const word of answer.split(/(?= )/)) ctx.content(word);
+      ctx.finish();
+      ctx.done(); // no usage chunk, whatever stream_options says (some servers do this)
+    });
+    const proxy = await h.proxy({ tiers: [{ name: 'local', url: fake.url }], top: { usage: { path: db } } });
+    const prompt = 'Tell me about foxes and dogs, briefly.';
+    await (await chat(proxy, { messages: [{ role: 'user', content: prompt }] })).text();
+    await readAll(await chat(proxy, { stream: true, messages: [{ role: 'user', content: prompt }] }));
+    const messages = await fetch(`${proxy.origin}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', max_tokens: 50, stream: true, messages: [{ role: 'user', content: prompt }] }) });
+    await readAll(messages);
+    await proxy.server.usage.flush();
+    const counter = await tokenCounter();
+    const rows = readRequests(db);
+    expect(rows.map((r) => [r.protocol, r.stream, r.token_source, r.prompt_tokens, r.completion_tokens])).toEqual([
+      ['chat', 0, 'estimated:o200k_base', counter.count(prompt), counter.count(answer)],
+      ['chat', 1, 'estimated:o200k_base', counter.count(prompt), counter.count(answer)],
+      ['messages', 1, 'estimated:o200k_base', counter.count(prompt), counter.count(answer)],
+    ]);
+  });
+
   it('cached tokens are priced at the cached input price and counted in llm_tokens_total{kind="cached"}', async () => {
     const db = join(tempDir(), 'usage.db');
     const config = loadConfigText(CONFIG(db), '/t/llm-route.yaml', {});
