@@ -41,13 +41,14 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, a
   const id = requestId(req);
   // While draining, answer but let the client know this connection takes no more work.
   if (app.draining) res.setHeader('connection', 'close');
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const path = q === -1 ? url : url.slice(0, q);
+  const endpoint = ENDPOINTS[path];
+  // Errors are shaped in the endpoint's protocol (an unknown path under /v1/messages: Anthropic's).
+  const codec = clientCodec(endpoint?.protocol ?? (path.startsWith('/v1/messages') ? 'messages' : 'chat'));
   try {
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const path = q === -1 ? url : url.slice(0, q);
     if (path.startsWith('/admin/')) return await handleAdmin(req, res, app, path);
-    const endpoint = ENDPOINTS[path];
-    const codec = clientCodec(endpoint?.protocol ?? (path.startsWith('/v1/messages') ? 'messages' : 'chat'));
     if (endpoint === undefined) {
       return sendError(res, codec, id, { status: 404, kind: 'not_found', code: 'not_found', message: `no endpoint ${req.method} ${path}; try POST /v1/chat/completions, /v1/responses or /v1/messages` });
     }
@@ -62,7 +63,7 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, a
   } catch (err) {
     // A bug must cost one request, never the server.
     process.stderr.write(`llm-route: internal error on ${req.method} ${req.url}: ${(err as Error).stack ?? err}\n`);
-    if (!res.headersSent) sendError(res, clientCodec('chat'), id, { status: 500, kind: 'internal', code: 'internal_error', message: 'internal error in llm-route' });
+    if (!res.headersSent) sendError(res, codec, id, { status: 500, kind: 'internal', code: 'internal_error', message: 'internal error in llm-route' });
     else res.destroy();
   }
 }
