@@ -31,8 +31,8 @@ export class Metrics {
   });
   private readonly requests = new Counter({
     name: 'llm_requests_total',
-    help: 'Requests by the tier that answered ("none" when no tier did) and outcome.',
-    labelNames: ['route', 'tier', 'outcome'],
+    help: 'Requests by the tier that answered ("none" when no tier did), outcome, and the protocol the client spoke.',
+    labelNames: ['route', 'tier', 'outcome', 'protocol'],
     registers: [this.registry],
   });
   private readonly failovers = new Counter({
@@ -123,7 +123,7 @@ export class Metrics {
       case 'request_end': {
         if (event.route === '') return; // rejected before a route was known
         const tier = event.tier ?? 'none';
-        this.child3(this.requests, event.route, tier, event.outcome).inc();
+        this.child4(this.requests, event.route, tier, event.outcome, event.protocol).inc();
         if (event.committed) this.child(this.activeStreams, event.route, tier).dec();
         if (event.usage) {
           this.child3(this.tokens, event.route, tier, 'prompt').inc(event.usage.prompt_tokens);
@@ -158,6 +158,13 @@ export class Metrics {
     const byC = nested(nested(nested(this.children, metric), a), b);
     let child = byC.get(c) as T | undefined;
     if (child === undefined) byC.set(c, (child = metric.labels(a, b, c)));
+    return child;
+  }
+
+  private child4<T>(metric: Labelled<T>, a: string, b: string, c: string, d: string): T {
+    const byD = nested(nested(nested(nested(this.children, metric), a), b), c);
+    let child = byD.get(d) as T | undefined;
+    if (child === undefined) byD.set(d, (child = metric.labels(a, b, c, d)));
     return child;
   }
 

@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import { chunk, completion, healthyStream } from '../helpers/fake-upstream.js';
-import { logLine, readAll, useHarness } from '../helpers/harness.js';
+import { fetchMetrics, logLine, metric, readAll, useHarness } from '../helpers/harness.js';
 import {
   anthropicError, anthropicEvent, anthropicMessage, anthropicText, anthropicTextStream, anthropicToolUse, endAnthropicStream, startAnthropicStream,
 } from '../helpers/anthropic-upstream.js';
@@ -43,6 +43,9 @@ describe('Anthropic Messages in, Chat Completions tier out (translated)', () => 
     expect(upstream.requests[0].headers['x-api-key']).toBeUndefined();
     const line = await logLine(proxy, (await waitForId(proxy)) as string);
     expect(line.protocol).toBe('messages');
+    const { samples } = await fetchMetrics(proxy);
+    expect(metric(samples, 'llm_requests_total', { route: 'chat', tier: 'local', outcome: 'ok', protocol: 'messages' })).toBe(1);
+    expect(metric(samples, 'llm_requests_total', { protocol: 'chat' })).toBeUndefined();
     expect(line.usage).toEqual({ prompt_tokens: 7, completion_tokens: 3 });
   });
 
