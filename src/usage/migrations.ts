@@ -81,14 +81,19 @@ export const SCHEMA_VERSION = STEPS.length;
 
 /** Brings the database to SCHEMA_VERSION, each step in its own transaction. Refuses a newer file. */
 export function migrate(db: Database): void {
-  const version = db.pragma('user_version', { simple: true }) as number;
-  if (version > SCHEMA_VERSION) {
-    throw new Error(`the usage database has schema version ${version}, newer than this llm-route knows (${SCHEMA_VERSION}); upgrade llm-route`);
-  }
-  for (let v = version; v < SCHEMA_VERSION; v++) {
-    db.transaction(() => {
-      db.exec(STEPS[v]);
-      db.pragma(`user_version = ${v + 1}`);
+  // One step per IMMEDIATE transaction, the version read inside it: another process opening
+  // the same file at the same moment may have done the step meanwhile (it must not run twice).
+  for (;;) {
+    const migrated = db.transaction((): boolean => {
+      const version = db.pragma('user_version', { simple: true }) as number;
+      if (version > SCHEMA_VERSION) {
+        throw new Error(`the usage database has schema version ${version}, newer than this llm-route knows (${SCHEMA_VERSION}); upgrade llm-route`);
+      }
+      if (version === SCHEMA_VERSION) return true;
+      db.exec(STEPS[version]);
+      db.pragma(`user_version = ${version + 1}`);
+      return false;
     }).immediate();
+    if (migrated) return;
   }
 }
