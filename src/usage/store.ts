@@ -20,6 +20,23 @@ const ATTEMPT_COLUMNS = 7;
 /** Rows per multi-row INSERT. */
 const GROUP = 20;
 
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/** Runs `step` again every 10 ms while it fails with SQLITE_BUSY, for up to `withinMs`. */
+function retryWhileBusy(step: () => unknown, withinMs: number): void {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    try {
+      step();
+      return;
+    } catch (err) {
+      const busy = (err as { code?: string }).code?.startsWith('SQLITE_BUSY') === true;
+      if (!busy || Date.now() >= deadline) throw err;
+      Atomics.wait(pause, 0, 0, 10);
+    }
+  }
+}
+
 function values(columns: number, rows: number): string {
   const row = `(${new Array<string>(columns).fill('?').join(', ')})`;
   return new Array<string>(rows).fill(row).join(', ');
@@ -77,9 +94,12 @@ export class UsageStore {
 
   constructor(readonly path: string, options: StoreOptions = {}) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    const db = new Database(path, { timeout: options.busyTimeoutMs ?? 5_000 });
+    const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
+    const db = new Database(path, { timeout: busyTimeoutMs });
     try {
-      db.pragma('journal_mode = WAL');
+      // Switching a new file to WAL needs its exclusive lock, and SQLite answers SQLITE_BUSY at
+      // once (no busy handler) while another process holds it for the same switch.
+      retryWhileBusy(() => db.pragma('journal_mode = WAL'), busyTimeoutMs);
       db.pragma('synchronous = NORMAL');
       if (options.maxPageCount !== undefined) db.pragma(`max_page_count = ${options.maxPageCount}`);
       migrate(db);
