@@ -2,9 +2,9 @@ import type { Registry } from 'prom-client';
 import type { Config } from '../config/schema.js';
 import type { WeightControl } from '../control/weights.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
-import type { BudgetLedger } from '../usage/budgets/ledger.js';
-import type { BudgetStatus } from '../usage/budgets/ledger.js';
+import type { BudgetLedger, BudgetStatus } from '../usage/budgets/ledger.js';
 import { EmbeddedState } from './embedded-state.js';
+import { RedisState } from './redis-state.js';
 import { attachStateMetrics } from './state-metrics.js';
 import type { StateBackend } from './types.js';
 
@@ -21,7 +21,11 @@ export interface StateDeps {
 
 /** The state backend the tier file asks for: Redis with `state.redis`, else embedded. */
 export function openState(deps: StateDeps): StateBackend {
-  const state: StateBackend = new EmbeddedState(deps.embeddedBudgets);
+  const { config } = deps;
+  const redis = config.state.redis;
+  const state: StateBackend = redis
+    ? new RedisState({ ...config, state: { ...config.state, redis } }, deps.telemetry, deps.weights, deps.takeBudgetGauge())
+    : new EmbeddedState(deps.embeddedBudgets);
   attachStateMetrics(deps.registry, deps.telemetry, () => state.up);
   return state;
 }

@@ -228,10 +228,31 @@ export interface UsageRecovered {
   dropped: number;
 }
 
+/**
+ * The shared state (Redis) cannot be reached: said once per episode. The instance keeps
+ * serving on local state: limits and budgets on its own counters, keys deduplicated here only.
+ */
+export interface StateDegraded {
+  type: 'state_degraded';
+  backend: 'redis';
+  /** host:port/db, never a password. */
+  target: string;
+  error: string;
+}
+
+/** The shared state is reachable again; this instance has rejoined it. */
+export interface StateRecovered {
+  type: 'state_recovered';
+  backend: 'redis';
+  target: string;
+  /** How long this instance served on local state. */
+  downMs: number;
+}
+
 export type TelemetryEvent =
   | RequestStarted | AttemptFinished | FailedOver | StreamCommitted | ChunkDropped | RequestFinished
   | TierStateChanged | WeightChanged | RolledBack | ConfigReloaded | HealthChecked | ProviderOutput
-  | UsageDegraded | UsageRecovered;
+  | UsageDegraded | UsageRecovered | StateDegraded | StateRecovered;
 
 /**
  * Outcomes of a tier that answered properly but cannot serve this payload: input it cannot
