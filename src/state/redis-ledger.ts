@@ -9,8 +9,8 @@ import { type RedisLink, UNAVAILABLE } from './redis-link.js';
 const LOCAL_PREFIX = 'l:';
 /** Window counters outlive their window by a week (for a look with redis-cli), then go. */
 const WINDOW_TTL_AFTER_END_MS = 7 * 86_400_000;
-/** How often llm_budget_remaining is refreshed from Redis (other instances spend too). */
-const GAUGE_REFRESH_MS = 5_000;
+/** How often llm_budget_remaining is refreshed from Redis (other instances spend too): one HMGET per budget. */
+const GAUGE_REFRESH_MS = 1_000;
 
 interface Seen {
   spent: number;
