@@ -65,6 +65,30 @@ describe('several instances on one Redis', () => {
     expect(res.status).toBe(503);
   });
 
+  it('a rollback tripped on one instance (its own numbers) takes the tier out on the other, and restores on both', async () => {
+    const canary = await h.fake();
+    const stable = await h.fake();
+    canary.always((ctx) => ctx.error(500, 'canary broke'));
+    stable.always((ctx) => ctx.json(200, completion('stable')));
+    const [a, b] = await instances(h, 'redis', redis, {
+      tiers: [
+        { name: 'canary', url: canary.url, retry: { attempts: 1 }, circuit: { failures: 100 }, rollback: { error_rate: 0.5, window_s: 60, min_requests: 3, restore_after_s: 2 } },
+        { name: 'stable', url: stable.url },
+      ],
+    });
+    for (let i = 0; i < 3; i++) expect((await chat(a, {})).headers.get('x-llm-route-tier')).toBe('stable');
+    const started = performance.now();
+    await waitFor(async () => (await tierRow(b, 'canary')).weight === 0, 1000, 'the rollback on the other instance');
+    expect(performance.now() - started).toBeLessThan(1000);
+    const view = (await (await fetch(`${b.origin}/admin/routes`)).json()) as { routes: { chat: { tiers: Array<{ name: string; rollback: { reason: string } | null }> } } };
+    expect(view.routes.chat.tiers[0].rollback?.reason).toMatch(/^error rate 100\.0% > 50\.0%/);
+    const before = canary.requests.length;
+    expect((await chat(b, {})).headers.get('x-llm-route-tier')).toBe('stable');
+    expect(canary.requests).toHaveLength(before);
+    // restore_after_s lapses on both at the same moment (absolute time).
+    await waitFor(async () => (await tierRow(a, 'canary')).weight === 100 && (await tierRow(b, 'canary')).weight === 100, 5000, 'the restore on both');
+  });
+
   it('Redis killed mid-load: no request fails because of it, llm_state_backend_up goes 0 then back to 1, and the instances rejoin', async () => {
     const server = await RedisServer.start();
     h.defer(() => server.stop());
