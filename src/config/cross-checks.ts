@@ -23,6 +23,9 @@ export function crossCheck(data: unknown, report: Reporter): ConfigProblem[] {
     if (provider.passthrough !== undefined && provider.type !== 'openai') {
       problems.push(report.at('key', ['providers', name, 'passthrough'], `passthrough is for openai-type providers (servers that also serve other APIs); this one is type ${provider.type}`));
     }
+    if (isRecord(provider.limits) && ['rpm', 'tpm', 'concurrency'].every((key) => (provider.limits as Record<string, unknown>)[key] === undefined)) {
+      problems.push(report.at('key', ['providers', name, 'limits'], 'limits need at least one of rpm, tpm or concurrency (queue_ms alone limits nothing)'));
+    }
     if (provider.ollama !== undefined && provider.type !== 'ollama') {
       problems.push(report.at('key', ['providers', name, 'ollama'], `ollama options need type: ollama (the native API); this provider is type ${provider.type}`));
     }

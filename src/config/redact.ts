@@ -2,7 +2,8 @@ import type { Env } from './env.js';
 import type { ConfigProblem, PathSegment } from './errors.js';
 import { isRecord } from './raw-data.js';
 
-const SECRET_KEYS = new Set(['api_key', 'auth_token', 'admin_token', 'headers']);
+// `redis`: a URL may carry a password (redis://:PASS@host).
+const SECRET_KEYS = new Set(['api_key', 'auth_token', 'admin_token', 'headers', 'redis']);
 const SECRET_VARIABLE = /KEY|TOKEN|SECRET|PASS|CRED|AUTH/i;
 
 /** True for values under a secret-holding key, whose value no message may quote. */

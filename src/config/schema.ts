@@ -119,6 +119,30 @@ export const BudgetSchema = z.strictObject({
   tokens: z.number().int().min(1).optional(),
 });
 
+/**
+ * What llm-route lets through to a provider (SPEC "Idempotency, rate limits, shared state"):
+ * requests and tokens per minute as token buckets holding one second's worth, requests in
+ * flight, and how long a request over a limit may wait for room before the tier is skipped.
+ */
+export const LimitsSchema = z.strictObject({
+  rpm: z.number().positive('expected a positive number').optional(),
+  tpm: z.number().positive('expected a positive number').optional(),
+  concurrency: z.number().int().min(1).optional(),
+  queue_ms: ms(0).default(1_000),
+});
+
+/** Idempotency-Key records: how long a completed answer is kept, how long a duplicate waits for a running one. */
+export const IdempotencySchema = z.strictObject({
+  ttl_s: z.number().int().min(1).default(86_400),
+  wait_ms: ms(0).default(120_000),
+});
+
+/** Shared state for several instances: Redis holds idempotency records, limit buckets, budgets and overrides. */
+export const StateSchema = z.strictObject({
+  redis: z.url({ protocol: /^rediss?$/, error: 'expected a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379/0' }).optional(),
+  prefix: z.string().min(1).default('llm-route:'),
+});
+
 export const ProviderSchema = z.strictObject({
   /** The wire protocol: openai (Chat Completions), anthropic (Messages), ollama (its native /api/chat). */
   type: z.enum(['openai', 'anthropic', 'ollama']),
@@ -134,6 +158,7 @@ export const ProviderSchema = z.strictObject({
   health: ProviderHealthSchema.prefault({}),
   start: StartSchema.optional(),
   price: PriceSchema.optional(),
+  limits: LimitsSchema.optional(),
 });
 
 export const TierSchema = z.strictObject({
@@ -192,6 +217,8 @@ export const ConfigSchema = z.strictObject({
   savers: SaverListSchema.optional(),
   usage: UsageSchema.optional(),
   budgets: z.array(BudgetSchema).optional(),
+  idempotency: IdempotencySchema.prefault({}),
+  state: StateSchema.prefault({}),
 });
 
 export type RawConfig = z.infer<typeof ConfigSchema>;
@@ -208,6 +235,9 @@ export type OllamaOptions = z.infer<typeof OllamaOptionsSchema>;
 export const DEFAULT_MAX_TOKENS = 4096;
 export type Price = z.infer<typeof PriceSchema>;
 export type BudgetConfig = z.infer<typeof BudgetSchema>;
+export type Limits = z.infer<typeof LimitsSchema>;
+export type IdempotencyConfig = z.infer<typeof IdempotencySchema>;
+export type StateConfig = z.infer<typeof StateSchema>;
 
 /** cold_ttft_ms defaults to the tier's ttft_ms (no separate cold budget) when unset. */
 export const DEFAULT_TIMEOUTS: Required<Omit<TimeoutsConfig, 'cold_ttft_ms'>> = {
@@ -287,4 +317,7 @@ export interface Config {
   warnings: string[];
   usage: UsageConfig;
   budgets: Budget[];
+  idempotency: IdempotencyConfig;
+  /** `redis` absent: everything shared is embedded (in-process + the usage database). */
+  state: StateConfig;
 }

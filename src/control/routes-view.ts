@@ -20,6 +20,7 @@ export function routesView(app: ControlContext): Record<string, unknown> {
           override: weight?.override ?? null,
           alerts: weight?.alerts ?? [],
           rollback: weight?.rollback ?? null,
+          limits: tier.provider.limits ? app.state.limitsView(tier.provider.name, tier.provider.limits) : null,
           state: health?.state ?? 'healthy',
           consecutive_failures: health?.consecutive_failures ?? 0,
           retry_at: health?.retry_at ?? null,
@@ -36,5 +37,5 @@ export function routesView(app: ControlContext): Record<string, unknown> {
       }),
     };
   }
-  return { file: app.config.file, routes };
+  return { file: app.config.file, state: { backend: app.state.kind, up: app.state.up }, routes };
 }

@@ -14,6 +14,8 @@ interface AdminOverride {
 interface Rollback {
   reason: string;
   at: number;
+  /** Epoch ms it restores itself; null: until DELETE or a reload. */
+  restoreAt: number | null;
   cancelRestore: (() => void) | null;
 }
 
@@ -23,7 +25,23 @@ interface TierControl {
   /** Firing alerts that name this tier: alert key → alert name. */
   alerts: Map<string, string>;
   rollback: Rollback | null;
+  /** Epoch ms of the last change of the layers (0: never changed): the newer change wins between instances. */
+  updatedAt: number;
 }
+
+/**
+ * A tier's runtime layers as plain data, for sharing with other instances (state/redis-weights.ts).
+ * Times are absolute epoch ms, so every instance lapses a TTL at the same moment.
+ */
+export interface SharedLayers {
+  admin: { weight: number; expiresAt: number | null } | null;
+  alerts: Array<[key: string, name: string]>;
+  rollback: { reason: string; at: number; restoreAt: number | null } | null;
+  updatedAt: number;
+}
+
+/** Told of every change made on this instance (not of changes applied from other instances, nor of TTLs lapsing). */
+export type LocalWeightChange = (route: string, tier: string, layers: SharedLayers, source: WeightChanged['source'], reason?: string) => void;
 
 export interface WeightView {
   configured: number;
@@ -40,6 +58,8 @@ export interface WeightView {
  */
 export class WeightControl {
   private tiers = new Map<string, TierControl>();
+  /** Set by a shared state backend: local changes go out to the other instances. */
+  onLocalChange: LocalWeightChange | null = null;
 
   constructor(private readonly bus: TelemetryBus, config: Config, private readonly clock: Clock = systemClock) {
     this.configure(config, false);
@@ -72,11 +92,13 @@ export class WeightControl {
     for (const tier of allTiers(config)) {
       const k = tierKey(tier.route, tier.name);
       const existing = this.tiers.get(k);
-      const control: TierControl = existing ?? { configured: tier.weight, admin: null, alerts: new Map(), rollback: null };
+      const control: TierControl = existing ?? { configured: tier.weight, admin: null, alerts: new Map(), rollback: null, updatedAt: 0 };
       control.configured = tier.weight;
-      if (isReload && control.rollback) clearRollback(control);
+      const clearedRollback = isReload && control.rollback !== null;
+      if (clearedRollback) clearRollback(control);
       next.set(k, control);
       if (isReload) this.emit(tier.route, tier.name, control, 'reload');
+      if (clearedRollback) this.shareChange(tier.route, tier.name, control, 'reload');
     }
     for (const [k, control] of this.tiers) {
       if (!next.has(k)) {
@@ -93,17 +115,23 @@ export class WeightControl {
     if (!control) return false;
     control.admin?.cancelExpiry?.();
     const expiresAt = ttlS === undefined ? null : this.clock.now() + ttlS * 1000;
+    control.admin = this.adminOverride(route, tier, control, weight, expiresAt);
+    this.emit(route, tier, control, 'admin', ttlS === undefined ? undefined : `for ${ttlS} s`, expiresAt ?? undefined);
+    this.shareChange(route, tier, control, 'admin', ttlS === undefined ? undefined : `for ${ttlS} s`);
+    return true;
+  }
+
+  /** An override that lapses by itself at `expiresAt` (absolute, so every instance lapses it at once). */
+  private adminOverride(route: string, tier: string, control: TierControl, weight: number, expiresAt: number | null): AdminOverride {
     const override: AdminOverride = { weight, expiresAt, cancelExpiry: null };
-    if (ttlS !== undefined) {
-      override.cancelExpiry = this.clock.after(ttlS * 1000, () => {
+    if (expiresAt !== null) {
+      override.cancelExpiry = this.clock.after(Math.max(0, expiresAt - this.clock.now()), () => {
         if (control.admin !== override) return;
         control.admin = null;
         this.emit(route, tier, control, 'expired');
       });
     }
-    control.admin = override;
-    this.emit(route, tier, control, 'admin', ttlS === undefined ? undefined : `for ${ttlS} s`, expiresAt ?? undefined);
-    return true;
+    return override;
   }
 
   /** Clears the admin override and any rollback. */
@@ -114,6 +142,7 @@ export class WeightControl {
     control.admin = null;
     if (control.rollback) clearRollback(control);
     this.emit(route, tier, control, 'cleared');
+    this.shareChange(route, tier, control, 'cleared');
     return true;
   }
 
@@ -122,6 +151,7 @@ export class WeightControl {
     if (!control) return false;
     control.alerts.set(alertKey, alertName);
     this.emit(route, tier, control, 'alert', `alert ${alertName} firing`);
+    this.shareChange(route, tier, control, 'alert', `alert ${alertName} firing`);
     return true;
   }
 
@@ -132,6 +162,7 @@ export class WeightControl {
     if (name === undefined) return true;
     control.alerts.delete(alertKey);
     this.emit(route, tier, control, 'alert', `alert ${name} resolved`);
+    this.shareChange(route, tier, control, 'alert', `alert ${name} resolved`);
     return true;
   }
 
@@ -139,16 +170,66 @@ export class WeightControl {
   rollBack(route: string, tier: string, reason: string, restoreAfterS?: number): void {
     const control = this.tiers.get(tierKey(route, tier));
     if (!control || control.rollback) return;
-    const rollback: Rollback = { reason, at: this.clock.now(), cancelRestore: null };
-    if (restoreAfterS !== undefined) {
-      rollback.cancelRestore = this.clock.after(restoreAfterS * 1000, () => {
+    const at = this.clock.now();
+    control.rollback = this.rollbackOf(route, tier, control, reason, at, restoreAfterS === undefined ? null : at + restoreAfterS * 1000);
+    this.emit(route, tier, control, 'rollback', reason);
+    this.shareChange(route, tier, control, 'rollback', reason);
+  }
+
+  private rollbackOf(route: string, tier: string, control: TierControl, reason: string, at: number, restoreAt: number | null): Rollback {
+    const rollback: Rollback = { reason, at, restoreAt, cancelRestore: null };
+    if (restoreAt !== null) {
+      rollback.cancelRestore = this.clock.after(Math.max(0, restoreAt - this.clock.now()), () => {
         if (control.rollback !== rollback) return;
         control.rollback = null;
         this.emit(route, tier, control, 'expired', 'rollback restored');
       });
     }
-    control.rollback = rollback;
-    this.emit(route, tier, control, 'rollback', reason);
+    return rollback;
+  }
+
+  /** Every tier this instance knows, as [route, tier]. */
+  tierNames(): Array<[string, string]> {
+    return [...this.tiers.keys()].map((k) => k.split('\u0000') as [string, string]);
+  }
+
+  /** A tier's layers as plain data; null for a tier this instance does not have. */
+  sharedLayers(route: string, tier: string): SharedLayers | null {
+    const control = this.tiers.get(tierKey(route, tier));
+    if (!control) return null;
+    return {
+      admin: control.admin ? { weight: control.admin.weight, expiresAt: control.admin.expiresAt } : null,
+      alerts: [...control.alerts.entries()],
+      rollback: control.rollback ? { reason: control.rollback.reason, at: control.rollback.at, restoreAt: control.rollback.restoreAt } : null,
+      updatedAt: control.updatedAt,
+    };
+  }
+
+  /**
+   * Another instance's change: its layers replace this tier's when they are newer (a TTL that
+   * has already lapsed is dropped). Returns whether they were applied.
+   */
+  applyShared(route: string, tier: string, layers: SharedLayers, source: WeightChanged['source'], reason?: string): boolean {
+    const control = this.tiers.get(tierKey(route, tier));
+    if (!control || layers.updatedAt <= control.updatedAt) return false;
+    const now = this.clock.now();
+    control.admin?.cancelExpiry?.();
+    if (control.rollback) clearRollback(control);
+    const admin = layers.admin && (layers.admin.expiresAt === null || layers.admin.expiresAt > now) ? layers.admin : null;
+    control.admin = admin ? this.adminOverride(route, tier, control, admin.weight, admin.expiresAt) : null;
+    control.alerts = new Map(layers.alerts);
+    const rollback = layers.rollback && (layers.rollback.restoreAt === null || layers.rollback.restoreAt > now) ? layers.rollback : null;
+    control.rollback = rollback ? this.rollbackOf(route, tier, control, rollback.reason, rollback.at, rollback.restoreAt) : null;
+    control.updatedAt = layers.updatedAt;
+    this.emit(route, tier, control, source, reason, control.admin?.expiresAt ?? undefined);
+    return true;
+  }
+
+  private shareChange(route: string, tier: string, control: TierControl, source: WeightChanged['source'], reason?: string): void {
+    control.updatedAt = Math.max(this.clock.now(), control.updatedAt + 1);
+    if (!this.onLocalChange) return;
+    const layers = this.sharedLayers(route, tier);
+    if (layers) this.onLocalChange(route, tier, layers, source, reason);
   }
 
   isRolledBack(route: string, tier: string): boolean {

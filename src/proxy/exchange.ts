@@ -3,12 +3,14 @@ import type { Config, Route, Tier } from '../config/schema.js';
 import type { ShapedAnswer } from '../protocols/call.js';
 import type { ClientCodec, ClientRequest, ErrorSpec } from '../protocols/types.js';
 import type { ProviderPools } from '../providers/pools.js';
+import type { StoredAnswer } from '../state/types.js';
 import type { RequestFinished, SaverMeasure } from '../telemetry/events.js';
+import type { AnswerCapture } from './answer-capture.js';
 import { ClientLifetime } from './client-lifetime.js';
 import type { StreamSink } from './client-writer.js';
 import type { ProxyContext } from './proxy-context.js';
 
-type FinishFields = Pick<RequestFinished, 'tier' | 'status' | 'outcome'> &
+export type FinishFields = Pick<RequestFinished, 'tier' | 'status' | 'outcome'> &
   Partial<Pick<RequestFinished, 'ttftMs' | 'usage' | 'estimate' | 'chunkErrors' | 'committed' | 'error' | 'attempts'>>;
 
 /**
@@ -29,6 +31,10 @@ export class Exchange {
   ttftMs: number | undefined;
   /** What the route's token savers did to the body. */
   savers: SaverMeasure[] | undefined;
+  /** Set for a request with an Idempotency-Key that runs: what the client gets is also kept here. */
+  capture: AnswerCapture | null = null;
+  /** How the request ended (its request_end fields), once it has. */
+  ending: FinishFields | null = null;
   private ended = false;
   /** Counted as a request (request_start/request_end); a token count is not. */
   private announced = true;
@@ -73,12 +79,14 @@ export class Exchange {
     const route = this.route as Route;
     this.ctx.telemetry.emit({ type: 'commit', id: this.id, route: route.name, tier: tier.name, ttftMs });
     // A flat header list: the cheapest form for node:http on the hot path.
-    this.res.writeHead(200, [
+    const headers = [
       'x-request-id', this.id, 'x-llm-route-route', route.name, 'x-llm-route-tier', tier.name,
       'x-llm-route-attempts', String(attempts), 'x-llm-route-ttft-ms', String(Math.round(ttftMs)),
       'content-type', 'text/event-stream; charset=utf-8', 'cache-control', 'no-cache', 'x-accel-buffering', 'no',
-    ]);
+    ];
+    this.res.writeHead(200, headers);
     const res = this.res;
+    if (this.capture) return capturingSink(res, this.capture, headers);
     return {
       write: (data) => res.write(data),
       onceDrain: (resume) => res.once('drain', resume),
@@ -88,9 +96,22 @@ export class Exchange {
 
   /** A whole answer (a tier's, or its payload-fault rejection), with the routing headers. */
   respond(answer: ShapedAnswer, tier: Tier, attempts: number): void {
-    this.res.writeHead(answer.status, [
+    const headers = [
       'x-request-id', this.id, 'x-llm-route-route', (this.route as Route).name, 'x-llm-route-tier', tier.name,
       'x-llm-route-attempts', String(attempts), 'content-type', answer.contentType, 'content-length', String(answer.body.length),
+    ];
+    this.res.writeHead(answer.status, headers);
+    this.res.end(answer.body);
+    if (this.capture) {
+      this.capture.head(answer.status, headers);
+      this.capture.add(answer.body);
+    }
+  }
+
+  /** An answer stored under the request's Idempotency-Key, as it first went out (a stream: the same SSE bytes). */
+  replay(answer: StoredAnswer): void {
+    this.res.writeHead(answer.status, [
+      ...answer.headers, 'x-request-id', this.id, 'x-llm-route-replayed', 'true', 'content-length', String(answer.body.length),
     ]);
     this.res.end(answer.body);
   }
@@ -118,6 +139,7 @@ export class Exchange {
   finish(fields: FinishFields): void {
     if (this.ended) return;
     this.ended = true;
+    this.ending = fields;
     if (!this.announced) return;
     const durationMs = performance.now() - this.arrivedAt;
     const tier = fields.tier === null ? undefined : this.route?.tiers.find((t) => t.name === fields.tier);
@@ -148,5 +170,22 @@ export class Exchange {
 
   private readonly onClose = (): void => {
     if (!this.res.writableFinished) this.client.abort();
+  };
+}
+
+/** A stream's sink that also keeps every byte it writes, for the request's Idempotency-Key record. */
+function capturingSink(res: ServerResponse, capture: AnswerCapture, headers: string[]): StreamSink {
+  capture.head(200, headers);
+  return {
+    write: (data) => {
+      capture.add(data);
+      return res.write(data);
+    },
+    onceDrain: (resume) => res.once('drain', resume),
+    end: (tail) => {
+      capture.add(tail);
+      if (tail) res.end(tail);
+      else res.end();
+    },
   };
 }

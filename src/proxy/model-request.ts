@@ -6,9 +6,11 @@ import { requestText } from '../protocols/neutral.js';
 import { type ClientCodec, type ClientRequest, isUnsupported } from '../protocols/types.js';
 import type { RequestFinished, RequestOutcome } from '../telemetry/events.js';
 import { Exchange } from './exchange.js';
+import { enterIdempotent, type IdempotentRun } from './idempotent-request.js';
 import type { ProxyContext } from './proxy-context.js';
-import { routeRequest, type RoutingOutcome } from './route-request.js';
+import { type Limited, routeRequest, type RoutingOutcome } from './route-request.js';
 import { applyRouteSavers } from '../savers/route-savers.js';
+import { RequestAdmission } from './tier-admission.js';
 
 /**
  * A request for a model (Chat Completions, Responses, Messages), read top-down: admit it,
@@ -16,23 +18,38 @@ import { applyRouteSavers } from '../savers/route-savers.js';
  */
 export async function serveModelRequest(req: IncomingMessage, res: ServerResponse, ctx: ProxyContext, codec: ClientCodec, id: string): Promise<void> {
   const exchange = new Exchange(ctx, res, codec, id);
+  let admission: RequestAdmission | null = null;
+  let idempotent: IdempotentRun | null = null;
   try {
     const admitted = await admit(req, exchange);
     if (!admitted) return;
     const request = await saveTokens(exchange, admitted.route, admitted.request, req);
     exchange.begin(admitted.route, request);
+    // No key, no deduplication: a request without one pays nothing here.
+    const key = admitted.request.headers.idempotencyKey;
+    if (key !== undefined) {
+      const entered = await enterIdempotent(exchange, ctx.state.idempotency, admitted.request, key, exchange.config.idempotency);
+      if (entered === 'answered') return;
+      idempotent = entered;
+    }
+    admission = RequestAdmission.for(admitted.route, exchange.config, ctx.state, request);
     const outcome = await routeRequest(
-      { id, route: admitted.route, request, codec, arrivedAt: exchange.arrivedAt, client: exchange.client, commit: (tier, attempts) => exchange.commit(tier, attempts) },
-      { pools: exchange.pools, gate: ctx.gate, telemetry: ctx.telemetry, random: ctx.random },
+      {
+        id, route: admitted.route, request, codec, arrivedAt: exchange.arrivedAt, client: exchange.client,
+        commit: (tier, attempts) => exchange.commit(tier, attempts), onFallback: idempotent?.onFallback,
+      },
+      { pools: exchange.pools, gate: ctx.gate, telemetry: ctx.telemetry, random: ctx.random, admission },
     );
-    await answer(exchange, outcome);
+    await answer(exchange, outcome, admission);
   } catch (err) {
     // A bug must cost one request, never the server; and it still ends with its request_end.
     process.stderr.write(`llm-route: internal error on ${req.method} ${req.url}: ${(err as Error).stack ?? err}\n`);
     exchange.respondError({ status: 500, kind: 'internal', code: 'internal_error', message: 'internal error in llm-route' });
     exchange.finish({ tier: null, status: 500, outcome: 'failed', error: 'internal error' });
   } finally {
+    admission?.end(null);
     exchange.close();
+    if (idempotent) await idempotent.end(exchange);
   }
 }
 
@@ -80,12 +97,16 @@ async function saveTokens(exchange: Exchange, route: Route, request: ClientReque
   return reparsed.ok ? reparsed.request : request;
 }
 
-/** Answers the client in the shape the routing loop ended in, and records the request's end. */
-async function answer(exchange: Exchange, outcome: RoutingOutcome): Promise<void> {
+/**
+ * Answers the client in the shape the routing loop ended in, and records the request's end.
+ * The tier that answered settles its limits and budgets to what it used.
+ */
+async function answer(exchange: Exchange, outcome: RoutingOutcome, admission: RequestAdmission | null): Promise<void> {
   const attempts = outcome.attempts;
   switch (outcome.kind) {
     case 'stream': {
       const end = await outcome.attempt.finished;
+      admission?.end({ tier: outcome.tier, usage: end.usage, completionText: () => end.text });
       const interruption = end.interruption;
       let result: RequestOutcome = 'ok';
       if (interruption) result = interruption.reason === 'client_abort' ? 'client_abort' : 'interrupted';
@@ -97,6 +118,7 @@ async function answer(exchange: Exchange, outcome: RoutingOutcome): Promise<void
     case 'unary': {
       const { answer: unary } = outcome;
       exchange.respond(unary.answer, outcome.tier, attempts.length);
+      admission?.end({ tier: outcome.tier, usage: unary.usage, completionText: () => outcome.call.answerText(unary.upstreamBody) });
       return exchange.finish({
         tier: outcome.tier.name, status: unary.answer.status, outcome: 'ok', attempts, usage: unary.usage,
         estimate: unary.usage ? undefined : estimateOf(exchange, outcome.call.answerText(unary.upstreamBody)),
@@ -111,6 +133,7 @@ async function answer(exchange: Exchange, outcome: RoutingOutcome): Promise<void
       return exchange.finish({ tier: null, status: 400, outcome: 'bad_request', attempts, error: message });
     }
     case 'exhausted':
+      if (outcome.limited) return limitedAnswer(exchange, outcome.limited, attempts);
       return exhausted(exchange, outcome.planned, outcome.timedOut, attempts);
     case 'aborted':
       if (!outcome.shutdown) {
@@ -120,6 +143,22 @@ async function answer(exchange: Exchange, outcome: RoutingOutcome): Promise<void
       exchange.respondError({ status: 503, kind: 'overloaded', code: 'shutting_down', message: 'llm-route is shutting down; try again' });
       return exchange.finish({ tier: null, status: 503, outcome: 'failed', attempts, error: 'shutting down' });
   }
+}
+
+/**
+ * No tier answered and at least one was skipped for llm-route's own limit or budget (SPEC "429
+ * or 502"): 429, with Retry-After when the soonest of them takes requests again.
+ */
+function limitedAnswer(exchange: Exchange, limited: Limited, attempts: RequestFinished['attempts']): void {
+  const route = (exchange.route as Route).name;
+  const retryAfterS = Math.max(1, Math.ceil(limited.retryAfterMs / 1000));
+  const summary = attempts.map((a) => `${a.tier}: ${a.message ?? a.outcome}`).join('; ');
+  const message = limited.outcome === 'budget'
+    ? `route "${route}" is out of budget: ${summary}; retry after ${retryAfterS} s`
+    : `route "${route}" is at its rate limits: ${summary}; retry after ${retryAfterS} s`;
+  const code = limited.outcome === 'budget' ? 'budget_exhausted' : 'rate_limited';
+  exchange.respondError({ status: 429, kind: 'rate_limit', code, message, extra: { attempts } }, { 'retry-after': retryAfterS, 'x-llm-route-attempts': attempts.length });
+  exchange.finish({ tier: null, status: 429, outcome: 'failed', attempts, error: message });
 }
 
 function exhausted(exchange: Exchange, planned: number, timedOut: boolean, attempts: RequestFinished['attempts']): void {

@@ -1,6 +1,7 @@
 import type { Config } from '../config/schema.js';
 import type { TierGate } from '../health/health-view.js';
 import type { ProviderPools } from '../providers/pools.js';
+import type { StateBackend } from '../state/types.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 import type { ClientLifetime } from './client-lifetime.js';
 
@@ -12,6 +13,8 @@ export interface ProxyContext {
   gate: TierGate;
   telemetry: TelemetryBus;
   random: () => number;
+  /** Limits, budgets and idempotency records: embedded, or shared with other instances on Redis. */
+  state: StateBackend;
   /** One lifetime per request in flight: shutdown aborts the ones still open after the grace period. */
   inFlight: Set<ClientLifetime>;
 }

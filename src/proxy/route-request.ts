@@ -5,7 +5,7 @@ import { type ShapedAnswer, UpstreamCall } from '../protocols/call.js';
 import { type ClientCodec, type ClientRequest, isUnsupported } from '../protocols/types.js';
 import { redactSecrets } from '../providers/redact-secrets.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
-import type { AttemptRecord, Blame } from '../telemetry/events.js';
+import { type AttemptRecord, type Blame, isLimitSkip } from '../telemetry/events.js';
 import { type AttemptError, timeoutError } from './attempt-error.js';
 import { retryDelayMs, sleep } from './backoff.js';
 import type { ClientLifetime } from './client-lifetime.js';
@@ -13,6 +13,7 @@ import type { StreamSink } from './client-writer.js';
 import { planTiers } from './plan.js';
 import { isShutdown } from './shutdown.js';
 import { StreamAttempt } from './stream-attempt.js';
+import type { RequestAdmission } from './tier-admission.js';
 import { type UnaryAnswer, UnaryAttempt } from './unary-attempt.js';
 
 export interface RoutingDeps {
@@ -20,6 +21,8 @@ export interface RoutingDeps {
   gate: TierGate;
   telemetry: TelemetryBus;
   random: () => number;
+  /** Limits and budgets of the route's tiers; absent when none of them has any. */
+  admission?: RequestAdmission | null;
 }
 
 export interface RoutingRequest {
@@ -32,6 +35,14 @@ export interface RoutingRequest {
   /** performance.now() at the request's arrival: TTFT and the route deadline count from here. */
   arrivedAt: number;
   client: ClientLifetime;
+  /** A tier failed and the next one is tried (an idempotent request's record says so). */
+  onFallback?: () => void;
+}
+
+/** The soonest a tier skipped for llm-route's own limit or budget takes requests again. */
+export interface Limited {
+  outcome: 'budget' | 'rate_limited';
+  retryAfterMs: number;
 }
 
 export type RoutingOutcome =
@@ -40,7 +51,7 @@ export type RoutingOutcome =
   /** The payload's fault: the upstream's own error goes to the client. */
   | { kind: 'rejected'; tier: Tier; answer: ShapedAnswer; error: AttemptError; attempts: AttemptRecord[] }
   /** No tier answered. `timedOut`: every attempt timed out, or the deadline passed (504). */
-  | { kind: 'exhausted'; timedOut: boolean; planned: number; attempts: AttemptRecord[] }
+  | { kind: 'exhausted'; timedOut: boolean; planned: number; attempts: AttemptRecord[]; limited: Limited | null }
   /** No planned tier can carry this request (an image URL for Ollama, n > 1 for Anthropic, …). */
   | { kind: 'unsupported'; reasons: string[]; attempts: AttemptRecord[] }
   /** The client left, or the server is stopping. */
@@ -56,7 +67,9 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
   const unsupported: string[] = [];
   const deadlineAt = req.arrivedAt + req.route.deadline_ms;
   const stream = req.request.stream;
+  const admission = deps.admission;
   let allTimedOut = true;
+  let limited: Limited | null = null;
 
   for (let t = 0; t < plan.length; t++) {
     const tier = plan[t];
@@ -66,12 +79,30 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
       record(req, deps, attempts, tier, 1, 'unsupported', 0, undefined, null, call.unsupported);
       continue;
     }
+    if (admission) {
+      const entry = await admission.enter(tier, req.client, stream ? deadlineAt - performance.now() : Infinity);
+      if (!entry.ok) {
+        if (entry.outcome === 'aborted') return aborted(req, attempts);
+        // Skipped by llm-route's own limit or budget: no request was sent, the tier's health is not concerned.
+        record(req, deps, attempts, tier, 1, entry.outcome, entry.waitedMs, undefined, null, entry.message);
+        if (!limited || entry.retryAfterMs < limited.retryAfterMs) limited = { outcome: entry.outcome, retryAfterMs: entry.retryAfterMs };
+        continue;
+      }
+    }
     // Another request took this tier's half-open trial since planning: leave the trial to it.
-    if (!allDown && !deps.gate.claim(tier)) continue;
+    if (!allDown && !deps.gate.claim(tier)) {
+      admission?.leave(tier);
+      continue;
+    }
     let lastError: AttemptError | null = null;
 
     for (let n = 1; n <= tier.retry.attempts; n++) {
       if (req.client.aborted) return aborted(req, attempts);
+      if (n > 1 && admission && !(await admission.retry(tier, req.client))) {
+        if (req.client.aborted) return aborted(req, attempts);
+        record(req, deps, attempts, tier, n, 'rate_limited', 0, undefined, null, `provider ${tier.provider.name} at its rpm limit: no retry`);
+        break;
+      }
       const input = { tier, call, pool: deps.pools.get(tier.provider), client: req.client };
       let error: AttemptError;
       let elapsedMs: number;
@@ -79,7 +110,7 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
         const remaining = deadlineAt - performance.now();
         if (remaining <= 0) {
           attempts.push({ tier: tier.name, attempt: n, outcome: 'deadline', ms: 0, message: timeoutError('deadline', req.route.deadline_ms, 'first_token').message });
-          return { kind: 'exhausted', timedOut: true, planned: plan.length, attempts };
+          return { kind: 'exhausted', timedOut: true, planned: plan.length, attempts, limited };
         }
         // The first request after the tier was idle may have to wait for a model load.
         const ttftMs = deps.gate.isCold(tier) ? tier.timeouts.cold_ttft_ms : tier.timeouts.ttft_ms;
@@ -115,12 +146,13 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
       if (error.reason === 'client_abort' || error.reason === 'shutdown') return aborted(req, attempts);
       record(req, deps, attempts, tier, n, error.reason, elapsedMs, error.status, error.blame, error.message);
       if (!error.failover) {
+        admission?.leave(tier);
         const answer = call.rejection(error.upstream ?? { status: 400, headers: {}, body: Buffer.alloc(0) }, redactSecrets(error.message, tier.provider));
         return { kind: 'rejected', tier, answer, error, attempts };
       }
       lastError = error;
       if (!error.timedOut) allTimedOut = false;
-      if (error.reason === 'deadline') return { kind: 'exhausted', timedOut: true, planned: plan.length, attempts };
+      if (error.reason === 'deadline') return { kind: 'exhausted', timedOut: true, planned: plan.length, attempts, limited };
       // A tier that timed out is not retried: the next tier is tried.
       if (error.timedOut || !error.retryable || n === tier.retry.attempts) break;
       // This failure may have opened the circuit (or failed its half-open trial): no retry then.
@@ -131,13 +163,18 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
       if (!(await sleep(delay, req.client))) return aborted(req, attempts);
     }
 
+    admission?.leave(tier);
     if (lastError && t < plan.length - 1) {
+      // The failed attempt was cancelled as it failed: undici's abort destroys its socket at once
+      // (a request still waiting for a connection is aborted before a byte of it is written), so
+      // the next tier never runs while this one still can: an idempotent request executes once.
       deps.telemetry.emit({ type: 'failover', id: req.id, route: req.route.name, fromTier: tier.name, reason: lastError.reason });
+      req.onFallback?.();
     }
   }
   if (unsupported.length > 0 && unsupported.length === attempts.length) return { kind: 'unsupported', reasons: unsupported, attempts };
-  const tried = attempts.filter((a) => a.outcome !== 'unsupported');
-  return { kind: 'exhausted', timedOut: tried.length > 0 && allTimedOut, planned: plan.length, attempts };
+  const tried = attempts.filter((a) => a.outcome !== 'unsupported' && !isLimitSkip(a));
+  return { kind: 'exhausted', timedOut: tried.length > 0 && allTimedOut, planned: plan.length, attempts, limited };
 }
 
 function aborted(req: RoutingRequest, attempts: AttemptRecord[]): RoutingOutcome {

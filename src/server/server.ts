@@ -20,6 +20,8 @@ import { ShutdownError } from '../proxy/shutdown.js';
 import { isLoopbackHost } from '../util/loopback.js';
 import { preloadSaverTokenizers } from '../savers/route-savers.js';
 import { type Clock, systemClock } from '../util/clock.js';
+import { openState } from '../state/open-state.js';
+import type { StateBackend } from '../state/types.js';
 
 export interface ProxyOptions {
   config: Config;
@@ -51,6 +53,7 @@ export class ProxyServer {
   private readonly rollbacks: RollbackWatcher;
   private readonly checker: HealthChecker;
   readonly usage: UsageLog;
+  readonly state: StateBackend;
   private watcher: ConfigWatcher | null = null;
   private readonly checksOnListen: boolean;
   private checksStarted = false;
@@ -69,6 +72,7 @@ export class ProxyServer {
     this.checker = new HealthChecker(telemetry, config);
     const metrics = new Metrics(telemetry, config);
     this.usage = new UsageLog(telemetry, config, { registry: metrics.registry, ...options.usage });
+    this.state = openState({ config, telemetry, registry: metrics.registry, weights, embeddedBudgets: this.usage.budgets, takeBudgetGauge: () => this.usage.takeBudgetGauge() });
     this.app = {
       config,
       telemetry,
@@ -82,7 +86,8 @@ export class ProxyServer {
         isCold: (tier) => health.isCold(tier),
       },
       metrics,
-      budgets: this.usage.budgets,
+      budgets: this.state.budgets,
+      state: this.state,
       random: options.random ?? Math.random,
       snapshot: () => ({ config: this.app.config, pools: this.app.pools.acquire() }),
       inFlight: new Set(),
@@ -159,6 +164,7 @@ export class ProxyServer {
     this.checker.configure(config);
     void preloadSaverTokenizers(config).catch(() => undefined);
     this.usage.configure(config);
+    this.state.configure(config);
     app.config = config;
   }
 
@@ -179,6 +185,7 @@ export class ProxyServer {
     this.server.closeAllConnections();
     await closed;
     await this.app.pools.close();
+    await this.state.close();
     await this.usage.close();
   }
 

@@ -36,7 +36,8 @@ export type RequestOutcome =
   | 'failed' // every tier failed
   | 'timeout' // every tier timed out, or the route's deadline passed
   | 'client_abort' // the client went away first
-  | 'bad_request'; // rejected by llm-route before routing
+  | 'bad_request' // rejected by llm-route before routing
+  | 'replayed'; // the answer stored under its Idempotency-Key (no tier was asked)
 
 export interface RequestStarted {
   type: 'request_start';
@@ -227,10 +228,31 @@ export interface UsageRecovered {
   dropped: number;
 }
 
+/**
+ * The shared state (Redis) cannot be reached: said once per episode. The instance keeps
+ * serving on local state: limits and budgets on its own counters, keys deduplicated here only.
+ */
+export interface StateDegraded {
+  type: 'state_degraded';
+  backend: 'redis';
+  /** host:port/db, never a password. */
+  target: string;
+  error: string;
+}
+
+/** The shared state is reachable again; this instance has rejoined it. */
+export interface StateRecovered {
+  type: 'state_recovered';
+  backend: 'redis';
+  target: string;
+  /** How long this instance served on local state. */
+  downMs: number;
+}
+
 export type TelemetryEvent =
   | RequestStarted | AttemptFinished | FailedOver | StreamCommitted | ChunkDropped | RequestFinished
   | TierStateChanged | WeightChanged | RolledBack | ConfigReloaded | HealthChecked | ProviderOutput
-  | UsageDegraded | UsageRecovered;
+  | UsageDegraded | UsageRecovered | StateDegraded | StateRecovered;
 
 /**
  * Outcomes of a tier that answered properly but cannot serve this payload: input it cannot
@@ -242,6 +264,14 @@ const PAYLOAD_SPECIFIC_OUTCOMES: ReadonlySet<string> = new Set(['unsupported', '
 /** An attempt whose outcome tells nothing about the tier's health: the payload's fault, one it cannot carry, or the deadline's. */
 export function isHealthNeutral(event: AttemptFinished): boolean {
   return event.blame === 'payload' || PAYLOAD_SPECIFIC_OUTCOMES.has(event.record.outcome) || (event.blame === null && event.record.outcome !== 'ok');
+}
+
+/**
+ * llm-route's own limit or budget kept a request from the tier (outcome `budget` or
+ * `rate_limited` without an HTTP status; an upstream's 429 has one): nothing was sent to it.
+ */
+export function isLimitSkip(record: AttemptRecord): boolean {
+  return record.status === undefined && (record.outcome === 'budget' || record.outcome === 'rate_limited');
 }
 
 /** The tier answered: a success, the payload's fault, or a payload it cannot carry. It is alive, whatever the payload. */

@@ -48,7 +48,7 @@ class LineBatch {
   };
 }
 
-/** Control-plane events worth a line: state changes, weights, rollbacks, reloads, failed checks, provider output, the usage log's health. */
+/** Control-plane events worth a line: state changes, weights, rollbacks, reloads, failed checks, provider output, the usage log's and the shared state's health. */
 function toControlLine(event: TelemetryEvent, time: string): Record<string, unknown> | null {
   switch (event.type) {
     case 'tier_state':
@@ -57,7 +57,9 @@ function toControlLine(event: TelemetryEvent, time: string): Record<string, unkn
     case 'reload':
     case 'provider_output':
     case 'usage_degraded':
-    case 'usage_recovered': {
+    case 'usage_recovered':
+    case 'state_degraded':
+    case 'state_recovered': {
       const { type, ...fields } = event;
       return { time, event: type, ...fields };
     }

@@ -1,7 +1,7 @@
 import type { Config, Route, Tier } from '../config/schema.js';
-import { type AttemptFinished, type HealthChecked, provesTierAlive, type RequestFinished, type TelemetryEvent, type WeightChanged } from '../telemetry/events.js';
+import { type AttemptFinished, type HealthChecked, isLimitSkip, provesTierAlive, type RequestFinished, type TelemetryEvent, type WeightChanged } from '../telemetry/events.js';
 import {
-  healthCheckLine, providerOutputLine, reloadLines, rollbackLine, tierStateLine, weightLine, type LogLine,
+  healthCheckLine, limitSkipLine, providerOutputLine, reloadLines, rollbackLine, stateLine, tierStateLine, weightLine, type LogLine,
 } from './state/log-lines.js';
 import { RateMeter } from './state/rate-meter.js';
 import { requestPath } from './state/request-path.js';
@@ -17,6 +17,8 @@ export type { DashboardSnapshot, RecentRequest, RouteView, SnapshotLimits, TierV
 export type { LogLine, LogLevel } from './state/log-lines.js';
 export type { Percentiles } from './state/sample-window.js';
 export type { TierHealth } from './state/tier-stats.js';
+
+const SKIP_LINE_EVERY_MS = 10_000;
 
 interface OpenRequest {
   route: string;
@@ -46,6 +48,9 @@ export class DashboardState {
   private readonly clientTtft = new SampleWindow(200, 60_000);
   private readonly today = new UsageToday();
   private usageWarning: string | null = null;
+  private stateWarning: string | null = null;
+  /** Limit and budget skips per tier: when the last log line was written, and how many since. */
+  private readonly skips = new Map<string, { at: number; more: number }>();
 
   apply(event: TelemetryEvent, at: number): void {
     switch (event.type) {
@@ -91,6 +96,12 @@ export class DashboardState {
       case 'usage_recovered':
         this.usageWarning = null;
         return this.addLog(at, { level: 'good', text: `usage log ${event.path} usable again (${event.dropped} row${event.dropped === 1 ? '' : 's'} dropped meanwhile)` });
+      case 'state_degraded':
+        this.stateWarning = `shared state (Redis ${event.target}) unreachable: serving on local state, limits and budgets per instance`;
+        return this.addLog(at, stateLine(event));
+      case 'state_recovered':
+        this.stateWarning = null;
+        return this.addLog(at, stateLine(event));
     }
   }
 
@@ -118,6 +129,7 @@ export class DashboardState {
       clientTtft: this.clientTtft.percentiles(now),
       today: this.today.view(config, now),
       usageWarning: this.usageWarning,
+      stateWarning: this.stateWarning,
     };
   }
 
@@ -151,6 +163,8 @@ export class DashboardState {
   }
 
   private countAttempt(event: AttemptFinished, at: number): void {
+    // Skipped by llm-route's own limit or budget: the tier was not asked; a log line at most every 10 s per tier.
+    if (isLimitSkip(event.record)) return this.noteSkip(event, at);
     const stats = this.tiers.get(event.route, event.tier);
     // The tier's own TTFT: an ok streaming attempt's time, from its start to its first token.
     if (event.stream && event.record.outcome === 'ok') stats.ttft.record(event.record.ms, at);
@@ -212,6 +226,17 @@ export class DashboardState {
     }
     const line = healthCheckLine(event);
     if (line) this.addLog(at, line);
+  }
+
+  private noteSkip(event: AttemptFinished, at: number): void {
+    const k = `${event.route}\u0000${event.tier}`;
+    const last = this.skips.get(k);
+    if (last && at - last.at < SKIP_LINE_EVERY_MS) {
+      last.more++;
+      return;
+    }
+    this.skips.set(k, { at, more: 0 });
+    this.addLog(at, limitSkipLine(event.route, event.record, last?.more ?? 0));
   }
 
   private addPending(route: string, delta: number): void {

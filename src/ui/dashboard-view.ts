@@ -67,6 +67,8 @@ export interface DashboardSnapshot {
   today: UsageTodayView;
   /** Set while the usage database is unusable. */
   usageWarning: string | null;
+  /** Set while the shared state (Redis) is unreachable. */
+  stateWarning: string | null;
 }
 
 export interface SnapshotLimits {

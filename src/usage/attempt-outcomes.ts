@@ -5,8 +5,11 @@
  */
 export const NEUTRAL_OUTCOMES = ['bad_request', 'content_policy', 'deadline', 'client_abort', 'unsupported', 'budget'] as const;
 
+/** SQL: llm-route's own limits skipped the tier (an upstream's 429 is `rate_limited` too, with its status). */
+const LIMIT_SKIP_SQL = "(a.outcome = 'rate_limited' AND a.status IS NULL)";
+
 /** SQL: the attempt (alias `a`) failed through the tier's fault. */
-export const FAILED_ATTEMPT_SQL = `a.outcome <> 'ok' AND a.outcome NOT IN (${NEUTRAL_OUTCOMES.map((o) => `'${o}'`).join(', ')})`;
+export const FAILED_ATTEMPT_SQL = `a.outcome <> 'ok' AND a.outcome NOT IN (${NEUTRAL_OUTCOMES.map((o) => `'${o}'`).join(', ')}) AND NOT ${LIMIT_SKIP_SQL}`;
 
 /** SQL: the attempt counts toward the tier's error rate. */
-export const COUNTED_ATTEMPT_SQL = `a.outcome NOT IN (${NEUTRAL_OUTCOMES.map((o) => `'${o}'`).join(', ')})`;
+export const COUNTED_ATTEMPT_SQL = `a.outcome NOT IN (${NEUTRAL_OUTCOMES.map((o) => `'${o}'`).join(', ')}) AND NOT ${LIMIT_SKIP_SQL}`;

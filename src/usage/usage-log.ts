@@ -51,6 +51,8 @@ export class UsageLog {
   private readonly flushMs: number;
   private readonly maxRows: number;
   private degradedError: string | null = null;
+  /** llm_budget_remaining is fed by another ledger (Redis): this database's budget reports are ignored. */
+  private budgetsElsewhere = false;
   private logging = false;
   private closed = false;
   private readonly unsubscribe: () => void;
@@ -91,6 +93,12 @@ export class UsageLog {
     if (!this.link) return;
     if (!config.usage.enabled) this.queue = [];
     this.link.post({ t: 'configure', path: usagePath(config), retentionDays: config.usage.retention_days, book: priceBook(config), budgets: config.budgets });
+  }
+
+  /** For a ledger other than this database's: what sets llm_budget_remaining from its statuses. */
+  takeBudgetGauge(): (status: readonly BudgetStatus[]) => void {
+    this.budgetsElsewhere = true;
+    return (status) => this.metrics?.setBudgets(status);
   }
 
   /** Resolves once every request finished so far is written (or counted as dropped). */
@@ -213,7 +221,7 @@ export class UsageLog {
         for (const item of message.items) this.metrics?.addCost(item.route, item.tier, item.costUsd);
         return;
       case 'budgets':
-        this.metrics?.setBudgets(message.status as BudgetStatus[]);
+        if (!this.budgetsElsewhere) this.metrics?.setBudgets(message.status as BudgetStatus[]);
         return;
     }
   };

@@ -37,8 +37,8 @@ const KEY_SQL: Record<GroupBy, string> = {
   day: "strftime('%Y-%m-%d', started_at / 1000, 'unixepoch')",
 };
 
-/** Requests that did not end well, client aborts aside. */
-export const ERROR_SQL = "outcome NOT IN ('ok', 'client_abort')";
+/** Requests that did not end well, client aborts aside (a replay ended as well as its original). */
+export const ERROR_SQL = "outcome NOT IN ('ok', 'client_abort', 'replayed')";
 
 interface Sums {
   key: string;

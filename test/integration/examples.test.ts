@@ -10,7 +10,7 @@ const env = { OPENAI_API_KEY: 'sk-example', ANTHROPIC_API_KEY: 'sk-ant-example' 
 
 describe('examples/', () => {
   it('holds the documented tier files', () => {
-    expect(files).toEqual(expect.arrayContaining(['ollama-then-openai.yaml', 'vllm-then-openai.yaml', 'llamacpp-then-openai.yaml', 'canary-rollback.yaml', 'demo.yaml', 'claude-code.yaml', 'codex.yaml', 'ollama-native.yaml']));
+    expect(files).toEqual(expect.arrayContaining(['ollama-then-openai.yaml', 'vllm-then-openai.yaml', 'llamacpp-then-openai.yaml', 'canary-rollback.yaml', 'demo.yaml', 'claude-code.yaml', 'codex.yaml', 'ollama-native.yaml', 'shared-redis.yaml']));
   });
 
   it('llamacpp-then-openai.yaml: a local llama-server started if needed, then the cloud', () => {

@@ -14,6 +14,7 @@ export interface HeaderProps {
   clientTtftP50: number | null;
   today: UsageTodayView;
   usageWarning: string | null;
+  stateWarning?: string | null;
 }
 
 /**
@@ -48,6 +49,7 @@ export function Header(props: HeaderProps) {
         {today.saverTokensSaved > 0 ? <Text color="green">{`   savers saved ${formatCount(today.saverTokensSaved)} tokens`}</Text> : null}
       </Text>
       {props.usageWarning ? <Text color="red" wrap="truncate">{props.usageWarning}</Text> : null}
+      {props.stateWarning ? <Text color="red" wrap="truncate">{props.stateWarning}</Text> : null}
     </Box>
   );
 }

@@ -1,5 +1,5 @@
 import type {
-  ConfigReloaded, HealthChecked, ProviderOutput, RolledBack, TierStateChanged, WeightChanged,
+  AttemptRecord, ConfigReloaded, HealthChecked, ProviderOutput, RolledBack, StateDegraded, StateRecovered, TierStateChanged, WeightChanged,
 } from '../../telemetry/events.js';
 import { formatMs } from '../format.js';
 
@@ -94,6 +94,21 @@ export function healthCheckLine(event: HealthChecked): Line | null {
 /** A started provider's own output; many servers log everything to stderr, so it is not a warning. */
 export function providerOutputLine(event: ProviderOutput): Line {
   return { level: 'info', text: `[${event.provider}] ${event.line}` };
+}
+
+/** The shared state went away or came back. */
+export function stateLine(event: StateDegraded | StateRecovered): Line {
+  if (event.type === 'state_degraded') {
+    return { level: 'bad', text: `shared state (Redis ${event.target}) unreachable: ${event.error}; serving on local state, limits and budgets per instance` };
+  }
+  return { level: 'good', text: `shared state (Redis ${event.target}) back after ${formatMs(event.downMs)}; rejoined` };
+}
+
+/** A tier skipped by llm-route's own limit or budget; `more` skips of it since its last line. */
+export function limitSkipLine(route: string, record: AttemptRecord, more: number): Line {
+  const also = more > 0 ? ` (+${more} more since the last line)` : '';
+  const what = record.outcome === 'budget' ? 'budget' : 'rate limited';
+  return { level: 'warn', text: `${route}/${record.tier} skipped, ${what}: ${record.message ?? record.outcome}${also}` };
 }
 
 function percent(fraction: number): string {

@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import { sleep } from '../proxy/backoff.js';
+import type { ClientLifetime } from '../proxy/client-lifetime.js';
+import { CONCURRENCY_RETRY_MS, type LocalLimiter } from './local-limiter.js';
+import { type RedisLink, UNAVAILABLE } from './redis-link.js';
+import type { LimitAsk, LimitGrant, LimitLease, RateLimiter } from './types.js';
+
+/** How often a request waiting for a concurrency slot held on other instances looks again. */
+const SLOT_POLL_MS = 50;
+
+/**
+ * Provider limits shared by every instance on one Redis: one script call takes room (the
+ * buckets and a slot, atomically), one gives it back. While Redis is away, each instance
+ * enforces the limits on its own counters (the local limiter); a lease remembers where it
+ * was taken, so it is given back there.
+ */
+export class RedisLimiter implements RateLimiter {
+  /** Shared slots this instance holds, per provider (for /admin/routes). */
+  private readonly held = new Map<string, number>();
+
+  constructor(private readonly link: RedisLink, private readonly prefix: string, readonly local: LocalLimiter) {}
+
+  async acquire(ask: LimitAsk, client: ClientLifetime): Promise<LimitGrant> {
+    const started = performance.now();
+    const deadline = started + ask.maxWaitMs;
+    const concurrency = ask.slot ? (ask.limits.concurrency ?? 0) : 0;
+    const { rpm = 0, tpm = 0 } = ask.limits;
+    for (;;) {
+      const left = Math.max(0, deadline - performance.now());
+      const slotId = concurrency > 0 ? randomUUID() : '';
+      const reply = await this.link.run((redis) => redis.llmLimitTake(...this.keys(ask.provider), rpm, tpm, ask.tokens, concurrency, Math.floor(left), slotId, ask.slotMs));
+      if (reply === UNAVAILABLE) {
+        const grant = await this.local.acquire({ ...ask, maxWaitMs: left }, client);
+        return { ...grant, waitedMs: performance.now() - started } as LimitGrant;
+      }
+      const [taken, limit, waitMs] = reply;
+      if (taken === 1) {
+        const lease: LimitLease = { provider: ask.provider, limits: ask.limits, tokens: ask.tokens, slotId: slotId || null, where: 'shared' };
+        if (lease.slotId) this.held.set(ask.provider, (this.held.get(ask.provider) ?? 0) + 1);
+        // The room was taken at the time the bucket will have it: the wait is the queue.
+        if (waitMs > 0 && !(await sleep(waitMs, client))) {
+          void this.settle(lease, ask.tokens);
+          return { ok: false, limit: 'aborted', retryAfterMs: 0, waitedMs: performance.now() - started };
+        }
+        return { ok: true, lease, waitedMs: performance.now() - started };
+      }
+      if (limit === 'concurrency' && performance.now() < deadline) {
+        if (!(await sleep(Math.min(SLOT_POLL_MS, Math.max(1, deadline - performance.now())), client))) {
+          return { ok: false, limit: 'aborted', retryAfterMs: 0, waitedMs: performance.now() - started };
+        }
+        continue;
+      }
+      this.local.countRefusal(ask.provider);
+      const retryAfterMs = limit === 'concurrency' ? CONCURRENCY_RETRY_MS : Math.max(1, waitMs);
+      return { ok: false, limit: limit as 'rpm' | 'tpm' | 'concurrency', retryAfterMs, waitedMs: performance.now() - started };
+    }
+  }
+
+  async settle(lease: LimitLease, usedTokens: number): Promise<void> {
+    if (lease.where === 'local') return this.local.settle(lease, usedTokens);
+    if (lease.slotId) this.held.set(lease.provider, Math.max(0, (this.held.get(lease.provider) ?? 1) - 1));
+    const delta = lease.limits.tpm ? lease.tokens - usedTokens : 0;
+    if (!lease.slotId && delta === 0) return;
+    // Away: the slot lapses by itself (slotMs) and the tokens are not given back.
+    await this.link.run((redis) => redis.llmLimitSettle(...this.keys(lease.provider), lease.limits.tpm ?? 0, delta, lease.slotId ?? ''));
+  }
+
+  /** Shared slots this instance holds, plus local ones (taken while Redis was away). */
+  inFlight(provider: string): number {
+    return (this.held.get(provider) ?? 0) + this.local.view(provider).inFlight;
+  }
+
+  private keys(provider: string): [string, string] {
+    return [`${this.prefix}limits:${provider}:buckets`, `${this.prefix}limits:${provider}:slots`];
+  }
+}

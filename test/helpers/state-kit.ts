@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
+import type { RunningProxy } from './proxy.js';
+import { type ConfigSpec, configYaml } from './proxy.js';
+import { RedisServer } from './redis-server.js';
+import type { useHarness } from './harness.js';
+import { waitFor } from './harness.js';
+
+export type Backend = 'embedded' | 'redis';
+export const BACKENDS: Backend[] = ['embedded', 'redis'];
+
+/** One redis-server for the test file (a fresh key prefix per test keeps tests apart). */
+export function useRedis(): () => RedisServer {
+  let server: RedisServer | null = null;
+  beforeAll(async () => {
+    server = await RedisServer.start();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+  return () => {
+    if (!server) throw new Error('redis-server is not started');
+    return server;
+  };
+}
+
+/**
+ * "Several instances" of one tier file: on Redis, `count` proxies sharing it (a fresh key
+ * prefix); embedded, one proxy stands for all of them (what is shared lives in it).
+ */
+export async function instances(
+  h: ReturnType<typeof useHarness>, backend: Backend, redis: () => RedisServer, spec: ConfigSpec, count = 2,
+): Promise<RunningProxy[]> {
+  const top: Record<string, unknown> = { ...spec.top };
+  if (backend === 'redis') top.state = { redis: redis().url, prefix: `t-${randomUUID().slice(0, 8)}:` };
+  const yaml = configYaml({ ...spec, top });
+  if (backend === 'embedded') {
+    const one = await h.proxy(yaml);
+    return Array.from({ length: count }, () => one);
+  }
+  const proxies: RunningProxy[] = [];
+  for (let i = 0; i < count; i++) proxies.push(await h.proxy(yaml));
+  await Promise.all(proxies.map((p) => waitFor(() => p.server.state.up, 5000, 'the instance to reach Redis')));
+  return proxies;
+}
