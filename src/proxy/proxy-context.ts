@@ -3,6 +3,7 @@ import type { TierGate } from '../health/health-view.js';
 import type { ProviderPools } from '../providers/pools.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 import type { ClientLifetime } from './client-lifetime.js';
+import type { StreamSlots } from './stream-slots.js';
 
 /** What the request path needs from the running server (the server's app context provides it). */
 export interface ProxyContext {
@@ -14,4 +15,6 @@ export interface ProxyContext {
   random: () => number;
   /** One lifetime per request in flight: shutdown aborts the ones still open after the grace period. */
   inFlight: Set<ClientLifetime>;
+  /** Streaming requests open now, held to server.max_streams. */
+  streams: StreamSlots;
 }

@@ -15,8 +15,10 @@ import { Metrics } from '../telemetry/metrics.js';
 import { attachRequestLog } from '../telemetry/request-log.js';
 import { UsageLog, type UsageLogOptions } from '../usage/usage-log.js';
 import type { AppContext, ReloadResult } from './app-context.js';
-import { handleRequest } from './handle-request.js';
+import { answerClientError } from './client-error.js';
+import { answerExpectContinue, handleRequest } from './handle-request.js';
 import { ShutdownError } from '../proxy/shutdown.js';
+import { StreamSlots } from '../proxy/stream-slots.js';
 import { isLoopbackHost } from '../util/loopback.js';
 import { preloadSaverTokenizers } from '../savers/route-savers.js';
 import { type Clock, systemClock } from '../util/clock.js';
@@ -86,6 +88,7 @@ export class ProxyServer {
       random: options.random ?? Math.random,
       snapshot: () => ({ config: this.app.config, pools: this.app.pools.acquire() }),
       inFlight: new Set(),
+      streams: new StreamSlots(),
       draining: false,
       startedAt: Date.now(),
       reload: () => this.reload(),
@@ -97,13 +100,20 @@ export class ProxyServer {
     if (options.watch) this.watcher = new ConfigWatcher(config.file, () => this.reload());
     // Not before the port is ours: a server that cannot listen must send no upstream traffic.
     this.checksOnListen = options.activeChecks === true;
-    this.server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => {
+    const limits = config.server;
+    this.server = createServer({
+      keepAliveTimeout: 65_000,
+      maxHeaderSize: limits.max_header_bytes,
+      // Node's own clock for slow clients: headers and body of a request within request_timeout_ms.
+      headersTimeout: limits.request_timeout_ms,
+      requestTimeout: limits.request_timeout_ms,
+      connectionsCheckingInterval: checkInterval(limits.request_timeout_ms),
+    }, (req, res) => {
       void handleRequest(req, res, this.app);
     });
-    this.server.on('clientError', (_err, socket) => {
-      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
-      else socket.destroy();
-    });
+    this.server.on('clientError', answerClientError);
+    // An upload that will be refused is refused before the client sends it.
+    this.server.on('checkContinue', (req, res) => answerExpectContinue(req, res, this.app));
   }
 
   listen(): Promise<{ url: string; port: number }> {
@@ -155,11 +165,21 @@ export class ProxyServer {
     app.health.configure(config);
     app.weights.configure(config);
     app.metrics.configure(config);
+    this.applyLimits(config);
     this.rollbacks.configure(config);
     this.checker.configure(config);
     void preloadSaverTokenizers(config).catch(() => undefined);
     this.usage.configure(config);
     app.config = config;
+  }
+
+  /** The request limits Node enforces: new connections take a new header limit, every request the new timeout. */
+  private applyLimits(config: Config): void {
+    const { max_header_bytes, request_timeout_ms } = config.server;
+    // Read by Node for each new connection (not in @types/node).
+    (this.server as Server & { maxHeaderSize: number }).maxHeaderSize = max_header_bytes;
+    this.server.headersTimeout = request_timeout_ms;
+    this.server.requestTimeout = request_timeout_ms;
   }
 
   /**
@@ -189,6 +209,11 @@ export class ProxyServer {
       this.server.closeIdleConnections();
     }
   }
+}
+
+/** How often Node looks for requests past their timeout: a tenth of it, at most every second. */
+function checkInterval(timeoutMs: number): number {
+  return Math.max(10, Math.min(1_000, Math.floor(timeoutMs / 10)));
 }
 
 function assertSafeHost(host: string, config: Config): void {

@@ -36,6 +36,7 @@ export type RequestOutcome =
   | 'failed' // every tier failed
   | 'timeout' // every tier timed out, or the route's deadline passed
   | 'client_abort' // the client went away first
+  | 'overloaded' // refused for load: server.max_streams streams were open
   | 'bad_request'; // rejected by llm-route before routing
 
 export interface RequestStarted {

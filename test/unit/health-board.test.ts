@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Config } from '../../src/config/schema.js';
+import { type Config, ServerSchema } from '../../src/config/schema.js';
 import { HealthBoard } from '../../src/health/health-board.js';
 import { TelemetryBus } from '../../src/telemetry/bus.js';
 import type { AttemptFinished, HealthChecked, TelemetryEvent, TierStateChanged } from '../../src/telemetry/events.js';
@@ -9,7 +9,7 @@ import { route, tier } from '../helpers/config.js';
 function board(circuit: Partial<ReturnType<typeof tier>['circuit']> = {}) {
   const local = tier('local', { circuit: { failures: 3, cooldown_ms: 1000, max_cooldown_ms: 8000, slow_ttft_ms: 2000, ...circuit } });
   const chat = route([local]);
-  const config: Config = { file: '/t.yaml', server: { host: '127.0.0.1', port: 0, max_body_bytes: 1024 }, providers: new Map([[local.provider.name, local.provider]]), routes: new Map([['chat', chat]]), warnings: [], usage: { path: null, retention_days: 90, enabled: false }, budgets: [] };
+  const config: Config = { file: '/t.yaml', server: ServerSchema.parse({ port: 0, max_body_bytes: 1024 }), providers: new Map([[local.provider.name, local.provider]]), routes: new Map([['chat', chat]]), warnings: [], usage: { path: null, retention_days: 90, enabled: false }, budgets: [] };
   const bus = new TelemetryBus();
   const states: TierStateChanged[] = [];
   bus.subscribe((event: TelemetryEvent) => {
