@@ -190,21 +190,25 @@ export class ProxyServer {
     this.app.draining = true;
     this.watcher?.close();
     this.checker.stop();
-    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    let allClosed = false;
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve())).then(() => (allClosed = true));
     this.server.closeIdleConnections();
-    await this.waitForInFlight(graceMs);
-    // Past the grace period: streams still open get a stream_interrupted event, then the sockets close.
+    await this.waitUntil(() => this.app.inFlight.size === 0, graceMs);
+    // Past the grace period: streams still open get a stream_interrupted event, then the sockets close,
+    // each once its answer is written (a socket destroyed with the event still buffered would lose it).
     for (const abort of this.app.inFlight) abort.abort(new ShutdownError());
-    await this.waitForInFlight(200);
+    await this.waitUntil(() => this.app.inFlight.size === 0, 200);
+    await this.waitUntil(() => allClosed, 1_000);
     this.server.closeAllConnections();
     await closed;
     await this.app.pools.close();
     await this.usage.close();
   }
 
-  private async waitForInFlight(ms: number): Promise<void> {
+  /** Waits for `done` (or `ms`), closing connections as they fall idle. */
+  private async waitUntil(done: () => boolean, ms: number): Promise<void> {
     const deadline = Date.now() + ms;
-    while (this.app.inFlight.size > 0 && Date.now() < deadline) {
+    while (!done() && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 10));
       this.server.closeIdleConnections();
     }
