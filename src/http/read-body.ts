@@ -28,7 +28,7 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
   }
 }
 
-/** The failures that end the connection after their answer (the rest of the upload is not read). */
+/** The failures whose answer closes the connection: a 408 (a client too slow to wait for), a 413 (its upload drained, or too big to be). */
 export function closesConnection(result: BodyResult): boolean {
   return !result.ok && (result.status === 413 || result.status === 408);
 }

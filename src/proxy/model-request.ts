@@ -21,7 +21,10 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
   try {
     const admitted = await admit(req, exchange);
     if (!admitted) return;
-    if (admitted.request.stream && !(streamSlot = ctx.streams.take(exchange.config.server.max_streams))) return refuseStream(exchange, admitted.route, admitted.request);
+    if (admitted.request.stream) {
+      streamSlot = ctx.streams.take(exchange.config.server.max_streams);
+      if (!streamSlot) return refuseStream(exchange, admitted.route, admitted.request);
+    }
     const request = await saveTokens(exchange, admitted.route, admitted.request, req);
     exchange.begin(admitted.route, request);
     const outcome = await routeRequest(

@@ -17,7 +17,9 @@ function depthOf(value: unknown): number {
 
 const bytes = (text: string) => Buffer.from(text, 'utf8');
 /** Strings full of what the scan must skip: quotes, backslashes, brackets. */
-const tricky = fc.string({ unit: fc.constantFrom('"', '\\', '[', ']', '{', '}', 'a', 'é', '\n'), maxLength: 12 });
+const unit = fc.constantFrom('"', '\\', '[', ']', '{', '}', 'a', 'é', '\n');
+// Short strings are scanned byte by byte, long ones (past 32 bytes) by indexOf: both kinds.
+const tricky = fc.oneof(fc.string({ unit, maxLength: 12 }), fc.string({ unit, minLength: 20, maxLength: 120 }));
 const value = fc.letrec((tie) => ({
   node: fc.oneof({ depthSize: 'small' }, tie('leaf'), fc.array(tie('node'), { maxLength: 3 }), fc.dictionary(tricky, tie('node'), { maxKeys: 3 })),
   leaf: fc.oneof(tricky, fc.integer(), fc.boolean(), fc.constant(null)),
