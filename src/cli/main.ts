@@ -108,6 +108,7 @@ export async function main(argv: string[]): Promise<void> {
     .option('--fail-status <status>', 'status used by --fail-rate', '503')
     .option('--stall-rate <p>', 'share of streams that send headers, then nothing', '0')
     .option('--die-after <n>', 'break the socket after N content chunks')
+    .option('--die-rate <p>', 'share of answers whose socket breaks (after --die-after chunks, else a random one); 1 with --die-after alone')
     .option('--malformed-rate <p>', 'share of chunks sent as invalid JSON', '0')
     .option('--name <name>', 'written into every completion so a reader can tell who answered', 'mock')
     .option('--seed <n>', 'seed for the fault dice (deterministic runs)')

@@ -67,6 +67,12 @@ export const ServerSchema = z.strictObject({
   /** Lets /admin be used from other hosts when presented as a Bearer token. */
   admin_token: z.string().optional(),
   max_body_bytes: z.number().int().min(1).default(10 * 1024 * 1024),
+  /** The request line and headers of one request (Node's maxHeaderSize): past it, 431. */
+  max_header_bytes: z.number().int().min(1024).max(1024 * 1024).default(16_384),
+  /** Headers and body must have arrived within this (slow clients): else 408 and the socket closed. */
+  request_timeout_ms: ms(100).default(30_000),
+  /** Streaming requests open at once (routing or committed): past it, 503 with Retry-After. */
+  max_streams: z.number().int().min(1).default(1000),
 });
 
 /** Ollama's own knobs, sent with every request on its native API (a tier's override its provider's). */

@@ -78,6 +78,7 @@ async function readJson(req: IncomingMessage): Promise<{ ok: true; value: unknow
   const raw = await readBody(req, MAX_ADMIN_BODY);
   if (raw === 'too_large') return { ok: false, message: `body larger than ${MAX_ADMIN_BODY} bytes` };
   if (raw === 'client_gone') return { ok: false, message: 'the body was cut off' };
+  if (raw === 'timeout') return { ok: false, message: 'the body did not arrive within server.request_timeout_ms' };
   try {
     return { ok: true, value: JSON.parse(raw.toString('utf8')) };
   } catch (err) {

@@ -12,8 +12,10 @@ export interface MockOptions {
   failRate: number;
   failStatus: number;
   stallRate: number;
-  /** Break the socket after this many content chunks; undefined = never. */
+  /** Break the socket after this many content chunks (of the answers `dieRate` picks); undefined = after a random one. */
   dieAfter: number | undefined;
+  /** Share of answers whose socket breaks mid-body: 1 when only --die-after is given, 0 when neither is. */
+  dieRate: number;
   malformedRate: number;
   /** Written into every completion so a reader can tell who answered. */
   name: string;
@@ -39,6 +41,7 @@ const DEFAULTS: Record<keyof MockOptions, unknown> = {
   failStatus: '503',
   stallRate: '0',
   dieAfter: undefined,
+  dieRate: undefined,
   malformedRate: '0',
   name: 'mock',
   seed: undefined,
@@ -54,6 +57,7 @@ const FLAG: Record<keyof MockOptions, string> = {
   failStatus: '--fail-status',
   stallRate: '--stall-rate',
   dieAfter: '--die-after',
+  dieRate: '--die-rate',
   malformedRate: '--malformed-rate',
   name: '--name',
   seed: '--seed',
@@ -98,6 +102,7 @@ export function parseMockOptions(raw: Record<string, unknown>): MockOptions {
       value('dieAfter') === undefined
         ? undefined
         : number('dieAfter', INTEGER, 0, 1_000_000, 'a number of content chunks, like 2'),
+    dieRate: value('dieRate') === undefined ? (value('dieAfter') === undefined ? 0 : 1) : rate('dieRate'),
     malformedRate: rate('malformedRate'),
     name: text('name') ?? 'mock',
     seed:

@@ -9,7 +9,7 @@ import { createRandom, forkRandom, type Random } from './random.js';
 /**
  * The fault-injecting OpenAI-compatible upstream behind `llm-route mock`.
  * Per request, in order: fail (--fail-status), stall (headers, then silence), TTFT delay,
- * then content chunks paced by --tokens-per-s, some malformed, the socket broken after --die-after.
+ * then content chunks paced by --tokens-per-s, some malformed, the socket broken (--die-rate, --die-after).
  */
 export interface MockServer {
   /** Base URL for OpenAI clients, like http://127.0.0.1:PORT/v1. */
@@ -64,6 +64,9 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
     const rng = forkRandom(dice);
     if (opts.failRate > 0 && rng() < opts.failRate) return sendFailure(res, opts);
     const stall = opts.stallRate > 0 && rng() < opts.stallRate;
+    // Drawn only at a rate below 1, so a seeded run without --die-rate rolls the same dice as before.
+    const dies = opts.dieRate >= 1 || (opts.dieRate > 0 && rng() < opts.dieRate);
+    const dieAt = !dies ? Number.POSITIVE_INFINITY : opts.dieAfter ?? Math.floor(rng() * opts.tokens);
     const ttftMs = opts.ttftMs.min + (opts.ttftMs.max > opts.ttftMs.min ? rng() * (opts.ttftMs.max - opts.ttftMs.min) : 0);
 
     const clock = new RequestClock();
@@ -83,7 +86,7 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
       if (stall) return flushHeadersOnly(res, JSON_HEADERS);
       const body = `{"id":"${id}","object":"chat.completion","created":${created},"model":${modelJson},"system_fingerprint":${nameJson},"choices":[{"index":0,"message":{"role":"assistant","content":${textJson}},"logprobs":null,"finish_reason":"stop"}],${usage}}`;
       clock.after(ttftMs + Math.max(0, opts.tokens - 1) * chunkGapMs, () => {
-        const breaks = opts.dieAfter !== undefined && opts.dieAfter <= opts.tokens;
+        const breaks = dieAt <= opts.tokens;
         res.writeHead(200, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(body) });
         if (!breaks) return void res.end(body);
         res.write(body.slice(0, Math.floor(body.length / 2)));
@@ -97,11 +100,10 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
     res.writeHead(200, SSE_HEADERS);
     res.write(prefix + ROLE_TAIL);
     const ending = prefix + FINISH_TAIL + (request.includeUsage ? `${prefix}],${usage}}\n\n` : '') + DONE;
-    clock.after(ttftMs, () => streamContent(res, clock, rng, prefix, ending));
+    clock.after(ttftMs, () => streamContent(res, clock, rng, prefix, ending, dieAt));
   }
 
-  function streamContent(res: ServerResponse, clock: RequestClock, rng: Random, prefix: string, ending: string): void {
-    const dieAt = opts.dieAfter ?? Number.POSITIVE_INFINITY;
+  function streamContent(res: ServerResponse, clock: RequestClock, rng: Random, prefix: string, ending: string, dieAt: number): void {
     const startedAt = performance.now();
     let sent = 0;
     const step = (): void => {

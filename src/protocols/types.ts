@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Provider, Tier } from '../config/schema.js';
 import type { Framer } from '../sse/framer.js';
-import type { ClientProtocol } from '../telemetry/events.js';
+import type { AttemptReason, ClientProtocol } from '../telemetry/events.js';
 import type { NeutralEvent, NeutralRequest, NeutralResponse } from './neutral.js';
 import type { Usage } from './usage.js';
 
@@ -53,7 +53,7 @@ export interface UpstreamRequest {
 
 /** Whose fault a non-2xx answer is, decided by the codec that understands the body. */
 export interface StatusVerdict {
-  reason: string;
+  reason: AttemptReason;
   /** true: the tier's fault, try the next one; false: the payload's fault, tell the client. */
   failover: boolean;
   /** Worth another try on the same tier (429, 500, 502, 503, 504, 529). */

@@ -1,5 +1,5 @@
 import type { StatusVerdict, UpstreamAnswer } from '../protocols/types.js';
-import type { Blame } from '../telemetry/events.js';
+import type { AttemptReason, Blame } from '../telemetry/events.js';
 import { networkFailure } from '../util/network-error.js';
 
 export type Phase = 'connect' | 'headers' | 'first_token' | 'body' | 'idle' | 'total';
@@ -21,7 +21,7 @@ interface AttemptErrorInit {
  * decided here, where the error is made; the routing loop reads only the verdict.
  */
 export class AttemptError extends Error {
-  readonly reason: string;
+  readonly reason: AttemptReason;
   readonly phase: Phase;
   /** The tier's fault: the next tier may be tried. false: the payload's fault. */
   readonly failover: boolean;
@@ -34,7 +34,7 @@ export class AttemptError extends Error {
   /** Whose health this failure counts against, decided here where it is made. */
   readonly blame: Blame;
 
-  constructor(reason: string, message: string, init: AttemptErrorInit) {
+  constructor(reason: AttemptReason, message: string, init: AttemptErrorInit) {
     super(message);
     this.name = 'AttemptError';
     this.reason = reason;

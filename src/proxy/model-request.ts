@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { findRoute } from '../config/find-route.js';
 import type { Route } from '../config/schema.js';
-import { readJsonBody } from '../http/read-body.js';
+import { closesConnection, readJsonBody } from '../http/read-body.js';
 import { requestText } from '../protocols/neutral.js';
 import { type ClientCodec, type ClientRequest, isUnsupported } from '../protocols/types.js';
 import type { RequestFinished, RequestOutcome } from '../telemetry/events.js';
@@ -11,6 +11,7 @@ import type { ProxyContext } from './proxy-context.js';
 import { type Limited, routeRequest, type RoutingOutcome } from './route-request.js';
 import { applyRouteSavers } from '../savers/route-savers.js';
 import { RequestAdmission } from './tier-admission.js';
+import { refuseStream } from './stream-slots.js';
 
 /**
  * A request for a model (Chat Completions, Responses, Messages), read top-down: admit it,
@@ -20,9 +21,14 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
   const exchange = new Exchange(ctx, res, codec, id);
   let admission: RequestAdmission | null = null;
   let idempotent: IdempotentRun | null = null;
+  let streamSlot = false;
   try {
     const admitted = await admit(req, exchange);
     if (!admitted) return;
+    if (admitted.request.stream) {
+      streamSlot = ctx.streams.take(exchange.config.server.max_streams);
+      if (!streamSlot) return refuseStream(exchange, admitted.route, admitted.request);
+    }
     const request = await saveTokens(exchange, admitted.route, admitted.request, req);
     exchange.begin(admitted.route, request);
     // No key, no deduplication: a request without one pays nothing here.
@@ -48,6 +54,7 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
     exchange.finish({ tier: null, status: 500, outcome: 'failed', error: 'internal error' });
   } finally {
     admission?.end(null);
+    if (streamSlot) ctx.streams.give();
     exchange.close();
     if (idempotent) await idempotent.end(exchange);
   }
@@ -62,7 +69,7 @@ export async function admit(req: IncomingMessage, exchange: Exchange): Promise<{
       exchange.finish({ tier: null, status: 499, outcome: 'bad_request', error: body.message });
       return null;
     }
-    exchange.respondError({ status: body.status, kind: 'invalid_request', code: body.code, message: body.message }, body.status === 413 ? { connection: 'close' } : {});
+    exchange.respondError({ status: body.status, kind: 'invalid_request', code: body.code, message: body.message }, closesConnection(body) ? { connection: 'close' } : {});
     exchange.finish({ tier: null, status: body.status, outcome: 'bad_request', error: body.message });
     return null;
   }

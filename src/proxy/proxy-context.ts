@@ -4,6 +4,7 @@ import type { ProviderPools } from '../providers/pools.js';
 import type { StateBackend } from '../state/types.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 import type { ClientLifetime } from './client-lifetime.js';
+import type { StreamSlots } from './stream-slots.js';
 
 /** What the request path needs from the running server (the server's app context provides it). */
 export interface ProxyContext {
@@ -17,4 +18,6 @@ export interface ProxyContext {
   state: StateBackend;
   /** One lifetime per request in flight: shutdown aborts the ones still open after the grace period. */
   inFlight: Set<ClientLifetime>;
+  /** Streaming requests open now, held to server.max_streams. */
+  streams: StreamSlots;
 }

@@ -5,7 +5,7 @@ import { type ShapedAnswer, UpstreamCall } from '../protocols/call.js';
 import { type ClientCodec, type ClientRequest, isUnsupported } from '../protocols/types.js';
 import { redactSecrets } from '../providers/redact-secrets.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
-import { type AttemptRecord, type Blame, isLimitSkip } from '../telemetry/events.js';
+import { type AttemptOutcome, type AttemptRecord, type Blame, isLimitSkip } from '../telemetry/events.js';
 import { type AttemptError, timeoutError } from './attempt-error.js';
 import { retryDelayMs, sleep } from './backoff.js';
 import type { ClientLifetime } from './client-lifetime.js';
@@ -183,7 +183,7 @@ function aborted(req: RoutingRequest, attempts: AttemptRecord[]): RoutingOutcome
 
 function record(
   req: RoutingRequest, deps: RoutingDeps, attempts: AttemptRecord[], tier: Tier, n: number,
-  outcome: string, ms: number, status: number | undefined, blame: Blame, message?: string,
+  outcome: AttemptOutcome, ms: number, status: number | undefined, blame: Blame, message?: string,
 ): void {
   const entry: AttemptRecord = { tier: tier.name, attempt: n, outcome, ms: Math.round(ms) };
   if (status !== undefined) entry.status = status;

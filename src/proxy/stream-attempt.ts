@@ -196,7 +196,8 @@ export class StreamAttempt extends UpstreamAttempt {
 
   protected onBroken(err: AttemptError): void {
     if (this.phase === 'waiting') return this.fail(err);
-    this.interrupt(new AttemptError('broken_stream', `upstream connection broke after the first token: ${err.message}`, { phase: 'body', failover: false, retryable: false }));
+    const message = err.reason === 'answer_too_large' ? `${err.message}, after the first token` : `upstream connection broke after the first token: ${err.message}`;
+    this.interrupt(new AttemptError('broken_stream', message, { phase: 'body', failover: false, retryable: false }));
   }
 
   protected fail(err: AttemptError): void {

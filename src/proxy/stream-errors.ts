@@ -3,6 +3,13 @@ import { AttemptError } from './attempt-error.js';
 /** A stream event can not sensibly be larger: past this, the upstream is not speaking its protocol. */
 export const MAX_EVENT_BYTES = 4 * 1024 * 1024;
 
+/** An upstream answer can not sensibly be larger (a whole body, or all of a stream's events): past this it counts as broken. */
+export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+
+export function answerTooLarge(): AttemptError {
+  return new AttemptError('answer_too_large', `upstream answer larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB`, { phase: 'body', failover: true, retryable: false });
+}
+
 export function tooLargeEvent(): AttemptError {
   return new AttemptError('broken_stream', `upstream sent a stream event larger than ${MAX_EVENT_BYTES} bytes`, { phase: 'body', failover: true, retryable: false });
 }

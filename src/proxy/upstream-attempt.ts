@@ -5,6 +5,7 @@ import type { UpstreamCall } from '../protocols/call.js';
 import { AttemptError, statusError, transportError } from './attempt-error.js';
 import type { ClientLifetime } from './client-lifetime.js';
 import { isShutdown } from './shutdown.js';
+import { answerTooLarge, MAX_ANSWER_BYTES } from './stream-errors.js';
 import { isStaleSocketFailure } from '../util/stale-socket.js';
 
 type Controller = Dispatcher.DispatchController;
@@ -49,6 +50,8 @@ export abstract class UpstreamAttempt implements Dispatcher.DispatchHandler {
   private errorHeaders: IncomingHttpHeaders = {};
   private errorChunks: Buffer[] = [];
   private errorBytes = 0;
+  /** Bytes of the 2xx answer so far, held to MAX_ANSWER_BYTES. */
+  private answerBytes = 0;
 
   constructor(protected readonly input: AttemptInput) {
     input.client.onAbort(this.onClientAbort);
@@ -113,6 +116,8 @@ export abstract class UpstreamAttempt implements Dispatcher.DispatchHandler {
       }
       return;
     }
+    this.answerBytes += chunk.length;
+    if (this.answerBytes > MAX_ANSWER_BYTES) return this.onBroken(answerTooLarge());
     this.onBody(controller, chunk);
   }
 

@@ -11,6 +11,7 @@ import { hasBearer, sameSecret } from '../util/bearer.js';
 import type { AppContext } from './app-context.js';
 import { healthz } from './healthz.js';
 import { modelList } from './model-list.js';
+import { protocolOfPath } from './path-protocol.js';
 
 interface Endpoint {
   method: 'GET' | 'POST';
@@ -46,7 +47,7 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, a
   const path = q === -1 ? url : url.slice(0, q);
   const endpoint = ENDPOINTS[path];
   // Errors are shaped in the endpoint's protocol (an unknown path under /v1/messages: Anthropic's).
-  const codec = clientCodec(endpoint?.protocol ?? (path.startsWith('/v1/messages') ? 'messages' : 'chat'));
+  const codec = clientCodec(endpoint?.protocol ?? protocolOfPath(path));
   try {
     if (path.startsWith('/admin/')) return await handleAdmin(req, res, app, path);
     if (endpoint === undefined) {
@@ -66,6 +67,21 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, a
     if (!res.headersSent) sendError(res, codec, id, { status: 500, kind: 'internal', code: 'internal_error', message: 'internal error in llm-route' });
     else res.destroy();
   }
+}
+
+/**
+ * A client that asks before it uploads (`Expect: 100-continue`, curl's way with big bodies):
+ * a body over max_body_bytes is refused before it is sent, else the client may go on.
+ */
+export function answerExpectContinue(req: IncomingMessage, res: ServerResponse, app: AppContext): void {
+  const maxBytes = app.config.server.max_body_bytes;
+  if (Number(req.headers['content-length']) > maxBytes) {
+    const path = (req.url ?? '/').split('?')[0];
+    const error = { status: 413, kind: 'invalid_request', code: 'body_too_large', message: `request body is larger than max_body_bytes (${maxBytes})` } as const;
+    return sendError(res, clientCodec(protocolOfPath(path)), requestId(req), error, { connection: 'close' });
+  }
+  res.writeContinue();
+  void handleRequest(req, res, app);
 }
 
 function sendError(res: ServerResponse, codec: ClientCodec, id: string, error: ErrorSpec, headers: Record<string, string> = {}): void {

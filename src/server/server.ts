@@ -15,8 +15,10 @@ import { Metrics } from '../telemetry/metrics.js';
 import { attachRequestLog } from '../telemetry/request-log.js';
 import { UsageLog, type UsageLogOptions } from '../usage/usage-log.js';
 import type { AppContext, ReloadResult } from './app-context.js';
-import { handleRequest } from './handle-request.js';
+import { answerClientError } from './client-error.js';
+import { answerExpectContinue, handleRequest } from './handle-request.js';
 import { ShutdownError } from '../proxy/shutdown.js';
+import { StreamSlots } from '../proxy/stream-slots.js';
 import { isLoopbackHost } from '../util/loopback.js';
 import { preloadSaverTokenizers } from '../savers/route-savers.js';
 import { type Clock, systemClock } from '../util/clock.js';
@@ -91,6 +93,7 @@ export class ProxyServer {
       random: options.random ?? Math.random,
       snapshot: () => ({ config: this.app.config, pools: this.app.pools.acquire() }),
       inFlight: new Set(),
+      streams: new StreamSlots(),
       draining: false,
       startedAt: Date.now(),
       reload: () => this.reload(),
@@ -102,13 +105,20 @@ export class ProxyServer {
     if (options.watch) this.watcher = new ConfigWatcher(config.file, () => this.reload());
     // Not before the port is ours: a server that cannot listen must send no upstream traffic.
     this.checksOnListen = options.activeChecks === true;
-    this.server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => {
+    const limits = config.server;
+    this.server = createServer({
+      keepAliveTimeout: 65_000,
+      maxHeaderSize: limits.max_header_bytes,
+      // Node's own clock for slow clients: headers and body of a request within request_timeout_ms.
+      headersTimeout: limits.request_timeout_ms,
+      requestTimeout: limits.request_timeout_ms,
+      connectionsCheckingInterval: checkInterval(limits.request_timeout_ms),
+    }, (req, res) => {
       void handleRequest(req, res, this.app);
     });
-    this.server.on('clientError', (_err, socket) => {
-      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
-      else socket.destroy();
-    });
+    this.server.on('clientError', answerClientError);
+    // An upload that will be refused is refused before the client sends it.
+    this.server.on('checkContinue', (req, res) => answerExpectContinue(req, res, this.app));
   }
 
   listen(): Promise<{ url: string; port: number }> {
@@ -160,12 +170,22 @@ export class ProxyServer {
     app.health.configure(config);
     app.weights.configure(config);
     app.metrics.configure(config);
+    this.applyLimits(config);
     this.rollbacks.configure(config);
     this.checker.configure(config);
     void preloadSaverTokenizers(config).catch(() => undefined);
     this.usage.configure(config);
     this.state.configure(config);
     app.config = config;
+  }
+
+  /** The request limits Node enforces: new connections take a new header limit, every request the new timeout. */
+  private applyLimits(config: Config): void {
+    const { max_header_bytes, request_timeout_ms } = config.server;
+    // Read by Node for each new connection (not in @types/node).
+    (this.server as Server & { maxHeaderSize: number }).maxHeaderSize = max_header_bytes;
+    this.server.headersTimeout = request_timeout_ms;
+    this.server.requestTimeout = request_timeout_ms;
   }
 
   /**
@@ -176,12 +196,15 @@ export class ProxyServer {
     this.app.draining = true;
     this.watcher?.close();
     this.checker.stop();
-    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    let allClosed = false;
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve())).then(() => (allClosed = true));
     this.server.closeIdleConnections();
-    await this.waitForInFlight(graceMs);
-    // Past the grace period: streams still open get a stream_interrupted event, then the sockets close.
+    await this.waitUntil(() => this.app.inFlight.size === 0, graceMs);
+    // Past the grace period: streams still open get a stream_interrupted event, then the sockets close,
+    // each once its answer is written (a socket destroyed with the event still buffered would lose it).
     for (const abort of this.app.inFlight) abort.abort(new ShutdownError());
-    await this.waitForInFlight(200);
+    await this.waitUntil(() => this.app.inFlight.size === 0, 200);
+    await this.waitUntil(() => allClosed, 1_000);
     this.server.closeAllConnections();
     await closed;
     await this.app.pools.close();
@@ -189,13 +212,19 @@ export class ProxyServer {
     await this.usage.close();
   }
 
-  private async waitForInFlight(ms: number): Promise<void> {
+  /** Waits for `done` (or `ms`), closing connections as they fall idle. */
+  private async waitUntil(done: () => boolean, ms: number): Promise<void> {
     const deadline = Date.now() + ms;
-    while (this.app.inFlight.size > 0 && Date.now() < deadline) {
+    while (!done() && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 10));
       this.server.closeIdleConnections();
     }
   }
+}
+
+/** How often Node looks for requests past their timeout: a tenth of it, at most every second. */
+function checkInterval(timeoutMs: number): number {
+  return Math.max(10, Math.min(1_000, Math.floor(timeoutMs / 10)));
 }
 
 function assertSafeHost(host: string, config: Config): void {

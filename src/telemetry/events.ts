@@ -18,12 +18,31 @@ export interface SaverMeasure {
  * request path as one of these events. Nothing on the path calls into a subscriber directly.
  */
 
+/**
+ * Why one upstream attempt gave no answer (`AttemptError.reason`): the name the request log,
+ * the usage database, the metrics and a 502's `attempts` list give it.
+ */
+export type AttemptReason =
+  // the connection
+  | 'connection_refused' | 'connect_timeout' | 'unreachable' | 'connection_reset' | 'transport_error'
+  // the clock
+  | 'ttft_timeout' | 'total_timeout' | 'idle_timeout' | 'deadline'
+  // a non-2xx answer, as the wire codec classified it
+  | 'rate_limited' | 'server_error' | 'timeout_or_conflict' | 'auth' | 'model_not_found' | 'client_error'
+  | 'context_length' | 'content_policy' | 'bad_request'
+  // a 2xx answer that is not one
+  | 'bad_response' | 'empty_stream' | 'upstream_error' | 'broken_stream' | 'answer_too_large'
+  // not the tier's doing: a request it cannot carry, the client leaving, the server stopping
+  | 'unsupported' | 'client_abort' | 'shutdown';
+
+/** How one attempt ended: `ok`, a reason it failed, or `budget` (the tier was skipped: its budget was spent). */
+export type AttemptOutcome = 'ok' | AttemptReason | 'budget';
+
 /** One upstream try, as the request log and the 502 body list it. */
 export interface AttemptRecord {
   tier: string;
   attempt: number;
-  /** "ok" or the failure reason (connection_refused, ttft_timeout, rate_limited, ...). */
-  outcome: string;
+  outcome: AttemptOutcome;
   status?: number;
   ms: number;
   message?: string;
@@ -36,6 +55,7 @@ export type RequestOutcome =
   | 'failed' // every tier failed
   | 'timeout' // every tier timed out, or the route's deadline passed
   | 'client_abort' // the client went away first
+  | 'overloaded' // refused for load: server.max_streams streams were open
   | 'bad_request' // rejected by llm-route before routing
   | 'replayed'; // the answer stored under its Idempotency-Key (no tier was asked)
 
@@ -72,7 +92,7 @@ export interface FailedOver {
   id: string;
   route: string;
   fromTier: string;
-  reason: string;
+  reason: AttemptReason;
 }
 
 export interface StreamCommitted {
@@ -259,7 +279,7 @@ export type TelemetryEvent =
  * take (an image without a vision projector), a prompt longer than its context. Another tier
  * may serve it; this one is as healthy as before.
  */
-const PAYLOAD_SPECIFIC_OUTCOMES: ReadonlySet<string> = new Set(['unsupported', 'context_length']);
+const PAYLOAD_SPECIFIC_OUTCOMES: ReadonlySet<AttemptOutcome> = new Set<AttemptOutcome>(['unsupported', 'context_length']);
 
 /** An attempt whose outcome tells nothing about the tier's health: the payload's fault, one it cannot carry, or the deadline's. */
 export function isHealthNeutral(event: AttemptFinished): boolean {

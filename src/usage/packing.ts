@@ -1,4 +1,4 @@
-import type { RequestFinished } from '../telemetry/events.js';
+import type { AttemptOutcome, RequestFinished } from '../telemetry/events.js';
 
 /** The fields of a finished request the usage log keeps (the rest of the event is not needed). */
 export type LoggedRequest = Pick<
@@ -41,8 +41,8 @@ export function unpackRequests(flat: readonly unknown[]): LoggedRequest[] {
     const attempts = next() as number;
     e.attempts = [];
     for (let a = 0; a < attempts; a++) {
-      const record = { tier: next() as string, attempt: next() as number, outcome: next() as string, status: next() as number | null, ms: next() as number };
-      e.attempts.push(record.status === null ? { tier: record.tier, attempt: record.attempt, outcome: record.outcome, ms: record.ms } : (record as { tier: string; attempt: number; outcome: string; status: number; ms: number }));
+      const record = { tier: next() as string, attempt: next() as number, outcome: next() as AttemptOutcome, status: next() as number | null, ms: next() as number };
+      e.attempts.push(record.status === null ? { tier: record.tier, attempt: record.attempt, outcome: record.outcome, ms: record.ms } : (record as { tier: string; attempt: number; outcome: AttemptOutcome; status: number; ms: number }));
     }
     const savers = next() as number;
     if (savers > 0) {

@@ -211,6 +211,28 @@ describe('llm-route mock server', () => {
     expect(text.split(' ')).toHaveLength(2);
   });
 
+  it('--die-rate breaks that share of answers, each after --die-after chunks (or a random one); the rest complete', async () => {
+    expect(parseMockOptions({}).dieRate).toBe(0);
+    expect(parseMockOptions({ dieAfter: '3' }).dieRate).toBe(1);
+    expect(() => parseMockOptions({ dieRate: '2' })).toThrow(/--die-rate "2": expected a share from 0 to 1/);
+    const { url } = await mock({ dieRate: 0.5, dieAfter: 2, tokens: 6, seed: 7 });
+    const { url: randomUrl } = await mock({ dieRate: 0.5, tokens: 6, seed: 7 });
+    const broken: number[] = [];
+    let complete = 0;
+    for (const target of [url, url, url, url, url, url, url, url, url, url, randomUrl, randomUrl, randomUrl, randomUrl, randomUrl, randomUrl]) {
+      const stream = await client(target).chat.completions.create({ model: 'm', messages, stream: true });
+      let text = '';
+      const error = await (async () => {
+        for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+      })().catch((err: unknown) => err);
+      if (error) broken.push(text === '' ? 0 : text.split(' ').length);
+      else complete++;
+    }
+    expect(complete).toBeGreaterThan(0);
+    expect(broken.length).toBeGreaterThan(0);
+    expect(broken.every((words) => words < 6)).toBe(true);
+  });
+
   it('breaks a non-stream body with --die-after', async () => {
     const { url } = await mock({ dieAfter: 0 });
     const error = await client(url)

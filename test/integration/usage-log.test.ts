@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfigText } from '../../src/config/load.js';
 import { TelemetryBus } from '../../src/telemetry/bus.js';
+import type { AttemptRecord } from '../../src/telemetry/events.js';
 import { Metrics } from '../../src/telemetry/metrics.js';
 import { tokenCounter } from '../../src/tokens/count.js';
 import { costUsd } from '../../src/usage/cost.js';
@@ -207,7 +208,7 @@ describe('the usage writer (synthetic events)', () => {
     const bus = new TelemetryBus();
     const log = new UsageLog(bus, config, { maxRows: 10_000, flushMs: 10_000 });
     for (let i = 0; i < 67; i++) {
-      const attempts = Array.from({ length: i % 4 }, (_, n) => ({ tier: `t${i}`, attempt: n + 1, outcome: n === (i % 4) - 1 ? 'ok' : 'server_error', ms: i * 10 + n }));
+      const attempts = Array.from({ length: i % 4 }, (_, n): AttemptRecord => ({ tier: `t${i}`, attempt: n + 1, outcome: n === (i % 4) - 1 ? 'ok' : 'server_error', ms: i * 10 + n }));
       bus.emit(finished({ id: `r${i}`, attempts }));
     }
     await log.close();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AttemptRecord, TelemetryEvent, WeightChanged } from '../../src/telemetry/events.js';
+import type { AttemptOutcome, AttemptRecord, TelemetryEvent, WeightChanged } from '../../src/telemetry/events.js';
 import { DashboardState, type TierView } from '../../src/ui/dashboard-state.js';
 import { chooseColumns, totalWidth } from '../../src/ui/layout/table-columns.js';
 import { RateMeter } from '../../src/ui/state/rate-meter.js';
@@ -26,7 +26,7 @@ function tierOf(state: DashboardState, route: string, tier: string, now = T0): T
   return view;
 }
 
-const attempt = (tier: string, outcome: string, fields: Partial<AttemptRecord> = {}): AttemptRecord =>
+const attempt = (tier: string, outcome: AttemptOutcome, fields: Partial<AttemptRecord> = {}): AttemptRecord =>
   ({ tier, attempt: 1, outcome, ms: 100, ...fields });
 
 describe('request path text', () => {
@@ -47,7 +47,8 @@ describe('request path text', () => {
     expect(attemptLabel(attempt('t', 'connect_timeout', { ms: 1000 }))).toBe('connect 1.0s');
     expect(attemptLabel(attempt('t', 'ttft_timeout', { ms: 800 }))).toBe('ttft 800ms');
     expect(attemptLabel(attempt('t', 'model_not_found', { status: 404 }))).toBe('404 no model');
-    expect(attemptLabel(attempt('t', 'something_new'))).toBe('something new');
+    // An outcome without a short word is spelled out.
+    expect(attemptLabel(attempt('t', 'timeout_or_conflict'))).toBe('timeout or conflict');
   });
 
   it('fills the recent list, newest first, with the protocol, status, TTFT and tokens', () => {

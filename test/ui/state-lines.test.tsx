@@ -24,7 +24,7 @@ describe('shared state and limits in the dashboard', () => {
 
   it('a tier skipped for a limit or a budget is neither a request nor an error of it; one log line per tier every 10 s', () => {
     const state = new DashboardState();
-    const skip = { tier: 'cloud', attempt: 1, outcome: 'rate_limited', ms: 1000, message: 'provider openai at its rpm limit' };
+    const skip = { tier: 'cloud', attempt: 1, outcome: 'rate_limited' as const, ms: 1000, message: 'provider openai at its rpm limit' };
     for (let i = 0; i < 3; i++) for (const event of requestEvents('chat', [skip])) state.apply(event, AT + i * 1000);
     for (const event of requestEvents('chat', [{ tier: 'cloud', attempt: 1, outcome: 'budget', ms: 0, message: 'budget provider:openai per day exhausted (0 tokens left)' }])) state.apply(event, AT + 11_000);
     // An upstream's own 429 is the tier's error, as before.

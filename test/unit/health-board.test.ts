@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import type { Config } from '../../src/config/schema.js';
+import { type Config, ServerSchema } from '../../src/config/schema.js';
 import { HealthBoard } from '../../src/health/health-board.js';
 import { TelemetryBus } from '../../src/telemetry/bus.js';
-import type { AttemptFinished, HealthChecked, TelemetryEvent, TierStateChanged } from '../../src/telemetry/events.js';
+import type { AttemptFinished, AttemptOutcome, HealthChecked, TelemetryEvent, TierStateChanged } from '../../src/telemetry/events.js';
 import { route, tier } from '../helpers/config.js';
 
 /** A board over one route `chat` with a tier `local`, on a clock the test moves. */
 function board(circuit: Partial<ReturnType<typeof tier>['circuit']> = {}) {
   const local = tier('local', { circuit: { failures: 3, cooldown_ms: 1000, max_cooldown_ms: 8000, slow_ttft_ms: 2000, ...circuit } });
   const chat = route([local]);
-  const config: Config = { file: '/t.yaml', server: { host: '127.0.0.1', port: 0, max_body_bytes: 1024 }, providers: new Map([[local.provider.name, local.provider]]), routes: new Map([['chat', chat]]), warnings: [], usage: { path: null, retention_days: 90, enabled: false }, budgets: [],
+  const config: Config = { file: '/t.yaml', server: ServerSchema.parse({ port: 0, max_body_bytes: 1024 }), providers: new Map([[local.provider.name, local.provider]]), routes: new Map([['chat', chat]]), warnings: [], usage: { path: null, retention_days: 90, enabled: false }, budgets: [],
     idempotency: { ttl_s: 86_400, wait_ms: 120_000 }, state: { prefix: 'llm-route:' } };
   const bus = new TelemetryBus();
   const states: TierStateChanged[] = [];
@@ -19,7 +19,7 @@ function board(circuit: Partial<ReturnType<typeof tier>['circuit']> = {}) {
   const clock = { now: 10_000 };
   const health = new HealthBoard(bus, config, () => clock.now);
   const t = chat.tiers[0];
-  const attempt = (outcome: string, blame: AttemptFinished['blame'], fields: { ms?: number; status?: number } = {}): void => {
+  const attempt = (outcome: AttemptOutcome, blame: AttemptFinished['blame'], fields: { ms?: number; status?: number } = {}): void => {
     bus.emit({
       type: 'attempt_end', id: 'r', route: 'chat', tier: 'local', provider: t.provider.name, stream: true, blame,
       record: { tier: 'local', attempt: 1, outcome, ms: fields.ms ?? 50, ...(fields.status ? { status: fields.status } : {}) },
@@ -56,9 +56,9 @@ describe('HealthBoard: a half-open tier that answers is alive', () => {
   };
 
   it.each([
-    ['a payload error (blame payload)', 'bad_request', 'payload' as const, 400],
-    ['a context-length rejection', 'context_length', 'tier' as const, 400],
-    ['an unsupported input', 'unsupported', 'tier' as const, 500],
+    ['a payload error (blame payload)', 'bad_request' as const, 'payload' as const, 400],
+    ['a context-length rejection', 'context_length' as const, 'tier' as const, 400],
+    ['an unsupported input', 'unsupported' as const, 'tier' as const, 500],
   ])('%s closes the circuit instead of spending the trial', (_name, outcome, blame, status) => {
     const b = openThenTrial();
     b.attempt(outcome, blame, { status });

@@ -1,0 +1,28 @@
+import type { Route } from '../config/schema.js';
+import type { ClientRequest } from '../protocols/types.js';
+import type { Exchange } from './exchange.js';
+
+/** How many streaming requests are open at once: routing through the tiers or committed. */
+export class StreamSlots {
+  open = 0;
+
+  /** Takes a slot unless `max` are taken. */
+  take(max: number): boolean {
+    if (this.open >= max) return false;
+    this.open++;
+    return true;
+  }
+
+  give(): void {
+    this.open--;
+  }
+}
+
+/** The answer to a stream over server.max_streams: 503, try again in a second, in the client's protocol. */
+export function refuseStream(exchange: Exchange, route: Route, request: ClientRequest): void {
+  const max = exchange.config.server.max_streams;
+  const message = `llm-route has ${max} streams open (server.max_streams); try again shortly`;
+  exchange.begin(route, request);
+  exchange.respondError({ status: 503, kind: 'overloaded', code: 'too_many_streams', message }, { 'retry-after': 1 });
+  exchange.finish({ tier: null, status: 503, outcome: 'overloaded', error: message });
+}

@@ -1,0 +1,45 @@
+import type { ClientProtocol } from '../../src/telemetry/events.js';
+
+export interface ProtocolError {
+  message: string;
+  /** OpenAI: error.type; Anthropic: error.type. */
+  type: string;
+  code: unknown;
+}
+
+/**
+ * Checks that `body` is an error in the shape `protocol`'s clients read (chat, responses:
+ * OpenAI's `{"error":{message,type,code}}`; messages: Anthropic's `{"type":"error","error":{type,message}}`)
+ * and returns its error object; throws saying what is wrong otherwise.
+ */
+export function protocolError(protocol: ClientProtocol, body: unknown): ProtocolError {
+  const text = JSON.stringify(body);
+  if (typeof body !== 'object' || body === null) throw new Error(`not a JSON object: ${text}`);
+  const outer = body as { type?: unknown; error?: unknown };
+  const error = outer.error as { message?: unknown; type?: unknown; code?: unknown } | undefined;
+  if (typeof error !== 'object' || error === null) throw new Error(`no error object: ${text}`);
+  if (typeof error.message !== 'string' || error.message === '') throw new Error(`error.message missing: ${text}`);
+  if (typeof error.type !== 'string' || error.type === '') throw new Error(`error.type missing: ${text}`);
+  if (protocol === 'messages') {
+    if (outer.type !== 'error') throw new Error(`an Anthropic error has type "error": ${text}`);
+    if (!/_error$/.test(error.type)) throw new Error(`not an Anthropic error type: ${text}`);
+  } else {
+    if ('type' in outer) throw new Error(`an OpenAI error has no top-level type: ${text}`);
+    if (!('code' in error)) throw new Error(`error.code missing: ${text}`);
+  }
+  return { message: error.message, type: error.type, code: error.code };
+}
+
+/** The endpoint each client protocol posts to. */
+export const ENDPOINT: Record<ClientProtocol, string> = {
+  chat: '/v1/chat/completions',
+  responses: '/v1/responses',
+  messages: '/v1/messages',
+};
+
+/** A valid request body for `protocol` (route `chat`). */
+export function validBody(protocol: ClientProtocol, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  if (protocol === 'responses') return { model: 'chat', input: 'hi', ...extra };
+  if (protocol === 'messages') return { model: 'chat', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }], ...extra };
+  return { model: 'chat', messages: [{ role: 'user', content: 'hi' }], ...extra };
+}
