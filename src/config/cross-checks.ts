@@ -18,6 +18,7 @@ export function crossCheck(data: unknown, report: Reporter): ConfigProblem[] {
   const providers = isRecord(data.providers) ? Object.keys(data.providers) : undefined;
   for (const name of providers ?? []) {
     if (name.trim() === '') problems.push(report.at('key', ['providers', name], 'a provider name must not be empty'));
+    else if (!headerSafe(name)) problems.push(report.at('key', ['providers', name], unsafeNameMessage('provider', name)));
     const provider = (data.providers as Record<string, unknown>)[name];
     if (!isRecord(provider) || typeof provider.type !== 'string') continue;
     if (provider.passthrough !== undefined && provider.type !== 'openai') {
@@ -34,6 +35,7 @@ export function crossCheck(data: unknown, report: Reporter): ConfigProblem[] {
 
   for (const [routeName, route] of Object.entries(data.routes)) {
     if (routeName.trim() === '') problems.push(report.at('key', ['routes', routeName], 'a route name must not be empty'));
+    else if (!headerSafe(routeName)) problems.push(report.at('key', ['routes', routeName], unsafeNameMessage('route', routeName)));
     if (!isRecord(route) || !Array.isArray(route.tiers)) continue;
     const firstIndexByName = new Map<string, number>();
     route.tiers.forEach((tier: unknown, index: number) => {
@@ -48,6 +50,7 @@ export function crossCheck(data: unknown, report: Reporter): ConfigProblem[] {
         problems.push(report.at('key', [...tierPath, 'ollama'], `ollama options need a provider of type ollama; "${provider}" is type ${String(providerType)}`));
       }
       const explicitName = typeof tier.name === 'string' && tier.name !== '' ? tier.name : undefined;
+      if (explicitName !== undefined && !headerSafe(explicitName)) problems.push(report.at('value', [...tierPath, 'name'], unsafeNameMessage('tier', explicitName)));
       const name = explicitName ?? provider;
       if (name === undefined) return;
       const first = firstIndexByName.get(name);
@@ -103,4 +106,17 @@ export function configWarnings(data: unknown, report: Reporter): ConfigProblem[]
     }
   }
   return warnings;
+}
+
+/**
+ * Route and tier names go out in response headers (x-llm-route-route, x-llm-route-tier) and
+ * metric labels: a name with a character a header cannot carry (an arrow, an em dash, CJK)
+ * would make every answer of that tier fail at its first byte.
+ */
+function headerSafe(name: string): boolean {
+  return /^[\x20-\x7e]+$/.test(name);
+}
+
+function unsafeNameMessage(what: string, name: string): string {
+  return `${what} name ${JSON.stringify(name)} has a character outside printable ASCII (names are sent in response headers); use letters, digits, - _ . :`;
 }

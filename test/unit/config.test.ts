@@ -329,6 +329,20 @@ describe('cross-checks', () => {
     const text = withTier('').replace('  chat:', '  "":');
     expect(problemsOf(text).map((p) => p.message)).toEqual(['a route name must not be empty']);
   });
+
+  it('rejects route, tier and provider names a response header cannot carry (they go out in x-llm-route-*)', () => {
+    expect(problemsOf(withTier('        name: "local→gpu"\n')).map((p) => [p.line, p.message])).toEqual([
+      [9, 'tier name "local→gpu" has a character outside printable ASCII (names are sent in response headers); use letters, digits, - _ . :'],
+    ]);
+    expect(problemsOf(withTier('').replace('  chat:', '  "chat—fast":')).map((p) => p.message)).toEqual([
+      'route name "chat—fast" has a character outside printable ASCII (names are sent in response headers); use letters, digits, - _ . :',
+    ]);
+    const provider = withTier('').replace('  ollama: {', '  "ollama\u00e9": {').replace('provider: ollama', 'provider: "ollama\u00e9"');
+    expect(problemsOf(provider).map((p) => p.message)).toEqual([
+      'provider name "ollamaé" has a character outside printable ASCII (names are sent in response headers); use letters, digits, - _ . :',
+    ]);
+    expect(() => loadConfigText(withTier('        name: "local gpu:0 (a.b_c-d)"\n'), 'llm-route.yaml', {})).not.toThrow();
+  });
 });
 
 describe('secrets', () => {
