@@ -1,3 +1,5 @@
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-depth.js';
+
 /** Small readers for fields of untrusted JSON, shared by the codecs. */
 
 export function stringField(value: unknown): string | undefined {
@@ -16,8 +18,14 @@ export function stringList(value: unknown): string[] | undefined {
   return list.length > 0 ? list : undefined;
 }
 
-/** JSON text as an object, for tool arguments a protocol wants parsed; {} when it is not an object. */
+/** True when tool arguments (JSON text) nest deeper than a body may. */
+export function argumentsTooDeep(text: string): boolean {
+  return text.length > 2 * MAX_JSON_DEPTH && nestsDeeperThan(Buffer.from(text));
+}
+
+/** JSON text as an object, for tool arguments a protocol wants parsed; {} when it is not an object (or nests too deep to encode again). */
 export function parseArguments(text: string): Record<string, unknown> {
+  if (argumentsTooDeep(text)) return {};
   try {
     const value: unknown = JSON.parse(text === '' ? '{}' : text);
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};

@@ -1,3 +1,5 @@
+import { MAX_JSON_DEPTH } from '../http/json-depth.js';
+import { argumentsTooDeep } from './fields.js';
 import type { Usage } from './usage.js';
 
 /**
@@ -136,4 +138,20 @@ export function requestText(request: NeutralRequest): string {
 /** Why a tier in another protocol cannot carry a request with provider-specific client tools. */
 export function hostedToolsUnsupported(types: string[]): { unsupported: string } {
   return { unsupported: `tools of type ${[...new Set(types)].join(', ')} are defined by the client's own provider; only a tier of that provider (relayed) can carry them` };
+}
+
+/**
+ * Tool-call arguments are a JSON string inside the body, so the body's nesting limit does not
+ * see them; a protocol that sends them parsed (Anthropic, Ollama) would overflow the stack
+ * encoding arguments nested deeper than the same limit.
+ */
+export function deepToolArguments(request: NeutralRequest): { unsupported: string } | null {
+  for (const message of request.messages) {
+    for (const part of message.content) {
+      if (part.type === 'tool_call' && argumentsTooDeep(part.arguments)) {
+        return { unsupported: `the arguments of tool call ${part.id} nest deeper than ${MAX_JSON_DEPTH} levels` };
+      }
+    }
+  }
+  return null;
 }

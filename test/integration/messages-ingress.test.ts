@@ -337,6 +337,23 @@ describe('Chat Completions in, anthropic tier out (translated)', () => {
     const health = (await (await fetch(`${proxy.origin}/healthz`)).json()) as { routes: { chat: { tiers: Array<{ state: string; failures: number }> } } };
     expect(health.routes.chat.tiers[0]).toMatchObject({ state: 'healthy', failures: 0 });
   });
+
+  it.each(['anthropic', 'ollama'] as const)('tool-call arguments nested 200,000 deep (a JSON string the body limit cannot see): %s tier skipped as unsupported, a 400, never a 500', async (type) => {
+    const upstream = await h.fake();
+    const proxy = await h.proxy({ tiers: [{ name: 'far', url: `http://127.0.0.1:${upstream.port}`, type }] });
+    const deep = `${'{"a":'.repeat(200_000)}1${'}'.repeat(200_000)}`;
+    const messages = [
+      { role: 'user', content: 'x' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: deep } }] },
+      { role: 'tool', tool_call_id: 'call_1', content: 'done' },
+    ];
+    const res = await fetch(`${proxy.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', messages }) });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('unsupported_request');
+    expect(body.error.message).toMatch(/call_1 nest deeper than 1000 levels/);
+    expect(upstream.requests).toHaveLength(0);
+  });
 });
 
 async function waitForId(proxy: RunningProxy): Promise<unknown> {

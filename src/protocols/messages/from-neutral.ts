@@ -1,7 +1,7 @@
 import type { Tier } from '../../config/schema.js';
 import { parseArguments } from '../fields.js';
 import { capTokens } from '../max-tokens.js';
-import { hostedToolsUnsupported, type AssistantPart, type NeutralPart, type NeutralRequest } from '../neutral.js';
+import { deepToolArguments, hostedToolsUnsupported, type AssistantPart, type NeutralPart, type NeutralRequest } from '../neutral.js';
 import type { Unsupported } from '../types.js';
 
 type Block = Record<string, unknown>;
@@ -13,6 +13,8 @@ export function messagesFromNeutral(request: NeutralRequest, tier: Tier, stream:
   if (request.previousResponseId) return { unsupported: 'previous_response_id needs a tier that serves the Responses API itself' };
   if (request.hostedTools?.length) return hostedToolsUnsupported(request.hostedTools);
   if (request.responseFormat?.type === 'json_schema') return { unsupported: 'a json_schema response format has no Anthropic Messages equivalent' };
+  const deep = deepToolArguments(request);
+  if (deep) return deep;
 
   const body: Record<string, unknown> = {
     model: tier.model,

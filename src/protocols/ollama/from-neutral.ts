@@ -1,7 +1,7 @@
 import type { Tier } from '../../config/schema.js';
 import { parseArguments } from '../fields.js';
 import { capTokens } from '../max-tokens.js';
-import { hostedToolsUnsupported, type NeutralMessage, type NeutralPart, type NeutralRequest } from '../neutral.js';
+import { deepToolArguments, hostedToolsUnsupported, type NeutralMessage, type NeutralPart, type NeutralRequest } from '../neutral.js';
 import type { Unsupported } from '../types.js';
 
 /** A neutral request as an Ollama /api/chat body for `tier`, with its keep_alive and num_ctx. */
@@ -9,6 +9,8 @@ export function ollamaFromNeutral(request: NeutralRequest, tier: Tier, stream: b
   if (request.choices !== undefined && request.choices > 1) return { unsupported: 'n > 1 (several choices) is not something Ollama can do' };
   if (request.previousResponseId) return { unsupported: 'previous_response_id needs a tier that serves the Responses API itself' };
   if (request.hostedTools?.length) return hostedToolsUnsupported(request.hostedTools);
+  const deep = deepToolArguments(request);
+  if (deep) return deep;
   const messages: Record<string, unknown>[] = [];
   if (request.system.length > 0) messages.push({ role: 'system', content: request.system.join('\n\n') });
   for (const message of request.messages) {
