@@ -30,9 +30,7 @@ export async function serveCountTokens(req: IncomingMessage, res: ServerResponse
       case 'rejected':
         return exchange.respond(outcome.answer, outcome.tier, outcome.attempts.length);
       case 'aborted':
-        return outcome.shutdown
-          ? exchange.respondError({ status: 503, kind: 'overloaded', code: 'shutting_down', message: 'llm-route is shutting down; try again' })
-          : exchange.drop();
+        return exchange.endAborted(outcome.attempts);
       case 'stream':
       case 'unsupported':
       case 'exhausted': {

@@ -9,6 +9,7 @@ import type { AnswerCapture } from './answer-capture.js';
 import { ClientLifetime } from './client-lifetime.js';
 import type { StreamSink } from './client-writer.js';
 import type { ProxyContext } from './proxy-context.js';
+import { isShutdown } from './shutdown.js';
 
 export type FinishFields = Pick<RequestFinished, 'tier' | 'status' | 'outcome'> &
   Partial<Pick<RequestFinished, 'ttftMs' | 'usage' | 'estimate' | 'chunkErrors' | 'committed' | 'error' | 'attempts'>>;
@@ -59,6 +60,8 @@ export class Exchange {
     this.request = request;
     this.announced = announce;
     this.res.once('close', this.onClose);
+    // A client that left while the body was read or the savers ran: its 'close' has passed.
+    if (this.res.destroyed) this.onClose();
     this.ctx.inFlight.add(this.client);
     if (announce) this.ctx.telemetry.emit({ type: 'request_start', id: this.id, route: route.name, stream: request.stream, protocol: this.codec.protocol });
   }
@@ -133,6 +136,19 @@ export class Exchange {
   /** The client is gone before an answer: nothing to write, the socket is closed. */
   drop(): void {
     this.res.destroy();
+  }
+
+  /**
+   * The request was aborted before an answer: a client that left hears nothing; a server that
+   * is stopping tells its client so (503), as every request gets an answer.
+   */
+  endAborted(attempts: FinishFields['attempts'] = []): void {
+    if (!isShutdown(this.client.reason)) {
+      this.drop();
+      return this.finish({ tier: null, status: 499, outcome: 'client_abort', attempts });
+    }
+    this.respondError({ status: 503, kind: 'overloaded', code: 'shutting_down', message: 'llm-route is shutting down; try again' });
+    this.finish({ tier: null, status: 503, outcome: 'failed', attempts, error: 'shutting down' });
   }
 
   /** The one `request_end` of this request. */

@@ -82,8 +82,7 @@ export async function enterIdempotent(
         }
         await store.changed(record.key, Math.min(left, RECHECK_MS), exchange.client);
         if (exchange.client.aborted) {
-          exchange.drop();
-          exchange.finish({ tier: null, status: 499, outcome: 'client_abort' });
+          exchange.endAborted();
           return 'answered';
         }
       }

@@ -25,10 +25,6 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
   try {
     const admitted = await admit(req, exchange);
     if (!admitted) return;
-    if (admitted.request.stream) {
-      streamSlot = ctx.streams.take(exchange.config.server.max_streams);
-      if (!streamSlot) return refuseStream(exchange, admitted.route, admitted.request);
-    }
     const request = await saveTokens(exchange, admitted.route, admitted.request, req);
     exchange.begin(admitted.route, request);
     // No key, no deduplication: a request without one pays nothing here.
@@ -37,6 +33,11 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
       const entered = await enterIdempotent(exchange, ctx.state.idempotency, admitted.request, key, exchange.config.idempotency);
       if (entered === 'answered') return;
       idempotent = entered;
+    }
+    // Only a stream that runs takes a slot (a duplicate waiting for its key's answer does not).
+    if (request.stream) {
+      streamSlot = ctx.streams.take(exchange.config.server.max_streams);
+      if (!streamSlot) return refuseStream(exchange);
     }
     admission = RequestAdmission.for(admitted.route, exchange.config, ctx.state, request);
     const outcome = await routeRequest(
@@ -53,10 +54,17 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
     exchange.respondError({ status: 500, kind: 'internal', code: 'internal_error', message: 'internal error in llm-route' });
     exchange.finish({ tier: null, status: 500, outcome: 'failed', error: 'internal error' });
   } finally {
-    admission?.end(null);
-    if (streamSlot) ctx.streams.give();
-    exchange.close();
-    if (idempotent) await idempotent.end(exchange);
+    // Each release on its own: a throw in one must not keep the others (a key's record held forever).
+    try {
+      admission?.end(null);
+      if (streamSlot) ctx.streams.give();
+    } finally {
+      try {
+        if (idempotent) await idempotent.end(exchange);
+      } finally {
+        exchange.close();
+      }
+    }
   }
 }
 
@@ -143,12 +151,7 @@ async function answer(exchange: Exchange, outcome: RoutingOutcome, admission: Re
       if (outcome.limited) return limitedAnswer(exchange, outcome.limited, attempts);
       return exhausted(exchange, outcome.planned, outcome.timedOut, attempts);
     case 'aborted':
-      if (!outcome.shutdown) {
-        exchange.drop();
-        return exchange.finish({ tier: null, status: 499, outcome: 'client_abort', attempts });
-      }
-      exchange.respondError({ status: 503, kind: 'overloaded', code: 'shutting_down', message: 'llm-route is shutting down; try again' });
-      return exchange.finish({ tier: null, status: 503, outcome: 'failed', attempts, error: 'shutting down' });
+      return exchange.endAborted(attempts);
   }
 }
 

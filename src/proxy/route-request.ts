@@ -11,7 +11,6 @@ import { retryDelayMs, sleep } from './backoff.js';
 import type { ClientLifetime } from './client-lifetime.js';
 import type { StreamSink } from './client-writer.js';
 import { planTiers } from './plan.js';
-import { isShutdown } from './shutdown.js';
 import { StreamAttempt } from './stream-attempt.js';
 import type { RequestAdmission } from './tier-admission.js';
 import { type UnaryAnswer, UnaryAttempt } from './unary-attempt.js';
@@ -55,7 +54,7 @@ export type RoutingOutcome =
   /** No planned tier can carry this request (an image URL for Ollama, n > 1 for Anthropic, …). */
   | { kind: 'unsupported'; reasons: string[]; attempts: AttemptRecord[] }
   /** The client left, or the server is stopping. */
-  | { kind: 'aborted'; shutdown: boolean; attempts: AttemptRecord[] };
+  | { kind: 'aborted'; attempts: AttemptRecord[] };
 
 /**
  * The routing loop: tiers in plan order, same-tier retries with backoff, failover on the
@@ -178,7 +177,7 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
 }
 
 function aborted(req: RoutingRequest, attempts: AttemptRecord[]): RoutingOutcome {
-  return { kind: 'aborted', shutdown: isShutdown(req.client.reason), attempts };
+  return { kind: 'aborted', attempts };
 }
 
 function record(

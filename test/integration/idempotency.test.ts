@@ -163,6 +163,39 @@ describe.each(BACKENDS)('Idempotency-Key (%s)', (backend) => {
     expect(fake.requests).toHaveLength(1);
   });
 
+  it('a duplicate waiting for its key takes no stream slot: at server.max_streams 1 it waits and gets the replay, not 503', async () => {
+    const fake = await h.fake();
+    fake.always(slowStream(['only ', 'one'], 80));
+    const [a] = await instances(h, backend, redis, { tiers: [{ name: 'cloud', url: fake.url }], server: { max_streams: 1 } }, 1);
+    const first = chat(a, { stream: true }, keyed('k-slot'));
+    await waitFor(() => fake.requests.length === 1, 3000, 'the first request upstream');
+    const duplicate = await chat(a, { stream: true }, keyed('k-slot'));
+    expect(duplicate.status).toBe(200);
+    expect(duplicate.headers.get('x-llm-route-replayed')).toBe('true');
+    expect(sseText(await duplicate.text())).toBe('only one');
+    expect(sseText(await (await first).text())).toBe('only one');
+    // The slot came back: another stream (no key) runs.
+    expect(sseText(await (await chat(a, { stream: true })).text())).toBe('only one');
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it('a duplicate still waiting when the server stops is told so (503 shutting_down in its protocol), not hung up on', async () => {
+    const fake = await h.fake();
+    fake.always(slowStream(['never ', 'ends ', 'in ', 'time'], 1000));
+    const [a] = await instances(h, backend, redis, { tiers: [{ name: 'cloud', url: fake.url }] }, 1);
+    const first = chat(a, { stream: true }, keyed('k-stop'));
+    await waitFor(() => fake.requests.length === 1, 3000, 'the first request upstream');
+    const duplicate = chat(a, { stream: true }, keyed('k-stop'));
+    await waitFor(() => a.server.app.inFlight.size === 2, 3000, 'the duplicate to wait');
+    const closing = a.server.close(100);
+    const answer = await duplicate;
+    expect(answer.status).toBe(503);
+    expect(((await answer.json()) as { error: { code: string } }).error.code).toBe('shutting_down');
+    // The owner had no first token yet either: the same answer.
+    expect((await first).status).toBe(503);
+    await closing;
+  });
+
   it('no key, no deduplication', async () => {
     const fake = await h.fake();
     fake.always((ctx) => ctx.json(200, completion('x')));
