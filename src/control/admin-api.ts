@@ -33,7 +33,7 @@ export async function handleAdmin(req: IncomingMessage, res: ServerResponse, app
   if (path === '/admin/alerts') {
     if (req.method !== 'POST') return methodNotAllowed(res, path, 'POST');
     const body = await readJson(req);
-    if (!body.ok) return sendError(res, 400, body.message, 'invalid_request_error', 'invalid_body');
+    if (!body.ok) return badBody(res, body);
     const outcome = applyAlerts(body.value, app);
     if (!outcome.ok) return sendError(res, 400, outcome.message, 'invalid_request_error', 'invalid_alert_payload');
     return sendJson(res, 200, outcome.result);
@@ -55,7 +55,7 @@ async function handleTierOverride(req: IncomingMessage, res: ServerResponse, app
     return sendJson(res, 200, { route, tier, weight: app.weights.view(route, tier) });
   }
   const body = await readJson(req);
-  if (!body.ok) return sendError(res, 400, body.message, 'invalid_request_error', 'invalid_body');
+  if (!body.ok) return badBody(res, body);
   const parsed = parseOverride(body.value);
   if (typeof parsed === 'string') return sendError(res, 400, parsed, 'invalid_request_error', 'invalid_override');
   app.weights.setOverride(route, tier, parsed.weight, parsed.ttl_s);
@@ -74,16 +74,24 @@ function parseOverride(value: unknown): { weight: number; ttl_s?: number } | str
   return { weight, ttl_s };
 }
 
-async function readJson(req: IncomingMessage): Promise<{ ok: true; value: unknown } | { ok: false; message: string }> {
+type BadBody = { ok: false; status: 400 | 408 | 413; message: string };
+
+async function readJson(req: IncomingMessage): Promise<{ ok: true; value: unknown } | BadBody> {
   const raw = await readBody(req, MAX_ADMIN_BODY);
-  if (raw === 'too_large') return { ok: false, message: `body larger than ${MAX_ADMIN_BODY} bytes` };
-  if (raw === 'client_gone') return { ok: false, message: 'the body was cut off' };
-  if (raw === 'timeout') return { ok: false, message: 'the body did not arrive within server.request_timeout_ms' };
+  if (raw === 'too_large') return { ok: false, status: 413, message: `body larger than ${MAX_ADMIN_BODY} bytes` };
+  if (raw === 'client_gone') return { ok: false, status: 400, message: 'the body was cut off' };
+  if (raw === 'timeout') return { ok: false, status: 408, message: 'the body did not arrive within server.request_timeout_ms' };
   try {
     return { ok: true, value: JSON.parse(raw.toString('utf8')) };
   } catch (err) {
-    return { ok: false, message: `body is not valid JSON: ${(err as Error).message}` };
+    return { ok: false, status: 400, message: `body is not valid JSON: ${(err as Error).message}` };
   }
+}
+
+/** A body too large or too slow also ends the connection (what is left of it is not read), as on the model endpoints. */
+function badBody(res: ServerResponse, body: BadBody): void {
+  const code = body.status === 413 ? 'body_too_large' : body.status === 408 ? 'request_timeout' : 'invalid_body';
+  sendError(res, body.status, body.message, 'invalid_request_error', code, {}, body.status === 400 ? {} : { connection: 'close' });
 }
 
 function accessDenied(req: IncomingMessage, adminToken: string | undefined): { status: number; code: string; message: string } | null {

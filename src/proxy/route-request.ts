@@ -97,7 +97,7 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
 
     for (let n = 1; n <= tier.retry.attempts; n++) {
       if (req.client.aborted) return aborted(req, attempts);
-      if (n > 1 && admission && !(await admission.retry(tier, req.client))) {
+      if (n > 1 && admission && !(await admission.retry(tier, req.client, stream ? deadlineAt - performance.now() : Infinity))) {
         if (req.client.aborted) return aborted(req, attempts);
         record(req, deps, attempts, tier, n, 'rate_limited', 0, undefined, null, `provider ${tier.provider.name} at its rpm limit: no retry`);
         break;

@@ -99,11 +99,12 @@ export class RequestAdmission {
     return { ok: true };
   }
 
-  /** A retry on the same tier is one more request at its provider: it needs room in the rpm bucket. */
-  async retry(tier: Tier, client: ClientLifetime): Promise<boolean> {
+  /** A retry on the same tier is one more request at its provider: it needs room in the rpm bucket (waiting as `enter` does). */
+  async retry(tier: Tier, client: ClientLifetime, maxWaitMs = Infinity): Promise<boolean> {
     const limits = tierRules(tier, this.config)?.limits;
     if (!limits?.rpm) return true;
-    const grant = await this.state.limits.acquire({ provider: tier.provider.name, limits, tokens: 0, slot: false, slotMs: 0, maxWaitMs: limits.queue_ms }, client);
+    const waitMs = Math.max(0, Math.min(limits.queue_ms, maxWaitMs));
+    const grant = await this.state.limits.acquire({ provider: tier.provider.name, limits, tokens: 0, slot: false, slotMs: 0, maxWaitMs: waitMs }, client);
     return grant.ok;
   }
 

@@ -154,6 +154,15 @@ describe('admin API validation', () => {
     expect((await adminTiers(p)).canary).toMatchObject({ weight: 100, override: null });
   });
 
+  it('a body over 1 MiB → 413 body_too_large with connection: close (the client still reads it), nothing changes', async () => {
+    const { p } = await twoTiers();
+    const res = await fetch(`${p.origin}${TIER}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ weight: 0, pad: 'x'.repeat(1_100_000) }) });
+    expect(res.status).toBe(413);
+    expect(res.headers.get('connection')).toBe('close');
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('body_too_large');
+    expect((await adminTiers(p)).canary).toMatchObject({ weight: 100, override: null });
+  });
+
   it('unknown route, unknown tier, unknown endpoint → 404', async () => {
     const { p } = await twoTiers();
     const route = await admin(p, 'PUT', '/admin/routes/nope/tiers/canary', { weight: 0 });
