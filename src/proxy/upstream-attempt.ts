@@ -110,10 +110,10 @@ export abstract class UpstreamAttempt implements Dispatcher.DispatchHandler {
   onResponseData(controller: Controller, chunk: Buffer): void {
     if (!this.live) return;
     if (this.errorStatus !== 0) {
-      if (this.errorBytes < MAX_ERROR_BODY) {
-        this.errorChunks.push(chunk);
-        this.errorBytes += chunk.length;
-      }
+      this.errorChunks.push(chunk);
+      this.errorBytes += chunk.length;
+      // An error body that goes on and on: judge it by its start, no need to wait for the end.
+      if (this.errorBytes >= MAX_ERROR_BODY) this.failWithStatus();
       return;
     }
     this.answerBytes += chunk.length;
@@ -121,12 +121,17 @@ export abstract class UpstreamAttempt implements Dispatcher.DispatchHandler {
     this.onBody(controller, chunk);
   }
 
+  /** A non-2xx answer: its status and (the start of) its body decide what the attempt's failure means. */
+  private failWithStatus(): void {
+    const body = Buffer.concat(this.errorChunks).subarray(0, MAX_ERROR_BODY);
+    const verdict = this.input.call.wire.classifyStatus(this.errorStatus, body.toString('utf8'), this.errorHeaders);
+    this.fail(statusError(verdict, { status: this.errorStatus, headers: this.errorHeaders, body }));
+  }
+
   onResponseEnd(): void {
     if (!this.live) return;
     if (this.errorStatus !== 0) {
-      const body = Buffer.concat(this.errorChunks);
-      const verdict = this.input.call.wire.classifyStatus(this.errorStatus, body.toString('utf8'), this.errorHeaders);
-      this.fail(statusError(verdict, { status: this.errorStatus, headers: this.errorHeaders, body }));
+      this.failWithStatus();
       return;
     }
     this.onEnd();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { headersThenSilence, healthyStream, resetAtOnce } from '../helpers/fake-upstream.js';
+import { completion, headersThenSilence, healthyStream, resetAtOnce } from '../helpers/fake-upstream.js';
 import { fetchMetrics, metric, requestLog, sleep, socketClosed, useHarness } from '../helpers/harness.js';
 import { chat, DEAD_URL, sseText } from '../helpers/proxy.js';
 
@@ -329,3 +329,30 @@ describe('stream: no tier answers', () => {
     for (let i = 0; i < b.requests.length; i++) await socketClosed(b, i);
   });
 });
+
+describe('an error answer that never ends', () => {
+  it('a 503 whose body goes on and on is judged by its first 64 KiB: the next tier answers long before total_ms', async () => {
+    const local = await h.fake();
+    local.always(async (ctx) => {
+      ctx.res.writeHead(503, { 'content-type': 'application/json' });
+      ctx.res.write('{"error":{"message":"overloaded","padding":"');
+      while (!ctx.res.destroyed) {
+        ctx.res.write('x'.repeat(8192));
+        await ctx.wait(2);
+      }
+    });
+    const cloud = await h.fake();
+    cloud.always((ctx) => ctx.json(200, completion(CLOUD_TEXT)));
+    const p = await h.proxy({ tiers: [{ name: 'local', url: local.url, timeouts: { total_ms: 60_000 }, retry: { attempts: 1 } }, { name: 'cloud', url: cloud.url }] });
+    const started = performance.now();
+    const res = await chat(p, {});
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-llm-route-tier')).toBe('cloud');
+    // Generous: without the cap it waits for total_ms (60 s).
+    expect(performance.now() - started).toBeLessThan(20_000);
+    const log = await requestLog(p);
+    expect(log.attempts).toMatchObject([{ tier: 'local', outcome: 'server_error', status: 503 }, { tier: 'cloud', outcome: 'ok' }]);
+    await socketClosed(local);
+  });
+});
+
