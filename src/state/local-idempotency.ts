@@ -32,11 +32,16 @@ export class LocalIdempotency implements IdempotencyStore {
   }
 
   async begin(record: IdempotencyRecordKey): Promise<BeginResult> {
+    const found = this.peek(record);
+    if (found) return found;
+    this.records.set(record.key, { fingerprint: record.fingerprint, owner: record.owner, state: 'PENDING', answer: null, expiresAt: Infinity });
+    return { kind: 'owner' };
+  }
+
+  /** What a live record of the key says to this request, without creating one: null when there is none. */
+  peek(record: IdempotencyRecordKey): BeginResult | null {
     const found = this.live(record.key);
-    if (!found) {
-      this.records.set(record.key, { fingerprint: record.fingerprint, owner: record.owner, state: 'PENDING', answer: null, expiresAt: Infinity });
-      return { kind: 'owner' };
-    }
+    if (!found) return null;
     if (found.fingerprint !== record.fingerprint) return { kind: 'mismatch' };
     if (found.state === 'COMPLETED' && found.answer) return { kind: 'completed', answer: found.answer };
     return { kind: 'running', state: found.state };
@@ -48,14 +53,18 @@ export class LocalIdempotency implements IdempotencyStore {
   }
 
   async complete(record: IdempotencyRecordKey, answer: StoredAnswer, ttlMs: number): Promise<void> {
-    const found = this.owned(record);
-    if (!found) return;
-    found.state = 'COMPLETED';
-    found.answer = answer;
-    found.expiresAt = this.now() + ttlMs;
-    // Re-inserted: the map's order is the order answers were stored in, oldest first.
-    this.records.delete(record.key);
-    this.records.set(record.key, found);
+    if (this.owned(record)) this.store(record, answer, ttlMs);
+  }
+
+  /**
+   * Keeps the answer of a request whose record lived elsewhere (on Redis, unreachable when it
+   * ended), so that duplicates reaching this process are answered with it.
+   */
+  store(record: IdempotencyRecordKey, answer: StoredAnswer, ttlMs: number): void {
+    const previous = this.records.get(record.key);
+    if (previous) this.drop(record.key, previous);
+    // Inserted last: the map's order is the order answers were stored in, oldest first.
+    this.records.set(record.key, { fingerprint: record.fingerprint, owner: record.owner, state: 'COMPLETED', answer, expiresAt: this.now() + ttlMs });
     this.storedBytes += answer.body.length;
     this.evict();
     this.notify(record.key);

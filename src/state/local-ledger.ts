@@ -84,15 +84,11 @@ export class LocalLedger {
     return window ? window.spent + window.reserved : 0;
   }
 
-  /** The charges not yet moved to the shared ledger; `keep` puts back those that could not be. */
+  /** The charges not yet moved to the shared ledger (the caller now sees them through). */
   takeCharges(): PendingCharge[] {
     const charges = this.charges;
     this.charges = [];
     return charges;
-  }
-
-  keep(charges: readonly PendingCharge[]): void {
-    this.charges.unshift(...charges);
   }
 
   /** Rejoined: the shared ledger is the truth again; windows with holds still open stay until they end. */

@@ -3,7 +3,7 @@ import type { Budget } from '../config/schema.js';
 import { budgetWindow } from '../usage/budgets/windows.js';
 import type { BudgetAmount, BudgetLedger, BudgetStatus, Reservation } from '../usage/budgets/ledger.js';
 import { LocalLedger, type PendingCharge, type WindowRef } from './local-ledger.js';
-import { type RedisLink, UNAVAILABLE } from './redis-link.js';
+import { type RedisCall, type RedisLink, UNAVAILABLE } from './redis-link.js';
 
 /** A reservation held on this instance's own counters (taken while Redis was away). */
 const LOCAL_PREFIX = 'l:';
@@ -57,7 +57,8 @@ export class RedisLedger implements BudgetLedger {
     const args: Array<string | number> = [now, now + this.holdMs, id, this.holdKey('')];
     for (const ref of refs) args.push(ref.budget.limit, amount[ref.budget.unit], ref.budget.unit, Math.max(1, ref.end - now + WINDOW_TTL_AFTER_END_MS));
     const keys = [this.holdsKey(), this.holdKey(id), ...refs.map((r) => r.key)];
-    const reply = await this.link.run((redis) => redis.llmBudgetReserve(keys.length, ...keys, ...args));
+    // A lost reply may hide a hold taken on Redis: it is then released there (this request holds locally).
+    const reply = await this.link.run((redis) => redis.llmBudgetReserve(keys.length, ...keys, ...args), this.endCall(id, null));
     if (reply === UNAVAILABLE) return this.reserveLocally(refs, amount, now);
     if (Number(reply[0]) === 1) {
       refs.forEach((ref, i) => this.seen.set(ref.key, { spent: Number(reply[1 + i * 2]), reserved: Number(reply[2 + i * 2]) }));
@@ -105,11 +106,17 @@ export class RedisLedger implements BudgetLedger {
       await this.flushCharges();
       return;
     }
-    const reply = await this.link.run((redis) => redis.llmBudgetEnd(this.holdsKey(), this.holdKey(id), actual?.tokens ?? 0, actual?.usd ?? 0, id, actual ? 1 : 0));
-    // Away: the hold lapses by itself after holdMs; the spend of this request is not counted.
+    // Away: ended once Redis answers (its spend counted then, and only then: the local
+    // ledger never saw this hold, so the rejoin's charges do not include it).
+    const reply = await this.link.runOrReplay(this.endCall(id, actual));
     if (reply === UNAVAILABLE) return;
     for (let i = 0; i + 2 < reply.length; i += 3) this.seen.set(reply[i], { spent: Number(reply[i + 1]), reserved: Math.max(0, Number(reply[i + 2])) });
     this.publishGauge(this.now());
+  }
+
+  /** Ends a hold on Redis: safe to make twice (a hold already ended is gone, and ending it again does nothing). */
+  private endCall(id: string, actual: BudgetAmount | null): RedisCall<string[]> {
+    return (redis) => redis.llmBudgetEnd(this.holdsKey(), this.holdKey(id), actual?.tokens ?? 0, actual?.usd ?? 0, id, actual ? 1 : 0);
   }
 
   private reserveLocally(refs: WindowRef[], amount: BudgetAmount, now: number): Reservation {
@@ -122,12 +129,20 @@ export class RedisLedger implements BudgetLedger {
     return result.ok ? { ok: true, id: LOCAL_PREFIX + result.id } : result;
   }
 
+  /**
+   * Moves the spend settled locally to Redis. Away: it stays with the local ledger. Sent but
+   * its reply lost: the same batch is made again later, and its id makes sure it counts once.
+   */
   private async flushCharges(): Promise<void> {
+    if (!this.link.up) return;
     const charges = this.local.takeCharges();
     if (charges.length === 0) return;
     const now = this.now();
-    const reply = await this.link.run((redis) => redis.llmBudgetCharge(charges.length, ...charges.map((c) => c.key), ...charges.flatMap((c: PendingCharge) => [c.amount, Math.max(1, c.end - now + WINDOW_TTL_AFTER_END_MS)])));
-    if (reply === UNAVAILABLE) this.local.keep(charges);
+    const ttls = charges.map((c: PendingCharge) => Math.max(1, c.end - now + WINDOW_TTL_AFTER_END_MS));
+    const marker = `${this.prefix}budget-charge:${randomUUID()}`;
+    const charge: RedisCall<number> = (redis) =>
+      redis.llmBudgetCharge(charges.length + 1, marker, ...charges.map((c) => c.key), Math.max(...ttls), ...charges.flatMap((c, i) => [c.amount, ttls[i]]));
+    await this.link.run(charge, charge);
   }
 
   /** Reads every budget's current window (one pipelined round trip) and publishes the gauge. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sleep } from '../proxy/backoff.js';
 import type { ClientLifetime } from '../proxy/client-lifetime.js';
 import { CONCURRENCY_RETRY_MS, type LocalLimiter } from './local-limiter.js';
-import { type RedisLink, UNAVAILABLE } from './redis-link.js';
+import { type RedisCall, type RedisLink, UNAVAILABLE } from './redis-link.js';
 import type { LimitAsk, LimitGrant, LimitLease, RateLimiter } from './types.js';
 
 /** How often a request waiting for a concurrency slot held on other instances looks again. */
@@ -28,7 +28,9 @@ export class RedisLimiter implements RateLimiter {
     for (;;) {
       const left = Math.max(0, deadline - performance.now());
       const slotId = concurrency > 0 ? randomUUID() : '';
-      const reply = await this.link.run((redis) => redis.llmLimitTake(...this.keys(ask.provider), rpm, tpm, ask.tokens, concurrency, Math.floor(left), slotId, ask.slotMs));
+      // A lost reply may hide a script that ran: its slot and tokens are then given back on Redis.
+      const undo = slotId || tpm ? this.giveBack(ask.provider, tpm, tpm ? ask.tokens : 0, slotId) : undefined;
+      const reply = await this.link.run((redis) => redis.llmLimitTake(...this.keys(ask.provider), rpm, tpm, ask.tokens, concurrency, Math.floor(left), slotId, ask.slotMs), undo);
       if (reply === UNAVAILABLE) {
         const grant = await this.local.acquire({ ...ask, maxWaitMs: left }, client);
         return { ...grant, waitedMs: performance.now() - started } as LimitGrant;
@@ -61,13 +63,22 @@ export class RedisLimiter implements RateLimiter {
     if (lease.slotId) this.held.set(lease.provider, Math.max(0, (this.held.get(lease.provider) ?? 1) - 1));
     const delta = lease.limits.tpm ? lease.tokens - usedTokens : 0;
     if (!lease.slotId && delta === 0) return;
-    // Away: the slot lapses by itself (slotMs) and the tokens are not given back.
-    await this.link.run((redis) => redis.llmLimitSettle(...this.keys(lease.provider), lease.limits.tpm ?? 0, delta, lease.slotId ?? ''));
+    // Away: given back once Redis answers, else its slot would block others for slotMs.
+    await this.link.runOrReplay(this.giveBack(lease.provider, lease.limits.tpm ?? 0, delta, lease.slotId ?? ''));
   }
 
   /** Shared slots this instance holds, plus local ones (taken while Redis was away). */
   inFlight(provider: string): number {
     return (this.held.get(provider) ?? 0) + this.local.view(provider).inFlight;
+  }
+
+  /**
+   * The settle script: the slot goes (a ZREM of a slot already gone does nothing, so it may be
+   * made twice) and `delta` tpm tokens go back (a second time at worst overfills the bucket,
+   * which is capped at one second of the rate).
+   */
+  private giveBack(provider: string, tpm: number, delta: number, slotId: string): RedisCall<number> {
+    return (redis) => redis.llmLimitSettle(...this.keys(provider), tpm, delta, slotId);
   }
 
   private keys(provider: string): [string, string] {

@@ -9,6 +9,26 @@ export const UNAVAILABLE = Symbol('redis unavailable');
 const MAX_RECONNECT_MS = 2_000;
 /** A Redis that does not answer within this is treated as away for that call. */
 const COMMAND_TIMEOUT_MS = 1_000;
+/**
+ * Calls kept to be made again once Redis answers, at most: give-backs of requests that ended
+ * while it was away. Only requests in flight when it went away hold anything there, so this
+ * is far more than needed; beyond it the oldest are dropped (a slot or hold then lapses by itself).
+ */
+const MAX_REPLAYS = 10_000;
+/** A replay that failed while Redis is up (slow, not away) is tried again this much later. */
+const REPLAY_RETRY_MS = 1_000;
+/** A replay that keeps failing while Redis answers other calls is given up after this many tries. */
+const MAX_REPLAY_TRIES = 5;
+/** Replays made at once (pipelined on the one connection). */
+const REPLAY_BATCH = 100;
+
+/** One call on the command connection. */
+export type RedisCall<T = unknown> = (redis: Redis & Scripts) => Promise<T>;
+
+interface Replay {
+  call: RedisCall;
+  tries: number;
+}
 
 /**
  * The connections to Redis and whether it is reachable. Commands never queue while it is
@@ -29,6 +49,9 @@ export class RedisLink {
   private readonly messageHooks = new Map<string, (message: string) => void>();
   private readonly reportedErrors = new Set<string>();
   private rejoining: Promise<void> = Promise.resolve();
+  private replays: Replay[] = [];
+  private replaying: Promise<void> = Promise.resolve();
+  private replayTimer: NodeJS.Timeout | null = null;
 
   constructor(url: string, private readonly bus: TelemetryBus) {
     const parsed = new URL(url);
@@ -73,8 +96,13 @@ export class RedisLink {
     this.sub.subscribe(channel).catch(() => undefined);
   }
 
-  /** One call to Redis; UNAVAILABLE when it is away, slow or failed (a script error is reported once on stderr). */
-  async run<T>(call: (redis: Redis & Scripts) => Promise<T>): Promise<T | typeof UNAVAILABLE> {
+  /**
+   * One call to Redis; UNAVAILABLE when it is away, slow or failed (a script error is reported
+   * once on stderr). A call that was sent and failed may still have run (its reply came after
+   * the timeout, or was lost with the connection): `ifLost`, when given, is then made once
+   * Redis answers, to undo what it may have done.
+   */
+  async run<T>(call: RedisCall<T>, ifLost?: RedisCall): Promise<T | typeof UNAVAILABLE> {
     if (!this.ready) return UNAVAILABLE;
     try {
       return await call(this.cmd);
@@ -84,13 +112,26 @@ export class RedisLink {
         this.reportedErrors.add(message);
         process.stderr.write(`llm-route: a Redis call failed (answered from local state): ${message}\n`);
       }
+      if (ifLost) this.replayLater(ifLost);
       return UNAVAILABLE;
     }
+  }
+
+  /**
+   * A call that must reach Redis (giving back what a request held there): when it cannot be
+   * made now, it is made again once Redis answers. It must be safe to make twice, as it may
+   * have run although its reply was lost.
+   */
+  async runOrReplay<T>(call: RedisCall<T>): Promise<T | typeof UNAVAILABLE> {
+    if (this.ready) return this.run(call, call);
+    this.replayLater(call);
+    return UNAVAILABLE;
   }
 
   async close(): Promise<void> {
     this.closing = true;
     this.ready = false;
+    if (this.replayTimer) clearTimeout(this.replayTimer);
     await Promise.all([quit(this.cmd), quit(this.sub)]);
   }
 
@@ -111,9 +152,49 @@ export class RedisLink {
     this.bus.emit({ type: 'state_degraded', backend: 'redis', target: this.target, error: error.replace(/\/\/[^@/]*@/g, '//***@') });
   }
 
-  /** The hooks, one run at a time (both connections coming back ask for a run). */
+  private replayLater(call: RedisCall): void {
+    this.replays.push({ call, tries: 0 });
+    if (this.replays.length > MAX_REPLAYS) this.replays.shift();
+    // Redis is up but did not answer in time: no rejoin will come, so try again on a timer.
+    if (this.ready) this.scheduleReplay();
+  }
+
+  private scheduleReplay(): void {
+    if (this.replayTimer || this.closing) return;
+    this.replayTimer = setTimeout(() => {
+      this.replayTimer = null;
+      void this.replay();
+    }, REPLAY_RETRY_MS);
+    this.replayTimer.unref();
+  }
+
+  /** Makes the kept calls, one pass at a time; those that fail are kept for the next. */
+  private replay(): Promise<void> {
+    this.replaying = this.replaying.then(async () => {
+      const replays = this.replays;
+      this.replays = [];
+      const failed: Replay[] = [];
+      for (let i = 0; i < replays.length; i += REPLAY_BATCH) {
+        const batch = replays.slice(i, i + REPLAY_BATCH);
+        const replies = await Promise.all(batch.map((replay) => this.run(replay.call)));
+        batch.forEach((replay, j) => {
+          if (replies[j] !== UNAVAILABLE) return;
+          // Away again: kept as it is. Up but failing (slow, or a script error): a few tries.
+          if (!this.ready) failed.push(replay);
+          else if (replay.tries + 1 < MAX_REPLAY_TRIES) failed.push({ call: replay.call, tries: replay.tries + 1 });
+        });
+      }
+      this.replays = [...failed, ...this.replays].slice(-MAX_REPLAYS);
+      if (this.replays.length > 0 && this.ready) this.scheduleReplay();
+    });
+    return this.replaying;
+  }
+
+  /** The kept calls, then the hooks, one run at a time (both connections coming back ask for a run). */
   private runRejoin(): Promise<void> {
     this.rejoining = this.rejoining.then(async () => {
+      // First: the hooks read the shared counters these give back to.
+      await this.replay();
       for (const hook of this.rejoinHooks) {
         try {
           await hook();

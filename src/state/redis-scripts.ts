@@ -74,14 +74,19 @@ end
 return 1
 `;
 
-/** Gives back the holds of reservations past their expiry (their process died). ARGV[4]: the hold key prefix. */
+/**
+ * Gives back the holds of reservations past their expiry (their process died). ARGV[4]: the
+ * hold key prefix. A window counter already gone (its window long over) is not recreated.
+ */
 const SWEEP_HOLDS = `
 local function sweep(holds, prefix, now)
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', holds, '-inf', now, 'LIMIT', 0, 100)) do
     local fields = redis.call('HGETALL', prefix .. id)
     for i = 1, #fields, 2 do
       local amount = string.match(fields[i + 1], '^%S+ (.+)$')
-      redis.call('HINCRBYFLOAT', fields[i], 'reserved', -tonumber(amount))
+      if redis.call('EXISTS', fields[i]) == 1 then
+        redis.call('HINCRBYFLOAT', fields[i], 'reserved', -tonumber(amount))
+      end
     end
     redis.call('DEL', prefix .. id)
     redis.call('ZREM', holds, id)
@@ -107,19 +112,23 @@ for i = 1, n do
   if available <= 1e-9 or need > available + 1e-9 then return {0, i, tostring(spent), tostring(reserved)} end
 end
 local out = {1}
+-- The hold's hash lasts as long as its longest window counter: it holds the amounts the sweep
+-- gives back, which may be the next reserve on a quiet budget, long after the hold expired.
+local holdTtl = math.max(1, tonumber(ARGV[2]) - now) + 86400000
 for i = 1, n do
   local b = 4 + (i - 1) * 4
   local key = KEYS[i + 2]
   redis.call('HINCRBYFLOAT', key, 'reserved', ARGV[b + 2])
   redis.call('PEXPIRE', key, ARGV[b + 4])
   redis.call('HSET', KEYS[2], key, ARGV[b + 3] .. ' ' .. ARGV[b + 2])
+  holdTtl = math.max(holdTtl, tonumber(ARGV[b + 4]))
   local row = redis.call('HMGET', key, 'spent', 'reserved')
   table.insert(out, row[1] or '0')
   table.insert(out, row[2] or '0')
 end
 if n > 0 then
   redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
-  redis.call('PEXPIRE', KEYS[2], math.max(1, tonumber(ARGV[2]) - now) + 86400000)
+  redis.call('PEXPIRE', KEYS[2], holdTtl)
 end
 return out
 `;
@@ -148,13 +157,18 @@ redis.call('ZREM', KEYS[1], ARGV[3])
 return out
 `;
 
-/** Adds spend counted elsewhere (on local counters while Redis was away): KEYS windows; ARGV amount, ttlMs per window. */
+/**
+ * Adds spend counted elsewhere (on local counters while Redis was away), once: KEYS the
+ * batch's marker, then windows; ARGV the marker's ttlMs, then amount, ttlMs per window.
+ * A batch made again (its first reply was lost) finds its marker and adds nothing.
+ */
 const BUDGET_CHARGE = `
-for i = 1, #KEYS do
-  redis.call('HINCRBYFLOAT', KEYS[i], 'spent', ARGV[i * 2 - 1])
-  redis.call('PEXPIRE', KEYS[i], ARGV[i * 2])
+if not redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then return 0 end
+for i = 2, #KEYS do
+  redis.call('HINCRBYFLOAT', KEYS[i], 'spent', ARGV[i * 2 - 2])
+  redis.call('PEXPIRE', KEYS[i], ARGV[i * 2 - 1])
 end
-return #KEYS
+return #KEYS - 1
 `;
 
 /**

@@ -125,6 +125,20 @@ describe('local idempotency records', () => {
     store.close();
   });
 
+  it('peek says what a live record is without creating one; store keeps an answer for a record that lived elsewhere', async () => {
+    let now = 1_000;
+    const store = new LocalIdempotency(() => now);
+    expect(store.peek(rec('a'))).toBeNull();
+    expect(await store.begin(rec('a'))).toEqual({ kind: 'owner' });
+    expect(store.peek(rec('b'))).toEqual({ kind: 'running', state: 'PENDING' });
+    store.store({ key: 'chat:other', fingerprint: 'f1', owner: 'on-redis' }, answer, 10_000);
+    expect(store.peek({ key: 'chat:other', fingerprint: 'f1', owner: 'x' })).toEqual({ kind: 'completed', answer });
+    expect(store.peek({ key: 'chat:other', fingerprint: 'f2', owner: 'x' })).toEqual({ kind: 'mismatch' });
+    now += 10_001;
+    expect(store.peek({ key: 'chat:other', fingerprint: 'f1', owner: 'x' })).toBeNull();
+    store.close();
+  });
+
   it('keeps at most its byte budget of answers, dropping the oldest', async () => {
     const store = new LocalIdempotency(Date.now, 10);
     for (const key of ['k1', 'k2', 'k3']) {
