@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
+import { createRandom } from '../dist/mock/random.js';
 import { installCleanup, ROOT, startMock, stopAll } from './overhead/processes.mjs';
 import { mockTokens, readAnswer } from './soak/answers.mjs';
 import { activeResources, grownResources, ownTcpSockets, settledRssMiB } from './soak/resources.mjs';
@@ -98,7 +99,7 @@ const agent = new Agent({ connections: plan.concurrency, pipelining: 1 });
 log(`llm-route ${proxyUrl}; ${plan.requests} requests, ${plan.concurrency} concurrent, seed ${plan.seed}`);
 
 // ---- the run ------------------------------------------------------------------------------
-const random = mulberry32(plan.seed);
+const random = createRandom(plan.seed);
 const PROTOCOLS = ['chat', 'responses', 'messages'];
 const specs = Array.from({ length: plan.requests }, (_, i) => ({ i, protocol: PROTOCOLS[Math.floor(random() * 3)], stream: random() < 0.5 }));
 const results = [];
@@ -264,16 +265,6 @@ function groupCount(list, key) {
   return out;
 }
 
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The names of the configured secrets that appear in `text`. */
 function leakedSecrets(text) {

@@ -1,48 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { NdjsonFramer } from '../../src/sse/ndjson.js';
+import { type Framed, feedFramer, type Run } from '../helpers/framer-feed.js';
 
-/** An event as the framer reports it; `raw` in latin1 so that each character is one byte. */
-interface Framed {
-  raw: string;
-  data: string | null;
-}
-
-interface Run {
-  events: Framed[];
-  leftover: boolean;
-}
-
-/** Feeds `bytes` cut at `cuts`, checking the per-push contract on the way. */
-function feed(bytes: Buffer, cuts: number[]): Run {
-  const framer = new NdjsonFramer();
-  const events: Framed[] = [];
-  let inThisPush: Buffer[] = [];
-  const onEvent = (raw: Buffer, data: string | null): void => {
-    inThisPush.push(raw);
-    events.push({ raw: raw.toString('latin1'), data });
-  };
-  let pushed = 0;
-  let emitted = 0;
-  let from = 0;
-  for (const to of [...cuts, bytes.length]) {
-    const chunk = bytes.subarray(from, to);
-    from = to;
-    const heldBefore = framer.pendingBytes;
-    inThisPush = [];
-    const aligned = framer.push(chunk, onEvent);
-    pushed += chunk.length;
-    emitted += inThisPush.reduce((n, raw) => n + raw.length, 0);
-    // Every byte pushed is either in an event already or held, never lost or doubled.
-    expect(framer.pendingBytes).toBe(pushed - emitted);
-    expect(aligned).toBe(heldBefore === 0 && framer.pendingBytes === 0 && chunk.length > 0);
-    // Aligned means the caller may forward the chunk in place of its events.
-    if (aligned) expect(Buffer.concat(inThisPush).equals(chunk)).toBe(true);
-  }
-  const leftover = framer.flush(onEvent);
-  expect(framer.pendingBytes).toBe(0);
-  return { events, leftover };
-}
+const feed = (bytes: Buffer, cuts: number[]): Run => feedFramer(new NdjsonFramer(), bytes, cuts);
 
 /**
  * The whole stream framed at once, written independently of the framer: a line ends at LF

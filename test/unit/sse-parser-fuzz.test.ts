@@ -1,48 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SseParser } from '../../src/sse/parser.js';
+import { type Framed, feedFramer, type Run } from '../helpers/framer-feed.js';
 
-/** An event as the parser reports it; `raw` in latin1 so that each character is one byte. */
-interface Parsed {
-  raw: string;
-  data: string | null;
-}
-
-interface Run {
-  events: Parsed[];
-  leftover: boolean;
-}
-
-/** Feeds `bytes` cut at `cuts`, checking the per-push contract on the way. */
-function feed(bytes: Buffer, cuts: number[]): Run {
-  const parser = new SseParser();
-  const events: Parsed[] = [];
-  let inThisPush: Buffer[] = [];
-  const onEvent = (raw: Buffer, data: string | null): void => {
-    inThisPush.push(raw);
-    events.push({ raw: raw.toString('latin1'), data });
-  };
-  let pushed = 0;
-  let emitted = 0;
-  let from = 0;
-  for (const to of [...cuts, bytes.length]) {
-    const chunk = bytes.subarray(from, to);
-    from = to;
-    const heldBefore = parser.pendingBytes;
-    inThisPush = [];
-    const aligned = parser.push(chunk, onEvent);
-    pushed += chunk.length;
-    emitted += inThisPush.reduce((n, raw) => n + raw.length, 0);
-    // Every byte pushed is either in an event already or held, never lost or doubled.
-    expect(parser.pendingBytes).toBe(pushed - emitted);
-    expect(aligned).toBe(heldBefore === 0 && parser.pendingBytes === 0);
-    // Aligned means the caller may forward the chunk in place of its events.
-    if (aligned) expect(Buffer.concat(inThisPush).equals(chunk)).toBe(true);
-  }
-  const leftover = parser.flush(onEvent);
-  expect(parser.pendingBytes).toBe(0);
-  return { events, leftover };
-}
+const feed = (bytes: Buffer, cuts: number[]): Run => feedFramer(new SseParser(), bytes, cuts);
 
 /** The data a field line adds, or `data` unchanged for any other line. */
 function withLine(data: string | null, line: string): string | null {
@@ -61,7 +22,7 @@ function withLine(data: string | null, line: string): string | null {
  */
 function reference(bytes: Buffer): Run {
   const text = bytes.toString('latin1');
-  const events: Parsed[] = [];
+  const events: Framed[] = [];
   const lineEnd = /\r\n|\r|\n/g;
   let data: string | null = null;
   let eventStart = 0;
@@ -162,9 +123,9 @@ describe('SseParser on huge events', () => {
   const MiB = 1024 * 1024;
 
   /** Pushes `bytes` in `size`-byte chunks, returning the events and the time it took. */
-  function timed(bytes: Buffer, size: number): { events: Parsed[]; ms: number } {
+  function timed(bytes: Buffer, size: number): { events: Framed[]; ms: number } {
     const parser = new SseParser();
-    const events: Parsed[] = [];
+    const events: Framed[] = [];
     const onEvent = (raw: Buffer, data: string | null): void => {
       events.push({ raw: raw.toString('latin1'), data });
     };
