@@ -26,6 +26,8 @@ export interface AppContext extends ProxyContext, ControlContext {
   budgets: BudgetLedger;
   random: () => number;
   inFlight: Set<ClientLifetime>;
+  /** Requests being handled, from their arrival (still uploading, or before routing) to their answer. */
+  handling: number;
   /** Set when shutdown begins: answers then carry `connection: close`. */
   draining: boolean;
   startedAt: number;

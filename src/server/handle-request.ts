@@ -39,6 +39,15 @@ const ENDPOINTS: Record<string, Endpoint> = {
 
 /** Dispatches one HTTP request to its endpoint; never throws. */
 export async function handleRequest(req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<void> {
+  app.handling++;
+  try {
+    await dispatch(req, res, app);
+  } finally {
+    app.handling--;
+  }
+}
+
+async function dispatch(req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<void> {
   const id = requestId(req);
   // While draining, answer but let the client know this connection takes no more work.
   if (app.draining) res.setHeader('connection', 'close');

@@ -93,6 +93,7 @@ export class ProxyServer {
       random: options.random ?? Math.random,
       snapshot: () => ({ config: this.app.config, pools: this.app.pools.acquire() }),
       inFlight: new Set(),
+      handling: 0,
       streams: new StreamSlots(),
       draining: false,
       startedAt: Date.now(),
@@ -199,7 +200,8 @@ export class ProxyServer {
     let allClosed = false;
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve())).then(() => (allClosed = true));
     this.server.closeIdleConnections();
-    await this.waitUntil(() => this.app.inFlight.size === 0, graceMs);
+    // Also for requests that arrived but have not begun routing (an upload still coming in).
+    await this.waitUntil(() => this.app.inFlight.size === 0 && this.app.handling === 0, graceMs);
     // Past the grace period: streams still open get a stream_interrupted event, then the sockets close,
     // each once its answer is written (a socket destroyed with the event still buffered would lose it).
     for (const abort of this.app.inFlight) abort.abort(new ShutdownError());
