@@ -28,9 +28,12 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
   }
 }
 
-/** The failures whose answer closes the connection: a 408 (a client too slow to wait for), a 413 (its upload drained, or too big to be). */
+/**
+ * The failures whose answer closes the connection: a 408 (a client too slow to wait for), a
+ * 413 (its upload drained, or too big to be), a 415 (answered without reading the body).
+ */
 export function closesConnection(result: BodyResult): boolean {
-  return !result.ok && (result.status === 413 || result.status === 408);
+  return !result.ok && (result.status === 413 || result.status === 408 || result.status === 415);
 }
 
 /**

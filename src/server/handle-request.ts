@@ -95,7 +95,10 @@ export function answerExpectContinue(req: IncomingMessage, res: ServerResponse, 
 
 function sendError(res: ServerResponse, codec: ClientCodec, id: string, error: ErrorSpec, headers: Record<string, string> = {}): void {
   const body = codec.errorBody(error);
-  res.writeHead(error.status, { ...headers, 'x-request-id': id, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  // Answered before its body was read: the rest of the upload is not awaited, so the connection
+  // cannot carry another request (and a request timeout must not answer it a second time).
+  const ending = res.req.complete ? {} : { connection: 'close' };
+  res.writeHead(error.status, { ...headers, ...ending, 'x-request-id': id, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }
 

@@ -86,6 +86,21 @@ describe('server.max_header_bytes', () => {
 });
 
 describe('server.request_timeout_ms (slow clients)', () => {
+  it('an answer given before the body is read (404, 415) closes the connection: one answer, never a second (408) later', async () => {
+    for (const [head, status] of [
+      ['POST /v1/nowhere HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 1000', 404],
+      ['POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: text/plain\r\ncontent-length: 1000', 415],
+    ] as const) {
+      // 10 bytes of the 1000 announced, then the client waits past request_timeout_ms.
+      const reply = await rawRequest(port, { head, body: ['{"model":1'], waitMs: TIMEOUT_MS * 4 });
+      expect(reply.status).toBe(status);
+      expect(reply.text).toMatch(/\r\nconnection: close\r\n/i);
+      expect(reply.text.match(/HTTP\/1\.1 \d{3}/g)).toHaveLength(1);
+      expect(reply.closedByServer).toBe(true);
+    }
+    await stillServes();
+  });
+
   it('headers trickled in a byte at a time: 408 and the socket closed', async () => {
     const started = performance.now();
     const reply = await rawRequest(port, { head: 'POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nx-slow: yes', trickleHead: true, gapMs: 40, waitMs: 8000 });
