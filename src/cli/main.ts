@@ -7,7 +7,7 @@ import type { BenchOptions } from './bench.js';
 export async function main(argv: string[]): Promise<void> {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   const program = new Command('llm-route')
-    .description('One OpenAI-compatible endpoint in front of ordered model tiers: local first, cloud as fallback.')
+    .description('One endpoint (OpenAI Chat Completions and Responses, Anthropic Messages) in front of ordered model tiers: local first, cloud as fallback.')
     .version(pkg.version)
     .showHelpAfterError()
     // Lets `exec` hand every flag after its command to that command untouched.
