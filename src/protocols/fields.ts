@@ -1,4 +1,5 @@
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-depth.js';
+import { isRecord } from '../util/is-record.js';
 
 /** Small readers for fields of untrusted JSON, shared by the codecs. */
 
@@ -16,6 +17,13 @@ export function stringList(value: unknown): string[] | undefined {
   if (!Array.isArray(value)) return undefined;
   const list = value.filter((item): item is string => typeof item === 'string');
   return list.length > 0 ? list : undefined;
+}
+
+/** Text of a content that is a string or an array of parts with `text` (Chat's and Responses' message content). */
+export function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((part) => (isRecord(part) && typeof part.text === 'string' ? part.text : '')).join('');
 }
 
 /** True when tool arguments (JSON text) nest deeper than a body may. */

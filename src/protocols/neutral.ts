@@ -108,6 +108,18 @@ export interface NeutralResponse {
 }
 
 /**
+ * A whole answer from what a decoder read: the finish settled by whether it made tool calls;
+ * id, model and usage kept when the upstream sent them.
+ */
+export function wholeResponse(content: AssistantPart[], finish: FinishReason, sent: { id?: unknown; model?: unknown; usage?: Usage }): NeutralResponse {
+  const response: NeutralResponse = { content, finishReason: settledFinish(finish, content.some((part) => part.type === 'tool_call')) };
+  if (typeof sent.id === 'string' && sent.id !== '') response.id = sent.id;
+  if (typeof sent.model === 'string' && sent.model !== '') response.model = sent.model;
+  if (sent.usage) response.usage = sent.usage;
+  return response;
+}
+
+/**
  * One piece of a streamed answer. Tool calls are numbered in the order the answer makes
  * them (0, 1, …), whatever numbering the upstream protocol uses.
  */

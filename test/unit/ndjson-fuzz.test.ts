@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { NdjsonFramer } from '../../src/sse/ndjson.js';
-import { type Framed, feedFramer, type Run } from '../helpers/framer-feed.js';
+import { type Framed, feedFramer, framerProperties, type Run } from '../helpers/framer-feed.js';
 
 const feed = (bytes: Buffer, cuts: number[]): Run => feedFramer(new NdjsonFramer(), bytes, cuts);
 
@@ -44,45 +44,11 @@ const ndjsonStream = fc
   .array(fc.tuple(line, lineEnding), { maxLength: 30 })
   .map((lines) => Buffer.from(lines.map(([l, end]) => l + end).join('')));
 
-/** Sorted cut positions inside `length` bytes, from raw numbers. */
-function cutsFor(length: number, raw: number[]): number[] {
-  if (length === 0) return [];
-  return [...new Set(raw.map((n) => n % length))].filter((n) => n > 0).sort((a, b) => a - b);
-}
+/** Bytes that matter to the format, in any order. */
+const lineBytes = fc.array(fc.constantFrom(...Buffer.from('{}" \r\n\t:x\u00e9'), 0xf0, 0x9f, 0x00), { maxLength: 300 }).map((a) => Buffer.from(a));
 
 describe('NdjsonFramer under fuzzing', () => {
-  it('gives the events of the reference framer, however the stream is split', () => {
-    fc.assert(
-      fc.property(ndjsonStream, fc.array(fc.nat(), { maxLength: 40 }), (bytes, raw) => {
-        const expected = reference(bytes);
-        expect(feed(bytes, [])).toEqual(expected);
-        expect(feed(bytes, cutsFor(bytes.length, raw))).toEqual(expected);
-      }),
-      { numRuns: 400 },
-    );
-  });
-
-  it('gives the same events fed one byte at a time', () => {
-    const small = ndjsonStream.filter((b) => b.length < 2_000);
-    fc.assert(
-      fc.property(small, (bytes) => {
-        const everyByte = Array.from({ length: Math.max(0, bytes.length - 1) }, (_, i) => i + 1);
-        expect(feed(bytes, everyByte)).toEqual(reference(bytes));
-      }),
-      { numRuns: 150 },
-    );
-  });
-
-  it('never throws on arbitrary bytes, and agrees with the reference on them', () => {
-    const noisy = fc.uint8Array({ maxLength: 600 }).map((a) => Buffer.from(a));
-    const lineBytes = fc.array(fc.constantFrom(...Buffer.from('{}" \r\n\t:x\u00e9'), 0xf0, 0x9f, 0x00), { maxLength: 300 }).map((a) => Buffer.from(a));
-    fc.assert(
-      fc.property(fc.oneof(noisy, lineBytes), fc.array(fc.nat(), { maxLength: 30 }), (bytes, raw) => {
-        expect(feed(bytes, cutsFor(bytes.length, raw))).toEqual(reference(bytes));
-      }),
-      { numRuns: 500 },
-    );
-  });
+  framerProperties({ feed, reference, stream: ndjsonStream, formatBytes: lineBytes, noiseRuns: 500 });
 
   it('empty chunks, empty lines and CRLF-only streams', () => {
     expect(feed(Buffer.alloc(0), [])).toEqual({ events: [], leftover: false });

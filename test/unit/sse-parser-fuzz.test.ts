@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SseParser } from '../../src/sse/parser.js';
-import { type Framed, feedFramer, type Run } from '../helpers/framer-feed.js';
+import { cutsFor, type Framed, feedFramer, framerProperties, type Run } from '../helpers/framer-feed.js';
 
 const feed = (bytes: Buffer, cuts: number[]): Run => feedFramer(new SseParser(), bytes, cuts);
 
@@ -65,45 +65,11 @@ const sseStream = fc
   .tuple(fc.array(line, { maxLength: 30 }), fc.option(field, { nil: undefined }))
   .map(([lines, unterminated]) => Buffer.from(lines.map(([f, end]) => f + end).join('') + (unterminated ?? '')));
 
-/** Sorted cut positions inside `length` bytes, from raw numbers. */
-function cutsFor(length: number, raw: number[]): number[] {
-  if (length === 0) return [];
-  return [...new Set(raw.map((n) => n % length))].filter((n) => n > 0).sort((a, b) => a - b);
-}
+/** Bytes that matter to the format, in any order. */
+const sseBytes = fc.array(fc.constantFrom(...Buffer.from('data: \r\n:x\u00e9'), 0xf0, 0x9f), { maxLength: 300 }).map((a) => Buffer.from(a));
 
 describe('SseParser under fuzzing', () => {
-  it('gives the events of the reference parser, however the stream is split', () => {
-    fc.assert(
-      fc.property(sseStream, fc.array(fc.nat(), { maxLength: 40 }), (bytes, raw) => {
-        const expected = reference(bytes);
-        expect(feed(bytes, [])).toEqual(expected);
-        expect(feed(bytes, cutsFor(bytes.length, raw))).toEqual(expected);
-      }),
-      { numRuns: 400 },
-    );
-  });
-
-  it('gives the same events fed one byte at a time', () => {
-    const small = sseStream.filter((b) => b.length < 2_000);
-    fc.assert(
-      fc.property(small, (bytes) => {
-        const everyByte = Array.from({ length: Math.max(0, bytes.length - 1) }, (_, i) => i + 1);
-        expect(feed(bytes, everyByte)).toEqual(reference(bytes));
-      }),
-      { numRuns: 150 },
-    );
-  });
-
-  it('never throws on arbitrary bytes, and agrees with the reference on them', () => {
-    const noisy = fc.uint8Array({ maxLength: 600 }).map((a) => Buffer.from(a));
-    const sseBytes = fc.array(fc.constantFrom(...Buffer.from('data: \r\n:x\u00e9'), 0xf0, 0x9f), { maxLength: 300 }).map((a) => Buffer.from(a));
-    fc.assert(
-      fc.property(fc.oneof(noisy, sseBytes), fc.array(fc.nat(), { maxLength: 30 }), (bytes, raw) => {
-        expect(feed(bytes, cutsFor(bytes.length, raw))).toEqual(reference(bytes));
-      }),
-      { numRuns: 400 },
-    );
-  });
+  framerProperties({ feed, reference, stream: sseStream, formatBytes: sseBytes, noiseRuns: 400 });
 
   it('keeps every byte of the stream in order in the raw events', () => {
     // A stream that ends on a blank line is relayed byte for byte, however it is split.

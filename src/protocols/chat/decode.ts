@@ -1,7 +1,7 @@
 import { isRecord } from '../../util/is-record.js';
 import { stringField } from '../fields.js';
 import { bodyObject } from '../json.js';
-import { type AssistantPart, type FinishReason, type NeutralEvent, type NeutralResponse, settledFinish } from '../neutral.js';
+import { type AssistantPart, type FinishReason, type NeutralEvent, type NeutralResponse, wholeResponse } from '../neutral.js';
 import { EVENT_ERROR, type EventFacts, type StreamDecoder } from '../types.js';
 import { chatUsage } from './usage.js';
 
@@ -86,12 +86,5 @@ export function decodeChatResponse(body: Buffer): NeutralResponse | 'not_json' {
     });
   }
   const finish = chatFinish(isRecord(choice) ? choice.finish_reason : undefined);
-  const response: NeutralResponse = { content, finishReason: settledFinish(finish, content.some((part) => part.type === 'tool_call')) };
-  const id = stringField(parsed.id);
-  if (id) response.id = id;
-  const model = stringField(parsed.model);
-  if (model) response.model = model;
-  const usage = chatUsage(parsed.usage);
-  if (usage) response.usage = usage;
-  return response;
+  return wholeResponse(content, finish, { id: parsed.id, model: parsed.model, usage: chatUsage(parsed.usage) });
 }

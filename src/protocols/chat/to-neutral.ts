@@ -4,7 +4,7 @@ import type {
   AssistantPart, NeutralMessage, NeutralPart, NeutralRequest, NeutralTool, NeutralToolChoice, ResponseFormat,
 } from '../neutral.js';
 import type { Unsupported } from '../types.js';
-import { numberField, stringField, stringList } from '../fields.js';
+import { numberField, stringField, stringList, textOf } from '../fields.js';
 
 /** A Chat Completions body as a neutral request (for a tier that speaks another protocol). */
 export function chatToNeutral(body: Record<string, unknown>): NeutralRequest | Unsupported {
@@ -58,13 +58,6 @@ export function chatToNeutral(body: Record<string, unknown>): NeutralRequest | U
 function copyNumber(value: unknown, set: (value: number) => void): void {
   const n = numberField(value);
   if (n !== undefined) set(n);
-}
-
-/** Text of a content that is a string or an array of text parts. */
-export function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content.map((part) => (isRecord(part) && typeof part.text === 'string' ? part.text : '')).join('');
 }
 
 function userParts(content: unknown): NeutralPart[] | Unsupported {

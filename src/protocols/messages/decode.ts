@@ -1,7 +1,7 @@
 import { isRecord } from '../../util/is-record.js';
 import { stringField } from '../fields.js';
 import { bodyObject } from '../json.js';
-import { type AssistantPart, type FinishReason, type NeutralEvent, type NeutralResponse, settledFinish } from '../neutral.js';
+import { type AssistantPart, type FinishReason, type NeutralEvent, type NeutralResponse, wholeResponse } from '../neutral.js';
 import type { EventFacts, StreamDecoder } from '../types.js';
 import { mergeUsage } from '../usage.js';
 import { anthropicUsage } from './usage.js';
@@ -97,12 +97,6 @@ export function decodeMessagesResponse(body: Buffer): NeutralResponse | 'not_jso
     }
   }
   const finish = anthropicFinish(parsed.stop_reason);
-  const response: NeutralResponse = { content, finishReason: settledFinish(finish, content.some((part) => part.type === 'tool_call')) };
-  const id = stringField(parsed.id);
-  if (id) response.id = id;
-  const model = stringField(parsed.model);
-  if (model) response.model = model;
   const usage = anthropicUsage(parsed.usage);
-  if (usage) response.usage = mergeUsage(undefined, usage);
-  return response;
+  return wholeResponse(content, finish, { id: parsed.id, model: parsed.model, usage: usage && mergeUsage(undefined, usage) });
 }

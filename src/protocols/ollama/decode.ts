@@ -1,7 +1,7 @@
 import { isRecord } from '../../util/is-record.js';
 import { stringField } from '../fields.js';
 import { bodyObject } from '../json.js';
-import { type AssistantPart, type FinishReason, type NeutralEvent, type NeutralResponse, settledFinish } from '../neutral.js';
+import { type AssistantPart, type FinishReason, type NeutralEvent, type NeutralResponse, wholeResponse } from '../neutral.js';
 import type { EventFacts, StreamDecoder } from '../types.js';
 import { ollamaUsage } from './usage.js';
 
@@ -59,10 +59,5 @@ export function decodeOllamaResponse(body: Buffer): NeutralResponse | 'not_json'
       content.push({ type: 'tool_call', id, name: stringField(fn.name) ?? '', arguments: typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {}) });
     });
   }
-  const response: NeutralResponse = { content, finishReason: settledFinish(ollamaFinish(parsed.done_reason), content.some((p) => p.type === 'tool_call')) };
-  const model = stringField(parsed.model);
-  if (model) response.model = model;
-  const usage = ollamaUsage(parsed);
-  if (usage) response.usage = usage;
-  return response;
+  return wholeResponse(content, ollamaFinish(parsed.done_reason), { model: parsed.model, usage: ollamaUsage(parsed) });
 }

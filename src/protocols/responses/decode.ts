@@ -1,7 +1,7 @@
 import { isRecord } from '../../util/is-record.js';
 import { stringField } from '../fields.js';
 import { bodyObject } from '../json.js';
-import { type AssistantPart, type NeutralEvent, type NeutralResponse, settledFinish } from '../neutral.js';
+import { type AssistantPart, type NeutralEvent, type NeutralResponse, settledFinish, wholeResponse } from '../neutral.js';
 import type { EventFacts, StreamDecoder } from '../types.js';
 import { responsesUsage } from './usage.js';
 
@@ -75,12 +75,5 @@ export function decodeResponsesResponse(body: Buffer): NeutralResponse | 'not_js
       if (text) content.push({ type: 'reasoning', text });
     }
   }
-  const response: NeutralResponse = { content, finishReason: settledFinish(finishOf(parsed), content.some((part) => part.type === 'tool_call')) };
-  const id = stringField(parsed.id);
-  if (id) response.id = id;
-  const model = stringField(parsed.model);
-  if (model) response.model = model;
-  const usage = responsesUsage(parsed.usage);
-  if (usage) response.usage = usage;
-  return response;
+  return wholeResponse(content, finishOf(parsed), { id: parsed.id, model: parsed.model, usage: responsesUsage(parsed.usage) });
 }

@@ -1,5 +1,5 @@
 import { isRecord } from '../../util/is-record.js';
-import { numberField, stringField } from '../fields.js';
+import { numberField, stringField, textOf } from '../fields.js';
 import { imageFromUrl } from '../images.js';
 import type { AssistantPart, NeutralMessage, NeutralPart, NeutralRequest, NeutralTool, NeutralToolChoice, ResponseFormat } from '../neutral.js';
 import type { Unsupported } from '../types.js';
@@ -111,12 +111,6 @@ function inputItems(items: unknown[], request: NeutralRequest): Unsupported | un
   }
   flush();
   return undefined;
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content.map((part) => (isRecord(part) && typeof part.text === 'string' ? part.text : '')).join('');
 }
 
 function userParts(content: unknown): NeutralPart[] | Unsupported {
