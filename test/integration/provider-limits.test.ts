@@ -141,3 +141,22 @@ describe.each(BACKENDS)('provider limits (%s)', (backend) => {
     expect(local.requests.length).toBeGreaterThan(0);
   });
 });
+
+describe('a retry waiting for room in the rpm bucket', () => {
+  it('waits no longer than the stream\'s deadline (not the whole queue_ms)', async () => {
+    const fake = await h.fake();
+    fake.always((ctx) => ctx.error(503, 'busy'));
+    // rpm 12: a bucket of one request, the next one 5 s later: within queue_ms (8 s), past the deadline.
+    const p = await h.proxy({
+      deadline_ms: 600,
+      tiers: [{ name: 'paid', url: fake.url, retry: { attempts: 2, base_ms: 10, max_ms: 10 }, provider: { limits: { rpm: 12, queue_ms: 8000 } } }],
+    });
+    const started = performance.now();
+    const res = await chat(p, { stream: true });
+    await res.arrayBuffer();
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    // Generous: past the 600 ms deadline by scheduling only, far from the 5 s the bucket needs.
+    expect(performance.now() - started).toBeLessThan(4000);
+    expect(fake.requests).toHaveLength(1);
+  });
+});
