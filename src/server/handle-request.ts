@@ -39,15 +39,6 @@ const ENDPOINTS: Record<string, Endpoint> = {
 
 /** Dispatches one HTTP request to its endpoint; never throws. */
 export async function handleRequest(req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<void> {
-  app.handling++;
-  try {
-    await dispatch(req, res, app);
-  } finally {
-    app.handling--;
-  }
-}
-
-async function dispatch(req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<void> {
   const id = requestId(req);
   // While draining, answer but let the client know this connection takes no more work.
   if (app.draining) res.setHeader('connection', 'close');
@@ -57,6 +48,8 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, app: AppConte
   const endpoint = ENDPOINTS[path];
   // Errors are shaped in the endpoint's protocol (an unknown path under /v1/messages: Anthropic's).
   const codec = clientCodec(endpoint?.protocol ?? protocolOfPath(path));
+  // Counted from arrival to answer, so a shutdown also waits for requests still uploading.
+  app.handling++;
   try {
     if (path.startsWith('/admin/')) return await handleAdmin(req, res, app, path);
     if (endpoint === undefined) {
@@ -75,6 +68,8 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, app: AppConte
     process.stderr.write(`llm-route: internal error on ${req.method} ${req.url}: ${(err as Error).stack ?? err}\n`);
     if (!res.headersSent) sendError(res, codec, id, { status: 500, kind: 'internal', code: 'internal_error', message: 'internal error in llm-route' });
     else res.destroy();
+  } finally {
+    app.handling--;
   }
 }
 
