@@ -73,7 +73,26 @@ export const ServerSchema = z.strictObject({
   request_timeout_ms: ms(100).default(30_000),
   /** Streaming requests open at once (routing or committed): past it, 503 with Retry-After. */
   max_streams: z.number().int().min(1).default(1000),
+  /** Host names (any port) accepted besides loopback ones when auth_token is unset: a reverse proxy's. */
+  allowed_hosts: z.array(z.string().regex(/^[a-z0-9.-]+$|^\[[0-9a-f:.]+\]$/i, 'a host name without port or scheme, like llm.example.com').transform((h) => h.toLowerCase())).default([]),
+  /** Web origins whose pages may use llm-route (CORS); a request with any other Origin gets 403. */
+  cors_origins: z.array(z.string().transform(webOrigin)).default([]),
 });
+
+/** `http://localhost:3000` as browsers send it in Origin (lower case, no default port); not a URL with a path. */
+function webOrigin(text: string, ctx: z.core.$RefinementCtx): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    // reported below
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.pathname !== '/' || url.search || url.hash || url.username) {
+    ctx.addIssue({ code: 'custom', message: 'expected a web origin, scheme://host[:port] without a path, like http://localhost:3000' });
+    return z.NEVER;
+  }
+  return url.origin;
+}
 
 /** Ollama's own knobs, sent with every request on its native API (a tier's override its provider's). */
 export const OllamaOptionsSchema = z.strictObject({

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ControlContext } from './control-context.js';
-import { readBody } from '../http/read-body.js';
+import { isJsonType, readBody } from '../http/read-body.js';
 import { sendError, sendJson } from '../http/respond.js';
 import { hasBearer } from '../util/bearer.js';
 import { decodeSegment } from '../util/decode-segment.js';
@@ -19,6 +19,12 @@ const TIER_PATH = /^\/admin\/routes\/([^/]+)\/tiers\/([^/]+)$/;
 export async function handleAdmin(req: IncomingMessage, res: ServerResponse, app: ControlContext, path: string): Promise<void> {
   const denied = accessDenied(req, app.config.server.admin_token);
   if (denied) return sendError(res, denied.status, denied.message, 'invalid_request_error', denied.code);
+  // JSON only: a web page's "simple" request (text/plain, a form) could otherwise switch a tier off.
+  const type = req.headers['content-type'];
+  if ((type !== undefined || carriesBody(req)) && !isJsonType(type ?? '')) {
+    const message = `admin API bodies must be content-type: application/json${type === undefined ? '' : `, got "${type}"`}`;
+    return sendError(res, 415, message, 'invalid_request_error', 'unsupported_media_type', {}, { connection: 'close' });
+  }
 
   if (path === '/admin/routes') {
     if (req.method !== 'GET') return methodNotAllowed(res, path, 'GET');
@@ -92,6 +98,10 @@ async function readJson(req: IncomingMessage): Promise<{ ok: true; value: unknow
 function badBody(res: ServerResponse, body: BadBody): void {
   const code = body.status === 413 ? 'body_too_large' : body.status === 408 ? 'request_timeout' : 'invalid_body';
   sendError(res, body.status, body.message, 'invalid_request_error', code, {}, body.status === 400 ? {} : { connection: 'close' });
+}
+
+function carriesBody(req: IncomingMessage): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
 function accessDenied(req: IncomingMessage, adminToken: string | undefined): { status: number; code: string; message: string } | null {

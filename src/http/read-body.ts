@@ -13,7 +13,7 @@ export type BodyResult =
  */
 export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<BodyResult> {
   const type = req.headers['content-type'];
-  if (type !== undefined && !/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
+  if (type !== undefined && !isJsonType(type)) {
     return fail(415, 'unsupported_media_type', `expected content-type: application/json, got "${type}"`);
   }
   const raw = await readBody(req, maxBytes);
@@ -26,6 +26,11 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
   } catch (err) {
     return fail(400, 'invalid_json', `request body is not valid JSON: ${(err as Error).message}`);
   }
+}
+
+/** application/json, or a JSON type like application/vnd.api+json; parameters (charset) allowed. */
+export function isJsonType(type: string): boolean {
+  return /^application\/([\w.+-]+\+)?json\b/i.test(type);
 }
 
 /**

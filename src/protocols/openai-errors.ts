@@ -4,6 +4,7 @@ import type { ErrorKind, ErrorSpec } from './types.js';
 const TYPES: Record<ErrorKind, string> = {
   invalid_request: 'invalid_request_error',
   authentication: 'invalid_request_error',
+  forbidden: 'invalid_request_error',
   not_found: 'invalid_request_error',
   rate_limit: 'rate_limit_error',
   upstream: 'upstream_error',

@@ -9,6 +9,8 @@ import { serveModelRequest } from '../proxy/model-request.js';
 import type { ClientProtocol } from '../telemetry/events.js';
 import { hasBearer, sameSecret } from '../util/bearer.js';
 import type { AppContext } from './app-context.js';
+import { browserRefusal } from './browser-guard.js';
+import { answerCors } from './cors.js';
 import { healthz } from './healthz.js';
 import { modelList } from './model-list.js';
 import { protocolOfPath } from './path-protocol.js';
@@ -51,6 +53,10 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, a
   // Counted from arrival to answer, so a shutdown also waits for requests still uploading.
   app.handling++;
   try {
+    // Before anything else, /admin included: a web page gets nothing (browser-guard.ts).
+    const refusal = browserRefusal(req, app.config.server);
+    if (refusal) return sendError(res, codec, id, refusal);
+    if (answerCors(req, res, app.config.server)) return;
     if (path.startsWith('/admin/')) return await handleAdmin(req, res, app, path);
     if (endpoint === undefined) {
       return sendError(res, codec, id, { status: 404, kind: 'not_found', code: 'not_found', message: `no endpoint ${req.method} ${path}; try POST /v1/chat/completions, /v1/responses or /v1/messages` });

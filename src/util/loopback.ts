@@ -8,3 +8,12 @@ export function isLoopbackHost(host: string): boolean {
   const v4 = bare.startsWith('::ffff:') ? bare.slice(7) : bare;
   return isIP(v4) === 4 && v4.startsWith('127.');
 }
+
+/**
+ * The name in a Host header, lower-cased and without its port: `localhost:4141` → `localhost`,
+ * `[::1]:4141` → `[::1]` (brackets kept, as allowed_hosts and isLoopbackHost take it).
+ */
+export function hostName(header: string): string {
+  const end = header.startsWith('[') ? header.indexOf(']') + 1 : header.indexOf(':');
+  return (end <= 0 ? header : header.slice(0, end)).toLowerCase();
+}

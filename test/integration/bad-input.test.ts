@@ -247,7 +247,7 @@ describe('garbage on the wire does not crash the server', () => {
 
   it('binary junk and a bad header line do not crash it', async () => {
     await rawExchange(port, Buffer.from([0, 1, 2, 255, 254, 13, 10, 13, 10]));
-    const reply = await rawExchange(port, 'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nthis header has no colon\r\n\r\n');
+    const reply = await rawExchange(port, 'POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nthis header has no colon\r\n\r\n');
     expect(reply).toMatch(/^HTTP\/1\.1 400/);
     await stillServes();
   });
@@ -255,7 +255,7 @@ describe('garbage on the wire does not crash the server', () => {
   it('a client that disconnects halfway through its body does not crash it', async () => {
     await rawExchange(
       port,
-      'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"model":"chat","mess',
+      'POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"model":"chat","mess',
       { destroyAfterWrite: true },
     );
     await sleep(50);
@@ -271,7 +271,7 @@ describe('garbage on the wire does not crash the server', () => {
     try {
       await rawExchange(
         port,
-        'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"model":"chat","mess',
+        'POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"model":"chat","mess',
         { destroyAfterWrite: true },
       );
       await sleep(100);
@@ -284,7 +284,7 @@ describe('garbage on the wire does not crash the server', () => {
   });
 
   it('a bad chunked encoding does not crash it', async () => {
-    const reply = await rawExchange(port, 'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\nnot a chunk\r\n\r\n');
+    const reply = await rawExchange(port, 'POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\nnot a chunk\r\n\r\n');
     expect(reply).toMatch(/^HTTP\/1\.1 400/);
     await stillServes();
   });

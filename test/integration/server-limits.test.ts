@@ -50,7 +50,7 @@ describe('server.max_header_bytes', () => {
     const before = upstream.requests.length;
     for (const protocol of PROTOCOLS) {
       const reply = await rawRequest(port, {
-        head: `POST ${ENDPOINT[protocol]} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 2\r\nx-pad: ${'a'.repeat(2 * MAX_HEADERS)}`,
+        head: `POST ${ENDPOINT[protocol]} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 2\r\nx-pad: ${'a'.repeat(2 * MAX_HEADERS)}`,
         body: ['{}'],
       });
       expect(reply.status, reply.text.slice(0, 200)).toBe(431);
@@ -88,8 +88,8 @@ describe('server.max_header_bytes', () => {
 describe('server.request_timeout_ms (slow clients)', () => {
   it('an answer given before the body is read (404, 415) closes the connection: one answer, never a second (408) later', async () => {
     for (const [head, status] of [
-      ['POST /v1/nowhere HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 1000', 404],
-      ['POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: text/plain\r\ncontent-length: 1000', 415],
+      ['POST /v1/nowhere HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 1000', 404],
+      ['POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: text/plain\r\ncontent-length: 1000', 415],
     ] as const) {
       // 10 bytes of the 1000 announced, then the client waits past request_timeout_ms.
       const reply = await rawRequest(port, { head, body: ['{"model":1'], waitMs: TIMEOUT_MS * 4 });
@@ -103,7 +103,7 @@ describe('server.request_timeout_ms (slow clients)', () => {
 
   it('headers trickled in a byte at a time: 408 and the socket closed', async () => {
     const started = performance.now();
-    const reply = await rawRequest(port, { head: 'POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nx-slow: yes', trickleHead: true, gapMs: 40, waitMs: 8000 });
+    const reply = await rawRequest(port, { head: 'POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nx-slow: yes', trickleHead: true, gapMs: 40, waitMs: 8000 });
     expect(reply.status).toBe(408);
     expect(reply.closedByServer).toBe(true);
     expect(protocolError('chat', reply.json).code).toBe('request_timeout');
@@ -124,7 +124,7 @@ describe('server.request_timeout_ms (slow clients)', () => {
     const pieces = body.match(/.{1,4}/g) as string[];
     const before = upstream.requests.length;
     const reply = await rawRequest(port, {
-      head: `POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${body.length}`,
+      head: `POST /v1/messages HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${body.length}`,
       body: pieces, gapMs: 60, waitMs: 8000,
     });
     expect(reply.status).toBe(408);
@@ -158,7 +158,7 @@ describe('server.request_timeout_ms (slow clients)', () => {
 
 describe('a 413 the client can always read (the upload is drained before the close)', () => {
   const head = (length: number | 'chunked', path = '/v1/chat/completions') =>
-    `POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n${length === 'chunked' ? 'transfer-encoding: chunked' : `content-length: ${length}`}`;
+    `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n${length === 'chunked' ? 'transfer-encoding: chunked' : `content-length: ${length}`}`;
 
   // Uploads far larger than the socket buffers: a close with unread bytes resets the connection, and the answer is lost.
   const UPLOAD = 16 * 1024 * 1024;
