@@ -9,7 +9,7 @@ const DEFAULT_ALLOWED = 'authorization, content-type, x-api-key, anthropic-versi
 const HEADER_LIST = /^[\w-]+(?:[ \t]*,[ \t]*[\w-]+)*$/;
 
 /**
- * CORS for server.cors_origins, after browserRefusal let the request through. A preflight
+ * CORS for server.cors_origins (browserRefusal has refused any other Origin already). A preflight
  * (OPTIONS with an allowed Origin) is answered here with 204: true. Other requests from an
  * allowed Origin get Access-Control-Allow-Origin on whatever answer follows. With any origin
  * listed, every answer varies by Origin (a cache must not hand one origin's answer to another).
@@ -18,7 +18,7 @@ export function answerCors(req: IncomingMessage, res: ServerResponse, server: Se
   if (server.cors_origins.length === 0) return false;
   res.setHeader('vary', 'origin');
   const origin = req.headers.origin;
-  if (origin === undefined) return false;
+  if (origin === undefined || !server.cors_origins.includes(origin)) return false;
   res.setHeader('access-control-allow-origin', origin);
   if (req.method !== 'OPTIONS') {
     res.setHeader('access-control-expose-headers', EXPOSED);
