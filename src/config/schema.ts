@@ -79,19 +79,19 @@ export const ServerSchema = z.strictObject({
   cors_origins: z.array(z.string().transform(webOrigin)).default([]),
 });
 
-/** `http://localhost:3000` as browsers send it in Origin (lower case, no default port); not a URL with a path. */
+/**
+ * An origin as browsers send it in Origin: `http://localhost:3000` (lower case, no default
+ * port, no trailing slash), or an app's own scheme (`app://obsidian.md`, `vscode-webview://…`),
+ * kept as written. A URL with a path is not an origin.
+ */
 function webOrigin(text: string, ctx: z.core.$RefinementCtx): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(text);
-  } catch {
-    // reported below
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.pathname !== '/' || url.search || url.hash || url.username) {
-    ctx.addIssue({ code: 'custom', message: 'expected a web origin, scheme://host[:port] without a path, like http://localhost:3000' });
-    return z.NEVER;
-  }
-  return url.origin;
+  const bare = text.endsWith('/') ? text.slice(0, -1) : text;
+  const parts = /^([a-z][a-z0-9+.-]*):\/\/([^/?#@\s]+)$/i.exec(bare);
+  const scheme = parts?.[1].toLowerCase();
+  if (parts && scheme !== 'http' && scheme !== 'https') return `${scheme}://${parts[2]}`;
+  if (parts && URL.canParse(bare)) return new URL(bare).origin;
+  ctx.addIssue({ code: 'custom', message: 'expected a web origin, scheme://host[:port] without a path, like http://localhost:3000' });
+  return z.NEVER;
 }
 
 /** Ollama's own knobs, sent with every request on its native API (a tier's override its provider's). */

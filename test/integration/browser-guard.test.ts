@@ -221,11 +221,12 @@ describe('the tier file', () => {
   };
 
   it('keeps origins as browsers send them and says what is wrong with others', () => {
-    const config = loadConfigText(file('{ cors_origins: ["HTTP://LocalHost:5173/", "https://app.example:443"], allowed_hosts: [LLM.Example.com] }'), '/t/llm-route.yaml', {});
-    expect(config.server.cors_origins).toEqual(['http://localhost:5173', 'https://app.example']);
+    const config = loadConfigText(file('{ cors_origins: ["HTTP://LocalHost:5173/", "https://app.example:443", "app://obsidian.md"], allowed_hosts: [LLM.Example.com] }'), '/t/llm-route.yaml', {});
+    expect(config.server.cors_origins).toEqual(['http://localhost:5173', 'https://app.example', 'app://obsidian.md']);
     expect(config.server.allowed_hosts).toEqual(['llm.example.com']);
     expect(problem('{ cors_origins: ["*"] }')).toContain('expected a web origin, scheme://host[:port] without a path, like http://localhost:3000, got "*"');
     expect(problem('{ cors_origins: ["http://localhost:5173/app"] }')).toContain('expected a web origin');
+    expect(problem('{ cors_origins: ["localhost:5173"] }')).toContain('expected a web origin');
     expect(problem('{ allowed_hosts: ["llm.example.com:443"] }')).toContain('a host name without port');
     expect(problem('{ cors_origin: [] }')).toContain('did you mean "cors_origins"');
   });

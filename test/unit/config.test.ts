@@ -84,7 +84,7 @@ describe('loading a valid tier file', () => {
     const config = loadConfig(file, { OPENAI_API_KEY: SECRET });
 
     expect(config.file).toBe(file);
-    expect(config.server).toEqual({ host: '127.0.0.1', port: 4141, max_body_bytes: 10485760, max_header_bytes: 16384, request_timeout_ms: 30000, max_streams: 1000 });
+    expect(config.server).toEqual({ host: '127.0.0.1', port: 4141, max_body_bytes: 10485760, max_header_bytes: 16384, request_timeout_ms: 30000, max_streams: 1000, allowed_hosts: [], cors_origins: [] });
     expect(config.server.auth_token).toBeUndefined(); // ${LLM_ROUTE_TOKEN:-} means "no token"
     expect([...config.providers.keys()]).toEqual(['ollama', 'openai']);
     expect(config.providers.get('openai')).toMatchObject({ name: 'openai', api_key: SECRET });
