@@ -19,7 +19,7 @@ const BRIDGE = fileURLToPath(new URL('./netns-bridge.mjs', import.meta.url));
 /** Why a real-browser test cannot run here, or null when it can. */
 export function browserUnavailable(): string | null {
   if (!existsSync(CHROMIUM)) return `${CHROMIUM} is missing (apt-get install -y chromium)`;
-  if (spawnSync('unshare', ['-n', 'true']).status !== 0) return 'unshare -n is not permitted here (needs root or user namespaces)';
+  if (spawnSync('unshare', ['-n', 'sh', '-c', 'ip link set lo up']).status !== 0) return 'cannot make a network namespace with loopback up (unshare -n needs root; `ip` is in iproute2)';
   return null;
 }
 
