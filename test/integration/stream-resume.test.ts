@@ -1,0 +1,208 @@
+import { describe, expect, it } from 'vitest';
+import { chunk, healthyStream, type Script, taggedChunk } from '../helpers/fake-upstream.js';
+import { fetchMetrics, metric, requestLog, useHarness } from '../helpers/harness.js';
+import type { ConfigSpec } from '../helpers/proxy.js';
+import { type ClientProtocolName, streamWith } from '../helpers/resume-clients.js';
+
+const h = useHarness();
+const WORDS = ['The ', 'quick ', 'brown ', 'fox ', 'jumps ', 'over ', 'the ', 'lazy ', 'dog.'];
+const FULL = WORDS.join('');
+const PROTOCOLS: ClientProtocolName[] = ['chat', 'responses', 'messages'];
+
+/** Streams the first `n` words, lets them reach llm-route, then resets the connection (a killed server). */
+function breakAfter(n: number, words = WORDS): Script {
+  return async (ctx) => {
+    ctx.startStream();
+    ctx.role();
+    for (const word of words.slice(0, n)) {
+      ctx.content(word);
+      await ctx.wait(5);
+    }
+    await ctx.wait(30);
+    ctx.destroy();
+  };
+}
+
+/** A healthy stream whose chunks carry an id of their own: a seam would show the client a second id. */
+function taggedStream(words: string[], tag: string): Script {
+  return (ctx) => {
+    ctx.startStream();
+    ctx.event(taggedChunk(tag, { role: 'assistant', content: '' }));
+    for (const word of words) ctx.event(taggedChunk(tag, { content: word }));
+    ctx.event(taggedChunk(tag, {}, 'stop'));
+    ctx.done();
+  };
+}
+
+async function resumeRoute(first: Script, second: Script, opts: { prefill?: boolean; onBreak?: 'error' | 'resume' } = {}) {
+  const a = await h.fake();
+  const b = await h.fake();
+  a.always(first);
+  b.always(second);
+  const spec: ConfigSpec = {
+    tiers: [
+      { name: 'a', url: a.url, retry: { attempts: 1 } },
+      { name: 'b', url: b.url, retry: { attempts: 1 }, ...(opts.prefill === undefined ? {} : { extra: { prefill: opts.prefill } }) },
+    ],
+    routeKeys: opts.onBreak === 'error' ? {} : { on_break: 'resume' },
+  };
+  const proxy = await h.proxy(spec);
+  return { a, b, proxy };
+}
+
+function lastMessage(body: Record<string, unknown>): unknown {
+  const messages = body.messages as unknown[];
+  return messages[messages.length - 1];
+}
+
+describe.each(PROTOCOLS)('mid-stream recovery, %s client', (protocol) => {
+  it('continues on the next tier: the delivered text as a trailing assistant message, the rest as the same message', async () => {
+    const { b, proxy } = await resumeRoute(breakAfter(4), taggedStream(WORDS.slice(4), 'second'));
+    const seen = await streamWith(protocol, proxy);
+    expect(seen.failed).toBeNull();
+    expect(seen.text).toBe(FULL);
+    expect(seen.finalText).toBe(FULL);
+    // One message: one id (Chat's chunk id; Messages' message id; Responses' response and item ids), one content index.
+    expect(seen.ids.size).toBe(protocol === 'responses' ? 2 : 1);
+    expect(seen.indexes.size).toBe(1);
+    expect(lastMessage(b.requests[0].body)).toEqual({ role: 'assistant', content: 'The quick brown fox ' });
+    const line = await requestLog(proxy);
+    expect(line.outcome).toBe('ok');
+    expect(line.resumed).toEqual({ from: 'a', to: 'b', how: 'continue', at_chars: 20, result: 'ok' });
+    const { samples } = await fetchMetrics(proxy);
+    expect(metric(samples, 'llm_stream_resumes_total', { route: 'chat', how: 'continue', result: 'ok' })).toBe(1);
+  });
+
+  it('falls back to a verified replay when the recovery tier refuses the prefill (400); an identical replay is seamless', async () => {
+    const { b, proxy } = await resumeRoute(breakAfter(3), async (ctx) => {
+      if (ctx.index === 0) return ctx.error(400, 'This model does not support assistant message prefill. The conversation must end with a user message.', { type: 'invalid_request_error' });
+      return healthyStream(WORDS)(ctx);
+    });
+    const seen = await streamWith(protocol, proxy);
+    expect(seen.failed).toBeNull();
+    expect(seen.text).toBe(FULL);
+    expect(seen.finalText).toBe(FULL);
+    expect(seen.indexes.size).toBe(1);
+    expect(b.requests).toHaveLength(2);
+    expect((lastMessage(b.requests[1].body) as { role: string }).role).toBe('user'); // the same request again
+    const line = await requestLog(proxy);
+    expect(line.resumed).toEqual({ from: 'a', to: 'b', how: 'replay', at_chars: 'The quick brown '.length, result: 'ok' });
+  });
+
+  it('replays on a tier without prefill, and a replay that differs from what the client has ends with the error event', async () => {
+    const { b, proxy } = await resumeRoute(breakAfter(3), healthyStream(['The ', 'quick ', 'red ', 'fox.']), { prefill: false });
+    const seen = await streamWith(protocol, proxy);
+    expect(seen.failed).not.toBeNull();
+    expect(seen.text).toBe('The quick brown '); // never a second text
+    expect(seen.finalText).toBeNull();
+    expect(b.requests).toHaveLength(1);
+    expect((lastMessage(b.requests[0].body) as { role: string }).role).toBe('user');
+    const line = await requestLog(proxy);
+    expect(line.outcome).toBe('interrupted');
+    expect(line.resumed).toEqual({ from: 'a', to: 'b', how: 'replay', at_chars: 16, result: 'diverged' });
+    const { samples } = await fetchMetrics(proxy);
+    expect(metric(samples, 'llm_stream_resumes_total', { route: 'chat', how: 'replay', result: 'diverged' })).toBe(1);
+  });
+
+  it('an identical replay on a tier without prefill is seamless (only the text past the delivered prefix is relayed)', async () => {
+    // The replay's chunks are cut elsewhere than the first stream's: the comparison is by characters.
+    const { proxy } = await resumeRoute(breakAfter(3), healthyStream(['The quick', ' brown fox', ' jumps over the lazy dog.']), { prefill: false });
+    const seen = await streamWith(protocol, proxy);
+    expect(seen.failed).toBeNull();
+    expect(seen.text).toBe(FULL);
+    expect(seen.finalText).toBe(FULL);
+  });
+
+  it('a break inside a tool call\'s arguments ends with the error event, no recovery', async () => {
+    const toolBreak: Script = async (ctx) => {
+      ctx.startStream();
+      ctx.event(chunk({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'ls', arguments: '' } }] }));
+      ctx.event(chunk({ tool_calls: [{ index: 0, function: { arguments: '{"pa' } }] }));
+      await ctx.wait(30);
+      ctx.destroy();
+    };
+    const { b, proxy } = await resumeRoute(toolBreak, healthyStream(WORDS));
+    const seen = await streamWith(protocol, proxy);
+    expect(seen.failed).not.toBeNull();
+    expect(b.requests).toHaveLength(0);
+    const line = await requestLog(proxy);
+    expect(line.outcome).toBe('interrupted');
+    expect(line.resumed).toBeUndefined();
+  });
+
+  it('a second break ends with the error event (at most one recovery)', async () => {
+    const { b, proxy } = await resumeRoute(breakAfter(3), breakAfter(2, WORDS.slice(3)));
+    const seen = await streamWith(protocol, proxy);
+    expect(seen.failed).not.toBeNull();
+    expect(seen.text).toBe('The quick brown fox jumps ');
+    expect(b.requests).toHaveLength(1);
+    const line = await requestLog(proxy);
+    expect(line.outcome).toBe('interrupted');
+    expect(line.resumed).toMatchObject({ how: 'continue', result: 'failed' });
+  });
+
+  it('with the default on_break: error, a break is the error event as before and the next tier is never asked', async () => {
+    const { b, proxy } = await resumeRoute(breakAfter(3), healthyStream(WORDS), { onBreak: 'error' });
+    const seen = await streamWith(protocol, proxy);
+    expect(seen.failed).not.toBeNull();
+    expect(seen.text).toBe('The quick brown ');
+    expect(b.requests).toHaveLength(0);
+    const line = await requestLog(proxy);
+    expect(line.outcome).toBe('interrupted');
+    expect(line.resumed).toBeUndefined();
+  });
+});
+
+describe('mid-stream recovery: stalls, the deadline, the same tier', () => {
+  it('a stall past idle_ms is recovered like a break', async () => {
+    const a = await h.fake();
+    const b = await h.fake();
+    a.always(async (ctx) => {
+      ctx.startStream();
+      ctx.role();
+      ctx.content('The ');
+      await ctx.closed; // silent until llm-route gives up on it
+    });
+    b.always(healthyStream(WORDS.slice(1)));
+    const proxy = await h.proxy({ tiers: [{ name: 'a', url: a.url, timeouts: { idle_ms: 300 } }, { name: 'b', url: b.url }], routeKeys: { on_break: 'resume' } });
+    const seen = await streamWith('chat', proxy);
+    expect(seen.failed).toBeNull();
+    expect(seen.text).toBe(FULL);
+    expect((await requestLog(proxy)).resumed).toMatchObject({ from: 'a', to: 'b', how: 'continue', result: 'ok' });
+  });
+
+  it('with no other tier left, the same tier is asked again when its retry rules allow one', async () => {
+    const a = await h.fake();
+    a.next(breakAfter(2)).always(healthyStream(WORDS.slice(2)));
+    const proxy = await h.proxy({ tiers: [{ name: 'a', url: a.url, retry: { attempts: 2 } }], routeKeys: { on_break: 'resume' } });
+    const seen = await streamWith('chat', proxy);
+    expect(seen.text).toBe(FULL);
+    expect(a.requests).toHaveLength(2);
+    expect((await requestLog(proxy)).resumed).toMatchObject({ from: 'a', to: 'a', result: 'ok' });
+  });
+
+  it('the recovery counts against the route deadline: past it, the error event', async () => {
+    const a = await h.fake();
+    const b = await h.fake();
+    a.always(async (ctx) => {
+      ctx.startStream();
+      ctx.role();
+      ctx.content('The ');
+      await ctx.wait(700);
+      ctx.destroy();
+    });
+    b.always(healthyStream(WORDS.slice(1)));
+    const proxy = await h.proxy({ tiers: [{ name: 'a', url: a.url }, { name: 'b', url: b.url }], deadline_ms: 500, routeKeys: { on_break: 'resume' } });
+    const seen = await streamWith('chat', proxy);
+    expect(seen.failed).not.toBeNull();
+    expect(b.requests).toHaveLength(0);
+    const line = await requestLog(proxy);
+    expect(line.resumed).toMatchObject({ result: 'failed' });
+    expect(line.attempts).toContainEqual(expect.objectContaining({ tier: 'b', outcome: 'deadline' }));
+  });
+
+  it('an unknown key under resume is a config error', async () => {
+    await expect(h.proxy({ tiers: [{ name: 'a', url: 'http://127.0.0.1:1/v1' }], routeKeys: { on_break: 'resume', resume: { max: 1, tries: 2 } } })).rejects.toThrow(/tries/);
+  });
+});
+
