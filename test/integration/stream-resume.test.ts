@@ -66,6 +66,9 @@ describe.each(PROTOCOLS)('mid-stream recovery, %s client', (protocol) => {
     expect(seen.ids.size).toBe(protocol === 'responses' ? 2 : 1);
     expect(seen.indexes.size).toBe(1);
     expect(lastMessage(b.requests[0].body)).toEqual({ role: 'assistant', content: 'The quick brown fox ' });
+    // What is left of the answer's length limit: the client's (or the tier's default) less a token per delivered delta.
+    const limit = protocol === 'messages' ? 200 : undefined;
+    if (limit !== undefined) expect(b.requests[0].body.max_tokens).toBe(limit - 4);
     const line = await requestLog(proxy);
     expect(line.outcome).toBe('ok');
     expect(line.resumed).toEqual({ from: 'a', to: 'b', how: 'continue', at_chars: 20, result: 'ok' });

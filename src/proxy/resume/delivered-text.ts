@@ -13,6 +13,7 @@ export class DeliveredText implements StreamDecoder {
   private last: 'none' | 'text' | 'reasoning' = 'none';
   private madeToolCall = false;
   private length = 0;
+  private deltas = 0;
 
   constructor(private readonly inner: StreamDecoder) {}
 
@@ -25,6 +26,7 @@ export class DeliveredText implements StreamDecoder {
         if (event.delta === '') continue;
         this.parts.push(event.delta);
         this.length += event.delta.length;
+        this.deltas++;
         this.last = 'text';
       } else if (event.type === 'reasoning' || event.type === 'reasoning_signature') this.last = 'reasoning';
       else if (event.type === 'tool_call_start' || event.type === 'tool_call_delta') this.madeToolCall = true;
@@ -39,6 +41,15 @@ export class DeliveredText implements StreamDecoder {
   /** Characters (UTF-16 units) of text the client has. */
   get chars(): number {
     return this.length;
+  }
+
+  /**
+   * Text deltas the client has: at least one token each (local servers send one token per
+   * delta, cloud ones may send more), so the most a continuation may still generate is the
+   * request's max_tokens less this, never less than what is left.
+   */
+  get pieces(): number {
+    return this.deltas;
   }
 
   text(): string {

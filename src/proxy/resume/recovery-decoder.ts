@@ -6,7 +6,9 @@ export type RecoveryMeans = 'continue' | 'replay';
 /**
  * The recovery stream's events, reduced to what extends the client's answer.
  * - continue: the recovery tier was given the delivered text as its answer's start, so its
- *   text is the rest of it; relayed as it comes.
+ *   text is the rest of it; relayed as it comes. Some servers stream the prefill back first
+ *   (llama.cpp's llama-server does, as one chunk): text that repeats the whole delivered text
+ *   at the start is held while it matches and dropped; text that parts from it is relayed.
  * - replay: the recovery tier answers the same request from the start; its text is checked
  *   against the delivered prefix and only what goes past it is relayed. The first character
  *   that differs calls `onDiverge` (the stream must end with the error event: never two texts).
@@ -17,6 +19,8 @@ export class RecoveryDecoder implements StreamDecoder {
   /** Characters of the delivered prefix the replay has matched so far. */
   private matched = 0;
   private diverged = false;
+  /** Continuation: the start of its text, held while it may still be the prefill streamed back. */
+  private echo: string | null = '';
   private readonly events: NeutralEvent[] = [];
 
   constructor(
@@ -33,12 +37,45 @@ export class RecoveryDecoder implements StreamDecoder {
     this.inner.decode(facts, events);
     for (const event of events) {
       if (event.type === 'reasoning' || event.type === 'reasoning_signature') continue;
+      if (this.means === 'continue' && this.echo !== null) {
+        this.dropEcho(event, out);
+        continue;
+      }
       if (this.means === 'replay' && !this.pastPrefix(event, out)) {
         if (this.diverged) return;
         continue;
       }
       out.push(event);
     }
+  }
+
+  /** A continuation's first events: its text held while it repeats the delivered text; dropped when it repeated all of it. */
+  private dropEcho(event: NeutralEvent, out: NeutralEvent[]): void {
+    const prefix = this.delivered;
+    const held = this.echo as string;
+    if (event.type === 'usage') {
+      out.push(event);
+      return;
+    }
+    if (event.type !== 'text') {
+      if (held !== '') out.push({ type: 'text', delta: held });
+      this.echo = null;
+      out.push(event);
+      return;
+    }
+    const text = held + event.delta;
+    const n = Math.min(text.length, prefix.length);
+    if (text.slice(0, n) === prefix.slice(0, n)) {
+      if (text.length < prefix.length) {
+        this.echo = text;
+        return;
+      }
+      this.echo = null;
+      if (text.length > prefix.length) out.push({ type: 'text', delta: text.slice(prefix.length) });
+      return;
+    }
+    this.echo = null;
+    out.push({ type: 'text', delta: text });
   }
 
   /** Whether the replay is past the delivered prefix for this event (pushing the part of a text that goes past it). */

@@ -89,7 +89,7 @@ export class Recovery {
     const remaining = deadlineAt - performance.now();
     if (remaining <= 0) return failed(timeoutError('deadline', req.route.deadline_ms, 'first_token'));
     const call = how === 'continue'
-      ? continuationCall(tier, req, delivered)
+      ? continuationCall(tier, req, delivered, state.delivered.pieces)
       : UpstreamCall.prepare(tier, req.codec, req.request);
     if (isUnsupported(call)) return failed(new AttemptError('unsupported', call.unsupported, { phase: 'connect', failover: false, retryable: false, blame: null }));
     const budget = Math.min(tier.timeouts.ttft_ms, Math.ceil(remaining));
@@ -122,8 +122,11 @@ export class Recovery {
   }
 }
 
-/** The request with the delivered text as the start of the assistant's answer (appended to the client's own prefill, if any). */
-function continuationCall(tier: Tier, req: RoutingRequest, delivered: string): UpstreamCall | { unsupported: string } {
+/**
+ * The request with the delivered text as the start of the assistant's answer (appended to the
+ * client's own prefill, if any), and what is left of its max_tokens.
+ */
+function continuationCall(tier: Tier, req: RoutingRequest, delivered: string, deliveredPieces: number): UpstreamCall | { unsupported: string } {
   const neutral = req.request.neutral();
   if (isUnsupported(neutral)) return neutral;
   const messages: NeutralMessage[] = [...neutral.messages];
@@ -132,5 +135,7 @@ function continuationCall(tier: Tier, req: RoutingRequest, delivered: string): U
   if (last?.role === 'assistant') messages[messages.length - 1] = { role: 'assistant', content: [...last.content, text] };
   else messages.push({ role: 'assistant', content: [text] });
   const continued: NeutralRequest = { ...neutral, messages };
+  // The answer's length limit holds for the whole answer, not for each part of it.
+  if (neutral.maxTokens !== undefined) continued.maxTokens = Math.max(1, neutral.maxTokens - deliveredPieces);
   return UpstreamCall.encoded(tier, req.codec, req.request, continued);
 }
