@@ -2,9 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { chunk, healthyStream, type Script, taggedChunk } from '../helpers/fake-upstream.js';
 import { fetchMetrics, metric, requestLog, useHarness } from '../helpers/harness.js';
 import type { ConfigSpec } from '../helpers/proxy.js';
+import { join } from 'node:path';
 import { type ClientProtocolName, streamWith } from '../helpers/resume-clients.js';
+import { readAttempts, readRequests, useTempDirs } from '../helpers/usage-kit.js';
 
 const h = useHarness();
+const tempDir = useTempDirs();
 const WORDS = ['The ', 'quick ', 'brown ', 'fox ', 'jumps ', 'over ', 'the ', 'lazy ', 'dog.'];
 const FULL = WORDS.join('');
 const PROTOCOLS: ClientProtocolName[] = ['chat', 'responses', 'messages'];
@@ -202,6 +205,22 @@ describe('mid-stream recovery: stalls, the deadline, the same tier', () => {
     const line = await requestLog(proxy);
     expect(line.resumed).toMatchObject({ result: 'failed' });
     expect(line.attempts).toContainEqual(expect.objectContaining({ tier: 'b', outcome: 'deadline' }));
+  });
+
+  it('the usage row says how the stream was resumed; a request that did not break says nothing', async () => {
+    const a = await h.fake();
+    const b = await h.fake();
+    a.next(breakAfter(2)).always(healthyStream(WORDS));
+    b.always(healthyStream(WORDS.slice(2)));
+    const db = join(tempDir(), 'usage.db');
+    const proxy = await h.proxy({ tiers: [{ name: 'a', url: a.url }, { name: 'b', url: b.url }], routeKeys: { on_break: 'resume' }, top: { usage: { path: db } } });
+    expect((await streamWith('chat', proxy)).text).toBe(FULL);
+    expect((await streamWith('chat', proxy)).text).toBe(FULL);
+    await proxy.server.usage.flush();
+    const rows = readRequests(db);
+    expect(rows.map((r) => r.resumed)).toEqual(['continue:ok', null]);
+    expect(rows[0]).toMatchObject({ tier: 'a', outcome: 'ok', failover: 1 });
+    expect(readAttempts(db).filter((r) => r.request_id === rows[0].id).map((r) => `${r.tier}:${r.outcome}`)).toEqual(['a:ok', 'b:ok']);
   });
 
   it('an unknown key under resume is a config error', async () => {
