@@ -68,6 +68,8 @@ describe.each(PROTOCOLS)('mid-stream recovery, %s client', (protocol) => {
     // One message: one id (Chat's chunk id; Messages' message id; Responses' response and item ids), one content index.
     expect(seen.ids.size).toBe(protocol === 'responses' ? 2 : 1);
     expect(seen.indexes.size).toBe(1);
+    // Chat from a Chat tier stays a byte relay: the id is the first upstream's, and the recovery carries it on.
+    if (protocol === 'chat') expect([...seen.ids]).toEqual(['chatcmpl-fake']);
     expect(lastMessage(b.requests[0].body)).toEqual({ role: 'assistant', content: 'The quick brown fox ' });
     // What is left of the answer's length limit: the client's (or the tier's default) less a token per delivered delta.
     const limit = protocol === 'messages' ? 200 : undefined;

@@ -100,7 +100,7 @@ export class Recovery {
       output: new TranslatedOutput(new RecoveryDecoder(call.wire.decoder(), how, delivered, (message) => {
         diverged = true;
         attempt.stop(new AttemptError('replay_diverged', message, { phase: 'body', failover: false, retryable: false, blame: null }));
-      }), state.renderer),
+      }), state.recoveryRenderer()),
       onChunkError: () => deps.telemetry.emit({ type: 'chunk_error', route: req.route.name, tier: tier.name }),
       // The client has its status and the stream's opening: the recovery writes on where the first left off.
       commit: () => sink,
