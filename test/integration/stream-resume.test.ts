@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chunk, healthyStream, type Script, taggedChunk } from '../helpers/fake-upstream.js';
+import { anthropicError, anthropicEvent, anthropicTextStream, startAnthropicStream } from '../helpers/anthropic-upstream.js';
 import { fetchMetrics, metric, requestLog, useHarness } from '../helpers/harness.js';
 import type { ConfigSpec } from '../helpers/proxy.js';
 import { join } from 'node:path';
@@ -230,3 +231,51 @@ describe('mid-stream recovery: stalls, the deadline, the same tier', () => {
   });
 });
 
+
+describe('mid-stream recovery between Anthropic tiers (a Messages client: rendered, not relayed, on a resume route)', () => {
+  const anthropicBreak: Script = async (ctx) => {
+    startAnthropicStream(ctx, { input_tokens: 25, output_tokens: 1 }, 'msg_first');
+    anthropicEvent(ctx, 'content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+    for (const text of WORDS.slice(0, 3)) anthropicEvent(ctx, 'content_block_delta', { index: 0, delta: { type: 'text_delta', text } });
+    await ctx.wait(30);
+    ctx.destroy();
+  };
+
+  async function claudePair(second: Script, prefill?: boolean) {
+    const a = await h.fake();
+    const b = await h.fake();
+    a.always(anthropicBreak);
+    b.always(second);
+    const proxy = await h.proxy({
+      tiers: [
+        { name: 'claude_a', url: `http://127.0.0.1:${a.port}`, type: 'anthropic', retry: { attempts: 1 } },
+        { name: 'claude_b', url: `http://127.0.0.1:${b.port}`, type: 'anthropic', ...(prefill === undefined ? {} : { extra: { prefill } }) },
+      ],
+      routeKeys: { on_break: 'resume' },
+    });
+    return { b, proxy };
+  }
+
+  it('a tier that rejects the assistant prefill (400, as current Claude models do) is asked the plain request: the replay is seamless', async () => {
+    const { b, proxy } = await claudePair(async (ctx) => {
+      if (ctx.index === 0) return anthropicError(ctx, 400, 'invalid_request_error', 'This model does not support assistant message prefill. The conversation must end with a user message.');
+      return anthropicTextStream(['The quick brown ', 'fox jumps over the lazy dog.'])(ctx);
+    }, true);
+    const seen = await streamWith('messages', proxy);
+    expect(seen.failed).toBeNull();
+    expect(seen.finalText).toBe(FULL);
+    expect(seen.ids.size).toBe(1);
+    expect(seen.indexes).toEqual(new Set(['0']));
+    expect(lastMessage(b.requests[0].body)).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'The quick brown ' }] });
+    expect((lastMessage(b.requests[1].body) as { role: string }).role).toBe('user');
+    expect((await requestLog(proxy)).resumed).toEqual({ from: 'claude_a', to: 'claude_b', how: 'replay', at_chars: 16, result: 'ok' });
+  });
+
+  it('an anthropic tier replays by default (prefill: false): one request, no prefill sent', async () => {
+    const { b, proxy } = await claudePair(anthropicTextStream(WORDS));
+    const seen = await streamWith('messages', proxy);
+    expect(seen.finalText).toBe(FULL);
+    expect(b.requests).toHaveLength(1);
+    expect((lastMessage(b.requests[0].body) as { role: string }).role).toBe('user');
+  });
+});
