@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chunk, healthyStream, type Script, taggedChunk } from '../helpers/fake-upstream.js';
 import { anthropicError, anthropicEvent, anthropicTextStream, startAnthropicStream } from '../helpers/anthropic-upstream.js';
-import { fetchMetrics, metric, requestLog, useHarness } from '../helpers/harness.js';
+import { fetchMetrics, metric, requestLog, useHarness, waitFor } from '../helpers/harness.js';
 import type { ConfigSpec } from '../helpers/proxy.js';
 import { join } from 'node:path';
 import { type ClientProtocolName, streamWith } from '../helpers/resume-clients.js';
@@ -224,6 +224,46 @@ describe('mid-stream recovery: stalls, the deadline, the same tier', () => {
     expect(rows.map((r) => r.resumed)).toEqual(['continue:ok', null]);
     expect(rows[0]).toMatchObject({ tier: 'a', outcome: 'ok', failover: 1 });
     expect(readAttempts(db).filter((r) => r.request_id === rows[0].id).map((r) => `${r.tier}:${r.outcome}`)).toEqual(['a:ok', 'b:ok']);
+  });
+
+  it('a break inside a reasoning block ends with the error event, no recovery', async () => {
+    const { b, proxy } = await resumeRoute(async (ctx) => {
+      ctx.startStream();
+      ctx.event(chunk({ role: 'assistant', reasoning_content: 'Let me think' }));
+      ctx.event(chunk({ reasoning_content: ' about it' }));
+      await ctx.wait(30);
+      ctx.destroy();
+    }, healthyStream(WORDS));
+    const seen = await streamWith('messages', proxy);
+    expect(seen.failed).not.toBeNull();
+    expect(b.requests).toHaveLength(0);
+    expect((await requestLog(proxy)).resumed).toBeUndefined();
+  });
+
+  it('a client that leaves during the recovery aborts the recovery\'s upstream request', async () => {
+    const a = await h.fake();
+    const b = await h.fake();
+    a.always(breakAfter(2));
+    b.always(async (ctx) => {
+      ctx.startStream();
+      ctx.role();
+      ctx.content('fox ');
+      await ctx.closed;
+    });
+    const proxy = await h.proxy({ tiers: [{ name: 'a', url: a.url }, { name: 'b', url: b.url }], routeKeys: { on_break: 'resume' } });
+    const controller = new AbortController();
+    const res = await fetch(`${proxy.baseURL}/chat/completions`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, signal: controller.signal,
+      body: JSON.stringify({ model: 'chat', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    let text = '';
+    while (!text.includes('fox')) text += new TextDecoder().decode((await reader.read()).value);
+    controller.abort();
+    await waitFor(() => b.socketClosedAt.size > 0, 3000, 'the recovery upstream closed');
+    const line = await requestLog(proxy);
+    expect(line.outcome).toBe('client_abort');
+    expect(line.resumed).toMatchObject({ to: 'b', how: 'continue' });
   });
 
   it('an unknown key under resume is a config error', async () => {
