@@ -187,7 +187,9 @@ describe('mid-stream recovery: stalls, the deadline, the same tier', () => {
     const seen = await streamWith('chat', proxy);
     expect(seen.text).toBe(FULL);
     expect(a.requests).toHaveLength(2);
-    expect((await requestLog(proxy)).resumed).toMatchObject({ from: 'a', to: 'a', result: 'ok' });
+    const line = await requestLog(proxy);
+    expect(line.resumed).toMatchObject({ from: 'a', to: 'a', result: 'ok' });
+    expect(line.attempts).toEqual([expect.objectContaining({ tier: 'a', attempt: 1, outcome: 'ok' }), expect.objectContaining({ tier: 'a', attempt: 2, outcome: 'ok' })]);
   });
 
   it('the recovery counts against the route deadline: past it, the error event', async () => {
@@ -224,6 +226,20 @@ describe('mid-stream recovery: stalls, the deadline, the same tier', () => {
     expect(rows.map((r) => r.resumed)).toEqual(['continue:ok', null]);
     expect(rows[0]).toMatchObject({ tier: 'a', outcome: 'ok', failover: 1 });
     expect(readAttempts(db).filter((r) => r.request_id === rows[0].id).map((r) => `${r.tier}:${r.outcome}`)).toEqual(['a:ok', 'b:ok']);
+  });
+
+  it('a recovery that fails ends with the error event, its upstream\'s words redacted of the key', async () => {
+    const a = await h.fake();
+    const b = await h.fake();
+    a.always(breakAfter(2));
+    b.always((ctx) => ctx.error(401, 'Incorrect API key provided: sk-proj-secret-key-0123456789'));
+    const proxy = await h.proxy({ tiers: [{ name: 'a', url: a.url }, { name: 'b', url: b.url, api_key: 'sk-proj-secret-key-0123456789' }], routeKeys: { on_break: 'resume' } });
+    const seen = await streamWith('chat', proxy);
+    expect(seen.failed).toMatch(/recovery on tier b failed/);
+    expect(seen.failed).not.toContain('sk-proj-secret');
+    const line = await requestLog(proxy);
+    expect(JSON.stringify(line)).not.toContain('sk-proj-secret');
+    expect(line.resumed).toMatchObject({ result: 'failed' });
   });
 
   it('a break inside a reasoning block ends with the error event, no recovery', async () => {

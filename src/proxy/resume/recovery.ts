@@ -3,6 +3,7 @@ import { UpstreamCall } from '../../protocols/call.js';
 import type { NeutralMessage, NeutralRequest } from '../../protocols/neutral.js';
 import { TranslatedOutput } from '../../protocols/translated-output.js';
 import { isUnsupported } from '../../protocols/types.js';
+import { redactSecrets } from '../../providers/redact-secrets.js';
 import type { AttemptRecord, ResumedStream } from '../../telemetry/events.js';
 import { AttemptError, timeoutError } from '../attempt-error.js';
 import type { StreamSink } from '../client-writer.js';
@@ -49,15 +50,17 @@ export class Recovery {
     const delivered = state.delivered.text();
     const resumed: ResumedStream = { from: plan[at].name, to: tier.name, how: tier.prefill ? 'continue' : 'replay', at_chars: delivered.length, result: 'failed' };
     this.resumed = resumed;
-    let run = await this.run(tier, resumed.how, delivered, sink, 1);
+    let run = await this.run(tier, resumed.how, delivered, sink);
     // A tier that refuses the prefill (current Claude models do) is asked the plain request instead.
     if (!run.committed && resumed.how === 'continue' && (run.error.status === 400 || run.error.reason === 'unsupported')) {
       resumed.how = 'replay';
-      run = await this.run(tier, 'replay', delivered, sink, 2);
+      run = await this.run(tier, 'replay', delivered, sink);
     }
     if (!run.committed) {
       resumed.result = run.diverged() ? 'diverged' : 'failed';
-      return this.giveUp(end, sink, `${end.interruption.message}; its recovery on tier ${tier.name} failed: ${run.error.message}`, run.error);
+      // Upstream words can echo the key; they go to the client here.
+      const why = redactSecrets(run.error.message, tier.provider);
+      return this.giveUp(end, sink, `${end.interruption.message}; its recovery on tier ${tier.name} failed: ${why}`, run.error);
     }
     const second = await run.attempt.finished;
     resumed.result = second.interruption ? (run.diverged() ? 'diverged' : 'failed') : 'ok';
@@ -79,8 +82,9 @@ export class Recovery {
     return plan[at].retry.attempts > 1 ? plan[at] : null;
   }
 
-  private async run(tier: Tier, how: RecoveryMeans, delivered: string, sink: StreamSink, n: number): Promise<Run> {
+  private async run(tier: Tier, how: RecoveryMeans, delivered: string, sink: StreamSink): Promise<Run> {
     const { req, deps, state, deadlineAt } = this.input;
+    const n = this.input.attempts.filter((a) => a.tier === tier.name).length + 1;
     let diverged = false;
     const failed = (error: AttemptError): Run => {
       record(req, deps, this.input.attempts, tier, n, error.reason, 0, error.status, null, error.message);
