@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { requestLog, useHarness } from '../helpers/harness.js';
@@ -35,7 +36,22 @@ function killHard(port: number): void {
   process.kill(Number(readFileSync(`${DIR}/llama-server.${port}.pid`, 'utf8')), 'SIGKILL');
 }
 
-async function killedMidAnswer(prefillOnSecond: boolean): Promise<{ text: string; chunksBeforeKill: number; line: Record<string, unknown> }> {
+type Client = 'chat' | 'messages';
+
+/** The answer's text deltas as the client's SDK yields them (Chat chunks, or Messages text deltas). */
+async function* textDeltas(client: Client, origin: string): AsyncGenerator<string> {
+  if (client === 'chat') {
+    const openai = new OpenAI({ baseURL: `${origin}/v1`, apiKey: 'x', maxRetries: 0 });
+    for await (const chunk of await openai.chat.completions.create({ ...PARAMS, stream: true })) yield chunk.choices[0]?.delta.content ?? '';
+    return;
+  }
+  const anthropic = new Anthropic({ baseURL: origin, apiKey: 'x', maxRetries: 0 });
+  const stream = anthropic.messages.stream({ model: 'chat', temperature: 0, max_tokens: PARAMS.max_tokens, messages: PARAMS.messages });
+  for await (const event of stream) if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') yield event.delta.text;
+  await stream.finalMessage(); // raises if the stream did not complete
+}
+
+async function killedMidAnswer(prefillOnSecond: boolean, client: Client = 'chat'): Promise<{ text: string; chunksBeforeKill: number; line: Record<string, unknown> }> {
   const [a, b] = PORTS;
   await ensureRunning(a);
   const proxy = await h.proxy({
@@ -46,13 +62,11 @@ async function killedMidAnswer(prefillOnSecond: boolean): Promise<{ text: string
     deadline_ms: 300_000,
     routeKeys: { on_break: 'resume' },
   });
-  const client = new OpenAI({ baseURL: proxy.baseURL, apiKey: 'x', maxRetries: 0 });
-  const stream = await client.chat.completions.create({ ...PARAMS, stream: true });
   let text = '';
   let chunks = 0;
   let chunksBeforeKill = 0;
-  for await (const chunk of stream) {
-    text += chunk.choices[0]?.delta.content ?? '';
+  for await (const delta of textDeltas(client, proxy.origin)) {
+    text += delta;
     if (++chunks === KILL_AT_CHUNK) {
       chunksBeforeKill = chunks;
       killHard(a);
@@ -70,6 +84,14 @@ describe.skipIf(PORTS.length !== 2)('mid-stream recovery with real llama-servers
     expect(text).toBe(expected);
     expect(line.outcome).toBe('ok');
     expect(line.resumed).toMatchObject({ from: 'llama_a', to: 'llama_b', how: 'continue', result: 'ok' });
+  }, 300_000);
+
+  it('a Messages client (translated both ways) gets the whole answer as one message', async () => {
+    const expected = await reference(PORTS[1]);
+    const { text, line } = await killedMidAnswer(true, 'messages');
+    console.log('real llama continuation, messages client:', JSON.stringify({ resumed: line.resumed, chars: text.length }));
+    expect(text).toBe(expected);
+    expect(line.resumed).toMatchObject({ how: 'continue', result: 'ok' });
   }, 300_000);
 
   it('replays on the second (no prefill): a deterministic replay is verified and relayed past the prefix', async () => {
