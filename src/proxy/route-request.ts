@@ -116,7 +116,7 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
         // The first request after the tier was idle may have to wait for a model load.
         const ttftMs = deps.gate.isCold(tier) ? tier.timeouts.cold_ttft_ms : tier.timeouts.ttft_ms;
         const budget = Math.min(ttftMs, Math.ceil(remaining));
-        // Only a resume route keeps what the client has (its streams are rendered, src/proxy/resume/).
+        // Only a resume route keeps what the client has (src/proxy/resume/resume-state.ts); others pay nothing.
         const resume = req.route.on_break === 'resume' && req.route.resume_max > 0 ? new ResumeState(call, req.codec, req.request) : null;
         const attempt = new StreamAttempt({
           ...input,
