@@ -118,6 +118,14 @@ export function loadConfigText(text: string, file: string, env: Env = process.en
 
 // ─── building the resolved config ───────────────────────────────────────────
 
+/**
+ * Local servers (Ollama, llama.cpp, vLLM on loopback) continue a trailing assistant message;
+ * cloud ones may not (current Claude models reject an assistant prefill), so they replay instead.
+ */
+function prefillByDefault(provider: Provider): boolean {
+  return provider.type === 'ollama' || (provider.type === 'openai' && provider.local);
+}
+
 function buildConfig(raw: RawConfig, file: string, warnings: string[]): Config {
   const providers = new Map<string, Provider>(
     Object.entries(raw.providers).map(([name, provider]) => [name, resolveProvider(name, provider)]),
@@ -139,10 +147,12 @@ function buildConfig(raw: RawConfig, file: string, warnings: string[]): Config {
       max_tokens_cap: tier.max_tokens,
       ollama: { ...raw.providers[tier.provider].ollama, ...tier.ollama },
       tokenizer: tier.tokenizer ?? DEFAULT_ENCODING,
+      prefill: tier.prefill ?? prefillByDefault(providers.get(tier.provider) as Provider),
       ...priceOf(tier.price ?? providers.get(tier.provider)?.price),
     }));
     const savers = readSavers(route.savers ?? raw.savers ?? [], []).specs; // crossCheck vouched for them
-    routes.set(routeName, { name: routeName, tiers, deadline_ms: route.deadline_ms, aliases: route.aliases ?? [], savers });
+    routes.set(routeName, { name: routeName, tiers, deadline_ms: route.deadline_ms, aliases: route.aliases ?? [], savers,
+      on_break: route.on_break, resume_max: route.resume?.max ?? 1 });
   }
   return { file, server: resolveServer(raw.server), providers, routes, warnings, usage: resolveUsage(raw.usage, file), budgets: (raw.budgets ?? []).map(resolveBudget),
     idempotency: raw.idempotency, state: raw.state };

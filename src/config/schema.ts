@@ -205,6 +205,8 @@ export const TierSchema = z.strictObject({
   tokenizer: z.enum(ENCODINGS).optional(),
   /** Replaces the provider's price for this tier. */
   price: PriceSchema.optional(),
+  /** Takes a trailing assistant message as the start of its answer (mid-stream recovery continues there); default by type, see load.ts. */
+  prefill: z.boolean().optional(),
 });
 
 /**
@@ -231,6 +233,9 @@ export const RouteSchema = z.strictObject({
   circuit: CircuitSchema.optional(),
   deadline_ms: ms().default(120_000),
   savers: SaverListSchema.optional(),
+  /** A committed stream that breaks or stalls: `error` ends it with the protocol's error event; `resume` recovers it (src/proxy/resume/). */
+  on_break: z.enum(['error', 'resume']).default('error'),
+  resume: z.strictObject({ max: z.number().int().min(0).max(1).default(1) }).optional(),
 });
 
 export const ConfigSchema = z.strictObject({
@@ -306,6 +311,8 @@ export interface Tier {
   tokenizer: Encoding;
   /** USD per 1M tokens: the tier's own `price`, else its provider's; absent: unpriced (local). */
   price?: Price;
+  /** Continues a trailing assistant message (mid-stream recovery by continuation). */
+  prefill: boolean;
 }
 
 export interface Route {
@@ -315,6 +322,9 @@ export interface Route {
   aliases: string[];
   /** Token savers in file order (the top-level default when the route has none of its own). */
   savers: SaverSpec[];
+  /** What a committed stream that breaks does: end with an error, or resume (at most `resume_max` times). */
+  on_break: 'error' | 'resume';
+  resume_max: number;
 }
 
 /** The usage log after loading: `path` is absolute, or null for the default in the state dir (see usage/paths.ts). */

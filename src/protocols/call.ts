@@ -1,4 +1,5 @@
 import type { Tier } from '../config/schema.js';
+import type { NeutralRequest } from './neutral.js';
 import { wireFor } from './registry.js';
 import { TranslatedOutput } from './translated-output.js';
 import { isUnsupported, type ClientCodec, type ClientRequest, type StreamOutput, type Unsupported, type UpstreamAnswer, type UpstreamRequest, type WireCodec } from './types.js';
@@ -40,6 +41,17 @@ export class UpstreamCall {
     }
     const neutral = request.neutral();
     if (isUnsupported(neutral)) return neutral;
+    const upstream = wire.encodeRequest(tier.provider, tier, neutral, request.stream, request.headers);
+    if (isUnsupported(upstream)) return upstream;
+    return new UpstreamCall(wire, upstream, false, client, request);
+  }
+
+  /**
+   * The call for `tier` with a neutral request of llm-route's own making (a mid-stream
+   * recovery's continuation): always encoded for the tier's wire, never relayed.
+   */
+  static encoded(tier: Tier, client: ClientCodec, request: ClientRequest, neutral: NeutralRequest): UpstreamCall | Unsupported {
+    const wire = wireFor(tier.provider, request.protocol);
     const upstream = wire.encodeRequest(tier.provider, tier, neutral, request.stream, request.headers);
     if (isUnsupported(upstream)) return upstream;
     return new UpstreamCall(wire, upstream, false, client, request);

@@ -46,6 +46,11 @@ export class ClientWriter {
     this.sink.end(tail);
   }
 
+  /** Writes what is still queued and leaves the response open: a mid-stream recovery goes on writing to it. */
+  release(): void {
+    this.send(false);
+  }
+
   private readonly flush = (): void => {
     this.send(true);
   };

@@ -120,7 +120,7 @@ async function answer(exchange: Exchange, outcome: RoutingOutcome, admission: Re
   const attempts = outcome.attempts;
   switch (outcome.kind) {
     case 'stream': {
-      const end = await outcome.attempt.finished;
+      const end = await (outcome.recovery ? outcome.recovery.finish(outcome.attempt) : outcome.attempt.finished);
       admission?.end({ tier: outcome.tier, usage: end.usage, completionText: () => end.text });
       const interruption = end.interruption;
       let result: RequestOutcome = 'ok';
@@ -128,6 +128,7 @@ async function answer(exchange: Exchange, outcome: RoutingOutcome, admission: Re
       return exchange.finish({
         tier: outcome.tier.name, status: 200, outcome: result, ttftMs: exchange.ttftMs, attempts, usage: end.usage,
         estimate: end.usage ? undefined : estimateOf(exchange, end.text), chunkErrors: end.chunkErrors, committed: true, error: interruption?.message,
+        ...(outcome.recovery?.resumed ? { resumed: outcome.recovery.resumed } : {}),
       });
     }
     case 'unary': {

@@ -11,6 +11,8 @@ import { retryDelayMs, sleep } from './backoff.js';
 import type { ClientLifetime } from './client-lifetime.js';
 import type { StreamSink } from './client-writer.js';
 import { planTiers } from './plan.js';
+import { Recovery } from './resume/recovery.js';
+import { ResumeState } from './resume/resume-state.js';
 import { StreamAttempt } from './stream-attempt.js';
 import type { RequestAdmission } from './tier-admission.js';
 import { type UnaryAnswer, UnaryAttempt } from './unary-attempt.js';
@@ -45,7 +47,7 @@ export interface Limited {
 }
 
 export type RoutingOutcome =
-  | { kind: 'stream'; tier: Tier; call: UpstreamCall; attempt: StreamAttempt; attempts: AttemptRecord[] }
+  | { kind: 'stream'; tier: Tier; call: UpstreamCall; attempt: StreamAttempt; attempts: AttemptRecord[]; recovery: Recovery | null }
   | { kind: 'unary'; tier: Tier; call: UpstreamCall; answer: UnaryAnswer; attempts: AttemptRecord[] }
   /** The payload's fault: the upstream's own error goes to the client. */
   | { kind: 'rejected'; tier: Tier; answer: ShapedAnswer; error: AttemptError; attempts: AttemptRecord[] }
@@ -114,11 +116,14 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
         // The first request after the tier was idle may have to wait for a model load.
         const ttftMs = deps.gate.isCold(tier) ? tier.timeouts.cold_ttft_ms : tier.timeouts.ttft_ms;
         const budget = Math.min(ttftMs, Math.ceil(remaining));
+        // Only a resume route keeps what the client has (src/proxy/resume/resume-state.ts); others pay nothing.
+        const resume = req.route.on_break === 'resume' && req.route.resume_max > 0 ? new ResumeState(call, req.codec, req.request) : null;
         const attempt = new StreamAttempt({
           ...input,
+          keepOpen: resume?.keepOpen,
           ttftBudgetMs: budget,
           ttftLimit: budget < ttftMs ? 'deadline' : 'ttft_timeout',
-          output: call.streamOutput(),
+          output: resume ? resume.output : call.streamOutput(),
           onChunkError: () => deps.telemetry.emit({ type: 'chunk_error', route: req.route.name, tier: tier.name }),
           // The client is answered first; the bookkeeping of this attempt follows.
           commit: (committed) => {
@@ -129,7 +134,10 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
         });
         const result = await attempt.committed;
         elapsedMs = attempt.elapsedMs;
-        if (result.committed) return { kind: 'stream', tier, call, attempt, attempts };
+        if (result.committed) {
+          const recovery = resume && new Recovery({ req, deps, state: resume, plan, at: t, deadlineAt, attempts });
+          return { kind: 'stream', tier, call, attempt, attempts, recovery };
+        }
         error = result.error;
       } else {
         const attempt = new UnaryAttempt(input);
@@ -180,7 +188,7 @@ function aborted(req: RoutingRequest, attempts: AttemptRecord[]): RoutingOutcome
   return { kind: 'aborted', attempts };
 }
 
-function record(
+export function record(
   req: RoutingRequest, deps: RoutingDeps, attempts: AttemptRecord[], tier: Tier, n: number,
   outcome: AttemptOutcome, ms: number, status: number | undefined, blame: Blame, message?: string,
 ): void {

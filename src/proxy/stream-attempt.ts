@@ -25,6 +25,11 @@ export interface StreamAttemptInput extends AttemptInput {
    * client (status, headers) and returns where the stream goes. No byte reaches the client before it.
    */
   commit: (attempt: StreamAttempt) => StreamSink;
+  /**
+   * Set on a route with `on_break: resume`: asked when the committed stream breaks; true leaves
+   * the client's response open (no error event) for a recovery, and `finished` carries the sink.
+   */
+  keepOpen?: (err: AttemptError) => boolean;
 }
 
 export interface StreamEnd {
@@ -34,6 +39,8 @@ export interface StreamEnd {
   chunkErrors: number;
   /** The generated text, for a token estimate when the upstream reported no usage. */
   text: string;
+  /** The client's response, left open for a recovery (`keepOpen`); null when the stream ended it. */
+  open: StreamSink | null;
 }
 
 export type CommitResult = { committed: true; attempt: StreamAttempt } | { committed: false; error: AttemptError };
@@ -57,6 +64,8 @@ export class StreamAttempt extends UpstreamAttempt {
   /** The upstream finished its response (it may still do so after its terminator was relayed). */
   private upstreamEnded = false;
   private writer: ClientWriter | null = null;
+  private sink: StreamSink | null = null;
+  private leftOpen = false;
   /** What goes to the client, held before commit. */
   private held: Buffer[] = [];
   /** What the chunk being framed sends to the client. */
@@ -172,7 +181,8 @@ export class StreamAttempt extends UpstreamAttempt {
     clearTimeout(this.ttftTimer);
     this.idleTimer = setTimeout(this.onIdleTimeout, this.stream.tier.timeouts.idle_ms);
     const controller = this.controller as Controller; // data arrived, so undici has handed it over
-    this.writer = new ClientWriter(this.stream.commit(this), {
+    this.sink = this.stream.commit(this);
+    this.writer = new ClientWriter(this.sink, {
       pause: () => controller.pause(),
       resume: () => {
         this.idleTimer?.refresh();
@@ -258,19 +268,28 @@ export class StreamAttempt extends UpstreamAttempt {
   }
 
   /** Ends a committed stream that cannot go on with the output's error event (or `tail`). */
-  private interrupt(err: AttemptError, tail: Buffer = this.output.interrupted(err.message)): void {
+  private interrupt(err: AttemptError, tail?: Buffer): void {
     if (this.phase !== 'relaying') return;
     this.clearTimers();
     this.cancel(err);
-    this.writer?.end(tail);
+    if (this.stream.keepOpen?.(err)) {
+      this.writer?.release();
+      this.leftOpen = true;
+    } else this.writer?.end(tail ?? this.output.interrupted(err.message));
     this.settleFinished(err);
+  }
+
+  /** Ends the attempt from outside (a recovery whose replay diverged): before commit a failure, after it the error event. */
+  stop(err: AttemptError): void {
+    if (this.phase === 'waiting') this.fail(err);
+    else this.interrupt(err);
   }
 
   private settleFinished(interruption: AttemptError | null): void {
     if (this.phase !== 'relaying') return;
     this.phase = 'done';
     this.release();
-    this.resolveFinished({ interruption, usage: this.usage, chunkErrors: this.chunkErrors, text: this.texts.join('') });
+    this.resolveFinished({ interruption, usage: this.usage, chunkErrors: this.chunkErrors, text: this.texts.join(''), open: this.leftOpen ? this.sink : null });
   }
 
   private clearTimers(): void {

@@ -32,6 +32,8 @@ export type AttemptReason =
   | 'context_length' | 'content_policy' | 'bad_request'
   // a 2xx answer that is not one
   | 'bad_response' | 'empty_stream' | 'upstream_error' | 'broken_stream' | 'answer_too_large'
+  // a mid-stream recovery whose replay is not the answer the client has
+  | 'replay_diverged'
   // not the tier's doing: a request it cannot carry, the client leaving, the server stopping
   | 'unsupported' | 'client_abort' | 'shutdown';
 
@@ -141,6 +143,17 @@ export interface RequestFinished {
   savers?: SaverMeasure[];
   chunkErrors: number;
   error?: string;
+  /** A committed stream that broke and was recovered (or tried to be) on a resume route. */
+  resumed?: ResumedStream;
+}
+
+/** A mid-stream recovery: from which tier to which, by which means, after how much text, and how it went. */
+export interface ResumedStream {
+  from: string;
+  to: string;
+  how: 'replay' | 'continue';
+  at_chars: number;
+  result: 'ok' | 'diverged' | 'failed';
 }
 
 /** A tier's health state changed (healthy, degraded, down). */

@@ -60,6 +60,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly resumes = new Counter({
+    name: 'llm_stream_resumes_total',
+    help: 'Committed streams that broke on a resume route, by how they were recovered and how it went (ok, diverged, failed).',
+    labelNames: ['route', 'how', 'result'],
+    registers: [this.registry],
+  });
+
   private readonly tierState = new Gauge({
     name: 'llm_tier_state',
     help: 'Tier health: 0 healthy, 1 degraded, 2 down (circuit open).',
@@ -125,6 +132,7 @@ export class Metrics {
         const tier = event.tier ?? 'none';
         this.child4(this.requests, event.route, tier, event.outcome, event.protocol).inc();
         if (event.committed) this.child(this.activeStreams, event.route, tier).dec();
+        if (event.resumed) this.child3(this.resumes, event.route, event.resumed.how, event.resumed.result).inc();
         if (event.usage) {
           this.child3(this.tokens, event.route, tier, 'prompt').inc(event.usage.prompt_tokens);
           this.child3(this.tokens, event.route, tier, 'completion').inc(event.usage.completion_tokens);

@@ -96,5 +96,6 @@ export function toLogLine(event: RequestFinished, time = new Date().toISOString(
   }
   if (event.chunkErrors > 0) line.chunk_errors = event.chunkErrors;
   if (event.error) line.error = event.error;
+  if (event.resumed) line.resumed = event.resumed;
   return line;
 }

@@ -258,5 +258,10 @@ function recentRequest({ at, event }: Finished): RecentRequest {
     outcome: event.outcome,
     ttftMs: event.ttftMs,
     completionTokens: event.usage?.completion_tokens,
+    ...(event.resumed ? { resumed: resumedNote(event.resumed) } : {}),
   };
+}
+
+function resumedNote(resumed: NonNullable<Finished['event']['resumed']>): string {
+  return resumed.result === 'ok' ? `resumed ${resumed.from}→${resumed.to} by ${resumed.how}` : `resume ${resumed.result}`;
 }

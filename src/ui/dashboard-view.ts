@@ -47,6 +47,8 @@ export interface RecentRequest {
   outcome: RequestFinished['outcome'];
   ttftMs: number | undefined;
   completionTokens: number | undefined;
+  /** A stream that broke and was resumed (or tried to be): `resumed a→b by continue`, `resume diverged`. */
+  resumed?: string;
 }
 
 export interface DashboardSnapshot {

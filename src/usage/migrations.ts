@@ -75,6 +75,8 @@ const STEPS: string[] = [
      PRIMARY KEY (reservation, scope, per, unit)
    );
    CREATE INDEX budget_holds_by_expiry ON budget_holds (expires_at);`,
+  // A stream that broke on a resume route: how it was recovered and how it went ("continue:ok", "replay:diverged").
+  `ALTER TABLE requests ADD COLUMN resumed TEXT`,
 ];
 
 export const SCHEMA_VERSION = STEPS.length;

@@ -4,7 +4,7 @@ import type { AttemptOutcome, RequestFinished } from '../telemetry/events.js';
 export type LoggedRequest = Pick<
   RequestFinished,
   'id' | 'startedAt' | 'protocol' | 'route' | 'tier' | 'provider' | 'model' | 'status' | 'outcome' | 'stream' | 'ttftMs'
-  | 'durationMs' | 'usage' | 'chunkErrors' | 'attempts' | 'savers' | 'estimate'
+  | 'durationMs' | 'usage' | 'chunkErrors' | 'attempts' | 'savers' | 'estimate' | 'resumed'
 >;
 
 /**
@@ -22,6 +22,9 @@ export function packRequest(e: LoggedRequest, out: unknown[]): void {
   out.push(savers.length);
   for (const s of savers) out.push(s.saver, s.before, s.after, s.failed === true);
   if (e.estimate) out.push(1, e.estimate.promptText, e.estimate.completionText);
+  else out.push(0);
+  const resumed = e.resumed;
+  if (resumed) out.push(1, resumed.from, resumed.to, resumed.how, resumed.at_chars, resumed.result);
   else out.push(0);
 }
 
@@ -56,6 +59,9 @@ export function unpackRequests(flat: readonly unknown[]): LoggedRequest[] {
       }
     }
     if (next() === 1) e.estimate = { promptText: next() as string, completionText: next() as string };
+    if (next() === 1) {
+      e.resumed = { from: next() as string, to: next() as string, how: next() as 'replay' | 'continue', at_chars: next() as number, result: next() as 'ok' | 'diverged' | 'failed' };
+    }
     out.push(e);
   }
   return out;

@@ -32,6 +32,8 @@ export interface ConfigSpec {
   aliases?: string[];
   deadline_ms?: number;
   routeTimeouts?: Record<string, number>;
+  /** Other route keys (on_break, resume, …). */
+  routeKeys?: Record<string, unknown>;
   server?: Record<string, unknown>;
   /** More top-level keys (usage, budgets). */
   top?: Record<string, unknown>;
@@ -57,6 +59,7 @@ export function configYaml(spec: ConfigSpec): string {
   if (spec.aliases) route.aliases = spec.aliases;
   if (spec.deadline_ms !== undefined) route.deadline_ms = spec.deadline_ms;
   if (spec.routeTimeouts) route.timeouts = spec.routeTimeouts;
+  Object.assign(route, spec.routeKeys);
   return stringify({ version: 1, server: { port: 0, ...spec.server }, providers, routes: { [spec.route ?? 'chat']: route }, ...spec.top });
 }
 

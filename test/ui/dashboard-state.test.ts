@@ -66,6 +66,15 @@ describe('request path text', () => {
     expect(recent[1]).toMatchObject({ route: 'chat', status: 200, ttftMs: 2700, completionTokens: 143, outcome: 'ok' });
   });
 
+  it('marks a resumed stream in the recent list, and a recovery that failed', () => {
+    const recent = stateWith([
+      ...requestEvents('chat', [attempt('local', 'ok'), attempt('cloud', 'ok')], { resumed: { from: 'local', to: 'cloud', how: 'continue', at_chars: 120, result: 'ok' } }),
+      ...requestEvents('chat', [attempt('local', 'ok'), attempt('cloud', 'replay_diverged')], { outcome: 'interrupted', resumed: { from: 'local', to: 'cloud', how: 'replay', at_chars: 40, result: 'diverged' } }),
+      ...requestEvents('chat', [attempt('local', 'ok')]),
+    ]).snapshot(config, T0).recent;
+    expect(recent.map((r) => r.resumed)).toEqual([undefined, 'resume diverged', 'resumed local→cloud by continue']);
+  });
+
   it('keeps the last 50 finished requests', () => {
     const events: TelemetryEvent[] = [];
     for (let i = 0; i < 60; i++) events.push(...requestEvents('chat', [attempt('local', 'ok', { ms: i })], { ttftMs: i }));

@@ -9,14 +9,14 @@ const FINISH: Record<FinishReason, string> = { stop: 'stop', length: 'length', t
 
 /** Neutral events as Chat Completions chunks: role with the first delta, finish, usage (when asked), [DONE]. */
 export class ChatRenderer implements StreamRenderer {
-  private readonly id = newId('chatcmpl-');
-  private readonly created = Math.floor(Date.now() / 1000);
+  private id = newId('chatcmpl-');
+  private created = Math.floor(Date.now() / 1000);
   private started = false;
   private finished = false;
   private madeToolCalls = false;
   private usage: Usage | undefined;
 
-  constructor(private readonly model: string, private readonly wantsUsage: boolean) {}
+  constructor(private model: string, private readonly wantsUsage: boolean) {}
 
   render(events: readonly NeutralEvent[]): string {
     let out = '';
@@ -47,6 +47,17 @@ export class ChatRenderer implements StreamRenderer {
       }
     }
     return out;
+  }
+
+  /**
+   * Goes on with a stream the client already has from a relayed upstream (a mid-stream
+   * recovery): its chunk id, created and model, its role already sent.
+   */
+  continueAs(sent: { id: string; created: number; model: string }): void {
+    this.id = sent.id;
+    this.created = sent.created;
+    this.model = sent.model;
+    this.started = true;
   }
 
   end(): string {

@@ -1,0 +1,59 @@
+import type { NeutralEvent } from '../../protocols/neutral.js';
+import type { EventFacts, StreamDecoder } from '../../protocols/types.js';
+
+/**
+ * What the client has of a stream on a resume route: the answer's text so far, and whether
+ * the stream stands where a recovery is sound. Only text is resumed: a stream whose last
+ * content was reasoning, or that made a tool call, ends with the error event as on any route.
+ * Kept by the decoder the stream's output already runs, so it costs one pass over the events
+ * it decoded anyway and memory proportional to the answer.
+ */
+export class DeliveredText implements StreamDecoder {
+  private readonly parts: string[] = [];
+  private last: 'none' | 'text' | 'reasoning' = 'none';
+  private madeToolCall = false;
+  private length = 0;
+  private deltas = 0;
+
+  constructor(private readonly inner: StreamDecoder) {}
+
+  decode(facts: EventFacts, out: NeutralEvent[]): void {
+    const from = out.length;
+    this.inner.decode(facts, out);
+    for (let i = from; i < out.length; i++) {
+      const event = out[i];
+      if (event.type === 'text') {
+        if (event.delta === '') continue;
+        this.parts.push(event.delta);
+        this.length += event.delta.length;
+        this.deltas++;
+        this.last = 'text';
+      } else if (event.type === 'reasoning' || event.type === 'reasoning_signature') this.last = 'reasoning';
+      else if (event.type === 'tool_call_start' || event.type === 'tool_call_delta') this.madeToolCall = true;
+    }
+  }
+
+  /** The stream broke inside a text run, the only place a recovery can continue seamlessly. */
+  get resumable(): boolean {
+    return !this.madeToolCall && this.last === 'text';
+  }
+
+  /** Characters (UTF-16 units) of text the client has. */
+  get chars(): number {
+    return this.length;
+  }
+
+  /**
+   * Text deltas the client has: at least one token each (local servers send one token per
+   * delta, cloud ones may send more), so the most a continuation may still generate is the
+   * request's max_tokens less this, never less than what is left.
+   */
+  get pieces(): number {
+    return this.deltas;
+  }
+
+  text(): string {
+    if (this.parts.length > 1) this.parts.splice(0, this.parts.length, this.parts.join(''));
+    return this.parts[0] ?? '';
+  }
+}
