@@ -186,6 +186,13 @@ export const TierSchema = z.strictObject({
   tokenizer: z.enum(ENCODINGS).optional(),
   /** Replaces the provider's price for this tier. */
   price: PriceSchema.optional(),
+  /** Route by fit (src/fit/): the model's context window in tokens; auto = discovered from the server. */
+  context: z.union([z.literal('auto'), z.number().int().min(1)]).optional(),
+  /** The user's cap: a prompt of more tokens skips this tier (a slow prefill). */
+  max_prompt_tokens: z.number().int().min(1).optional(),
+  /** Whether the model takes images / tools; auto = discovered (unknown: sent). */
+  vision: z.union([z.literal('auto'), z.boolean()]).optional(),
+  tools: z.union([z.literal('auto'), z.boolean()]).optional(),
 });
 
 /**
@@ -287,6 +294,15 @@ export interface Tier {
   tokenizer: Encoding;
   /** USD per 1M tokens: the tier's own `price`, else its provider's; absent: unpriced (local). */
   price?: Price;
+  /** What the tier file says of the model's limits (SPEC "Route by fit"); 'auto': discovered. */
+  fit: TierFitConfig;
+}
+
+export interface TierFitConfig {
+  context: number | 'auto';
+  max_prompt_tokens: number | undefined;
+  vision: boolean | 'auto';
+  tools: boolean | 'auto';
 }
 
 export interface Route {

@@ -147,6 +147,10 @@ async function answer(exchange: Exchange, outcome: RoutingOutcome, admission: Re
       exchange.respondError({ status: 400, kind: 'invalid_request', code: 'unsupported_request', message, extra: { attempts } }, { 'x-llm-route-attempts': attempts.length });
       return exchange.finish({ tier: null, status: 400, outcome: 'bad_request', attempts, error: message });
     }
+    case 'too_long':
+      // Every tier failed for the prompt's size: a 400 in the client's protocol, which SDKs do not retry and agents compact on.
+      exchange.respondError({ status: 400, kind: 'invalid_request', code: 'context_length_exceeded', message: outcome.failure.message, extra: { attempts } }, { 'x-llm-route-attempts': attempts.length });
+      return exchange.finish({ tier: null, status: 400, outcome: 'bad_request', attempts, error: outcome.failure.message });
     case 'exhausted':
       if (outcome.limited) return limitedAnswer(exchange, outcome.limited, attempts);
       return exhausted(exchange, outcome.planned, outcome.timedOut, attempts);

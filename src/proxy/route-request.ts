@@ -11,6 +11,9 @@ import { retryDelayMs, sleep } from './backoff.js';
 import type { ClientLifetime } from './client-lifetime.js';
 import type { StreamSink } from './client-writer.js';
 import { planTiers } from './plan.js';
+import { checkFit } from '../fit/fit-check.js';
+import { PromptCount } from '../fit/prompt-count.js';
+import { type PayloadFailure, payloadFailure } from '../fit/payload-failure.js';
 import { StreamAttempt } from './stream-attempt.js';
 import type { RequestAdmission } from './tier-admission.js';
 import { type UnaryAnswer, UnaryAttempt } from './unary-attempt.js';
@@ -53,6 +56,8 @@ export type RoutingOutcome =
   | { kind: 'exhausted'; timedOut: boolean; planned: number; attempts: AttemptRecord[]; limited: Limited | null }
   /** No planned tier can carry this request (an image URL for Ollama, n > 1 for Anthropic, …). */
   | { kind: 'unsupported'; reasons: string[]; attempts: AttemptRecord[] }
+  /** No tier answered, each for the payload's sake, at least one because it is too long (SPEC "Route by fit"): a 400. */
+  | { kind: 'too_long'; failure: PayloadFailure; attempts: AttemptRecord[] }
   /** The client left, or the server is stopping. */
   | { kind: 'aborted'; attempts: AttemptRecord[] };
 
@@ -69,6 +74,8 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
   const admission = deps.admission;
   let allTimedOut = true;
   let limited: Limited | null = null;
+  const prompt = new PromptCount(req.request);
+  const tooLong: Array<{ prompt?: number; limit?: number }> = [];
 
   for (let t = 0; t < plan.length; t++) {
     const tier = plan[t];
@@ -77,6 +84,17 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
       unsupported.push(`${tier.name}: ${call.unsupported}`);
       record(req, deps, attempts, tier, 1, 'unsupported', 0, undefined, null, call.unsupported);
       continue;
+    }
+    if (req.request.operation !== 'count_tokens') {
+      const checked = checkFit(tier, req.request, call.request.body, prompt);
+      const verdict = checked instanceof Promise ? await checked : checked;
+      if (!verdict.fits) {
+        // Nothing is sent to a tier that cannot hold the request: no health penalty either.
+        if (verdict.outcome === 'unsupported') unsupported.push(`${tier.name}: ${verdict.message}`);
+        else tooLong.push({ prompt: verdict.prompt, limit: verdict.limit });
+        record(req, deps, attempts, tier, 1, verdict.outcome, 0, undefined, null, verdict.message);
+        continue;
+      }
     }
     if (admission) {
       const entry = await admission.enter(tier, req.client, stream ? deadlineAt - performance.now() : Infinity);
@@ -150,6 +168,7 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
         return { kind: 'rejected', tier, answer, error, attempts };
       }
       lastError = error;
+      if (error.reason === 'context_length') tooLong.push(payloadFailure.numbersOf(error));
       if (!error.timedOut) allTimedOut = false;
       if (error.reason === 'deadline') return { kind: 'exhausted', timedOut: true, planned: plan.length, attempts, limited };
       // A tier that timed out is not retried: the next tier is tried.
@@ -172,6 +191,8 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
     }
   }
   if (unsupported.length > 0 && unsupported.length === attempts.length) return { kind: 'unsupported', reasons: unsupported, attempts };
+  const failure = await payloadFailure.of(attempts, tooLong, prompt);
+  if (failure) return { kind: 'too_long', failure, attempts };
   const tried = attempts.filter((a) => a.outcome !== 'unsupported' && !isLimitSkip(a));
   return { kind: 'exhausted', timedOut: tried.length > 0 && allTimedOut, planned: plan.length, attempts, limited };
 }

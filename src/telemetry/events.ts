@@ -36,7 +36,7 @@ export type AttemptReason =
   | 'unsupported' | 'client_abort' | 'shutdown';
 
 /** How one attempt ended: `ok`, a reason it failed, or `budget` (the tier was skipped: its budget was spent). */
-export type AttemptOutcome = 'ok' | AttemptReason | 'budget';
+export type AttemptOutcome = 'ok' | AttemptReason | 'budget' | 'too_long';
 
 /** One upstream try, as the request log and the 502 body list it. */
 export interface AttemptRecord {
@@ -283,7 +283,8 @@ const PAYLOAD_SPECIFIC_OUTCOMES: ReadonlySet<AttemptOutcome> = new Set<AttemptOu
 
 /** An attempt whose outcome tells nothing about the tier's health: the payload's fault, one it cannot carry, or the deadline's. */
 export function isHealthNeutral(event: AttemptFinished): boolean {
-  return event.blame === 'payload' || PAYLOAD_SPECIFIC_OUTCOMES.has(event.record.outcome) || (event.blame === null && event.record.outcome !== 'ok');
+  // too_long: the fit check skipped the tier before sending anything (it proves nothing alive either).
+  return event.blame === 'payload' || PAYLOAD_SPECIFIC_OUTCOMES.has(event.record.outcome) || event.record.outcome === 'too_long' || (event.blame === null && event.record.outcome !== 'ok');
 }
 
 /**
