@@ -223,6 +223,18 @@ export interface HealthChecked {
   note?: string;
 }
 
+/** What discovery learned of a tier's limits, when it changed (SPEC "Route by fit"); `error`: unknown, and why. */
+export interface FitDiscovered {
+  type: 'fit_discovered';
+  route: string;
+  tier: string;
+  context: number | null;
+  context_source: string | null;
+  vision: boolean | null;
+  tools: boolean | null;
+  error?: string;
+}
+
 /** Output of a local provider started by llm-route (`start:`), line by line. */
 export interface ProviderOutput {
   type: 'provider_output';
@@ -272,7 +284,7 @@ export interface StateRecovered {
 export type TelemetryEvent =
   | RequestStarted | AttemptFinished | FailedOver | StreamCommitted | ChunkDropped | RequestFinished
   | TierStateChanged | WeightChanged | RolledBack | ConfigReloaded | HealthChecked | ProviderOutput
-  | UsageDegraded | UsageRecovered | StateDegraded | StateRecovered;
+  | UsageDegraded | UsageRecovered | StateDegraded | StateRecovered | FitDiscovered;
 
 /**
  * Outcomes of a tier that answered properly but cannot serve this payload: input it cannot

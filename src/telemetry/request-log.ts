@@ -59,7 +59,8 @@ function toControlLine(event: TelemetryEvent, time: string): Record<string, unkn
     case 'usage_degraded':
     case 'usage_recovered':
     case 'state_degraded':
-    case 'state_recovered': {
+    case 'state_recovered':
+    case 'fit_discovered': {
       const { type, ...fields } = event;
       return { time, event: type, ...fields };
     }
