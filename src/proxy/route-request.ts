@@ -11,7 +11,7 @@ import { retryDelayMs, sleep } from './backoff.js';
 import type { ClientLifetime } from './client-lifetime.js';
 import type { StreamSink } from './client-writer.js';
 import { planTiers } from './plan.js';
-import { checkFit } from '../fit/fit-check.js';
+import { fitCall } from '../fit/fit-call.js';
 import { PromptCount } from '../fit/prompt-count.js';
 import { type PayloadFailure, payloadFailure } from '../fit/payload-failure.js';
 import { StreamAttempt } from './stream-attempt.js';
@@ -79,22 +79,23 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
 
   for (let t = 0; t < plan.length; t++) {
     const tier = plan[t];
-    const call = UpstreamCall.prepare(tier, req.codec, req.request);
+    let call = UpstreamCall.prepare(tier, req.codec, req.request);
     if (isUnsupported(call)) {
       unsupported.push(`${tier.name}: ${call.unsupported}`);
       record(req, deps, attempts, tier, 1, 'unsupported', 0, undefined, null, call.unsupported);
       continue;
     }
     if (req.request.operation !== 'count_tokens') {
-      const checked = checkFit(tier, req.request, call.request.body, prompt);
-      const verdict = checked instanceof Promise ? await checked : checked;
-      if (!verdict.fits) {
+      const checked = fitCall(tier, req.codec, req.request, call, prompt);
+      const fitted = checked instanceof Promise ? await checked : checked;
+      if (!fitted.fits) {
         // Nothing is sent to a tier that cannot hold the request: no health penalty either.
-        if (verdict.outcome === 'unsupported') unsupported.push(`${tier.name}: ${verdict.message}`);
-        else tooLong.push({ prompt: verdict.prompt, limit: verdict.limit });
-        record(req, deps, attempts, tier, 1, verdict.outcome, 0, undefined, null, verdict.message);
+        if (fitted.outcome === 'unsupported') unsupported.push(`${tier.name}: ${fitted.message}`);
+        else tooLong.push({ prompt: fitted.prompt, limit: fitted.limit });
+        record(req, deps, attempts, tier, 1, fitted.outcome, 0, undefined, null, fitted.message);
         continue;
       }
+      call = fitted.call;
     }
     if (admission) {
       const entry = await admission.enter(tier, req.client, stream ? deadlineAt - performance.now() : Infinity);
