@@ -39,6 +39,8 @@ export interface RoutingRequest {
   client: ClientLifetime;
   /** A tier failed and the next one is tried (an idempotent request's record says so). */
   onFallback?: () => void;
+  /** The prompt's token count for the fit check, made only if needed; the caller compares it with the usage after. */
+  prompt?: PromptCount;
 }
 
 /** The soonest a tier skipped for llm-route's own limit or budget takes requests again. */
@@ -74,7 +76,7 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
   const admission = deps.admission;
   let allTimedOut = true;
   let limited: Limited | null = null;
-  const prompt = new PromptCount(req.request);
+  const prompt = req.prompt ?? new PromptCount(req.request);
   const tooLong: Array<{ prompt?: number; limit?: number }> = [];
 
   for (let t = 0; t < plan.length; t++) {

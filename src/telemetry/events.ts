@@ -141,6 +141,8 @@ export interface RequestFinished {
   savers?: SaverMeasure[];
   chunkErrors: number;
   error?: string;
+  /** The tier read fewer than 70% of the prompt tokens counted before sending: it cut the prompt silently (SPEC "Route by fit"). */
+  promptTruncated?: { sent: number; read: number };
 }
 
 /** A tier's health state changed (healthy, degraded, down). */

@@ -96,6 +96,7 @@ export function toLogLine(event: RequestFinished, time = new Date().toISOString(
     if (event.usage) line.prompt_tokens_upstream = event.usage.prompt_tokens;
   }
   if (event.chunkErrors > 0) line.chunk_errors = event.chunkErrors;
+  if (event.promptTruncated) line.prompt_truncated = event.promptTruncated;
   if (event.error) line.error = event.error;
   return line;
 }

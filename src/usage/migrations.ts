@@ -75,6 +75,8 @@ const STEPS: string[] = [
      PRIMARY KEY (reservation, scope, per, unit)
    );
    CREATE INDEX budget_holds_by_expiry ON budget_holds (expires_at);`,
+  // 2: a tier that cut the prompt silently (SPEC "Route by fit"): {"sent":N,"read":M}
+  'ALTER TABLE requests ADD COLUMN prompt_truncated TEXT;',
 ];
 
 export const SCHEMA_VERSION = STEPS.length;

@@ -4,7 +4,7 @@ import type { AttemptOutcome, RequestFinished } from '../telemetry/events.js';
 export type LoggedRequest = Pick<
   RequestFinished,
   'id' | 'startedAt' | 'protocol' | 'route' | 'tier' | 'provider' | 'model' | 'status' | 'outcome' | 'stream' | 'ttftMs'
-  | 'durationMs' | 'usage' | 'chunkErrors' | 'attempts' | 'savers' | 'estimate'
+  | 'durationMs' | 'usage' | 'chunkErrors' | 'attempts' | 'savers' | 'estimate' | 'promptTruncated'
 >;
 
 /**
@@ -22,6 +22,8 @@ export function packRequest(e: LoggedRequest, out: unknown[]): void {
   out.push(savers.length);
   for (const s of savers) out.push(s.saver, s.before, s.after, s.failed === true);
   if (e.estimate) out.push(1, e.estimate.promptText, e.estimate.completionText);
+  else out.push(0);
+  if (e.promptTruncated) out.push(1, e.promptTruncated.sent, e.promptTruncated.read);
   else out.push(0);
 }
 
@@ -56,6 +58,7 @@ export function unpackRequests(flat: readonly unknown[]): LoggedRequest[] {
       }
     }
     if (next() === 1) e.estimate = { promptText: next() as string, completionText: next() as string };
+    if (next() === 1) e.promptTruncated = { sent: next() as number, read: next() as number };
     out.push(e);
   }
   return out;

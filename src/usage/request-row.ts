@@ -40,6 +40,8 @@ export interface RequestRow {
   saverTokensBefore: number | null;
   saverTokensAfter: number | null;
   saverFailures: number;
+  /** `{"sent":N,"read":M}` when the tier cut the prompt silently, else null. */
+  promptTruncated: string | null;
   attempts: AttemptRow[];
 }
 
@@ -89,6 +91,7 @@ export function requestRow(e: LoggedRequest, book: PriceBook, counter: TokenCoun
     saverTokensBefore: savers.length > 0 ? savers[0].before : null,
     saverTokensAfter: savers.length > 0 ? savers[savers.length - 1].after : null,
     saverFailures: savers.filter((s) => s.failed).length,
+    promptTruncated: e.promptTruncated ? JSON.stringify(e.promptTruncated) : null,
     attempts: e.attempts.map((a) => ({ tier: a.tier, attempt: a.attempt, outcome: a.outcome, status: a.status ?? null, ms: a.ms })),
   };
 }
