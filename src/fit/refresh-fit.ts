@@ -15,8 +15,12 @@ export async function refreshFit(tier: Tier, bus: TelemetryBus, opts: { signal?:
     const { facts, error } = await discoverTier(tier, { timeoutMs: tier.provider.health.timeout_ms, ...opts });
     if (opts.signal?.aborted) return;
     recordDiscovered(tier, facts);
-    const changed = before === undefined || before.context !== facts.context || before.vision !== facts.vision || before.tools !== facts.tools || before.loadedContext !== facts.loadedContext;
-    if (!changed && !(error && before?.context !== undefined)) return;
+    // A server that documents nothing (a cloud API) is not news; a window learned, changed or lost is.
+    const learnedNothing = facts.context === undefined && facts.vision === undefined && facts.tools === undefined;
+    const changed = before === undefined
+      ? !learnedNothing || error !== undefined
+      : before.context !== facts.context || before.vision !== facts.vision || before.tools !== facts.tools || before.loadedContext !== facts.loadedContext;
+    if (!changed) return;
     const fit = tierFit(tier);
     bus.emit({
       type: 'fit_discovered', route: tier.route, tier: tier.name, context: fit.context ?? null, context_source: fit.contextSource ?? null,
