@@ -30,7 +30,7 @@ export function checkFit(tier: Tier, request: ClientRequest, body: string, promp
   const fit = tierFit(tier);
   if (!hasLimits(fit)) return FITS;
   if (fit.vision === false || fit.tools === false) {
-    const input = unsupportedInput(request, fit);
+    const input = unsupportedInput(request, body, fit);
     if (input) return { fits: false, outcome: 'unsupported', input, message: `tier "${tier.name}" takes no ${input === 'vision' ? 'images' : 'tools'} (${input}: false)`, fit };
   }
   if (fit.context === undefined && fit.maxPromptTokens === undefined) return { fits: true, fit };
@@ -53,10 +53,14 @@ function judge(tier: Tier, fit: TierFit, tokens: number, reserve: number): FitVe
   return { fits: true, fit, prompt: tokens };
 }
 
-function unsupportedInput(request: ClientRequest, fit: TierFit): 'vision' | 'tools' | null {
+function unsupportedInput(request: ClientRequest, body: string, fit: TierFit): 'vision' | 'tools' | null {
+  // Every protocol's body names its images and tools so: without the word, none (no neutral form made).
+  const maybeTools = fit.tools === false && body.includes('"tools"');
+  const maybeImages = fit.vision === false && body.includes('image');
+  if (!maybeTools && !maybeImages) return null;
   const neutral = request.neutral();
   if (isUnsupported(neutral)) return null;
-  if (fit.tools === false && neutral.tools.length > 0) return 'tools';
-  if (fit.vision === false && neutral.messages.some((m) => m.role !== 'assistant' && m.content.some((p) => p.type === 'image'))) return 'vision';
+  if (maybeTools && neutral.tools.length > 0) return 'tools';
+  if (maybeImages && neutral.messages.some((m) => m.role !== 'assistant' && m.content.some((p) => p.type === 'image'))) return 'vision';
   return null;
 }
