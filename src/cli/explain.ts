@@ -63,7 +63,7 @@ export async function runExplain(file: string, opts: ExplainOptions): Promise<nu
     await Promise.all(route.tiers.map(async (tier) => {
       const found = await discoverTier(tier, { timeoutMs: tier.provider.health.timeout_ms, dispatcher: agent });
       recordDiscovered(tier, found.facts);
-      if (found.error) unreachable.add(tier);
+      if (found.unreachable) unreachable.add(tier);
     }));
   } finally {
     await agent.destroy().catch(() => undefined);

@@ -10,8 +10,10 @@ import type { Dispatcher } from 'undici';
 /** What discovery learned, or why it learned nothing (a slow, failing or malformed answer: unknown). */
 export interface Discovery {
   facts: Discovered;
-  /** Set when every endpoint tried failed to answer (not when a server simply documents none). */
+  /** Set when an endpoint failed to answer or answered garbage (not when a server simply documents none). */
   error?: string;
+  /** Every endpoint tried failed: the server is probably down. */
+  unreachable?: true;
 }
 
 /**
@@ -42,7 +44,9 @@ export async function discoverTier(tier: Tier, opts: { timeoutMs: number; signal
       if (facts) return { facts };
       if (deadline.timedOut || deadline.cancelled) break;
     }
-    return errors.length === tried ? { facts: {}, error: redactSecrets(errors.join('; '), tier.provider) } : { facts: {} };
+    // A server that documents none answers 404s (no error); one that failed or was too slow says why.
+    if (errors.length === 0) return { facts: {} };
+    return { facts: {}, error: redactSecrets(errors.join('; '), tier.provider), ...(errors.length === tried ? { unreachable: true } : {}) };
   } finally {
     deadline.dispose();
   }
@@ -83,6 +87,7 @@ async function vllm(tier: Tier, http: Http): Promise<Discovered | null> {
 /** llama.cpp: `default_generation_settings.n_ctx` of `GET /props` (one slot's window) and `modalities.vision`. */
 async function llamaCpp(tier: Tier, http: Http): Promise<Discovered | null> {
   const answer = await getJson(besideApiRoot(new URL(tier.provider.base_url), '/props'), tier.provider, http);
+  if (answer.status === 200 && answer.json === undefined) throw new Error('/props answered HTTP 200 without JSON');
   if (answer.status !== 200 || !isRecord(answer.json)) return null;
   const settings = isRecord(answer.json.default_generation_settings) ? answer.json.default_generation_settings : {};
   const context = positive(settings.n_ctx);

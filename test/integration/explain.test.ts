@@ -76,6 +76,13 @@ describe('the real CLI: llm-route explain FILE.json', () => {
     expect(short.stdout).toMatch(/try\s+local\s+\(window 1024, needs \d+\): fits/);
   });
 
+  it('a tier whose server answers nothing is down', async () => {
+    const yaml = configYaml({ tiers: [{ name: 'gone', url: 'http://127.0.0.1:1/v1' }] });
+    const run = await explain(yaml, { model: 'chat', messages: [{ role: 'user', content: 'hi' }] }, ['--json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect((JSON.parse(run.stdout) as Plan).tiers).toEqual([expect.objectContaining({ tier: 'gone', decision: 'skip', reason: 'down' })]);
+  });
+
   it('exits 2 on bad input: not JSON, an unknown route, a body the protocol refuses', async () => {
     const { yaml } = await servers();
     const notJson = await explain(yaml, '{"model": ');

@@ -67,10 +67,21 @@ describe('discovery reads each server\'s own documented endpoints', () => {
     const late = await discoverTier(tierAt(slow.url, 'openai', 'm'), { timeoutMs: 300 });
     expect(performance.now() - started).toBeLessThan(3000);
     expect(late.facts).toEqual({});
+    expect(late.error).toMatch(/llamaCpp: no answer within 300 ms/);
+
+    const garbage = await h.fake();
+    garbage.always((ctx) => {
+      if (pathOf(ctx) !== '/props') return ctx.json(404, {});
+      ctx.res.writeHead(200, { 'content-type': 'text/html' });
+      ctx.res.end('<html>not llama</html>');
+    });
+    expect((await discoverTier(tierAt(garbage.url, 'openai', 'm'), { timeoutMs: 1000 })).error).toMatch(/\/props answered HTTP 200 without JSON/);
 
     const dead = await discoverTier(tierAt('http://127.0.0.1:1/v1', 'openai', 'm'), { timeoutMs: 1000 });
     expect(dead.facts).toEqual({});
     expect(dead.error).toMatch(/vllm: .*; llamaCpp: .*; lmStudio: /);
+    expect(dead.unreachable).toBe(true);
+    expect(late.unreachable).toBeUndefined();
   });
 
   it('a configured context overrides discovery; Ollama\'s configured num_ctx is its window', async () => {
