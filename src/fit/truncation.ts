@@ -7,11 +7,14 @@ import { learnWindow } from './tier-facts.js';
 const TRUNCATED_BELOW = 0.7;
 
 /**
- * SPEC "Route by fit": the tier's reported prompt tokens against the count made before
+ * SPEC "Route by fit": a local tier's reported prompt tokens against the count made before
  * sending (made only near a limit, so only then compared). A truncation teaches the tier's
  * window — what it read — until discovery says otherwise.
  */
 export function detectTruncation(tier: Tier, usage: Usage | undefined, prompt: PromptCount): { sent: number; read: number } | undefined {
+  // Local servers cut silently; a cloud API refuses instead, and its usage (cache accounting,
+  // gateways that report 0) must never teach it a tiny window it would keep.
+  if (!tier.provider.local && tier.provider.type !== 'ollama') return undefined;
   const sent = prompt.made;
   if (sent === undefined || !usage || usage.prompt_tokens <= 0) return undefined;
   // Cached tokens are read too, whatever the protocol calls them.

@@ -9,6 +9,7 @@ const h = useHarness();
 
 /** About `n` tokens of o200k text ("word" is one token, so is " word"). */
 const words = (n: number): string => 'word '.repeat(n);
+const readAll = (body: Record<string, unknown>) => ({ prompt_tokens: JSON.stringify(body).split('word').length + 10, completion_tokens: 3 });
 
 /** A real llama-server's 400 for a prompt over its slot (b6xxx, /v1/chat/completions). */
 const LLAMA_EXCEEDS = { error: { code: 400, message: 'request (870 tokens) exceeds the available context size (256 tokens), try increasing it', type: 'exceed_context_size_error', n_prompt_tokens: 870, n_ctx: 256 } };
@@ -16,8 +17,9 @@ const LLAMA_EXCEEDS = { error: { code: 400, message: 'request (870 tokens) excee
 async function twoTiers(local: Record<string, unknown>) {
   const small = await h.fake();
   const cloud = await h.fake();
-  small.always((ctx) => ctx.json(200, completion('from local')));
-  cloud.always((ctx) => ctx.json(200, completion('from cloud')));
+  // Each reports what it read, the whole prompt (one token a word): no silent truncation here.
+  small.always((ctx) => ctx.json(200, completion('from local', readAll(ctx.body))));
+  cloud.always((ctx) => ctx.json(200, completion('from cloud', readAll(ctx.body))));
   const proxy = await h.proxy({ tiers: [{ name: 'local', url: small.url, extra: local }, { name: 'cloud', url: cloud.url }] });
   const openai = new OpenAI({ baseURL: proxy.baseURL, apiKey: 'k', maxRetries: 0 });
   return { small, cloud, proxy, openai };
@@ -134,6 +136,28 @@ describe('route by fit: when every tier failed for the prompt\'s size, the clien
     const chatError = await openai.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'x' }] }).then(() => null, (e: unknown) => e);
     expect((chatError as { code: string }).code).toBe('context_length_exceeded');
     expect(llama.requests).toHaveLength(2);
+  });
+
+  it('Responses and streams too: the 400 comes before any SSE byte, and the SDK does not retry it', async () => {
+    const small = await h.fake();
+    const proxy = await h.proxy({ tiers: [{ name: 'local', url: small.url, extra: { context: 2000 } }] });
+    const openai = new OpenAI({ baseURL: proxy.baseURL, apiKey: 'k', maxRetries: 2 });
+    const responses = await openai.responses.create({ model: 'chat', input: words(3000) }).then(() => null, (e: unknown) => e);
+    expect((responses as { status: number; code: string }).status).toBe(400);
+    expect((responses as { code: string }).code).toBe('context_length_exceeded');
+    const stream = await openai.chat.completions.create({ model: 'chat', stream: true, messages: [{ role: 'user', content: words(3000) }] }).then(() => null, (e: unknown) => e);
+    expect(stream).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(small.requests).toHaveLength(0);
+  });
+
+  it('too_long skips are health-neutral: many of them leave the tier healthy and in the plan', async () => {
+    const { small, openai, proxy } = await twoTiers({ context: 2000, circuit: { failures: 1 } });
+    for (let i = 0; i < 4; i++) await openai.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: words(3000) }] });
+    const health = await (await fetch(`${proxy.origin}/healthz`)).json() as { routes?: unknown };
+    expect(JSON.stringify(health)).not.toMatch(/"down"/);
+    const short = await openai.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] });
+    expect(short.choices[0].message.content).toBe('from local');
+    expect(small.requests).toHaveLength(1);
   });
 
   it('mixed with a tier fault it stays a 502', async () => {
