@@ -27,7 +27,13 @@ export const payloadFailure = {
    * The numbers a context-length rejection gives: llama.cpp's `n_prompt_tokens` and `n_ctx`,
    * else OpenAI's words ("maximum context length is 8192 tokens … resulted in 9000 tokens").
    */
-  numbersOf(error: AttemptError): TooLongNumbers {
+  numbersOf(error: AttemptError, knownWindow?: number): TooLongNumbers {
+    const said = this.saidBy(error);
+    // A server that gave no window (Ollama's words carry none): the one llm-route knows for the tier.
+    return said.limit === undefined && knownWindow !== undefined ? { ...said, limit: knownWindow } : said;
+  },
+
+  saidBy(error: AttemptError): TooLongNumbers {
     const body = error.upstream?.body;
     if (!body || body.length > 65_536) return {};
     let json: unknown;

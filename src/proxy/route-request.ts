@@ -12,6 +12,7 @@ import type { ClientLifetime } from './client-lifetime.js';
 import type { StreamSink } from './client-writer.js';
 import { planTiers } from './plan.js';
 import { fitCall } from '../fit/fit-call.js';
+import { tierFit } from '../fit/tier-facts.js';
 import { PromptCount } from '../fit/prompt-count.js';
 import { type PayloadFailure, payloadFailure } from '../fit/payload-failure.js';
 import { StreamAttempt } from './stream-attempt.js';
@@ -171,7 +172,7 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
         return { kind: 'rejected', tier, answer, error, attempts };
       }
       lastError = error;
-      if (error.reason === 'context_length') tooLong.push(payloadFailure.numbersOf(error));
+      if (error.reason === 'context_length') tooLong.push(payloadFailure.numbersOf(error, tierFit(tier).context));
       if (!error.timedOut) allTimedOut = false;
       if (error.reason === 'deadline') return { kind: 'exhausted', timedOut: true, planned: plan.length, attempts, limited };
       // A tier that timed out is not retried: the next tier is tried.

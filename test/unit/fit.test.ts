@@ -52,6 +52,7 @@ describe('a context-length rejection\'s numbers', () => {
     expect(payloadFailure.numbersOf(rejection({ error: { message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.", type: 'invalid_request_error', code: 'context_length_exceeded' } })))
       .toEqual({ prompt: 9000, limit: 8192 });
     expect(payloadFailure.numbersOf(rejection({ error: 'the prompt is longer than the context length' }))).toEqual({});
+    expect(payloadFailure.numbersOf(rejection({ error: 'the prompt is longer than the context length' }), 4096)).toEqual({ limit: 4096 });
     expect(payloadFailure.numbersOf(rejection('not an object'))).toEqual({});
   });
 });
