@@ -8,6 +8,7 @@ import { completion } from '../helpers/fake-upstream.js';
 import { llamaProps, lmStudioModels, ollamaPs, ollamaServer, ollamaShow, openaiServer, pathOf, vllmModels } from '../helpers/fit-servers.js';
 import { useHarness, waitFor } from '../helpers/harness.js';
 import { configYaml } from '../helpers/proxy.js';
+import { controlYaml, startFileProxy } from '../helpers/control-kit.js';
 
 const h = useHarness();
 beforeEach(() => resetTierFacts());
@@ -118,5 +119,20 @@ describe('discovery in a running proxy', () => {
     const short = await openai.chat.completions.create({ model: 'chat', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
     expect(short.choices[0].message.content).toBe('from local');
     expect(vllm.requests.filter((r) => r.url.endsWith('/chat/completions')).map((r) => (r.body.messages as Array<{ content: string }>)[0].content)).toEqual(['hi']);
+  });
+
+  it('runs again on reload: a tier moved to another server gets that server\'s window', async () => {
+    const small = await h.fake();
+    small.always(openaiServer({ '/props': llamaProps(1024) }));
+    const big = await h.fake();
+    big.always(openaiServer({ '/v1/models': vllmModels('m', 32768) }));
+    const yaml = (url: string) => controlYaml({ tiers: [{ name: 'local', url, model: 'm', health: { warmup: false } }] });
+    const p = await startFileProxy(yaml(small.url), { activeChecks: true });
+    h.defer(() => p.close());
+    await waitFor(() => p.logs.find((l) => l.event === 'fit_discovered' && l.context === 1024));
+    p.write(yaml(big.url));
+    expect(p.server.reload().ok).toBe(true);
+    const line = await waitFor(() => p.logs.find((l) => l.event === 'fit_discovered' && l.context === 32768));
+    expect(line).toMatchObject({ tier: 'local', context_source: 'vllm /v1/models' });
   });
 });
