@@ -7,6 +7,10 @@ import type { Config } from '../config/schema.js';
 import { startProviders, type StartedProviders } from '../launch/start-provider.js';
 import { clientSetup, type ClientSetup } from './exec-env.js';
 import { ProxyServer } from '../server/server.js';
+import { allTiers } from '../config/all-tiers.js';
+import { refreshFit } from '../fit/refresh-fit.js';
+import { createStaleAwareAgent } from '../util/stale-socket-pool.js';
+import type { Agent } from 'undici';
 import type { ProviderOutput } from '../telemetry/events.js';
 
 export interface ExecOptions {
@@ -41,6 +45,7 @@ export async function runExec(command: string[], opts: ExecOptions): Promise<num
   const signals = new SignalRelay();
   let providers: StartedProviders | undefined;
   let server: ProxyServer | undefined;
+  let discovery: Agent | undefined;
   try {
     // Provider output is shown while it starts (progress, the reason it fails); once it
     // serves, its request logs would interleave with the command's own output: --log only.
@@ -57,6 +62,9 @@ export async function runExec(command: string[], opts: ExecOptions): Promise<num
     const { url } = await server.listen();
     if (signals.received) return 128 + constants.signals[signals.received];
     if (opts.log) writeLogLine({ event: 'listening', url: `${url}/v1`, config: config.file, command });
+    // No health checks here, but the tiers' windows are still learned (route by fit), in the background.
+    discovery = createStaleAwareAgent();
+    for (const tier of allTiers(config)) void refreshFit(tier, server.app.telemetry, { dispatcher: discovery });
 
     if (opts.route !== undefined && !config.routes.has(opts.route)) {
       process.stderr.write(`llm-route exec: unknown route "${opts.route}" (known: ${[...config.routes.keys()].join(', ')})\n`);
@@ -72,6 +80,7 @@ export async function runExec(command: string[], opts: ExecOptions): Promise<num
     // Signals arriving now are still caught: this cleanup is what keeps the providers from
     // outliving llm-route, so it must not be cut short.
     await server?.close(CLOSE_GRACE_MS).catch(() => undefined);
+    await discovery?.destroy().catch(() => undefined); // its sockets must not hold the process open
     await providers?.stopAll();
     signals.dispose();
   }

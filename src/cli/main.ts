@@ -38,6 +38,19 @@ export async function main(argv: string[]): Promise<void> {
     });
 
   program
+    .command('explain')
+    .description('the plan for a request body without sending it: which tiers would be tried, which skipped and why (context, tokens)')
+    .argument('<file>', 'a request body as JSON (Chat Completions, Responses or Messages)')
+    .addOption(configOption())
+    .option('--route <route>', 'the route to plan on (default: the body\'s model)')
+    .option('--protocol <protocol>', 'chat, responses or messages (default: guessed from the body)')
+    .option('--json', 'one JSON document on stdout')
+    .action(async (file: string, opts) => {
+      const { runExplain } = await import('./explain.js');
+      process.exitCode = await runExplain(file, opts);
+    });
+
+  program
     .command('exec')
     .description('run a command behind a private proxy for its lifetime: OpenAI, Anthropic (Claude Code) and Codex clients inside it reach llm-route with no setup')
     .usage('[options] -- <command> [args...]')

@@ -3,6 +3,8 @@ import { loadConfig, resolveConfigPath } from '../config/load.js';
 import type { Config, Route, Tier } from '../config/schema.js';
 import { checkTier, type TierCheck } from '../health/check-tier.js';
 import { createStaleAwareAgent } from '../util/stale-socket-pool.js';
+import { discoverTier } from '../fit/discover.js';
+import { recordDiscovered, type TierFit, tierFit } from '../fit/tier-facts.js';
 
 export interface ProbeOptions {
   config?: string;
@@ -15,6 +17,8 @@ export interface ProbeOptions {
 interface Probed {
   tier: Tier;
   check: TierCheck;
+  /** The tier's limits: its tier file's, else what discovery read from its server (src/fit/). */
+  fit: TierFit;
 }
 
 /**
@@ -45,10 +49,14 @@ export async function runProbe(opts: ProbeOptions): Promise<number> {
   // stale-aware, so a socket the server closed after a stream is retried, not a failed check.
   const agent = createStaleAwareAgent();
   try {
-    const probes = routes.flatMap((route) => route.tiers.map(async (tier): Promise<Probed> => ({
-      tier,
-      check: await checkTier(tier, { timeoutMs: timeoutMs ?? defaultTimeoutMs(tier), ttft: true, dispatcher: agent }),
-    })));
+    const probes = routes.flatMap((route) => route.tiers.map(async (tier): Promise<Probed> => {
+      const [check, discovery] = await Promise.all([
+        checkTier(tier, { timeoutMs: timeoutMs ?? defaultTimeoutMs(tier), ttft: true, dispatcher: agent }),
+        discoverTier(tier, { timeoutMs: timeoutMs ?? tier.provider.health.timeout_ms, dispatcher: agent }),
+      ]);
+      recordDiscovered(tier, discovery.facts);
+      return { tier, check, fit: tierFit(tier) };
+    }));
     const probed = await Promise.all(probes);
     process.stdout.write(opts.json ? `${JSON.stringify(probeReport(routes, probed), null, 2)}\n` : probeTable(probed));
     return probed.every(({ check }) => check.status === 'healthy') ? 0 : 1;
@@ -91,13 +99,18 @@ interface TierReport {
   note?: string;
   /** Ollama: whether the model was in memory (false: the next request waits for a load). */
   loaded?: boolean | null;
+  /** The context window in tokens (null: unknown, no pre-check) and where it came from. */
+  context: number | null;
+  context_source: string | null;
+  vision: boolean | null;
+  tools: boolean | null;
 }
 
 /** The --json document: `{ ok, routes: { <route>: [ per tier, in order ] } }`. */
 function probeReport(routes: Route[], probed: Probed[]): { ok: boolean; routes: Record<string, TierReport[]> } {
   const byRoute: Record<string, TierReport[]> = {};
   for (const route of routes) byRoute[route.name] = [];
-  for (const { tier, check } of probed) {
+  for (const { tier, check, fit } of probed) {
     const report: TierReport = {
       tier: tier.name,
       provider: tier.provider.name,
@@ -106,6 +119,10 @@ function probeReport(routes: Route[], probed: Probed[]): { ok: boolean; routes: 
       model_present: check.modelPresent,
       ttft_ms: check.ttftMs,
       state: check.status,
+      context: fit.context ?? null,
+      context_source: fit.contextSource ?? null,
+      vision: fit.vision ?? null,
+      tools: fit.tools ?? null,
     };
     if (check.error !== undefined) report.error = check.error;
     if (check.note !== undefined) report.note = check.note;
@@ -124,16 +141,17 @@ function notes(check: TierCheck): string {
   return said.length === 0 ? '' : `note: ${said.join('; ')}`;
 }
 
-const HEADER = ['ROUTE', 'TIER', 'PROVIDER/MODEL', 'REACHABLE', 'MODEL', 'TTFT', 'STATE', 'ERROR'];
+const HEADER = ['ROUTE', 'TIER', 'PROVIDER/MODEL', 'REACHABLE', 'MODEL', 'TTFT', 'CONTEXT', 'STATE', 'ERROR'];
 
 function probeTable(probed: Probed[]): string {
-  const rows = probed.map(({ tier, check }) => [
+  const rows = probed.map(({ tier, check, fit }) => [
     tier.route,
     tier.name,
     `${tier.provider.name}/${tier.model}`,
     check.reachable ? '✓' : '✗',
     check.modelPresent === null ? '?' : check.modelPresent ? '✓' : '✗',
     check.ttftMs === null ? '-' : `${check.ttftMs} ms`,
+    fit.context === undefined ? '?' : `${fit.context} (${fit.contextSource})`,
     check.status,
     check.error ?? notes(check),
   ]);

@@ -148,6 +148,7 @@ function buildConfig(raw: RawConfig, file: string, warnings: string[]): Config {
       ollama: { ...raw.providers[tier.provider].ollama, ...tier.ollama },
       tokenizer: tier.tokenizer ?? DEFAULT_ENCODING,
       prefill: tier.prefill ?? prefillByDefault(providers.get(tier.provider) as Provider),
+      fit: { context: tier.context ?? 'auto', max_prompt_tokens: tier.max_prompt_tokens, vision: tier.vision ?? 'auto', tools: tier.tools ?? 'auto' },
       ...priceOf(tier.price ?? providers.get(tier.provider)?.price),
     }));
     const savers = readSavers(route.savers ?? raw.savers ?? [], []).specs; // crossCheck vouched for them

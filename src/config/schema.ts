@@ -207,6 +207,13 @@ export const TierSchema = z.strictObject({
   price: PriceSchema.optional(),
   /** Takes a trailing assistant message as the start of its answer (mid-stream recovery continues there); default by type, see load.ts. */
   prefill: z.boolean().optional(),
+  /** Route by fit (src/fit/): the model's context window in tokens; auto = discovered from the server. */
+  context: z.union([z.literal('auto'), z.number().int().min(1)]).optional(),
+  /** The user's cap: a prompt of more tokens skips this tier (a slow prefill). */
+  max_prompt_tokens: z.number().int().min(1).optional(),
+  /** Whether the model takes images / tools; auto = discovered (unknown: sent). */
+  vision: z.union([z.literal('auto'), z.boolean()]).optional(),
+  tools: z.union([z.literal('auto'), z.boolean()]).optional(),
 });
 
 /**
@@ -313,6 +320,15 @@ export interface Tier {
   price?: Price;
   /** Continues a trailing assistant message (mid-stream recovery by continuation). */
   prefill: boolean;
+  /** What the tier file says of the model's limits (SPEC "Route by fit"); 'auto': discovered. */
+  fit: TierFitConfig;
+}
+
+export interface TierFitConfig {
+  context: number | 'auto';
+  max_prompt_tokens: number | undefined;
+  vision: boolean | 'auto';
+  tools: boolean | 'auto';
 }
 
 export interface Route {

@@ -5,6 +5,7 @@ import type { TelemetryBus } from '../telemetry/bus.js';
 import type { HealthChecked } from '../telemetry/events.js';
 import { createStaleAwareAgent } from '../util/stale-socket-pool.js';
 import { checkTier, type TierCheck } from './check-tier.js';
+import { refreshFit } from '../fit/refresh-fit.js';
 
 type CheckKind = HealthChecked['kind'];
 
@@ -58,6 +59,8 @@ export class HealthChecker {
     for (const schedule of this.schedules) if (schedule.timer) clearInterval(schedule.timer);
     this.schedules = [];
     for (const tier of allTiers(config)) {
+      // Each tier's limits, learned at start and on every reload (and again with each check).
+      void this.discover(tier);
       const { health } = tier.provider;
       if (health.interval_ms !== undefined) this.schedule(tier, 'check', health.interval_ms);
       if (health.warmup) this.schedule(tier, 'warmup', health.keepalive_ms);
@@ -93,6 +96,7 @@ export class HealthChecker {
       for (;;) {
         const result = await checkTier(tier, { timeoutMs, ttft, signal: abort.signal, dispatcher: this.dispatcher() });
         if (abort.signal.aborted) return;
+        if (kind !== 'warmup' && result.reachable) void this.discover(tier);
         const now = Date.now();
         const waitedMs = loadingSince === null ? undefined : now - loadingSince;
         if (result.status !== 'loading' || kind !== 'warmup') return this.emit(tier, kind, result, waitedMs);
@@ -118,6 +122,21 @@ export class HealthChecker {
       ...(waitedMs !== undefined ? { waitedMs } : {}),
       ...(result.note ? { note: result.note } : {}),
     });
+  }
+
+  /** Discovery of the tier's window, vision and tools (src/fit/), one at a time per tier. */
+  private async discover(tier: Tier): Promise<void> {
+    const id = `fit\u0000${tier.route}\u0000${tier.name}`;
+    if (this.inFlight.has(id)) return;
+    this.inFlight.add(id);
+    const abort = new AbortController();
+    this.aborts.add(abort);
+    try {
+      await refreshFit(tier, this.bus, { signal: abort.signal, dispatcher: this.dispatcher() });
+    } finally {
+      this.aborts.delete(abort);
+      this.inFlight.delete(id);
+    }
   }
 
   private dispatcher(): Agent {

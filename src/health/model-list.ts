@@ -113,18 +113,21 @@ function ollamaTagsUrl(base: URL): URL {
   return besideApiRoot(base, '/api/tags');
 }
 
-interface JsonAnswer {
+export interface JsonAnswer {
   status: number;
   json: unknown;
   /** The upstream's error message (or the start of its body). */
   message: string;
 }
 
-async function getJson(url: URL, provider: Provider, http: Http): Promise<JsonAnswer> {
+/** A GET (or, with `post`, a POST of that JSON: Ollama's /api/show) of a server's JSON answer. */
+export async function getJson(url: URL, provider: Provider, http: Http, post?: unknown): Promise<JsonAnswer> {
   const headers = checkHeaders(provider);
+  const body = post === undefined ? undefined : JSON.stringify(post);
+  if (body !== undefined) headers['content-type'] = 'application/json';
   // A pooled socket the server had closed is retried once on a new one: not a failed check.
   const response = await sendRetryingStale(http.dispatcher ?? getGlobalDispatcher(), url.origin, (dispatcher) =>
-    request(url, { method: 'GET', headers, signal: http.signal, dispatcher }));
+    request(url, { method: body === undefined ? 'GET' : 'POST', headers, body, signal: http.signal, dispatcher }));
   const text = await response.body.text();
   let json: unknown = undefined;
   try {

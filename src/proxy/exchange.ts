@@ -12,7 +12,7 @@ import type { ProxyContext } from './proxy-context.js';
 import { isShutdown } from './shutdown.js';
 
 export type FinishFields = Pick<RequestFinished, 'tier' | 'status' | 'outcome'> &
-  Partial<Pick<RequestFinished, 'ttftMs' | 'usage' | 'estimate' | 'chunkErrors' | 'committed' | 'error' | 'attempts' | 'resumed'>>;
+  Partial<Pick<RequestFinished, 'ttftMs' | 'usage' | 'estimate' | 'chunkErrors' | 'committed' | 'error' | 'attempts' | 'resumed' | 'promptTruncated'>>;
 
 /**
  * One request's life: the config and pools it was admitted under (a snapshot taken at its

@@ -12,6 +12,8 @@ import { type Limited, routeRequest, type RoutingOutcome } from './route-request
 import { applyRouteSavers } from '../savers/route-savers.js';
 import { RequestAdmission } from './tier-admission.js';
 import { refuseStream } from './stream-slots.js';
+import { PromptCount } from '../fit/prompt-count.js';
+import { detectTruncation } from '../fit/truncation.js';
 
 /**
  * A request for a model (Chat Completions, Responses, Messages), read top-down: admit it,
@@ -40,14 +42,15 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
       if (!streamSlot) return refuseStream(exchange);
     }
     admission = RequestAdmission.for(admitted.route, exchange.config, ctx.state, request);
+    const prompt = new PromptCount(request);
     const outcome = await routeRequest(
       {
         id, route: admitted.route, request, codec, arrivedAt: exchange.arrivedAt, client: exchange.client,
-        commit: (tier, attempts) => exchange.commit(tier, attempts), onFallback: idempotent?.onFallback,
+        commit: (tier, attempts) => exchange.commit(tier, attempts), onFallback: idempotent?.onFallback, prompt,
       },
       { pools: exchange.pools, gate: ctx.gate, telemetry: ctx.telemetry, random: ctx.random, admission },
     );
-    await answer(exchange, outcome, admission);
+    await answer(exchange, outcome, admission, prompt);
   } catch (err) {
     // A bug must cost one request, never the server; and it still ends with its request_end.
     process.stderr.write(`llm-route: internal error on ${req.method} ${req.url}: ${(err as Error).stack ?? err}\n`);
@@ -116,7 +119,7 @@ async function saveTokens(exchange: Exchange, route: Route, request: ClientReque
  * Answers the client in the shape the routing loop ended in, and records the request's end.
  * The tier that answered settles its limits and budgets to what it used.
  */
-async function answer(exchange: Exchange, outcome: RoutingOutcome, admission: RequestAdmission | null): Promise<void> {
+async function answer(exchange: Exchange, outcome: RoutingOutcome, admission: RequestAdmission | null, prompt: PromptCount): Promise<void> {
   const attempts = outcome.attempts;
   switch (outcome.kind) {
     case 'stream': {
@@ -129,6 +132,7 @@ async function answer(exchange: Exchange, outcome: RoutingOutcome, admission: Re
         tier: outcome.tier.name, status: 200, outcome: result, ttftMs: exchange.ttftMs, attempts, usage: end.usage,
         estimate: end.usage ? undefined : estimateOf(exchange, end.text), chunkErrors: end.chunkErrors, committed: true, error: interruption?.message,
         ...(outcome.recovery?.resumed ? { resumed: outcome.recovery.resumed } : {}),
+        promptTruncated: detectTruncation(outcome.tier, end.usage, prompt),
       });
     }
     case 'unary': {
@@ -138,6 +142,7 @@ async function answer(exchange: Exchange, outcome: RoutingOutcome, admission: Re
       return exchange.finish({
         tier: outcome.tier.name, status: unary.answer.status, outcome: 'ok', attempts, usage: unary.usage,
         estimate: unary.usage ? undefined : estimateOf(exchange, outcome.call.answerText(unary.upstreamBody)),
+        promptTruncated: detectTruncation(outcome.tier, unary.usage, prompt),
       });
     }
     case 'rejected':
@@ -148,6 +153,10 @@ async function answer(exchange: Exchange, outcome: RoutingOutcome, admission: Re
       exchange.respondError({ status: 400, kind: 'invalid_request', code: 'unsupported_request', message, extra: { attempts } }, { 'x-llm-route-attempts': attempts.length });
       return exchange.finish({ tier: null, status: 400, outcome: 'bad_request', attempts, error: message });
     }
+    case 'too_long':
+      // Every tier failed for the prompt's size: a 400 in the client's protocol, which SDKs do not retry and agents compact on.
+      exchange.respondError({ status: 400, kind: 'invalid_request', code: 'context_length_exceeded', message: outcome.failure.message, extra: { attempts } }, { 'x-llm-route-attempts': attempts.length });
+      return exchange.finish({ tier: null, status: 400, outcome: 'bad_request', attempts, error: outcome.failure.message });
     case 'exhausted':
       if (outcome.limited) return limitedAnswer(exchange, outcome.limited, attempts);
       return exhausted(exchange, outcome.planned, outcome.timedOut, attempts);

@@ -13,6 +13,10 @@ import type { StreamSink } from './client-writer.js';
 import { planTiers } from './plan.js';
 import { Recovery } from './resume/recovery.js';
 import { ResumeState } from './resume/resume-state.js';
+import { fitCall } from '../fit/fit-call.js';
+import { tierFit } from '../fit/tier-facts.js';
+import { PromptCount } from '../fit/prompt-count.js';
+import { type PayloadFailure, payloadFailure } from '../fit/payload-failure.js';
 import { StreamAttempt } from './stream-attempt.js';
 import type { RequestAdmission } from './tier-admission.js';
 import { type UnaryAnswer, UnaryAttempt } from './unary-attempt.js';
@@ -38,6 +42,8 @@ export interface RoutingRequest {
   client: ClientLifetime;
   /** A tier failed and the next one is tried (an idempotent request's record says so). */
   onFallback?: () => void;
+  /** The prompt's token count for the fit check, made only if needed; the caller compares it with the usage after. */
+  prompt?: PromptCount;
 }
 
 /** The soonest a tier skipped for llm-route's own limit or budget takes requests again. */
@@ -55,6 +61,8 @@ export type RoutingOutcome =
   | { kind: 'exhausted'; timedOut: boolean; planned: number; attempts: AttemptRecord[]; limited: Limited | null }
   /** No planned tier can carry this request (an image URL for Ollama, n > 1 for Anthropic, …). */
   | { kind: 'unsupported'; reasons: string[]; attempts: AttemptRecord[] }
+  /** No tier answered, each for the payload's sake, at least one because it is too long (SPEC "Route by fit"): a 400. */
+  | { kind: 'too_long'; failure: PayloadFailure; attempts: AttemptRecord[] }
   /** The client left, or the server is stopping. */
   | { kind: 'aborted'; attempts: AttemptRecord[] };
 
@@ -71,14 +79,28 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
   const admission = deps.admission;
   let allTimedOut = true;
   let limited: Limited | null = null;
+  const prompt = req.prompt ?? new PromptCount(req.request);
+  const tooLong: Array<{ prompt?: number; limit?: number }> = [];
 
   for (let t = 0; t < plan.length; t++) {
     const tier = plan[t];
-    const call = UpstreamCall.prepare(tier, req.codec, req.request);
+    let call = UpstreamCall.prepare(tier, req.codec, req.request);
     if (isUnsupported(call)) {
       unsupported.push(`${tier.name}: ${call.unsupported}`);
       record(req, deps, attempts, tier, 1, 'unsupported', 0, undefined, null, call.unsupported);
       continue;
+    }
+    if (req.request.operation !== 'count_tokens') {
+      const checked = fitCall(tier, req.codec, req.request, call, prompt);
+      const fitted = checked instanceof Promise ? await checked : checked;
+      if (!fitted.fits) {
+        // Nothing is sent to a tier that cannot hold the request: no health penalty either.
+        if (fitted.outcome === 'unsupported') unsupported.push(`${tier.name}: ${fitted.message}`);
+        else tooLong.push({ prompt: fitted.prompt, limit: fitted.limit });
+        record(req, deps, attempts, tier, 1, fitted.outcome, 0, undefined, null, fitted.message);
+        continue;
+      }
+      call = fitted.call;
     }
     if (admission) {
       const entry = await admission.enter(tier, req.client, stream ? deadlineAt - performance.now() : Infinity);
@@ -158,6 +180,7 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
         return { kind: 'rejected', tier, answer, error, attempts };
       }
       lastError = error;
+      if (error.reason === 'context_length') tooLong.push(payloadFailure.numbersOf(error, tierFit(tier).context));
       if (!error.timedOut) allTimedOut = false;
       if (error.reason === 'deadline') return { kind: 'exhausted', timedOut: true, planned: plan.length, attempts, limited };
       // A tier that timed out is not retried: the next tier is tried.
@@ -180,6 +203,8 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
     }
   }
   if (unsupported.length > 0 && unsupported.length === attempts.length) return { kind: 'unsupported', reasons: unsupported, attempts };
+  const failure = await payloadFailure.of(attempts, tooLong, prompt);
+  if (failure) return { kind: 'too_long', failure, attempts };
   const tried = attempts.filter((a) => a.outcome !== 'unsupported' && !isLimitSkip(a));
   return { kind: 'exhausted', timedOut: tried.length > 0 && allTimedOut, planned: plan.length, attempts, limited };
 }

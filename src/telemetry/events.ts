@@ -38,7 +38,7 @@ export type AttemptReason =
   | 'unsupported' | 'client_abort' | 'shutdown';
 
 /** How one attempt ended: `ok`, a reason it failed, or `budget` (the tier was skipped: its budget was spent). */
-export type AttemptOutcome = 'ok' | AttemptReason | 'budget';
+export type AttemptOutcome = 'ok' | AttemptReason | 'budget' | 'too_long';
 
 /** One upstream try, as the request log and the 502 body list it. */
 export interface AttemptRecord {
@@ -145,6 +145,8 @@ export interface RequestFinished {
   error?: string;
   /** A committed stream that broke and was recovered (or tried to be) on a resume route. */
   resumed?: ResumedStream;
+  /** The tier read fewer than 70% of the prompt tokens counted before sending: it cut the prompt silently (SPEC "Route by fit"). */
+  promptTruncated?: { sent: number; read: number };
 }
 
 /** A mid-stream recovery: from which tier to which, by which means, after how much text, and how it went. */
@@ -236,6 +238,18 @@ export interface HealthChecked {
   note?: string;
 }
 
+/** What discovery learned of a tier's limits, when it changed (SPEC "Route by fit"); `error`: unknown, and why. */
+export interface FitDiscovered {
+  type: 'fit_discovered';
+  route: string;
+  tier: string;
+  context: number | null;
+  context_source: string | null;
+  vision: boolean | null;
+  tools: boolean | null;
+  error?: string;
+}
+
 /** Output of a local provider started by llm-route (`start:`), line by line. */
 export interface ProviderOutput {
   type: 'provider_output';
@@ -285,7 +299,7 @@ export interface StateRecovered {
 export type TelemetryEvent =
   | RequestStarted | AttemptFinished | FailedOver | StreamCommitted | ChunkDropped | RequestFinished
   | TierStateChanged | WeightChanged | RolledBack | ConfigReloaded | HealthChecked | ProviderOutput
-  | UsageDegraded | UsageRecovered | StateDegraded | StateRecovered;
+  | UsageDegraded | UsageRecovered | StateDegraded | StateRecovered | FitDiscovered;
 
 /**
  * Outcomes of a tier that answered properly but cannot serve this payload: input it cannot
@@ -296,7 +310,8 @@ const PAYLOAD_SPECIFIC_OUTCOMES: ReadonlySet<AttemptOutcome> = new Set<AttemptOu
 
 /** An attempt whose outcome tells nothing about the tier's health: the payload's fault, one it cannot carry, or the deadline's. */
 export function isHealthNeutral(event: AttemptFinished): boolean {
-  return event.blame === 'payload' || PAYLOAD_SPECIFIC_OUTCOMES.has(event.record.outcome) || (event.blame === null && event.record.outcome !== 'ok');
+  // too_long: the fit check skipped the tier before sending anything (it proves nothing alive either).
+  return event.blame === 'payload' || PAYLOAD_SPECIFIC_OUTCOMES.has(event.record.outcome) || event.record.outcome === 'too_long' || (event.blame === null && event.record.outcome !== 'ok');
 }
 
 /**

@@ -67,6 +67,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly truncations = new Counter({
+    name: 'llm_prompt_truncated_total',
+    help: 'Answers whose tier read under 70% of the prompt tokens sent: it cut the prompt silently.',
+    labelNames: ['route', 'tier'],
+    registers: [this.registry],
+  });
+
   private readonly tierState = new Gauge({
     name: 'llm_tier_state',
     help: 'Tier health: 0 healthy, 1 degraded, 2 down (circuit open).',
@@ -137,6 +144,7 @@ export class Metrics {
           this.child3(this.tokens, event.route, tier, 'prompt').inc(event.usage.prompt_tokens);
           this.child3(this.tokens, event.route, tier, 'completion').inc(event.usage.completion_tokens);
         }
+        if (event.promptTruncated) this.child(this.truncations, event.route, tier).inc();
         return;
       }
       case 'tier_state':

@@ -59,7 +59,8 @@ function toControlLine(event: TelemetryEvent, time: string): Record<string, unkn
     case 'usage_degraded':
     case 'usage_recovered':
     case 'state_degraded':
-    case 'state_recovered': {
+    case 'state_recovered':
+    case 'fit_discovered': {
       const { type, ...fields } = event;
       return { time, event: type, ...fields };
     }
@@ -95,6 +96,7 @@ export function toLogLine(event: RequestFinished, time = new Date().toISOString(
     if (event.usage) line.prompt_tokens_upstream = event.usage.prompt_tokens;
   }
   if (event.chunkErrors > 0) line.chunk_errors = event.chunkErrors;
+  if (event.promptTruncated) line.prompt_truncated = event.promptTruncated;
   if (event.error) line.error = event.error;
   if (event.resumed) line.resumed = event.resumed;
   return line;

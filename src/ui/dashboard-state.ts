@@ -1,7 +1,7 @@
 import type { Config, Route, Tier } from '../config/schema.js';
 import { type AttemptFinished, type HealthChecked, isLimitSkip, provesTierAlive, type RequestFinished, type TelemetryEvent, type WeightChanged } from '../telemetry/events.js';
 import {
-  healthCheckLine, limitSkipLine, providerOutputLine, reloadLines, rollbackLine, stateLine, tierStateLine, weightLine, type LogLine,
+  fitLine, healthCheckLine, limitSkipLine, providerOutputLine, reloadLines, rollbackLine, stateLine, tierStateLine, weightLine, type LogLine,
 } from './state/log-lines.js';
 import { RateMeter } from './state/rate-meter.js';
 import { requestPath } from './state/request-path.js';
@@ -11,6 +11,7 @@ import { SampleWindow } from './state/sample-window.js';
 import { UsageToday } from './state/usage-today.js';
 import type { DayTotals } from '../usage/store.js';
 import { weightText } from './state/weight-layers.js';
+import { tierFit } from '../fit/tier-facts.js';
 import type { DashboardSnapshot, RecentRequest, RouteView, SnapshotLimits, TierView } from './dashboard-view.js';
 
 export type { DashboardSnapshot, RecentRequest, RouteView, SnapshotLimits, TierView } from './dashboard-view.js';
@@ -102,6 +103,8 @@ export class DashboardState {
       case 'state_recovered':
         this.stateWarning = null;
         return this.addLog(at, stateLine(event));
+      case 'fit_discovered':
+        return this.addLog(at, fitLine(event));
     }
   }
 
@@ -159,12 +162,15 @@ export class DashboardState {
       failovers: stats?.failovers ?? 0,
       ttft: stats?.ttft.percentiles(now) ?? null,
       ttftHistory: stats?.ttft.recent(historyLength) ?? [],
+      context: tierFit(tier).context ?? null,
     };
   }
 
   private countAttempt(event: AttemptFinished, at: number): void {
     // Skipped by llm-route's own limit or budget: the tier was not asked; a log line at most every 10 s per tier.
     if (isLimitSkip(event.record)) return this.noteSkip(event, at);
+    // Skipped by the fit check (too long for its window): nothing was sent, nothing to count.
+    if (event.record.outcome === 'too_long') return;
     const stats = this.tiers.get(event.route, event.tier);
     // The tier's own TTFT: an ok streaming attempt's time, from its start to its first token.
     if (event.stream && event.record.outcome === 'ok') stats.ttft.record(event.record.ms, at);
@@ -191,6 +197,7 @@ export class DashboardState {
 
   private finish(event: RequestFinished, at: number): void {
     this.finished.push({ at, event });
+    if (event.promptTruncated && event.tier) this.warnTruncation(event.route, event.tier, event.promptTruncated, at);
     this.today.add(event, at);
     if (event.outcome === 'interrupted' && event.tier) this.tiers.get(event.route, event.tier).errors++;
     const request = this.open.get(event.id);
@@ -237,6 +244,14 @@ export class DashboardState {
     }
     this.skips.set(k, { at, more: 0 });
     this.addLog(at, limitSkipLine(event.route, event.record, last?.more ?? 0));
+  }
+
+  /** Once per tier: it read fewer prompt tokens than it was sent (Ollama cuts silently); its window is now what it read. */
+  private warnTruncation(route: string, tier: string, { sent, read }: { sent: number; read: number }, at: number): void {
+    const stats = this.tiers.get(route, tier);
+    if (stats.truncationWarned) return;
+    stats.truncationWarned = true;
+    this.addLog(at, { level: 'bad', text: `${route}/${tier} cut a prompt silently: sent ${sent} tokens, it read ${read}; longer prompts now skip it (set its context or num_ctx)` });
   }
 
   private addPending(route: string, delta: number): void {

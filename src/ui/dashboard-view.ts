@@ -26,6 +26,8 @@ export interface TierView {
   ttft: Percentiles | null;
   /** The latest TTFTs in ms, oldest first. */
   ttftHistory: number[];
+  /** The tier's context window in tokens as the fit check knows it; null: unknown. */
+  context: number | null;
 }
 
 export interface RouteView {

@@ -4,7 +4,7 @@ import type { AttemptOutcome, RequestFinished } from '../telemetry/events.js';
 export type LoggedRequest = Pick<
   RequestFinished,
   'id' | 'startedAt' | 'protocol' | 'route' | 'tier' | 'provider' | 'model' | 'status' | 'outcome' | 'stream' | 'ttftMs'
-  | 'durationMs' | 'usage' | 'chunkErrors' | 'attempts' | 'savers' | 'estimate' | 'resumed'
+  | 'durationMs' | 'usage' | 'chunkErrors' | 'attempts' | 'savers' | 'estimate' | 'resumed' | 'promptTruncated'
 >;
 
 /**
@@ -25,6 +25,8 @@ export function packRequest(e: LoggedRequest, out: unknown[]): void {
   else out.push(0);
   const resumed = e.resumed;
   if (resumed) out.push(1, resumed.from, resumed.to, resumed.how, resumed.at_chars, resumed.result);
+  else out.push(0);
+  if (e.promptTruncated) out.push(1, e.promptTruncated.sent, e.promptTruncated.read);
   else out.push(0);
 }
 
@@ -62,6 +64,7 @@ export function unpackRequests(flat: readonly unknown[]): LoggedRequest[] {
     if (next() === 1) {
       e.resumed = { from: next() as string, to: next() as string, how: next() as 'replay' | 'continue', at_chars: next() as number, result: next() as 'ok' | 'diverged' | 'failed' };
     }
+    if (next() === 1) e.promptTruncated = { sent: next() as number, read: next() as number };
     out.push(e);
   }
   return out;

@@ -42,6 +42,8 @@ export interface RequestRow {
   saverFailures: number;
   /** A stream that broke on a resume route: `how:result` ("continue:ok"); null otherwise. */
   resumed: string | null;
+  /** `{"sent":N,"read":M}` when the tier cut the prompt silently, else null. */
+  promptTruncated: string | null;
   attempts: AttemptRow[];
 }
 
@@ -92,6 +94,7 @@ export function requestRow(e: LoggedRequest, book: PriceBook, counter: TokenCoun
     saverTokensAfter: savers.length > 0 ? savers[savers.length - 1].after : null,
     saverFailures: savers.filter((s) => s.failed).length,
     resumed: e.resumed ? `${e.resumed.how}:${e.resumed.result}` : null,
+    promptTruncated: e.promptTruncated ? JSON.stringify(e.promptTruncated) : null,
     attempts: e.attempts.map((a) => ({ tier: a.tier, attempt: a.attempt, outcome: a.outcome, status: a.status ?? null, ms: a.ms })),
   };
 }

@@ -23,6 +23,13 @@ describe('examples/', () => {
     expect(cloud).toMatchObject({ name: 'cloud', provider: { name: 'openai' } });
   });
 
+  it('fit-small-local-then-cloud.yaml: a small-window local tier with its limits in front of a cloud tier', () => {
+    const config = loadConfig(join(dir, 'fit-small-local-then-cloud.yaml'), env);
+    const [local, cloud] = config.routes.get('claude')!.tiers;
+    expect(local).toMatchObject({ name: 'local', provider: { type: 'ollama' }, fit: { context: 16384, max_prompt_tokens: 12000, vision: false, tools: 'auto' } });
+    expect(cloud).toMatchObject({ name: 'cloud', provider: { type: 'anthropic' }, fit: { context: 200000, vision: 'auto' } });
+  });
+
   it.each(files)('%s loads and has at least one route with tiers', (file) => {
     const config = loadConfig(join(dir, file), env);
     expect(config.routes.size).toBeGreaterThan(0);

@@ -14,6 +14,7 @@ import { buildPrivateCli, runCli } from '../helpers/cli.js';
 import { chunk, healthyStream } from '../helpers/fake-upstream.js';
 import { FakeLlamaServer } from '../helpers/fake-llama-server.js';
 import { useHarness, waitFor } from '../helpers/harness.js';
+import { llamaProps, openaiServer } from '../helpers/fit-servers.js';
 
 const h = useHarness();
 const REFUSED_URL = 'http://127.0.0.1:1/v1';
@@ -340,6 +341,17 @@ describe('the real CLI: llm-route probe', () => {
     expect(report.routes.code[0]).toMatchObject({ tier: 'only', state: 'healthy' });
   }, 30_000);
 
+  it('--json shows what discovery learned: context, context_source, vision, tools (null when unknown)', async () => {
+    const llama = await h.fake();
+    llama.always(openaiServer({ '/v1/models': { object: 'list', data: [{ id: 'tiny', object: 'model' }] }, '/props': llamaProps(1024) }));
+    const mock = await healthyMock('m');
+    const run = await probe(tierFile([{ name: 'local', url: llama.url, model: 'tiny' }, { name: 'cloud', url: mock, model: 'm' }]), ['--json']);
+    const report = JSON.parse(run.stdout) as { routes: { chat: Array<Record<string, unknown>> } };
+    expect(report.routes.chat[0]).toMatchObject({ tier: 'local', context: 1024, context_source: 'llama.cpp /props', vision: false, tools: null });
+    expect(report.routes.chat[1]).toMatchObject({ tier: 'cloud', context: null, context_source: null, vision: null, tools: null });
+    expect(llama.requests.map((r) => r.url)).toContain('/props');
+  });
+
   it('exits 1 when any tier is unhealthy, and a dead tier cannot make it hang', async () => {
     const mock = await healthyMock('m');
     const silent = await silentServer();
@@ -380,9 +392,9 @@ describe('the real CLI: llm-route probe', () => {
     ]));
     expect(run.code, run.stderr).toBe(1);
     const lines = run.stdout.split('\n');
-    expect(lines[0]).toMatch(/^ROUTE\s+TIER\s+PROVIDER\/MODEL\s+REACHABLE\s+MODEL\s+TTFT\s+STATE\s+ERROR$/);
-    expect(lines[1]).toMatch(/^chat\s+good\s+p_good\/m\s+✓\s+✓\s+\d+ ms\s+healthy$/);
-    expect(lines[2]).toMatch(/^chat\s+refused\s+p_refused\/x\s+✗\s+\?\s+-\s+unhealthy\s+connection refused/);
+    expect(lines[0]).toMatch(/^ROUTE\s+TIER\s+PROVIDER\/MODEL\s+REACHABLE\s+MODEL\s+TTFT\s+CONTEXT\s+STATE\s+ERROR$/);
+    expect(lines[1]).toMatch(/^chat\s+good\s+p_good\/m\s+✓\s+✓\s+\d+ ms\s+\?\s+healthy$/);
+    expect(lines[2]).toMatch(/^chat\s+refused\s+p_refused\/x\s+✗\s+\?\s+-\s+\?\s+unhealthy\s+connection refused/);
     expect(run.stdout).toContain('1 of 2 tiers healthy');
   }, 30_000);
 

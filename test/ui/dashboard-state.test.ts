@@ -316,9 +316,17 @@ describe('table columns', () => {
     expect(keys(60)).toContain('p99');
   });
 
-  it('keep everything on a 120-column terminal, even with an admin override and its time left', () => {
-    expect(keys(120)).toHaveLength(13);
-    expect(chooseColumns(120, { ...content, weight: '10 (admin, 3m left)'.length }).map((c) => c.key)).toContain('trend');
+  it('keep everything on a 120-column terminal; with an admin override and its time left, all but the context', () => {
+    expect(keys(120)).toHaveLength(14);
+    const overridden = chooseColumns(120, { ...content, weight: '10 (admin, 3m left)'.length }).map((c) => c.key);
+    expect(overridden).toContain('trend');
+    expect(overridden).not.toContain('context');
+  });
+
+  it('drop the context column first', () => {
+    expect(keys(120)).toContain('context');
+    expect(keys(110)).not.toContain('context');
+    expect(keys(110)).toContain('trend');
   });
 
   it('fit the width they were chosen for whenever they can', () => {

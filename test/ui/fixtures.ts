@@ -52,7 +52,7 @@ export function requestEvents(route: string, attempts: AttemptRecord[], end: Par
       blame: record.outcome === 'ok' ? null : 'tier',
     });
     const next = attempts[i + 1];
-    if (record.outcome !== 'ok' && record.outcome !== 'budget' && next && next.tier !== record.tier) {
+    if (record.outcome !== 'ok' && record.outcome !== 'budget' && record.outcome !== 'too_long' && next && next.tier !== record.tier) {
       events.push({ type: 'failover', id, route, fromTier: record.tier, reason: record.outcome });
     }
   }

@@ -2,7 +2,7 @@
 
 export type ColumnKey =
   | 'marker' | 'tier' | 'model' | 'state' | 'weight' | 'live' | 'requests' | 'errors' | 'failovers'
-  | 'p50' | 'p95' | 'p99' | 'trend';
+  | 'p50' | 'p95' | 'p99' | 'trend' | 'context';
 
 export interface Column {
   key: ColumnKey;
@@ -26,7 +26,7 @@ export const GAP = 2;
 export const TREND_BARS = 12;
 
 /** Dropped first to last as the terminal narrows. */
-const DROP_ORDER: ColumnKey[] = ['trend', 'model', 'p95'];
+const DROP_ORDER: ColumnKey[] = ['context', 'trend', 'model', 'p95'];
 
 function allColumns(content: ContentWidths): Column[] {
   const column = (key: ColumnKey, title: string, width: number, align: Column['align']): Column =>
@@ -45,10 +45,12 @@ function allColumns(content: ContentWidths): Column[] {
     column('p95', 'p95', 5, 'right'),
     column('p99', 'p99', 5, 'right'),
     column('trend', 'ttft trend', TREND_BARS, 'left'),
+    // The window the fit check uses (src/fit/): discovered, configured or learned; – unknown.
+    column('context', 'ctx', 5, 'right'),
   ];
 }
 
-/** The columns to show at `terminalWidth`: trend goes first, then provider/model, then p95. */
+/** The columns to show at `terminalWidth`: the context goes first, then trend, then provider/model, then p95. */
 export function chooseColumns(terminalWidth: number, content: ContentWidths): Column[] {
   let columns = allColumns(content);
   for (const key of DROP_ORDER) {

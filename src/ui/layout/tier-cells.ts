@@ -20,6 +20,7 @@ export function tierCellText(tier: TierView, key: Exclude<ColumnKey, 'marker'>):
     case 'p95': return tier.ttft ? formatMs(tier.ttft.p95) : NONE;
     case 'p99': return tier.ttft ? formatMs(tier.ttft.p99) : NONE;
     case 'trend': return sparkline(tier.ttftHistory.slice(-TREND_BARS));
+    case 'context': return tier.context === null ? NONE : formatCount(tier.context);
   }
 }
 

@@ -1,4 +1,5 @@
 import type {
+  FitDiscovered,
   AttemptRecord, ConfigReloaded, HealthChecked, ProviderOutput, RolledBack, StateDegraded, StateRecovered, TierStateChanged, WeightChanged,
 } from '../../telemetry/events.js';
 import { formatMs } from '../format.js';
@@ -92,6 +93,15 @@ export function healthCheckLine(event: HealthChecked): Line | null {
 }
 
 /** A started provider's own output; many servers log everything to stderr, so it is not a warning. */
+/** What discovery learned of a tier's window (or that it learned nothing, and why). */
+export function fitLine(event: FitDiscovered): Line {
+  const tier = `${event.route}/${event.tier}`;
+  if (event.error) return { level: 'warn', text: `${tier}: context unknown (${event.error}); no fit check` };
+  const window = event.context === null ? 'context unknown' : `context ${event.context} (${event.context_source})`;
+  const inputs = [event.vision === false ? 'no images' : null, event.tools === false ? 'no tools' : null].filter(Boolean).join(', ');
+  return { level: 'info', text: `${tier}: ${window}${inputs ? `, ${inputs}` : ''}` };
+}
+
 export function providerOutputLine(event: ProviderOutput): Line {
   return { level: 'info', text: `[${event.provider}] ${event.line}` };
 }

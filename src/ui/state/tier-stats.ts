@@ -14,6 +14,8 @@ export class TierStats {
   warmedUp = false;
   /** A rollback event was just logged with its numbers: its weight event need not be. */
   rollbackLogged = false;
+  /** A silent truncation was shown once: later ones are in the log and the metric. */
+  truncationWarned = false;
   /** Committed streams this tier is relaying now. */
   live = 0;
   /** Requests that reached this tier (their first attempt on it). */

@@ -1,0 +1,95 @@
+import { readFileSync } from 'node:fs';
+import { ConfigError } from '../config/errors.js';
+import { findRoute } from '../config/find-route.js';
+import { loadConfig, resolveConfigPath } from '../config/load.js';
+import type { Config, Tier } from '../config/schema.js';
+import { discoverTier } from '../fit/discover.js';
+import { explainPlan, type Explained } from '../fit/plan-explain.js';
+import { recordDiscovered } from '../fit/tier-facts.js';
+import { clientCodec } from '../protocols/registry.js';
+import type { ClientProtocol } from '../telemetry/events.js';
+import { applyRouteSavers } from '../savers/route-savers.js';
+import { isRecord } from '../util/is-record.js';
+import { createStaleAwareAgent } from '../util/stale-socket-pool.js';
+
+export interface ExplainOptions {
+  config?: string;
+  route?: string;
+  json?: boolean;
+  protocol?: string;
+}
+
+const PROTOCOLS: readonly ClientProtocol[] = ['chat', 'responses', 'messages'];
+
+/**
+ * `llm-route explain FILE.json`: which tiers a request body would try and which it would skip,
+ * and why, with the numbers; it runs discovery itself and sends no model request.
+ * 0 on success, 2 on bad input (the file, the tier file, the route, the protocol).
+ */
+export async function runExplain(file: string, opts: ExplainOptions): Promise<number> {
+  const fail = (message: string): number => {
+    process.stderr.write(`llm-route explain: ${message}\n`);
+    return 2;
+  };
+  let config: Config;
+  try {
+    config = loadConfig(resolveConfigPath(opts.config));
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.format()}\n`);
+    return 2;
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    return fail(`cannot read ${file} as JSON: ${(error as Error).message}`);
+  }
+  if (!isRecord(body)) return fail(`${file} is not a JSON object (a request body)`);
+  if (opts.protocol !== undefined && !PROTOCOLS.includes(opts.protocol as ClientProtocol)) return fail(`--protocol must be one of ${PROTOCOLS.join(', ')}`);
+  const protocol = (opts.protocol as ClientProtocol | undefined) ?? guessProtocol(body);
+  const name = opts.route ?? (typeof body.model === 'string' ? body.model : undefined);
+  if (name === undefined) return fail('the body names no model: say which route with --route');
+  const route = findRoute(config, name);
+  if (!route) return fail(`unknown route "${name}" (known: ${[...config.routes.keys()].join(', ')})`);
+  const codec = clientCodec(protocol);
+  const saved = route.savers.length > 0 ? (await applyRouteSavers(route, protocol, { ...body, model: name })).body : { ...body, model: name };
+  const parsed = codec.parse(saved, {});
+  if (!parsed.ok) return fail(`not a valid ${protocol} request: ${parsed.message}`);
+
+  const agent = createStaleAwareAgent();
+  const unreachable = new Set<Tier>();
+  try {
+    await Promise.all(route.tiers.map(async (tier) => {
+      const found = await discoverTier(tier, { timeoutMs: tier.provider.health.timeout_ms, dispatcher: agent });
+      recordDiscovered(tier, found.facts);
+      if (found.unreachable) unreachable.add(tier);
+    }));
+  } finally {
+    await agent.destroy().catch(() => undefined);
+  }
+  const plan = await explainPlan(route, codec, parsed.request, unreachable);
+  process.stdout.write(opts.json ? `${JSON.stringify(plan, null, 2)}\n` : planText(plan));
+  return 0;
+}
+
+/** Messages has a top-level `system` or Anthropic content blocks; Responses has `input`; else Chat. */
+function guessProtocol(body: Record<string, unknown>): ClientProtocol {
+  if (body.input !== undefined && body.messages === undefined) return 'responses';
+  if (typeof body.max_tokens === 'number' && (body.system !== undefined || hasAnthropicBlocks(body.messages))) return 'messages';
+  return 'chat';
+}
+
+function hasAnthropicBlocks(messages: unknown): boolean {
+  return Array.isArray(messages) && messages.some((m) => isRecord(m) && Array.isArray(m.content)
+    && m.content.some((part) => isRecord(part) && (part.type === 'tool_use' || part.type === 'tool_result' || (part.type === 'image' && isRecord(part.source)))));
+}
+
+function planText(plan: Explained): string {
+  const lines = [`route "${plan.route}" (${plan.protocol}): ${plan.prompt_tokens} prompt tokens`];
+  for (const tier of plan.tiers) {
+    const window = tier.context === null ? 'window unknown' : `window ${tier.context}`;
+    lines.push(`  ${tier.decision === 'try' ? 'try ' : 'skip'}  ${tier.tier}  (${window}, needs ${tier.need})${tier.message ? `: ${tier.message}` : ''}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,34 @@
+import type { Tier } from '../config/schema.js';
+import { UpstreamCall } from '../protocols/call.js';
+import type { ClientCodec, ClientRequest } from '../protocols/types.js';
+import { checkFit, type FitVerdict } from './fit-check.js';
+import { ollamaNumCtx } from './ollama-window.js';
+import type { PromptCount } from './prompt-count.js';
+
+export type FittedCall = { fits: true; call: UpstreamCall } | Exclude<FitVerdict, { fits: true }>;
+
+/**
+ * The routing loop's one step for fit: skip the tier when the request cannot fit it, else the
+ * call to send — for an Ollama tier with the window it needs. Synchronous unless a count is
+ * needed (a prompt near a limit), so a route with no known window pays no await.
+ */
+export function fitCall(tier: Tier, codec: ClientCodec, request: ClientRequest, call: UpstreamCall, prompt: PromptCount): FittedCall | Promise<FittedCall> {
+  const verdict = checkFit(tier, request, call.request.body, prompt);
+  if (verdict instanceof Promise) return verdict.then((v) => withWindow(v, tier, codec, request, call, prompt));
+  return withWindow(verdict, tier, codec, request, call, prompt);
+}
+
+function withWindow(verdict: FitVerdict, tier: Tier, codec: ClientCodec, request: ClientRequest, call: UpstreamCall, prompt: PromptCount): FittedCall | Promise<FittedCall> {
+  if (!verdict.fits) return verdict;
+  const window = ollamaNumCtx(tier, request, call.request.body, prompt);
+  if (window === undefined) return { fits: true, call };
+  if (window instanceof Promise) return window.then((numCtx) => ({ fits: true, call: windowed(tier, codec, request, call, numCtx) }));
+  return { fits: true, call: windowed(tier, codec, request, call, window) };
+}
+
+/** The window is set, not hoped for: Ollama cuts a longer prompt silently. */
+function windowed(tier: Tier, codec: ClientCodec, request: ClientRequest, call: UpstreamCall, numCtx: number | undefined): UpstreamCall {
+  if (numCtx === undefined) return call;
+  const prepared = UpstreamCall.prepare({ ...tier, ollama: { ...tier.ollama, num_ctx: numCtx } }, codec, request);
+  return prepared instanceof UpstreamCall ? prepared : call;
+}

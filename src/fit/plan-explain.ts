@@ -1,0 +1,66 @@
+import type { Route, Tier } from '../config/schema.js';
+import { UpstreamCall } from '../protocols/call.js';
+import { type ClientCodec, type ClientRequest, isUnsupported } from '../protocols/types.js';
+import { askedMaxTokens } from '../proxy/prompt-estimate.js';
+import { checkFit, OUTPUT_RESERVE_CAP } from './fit-check.js';
+import { PromptCount } from './prompt-count.js';
+import { tierFit } from './tier-facts.js';
+
+export interface ExplainedTier {
+  tier: string;
+  decision: 'try' | 'skip';
+  /** Why skipped (`too_long`, `unsupported:vision`, `down`, `weight`, …), or what to know of a tier tried; null: nothing. */
+  reason: string | null;
+  /** The tier's window in tokens; null: unknown. */
+  context: number | null;
+  /** The prompt's tokens plus the output reserve. */
+  need: number;
+  /** The details in words. */
+  message?: string;
+}
+
+export interface Explained {
+  route: string;
+  protocol: string;
+  prompt_tokens: number;
+  tiers: ExplainedTier[];
+}
+
+/**
+ * The plan the routing loop would make for `request` (SPEC "llm-route explain"), with the
+ * same fit check, without sending anything. `unreachable`: tiers discovery could not reach
+ * (said `down`). A tier's weight and circuit are the running server's; here a weight of 0 skips.
+ */
+export async function explainPlan(route: Route, codec: ClientCodec, request: ClientRequest, unreachable: ReadonlySet<Tier>): Promise<Explained> {
+  const prompt = new PromptCount(request);
+  const promptTokens = await prompt.tokens(route.tiers[0].tokenizer);
+  const reserve = Math.min(askedMaxTokens(request) ?? OUTPUT_RESERVE_CAP, OUTPUT_RESERVE_CAP);
+  const tiers: ExplainedTier[] = [];
+  for (const tier of route.tiers) {
+    const context = tierFit(tier).context ?? null;
+    const need = (await prompt.tokens(tier.tokenizer)) + reserve;
+    const row = (decision: ExplainedTier['decision'], reason: string | null, message?: string): ExplainedTier =>
+      ({ tier: tier.name, decision, reason, context, need, ...(message ? { message } : {}) });
+    if (tier.weight <= 0) {
+      tiers.push(row('skip', 'weight', 'weight 0: switched off'));
+      continue;
+    }
+    if (unreachable.has(tier)) {
+      tiers.push(row('skip', 'down', 'its server did not answer discovery'));
+      continue;
+    }
+    const call = UpstreamCall.prepare(tier, codec, request);
+    if (isUnsupported(call)) {
+      tiers.push(row('skip', 'unsupported', call.unsupported));
+      continue;
+    }
+    const verdict = await checkFit(tier, request, call.request.body, prompt);
+    if (!verdict.fits) {
+      tiers.push(row('skip', verdict.outcome === 'unsupported' ? `unsupported:${verdict.input}` : 'too_long', verdict.message));
+      continue;
+    }
+    const weighted = tier.weight < 100 ? `weight ${tier.weight}%: tried on that share of requests` : undefined;
+    tiers.push(row('try', null, weighted ?? (context === null ? 'window unknown: sent without a pre-check' : `fits: ${need} of ${context} tokens`)));
+  }
+  return { route: route.name, protocol: request.protocol, prompt_tokens: promptTokens, tiers };
+}

@@ -1,0 +1,98 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildPrivateCli, runCli } from '../helpers/cli.js';
+import { llamaProps, openaiServer } from '../helpers/fit-servers.js';
+import { useHarness } from '../helpers/harness.js';
+import { configYaml } from '../helpers/proxy.js';
+
+const h = useHarness();
+
+interface Plan {
+  route: string;
+  protocol: string;
+  prompt_tokens: number;
+  tiers: Array<{ tier: string; decision: string; reason: string | null; context: number | null; need: number }>;
+}
+
+describe('the real CLI: llm-route explain FILE.json', () => {
+  let cli: ReturnType<typeof buildPrivateCli>;
+  let n = 0;
+  beforeAll(() => {
+    cli = buildPrivateCli();
+  }, 60_000);
+  afterAll(() => cli?.remove());
+
+  async function explain(yamlText: string, body: unknown, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const file = join(cli.dir, `explain-${++n}.yaml`);
+    const bodyFile = join(cli.dir, `body-${n}.json`);
+    writeFileSync(file, yamlText);
+    writeFileSync(bodyFile, typeof body === 'string' ? body : JSON.stringify(body));
+    const proc = runCli(cli.bin, ['explain', bodyFile, '-c', file, ...args], { LLM_ROUTE_CONFIG: undefined });
+    const { code } = await proc.exited;
+    return { code, stdout: proc.lines.join('\n'), stderr: proc.stderr() };
+  }
+
+  async function servers() {
+    const llama = await h.fake();
+    llama.always(openaiServer({ '/props': llamaProps(1024) }));
+    const cloud = await h.fake();
+    cloud.always(openaiServer({ '/v1/models': { object: 'list', data: [{ id: 'cloud-model', object: 'model' }] } }));
+    const yaml = configYaml({
+      tiers: [
+        { name: 'local', url: llama.url, model: 'tiny', extra: { vision: false } },
+        { name: 'off', url: cloud.url, weight: 0 },
+        { name: 'cloud', url: cloud.url },
+      ],
+    });
+    return { llama, cloud, yaml };
+  }
+
+  it('--json: discovery runs, the long prompt skips the 1,024-token tier as too_long, and no model request goes out', async () => {
+    const { llama, cloud, yaml } = await servers();
+    const run = await explain(yaml, { model: 'chat', max_tokens: 100, messages: [{ role: 'user', content: 'word '.repeat(2000) }] }, ['--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const plan = JSON.parse(run.stdout) as Plan;
+    expect(plan).toMatchObject({ route: 'chat', protocol: 'chat' });
+    expect(plan.prompt_tokens).toBeGreaterThan(1900);
+    expect(plan.tiers).toEqual([
+      { tier: 'local', decision: 'skip', reason: 'too_long', context: 1024, need: plan.prompt_tokens + 100, message: expect.stringMatching(/1024-token window \(llama\.cpp \/props\)/) },
+      { tier: 'off', decision: 'skip', reason: 'weight', context: null, need: plan.prompt_tokens + 100, message: 'weight 0: switched off' },
+      { tier: 'cloud', decision: 'try', reason: null, context: null, need: plan.prompt_tokens + 100, message: 'window unknown: sent without a pre-check' },
+    ]);
+    expect([...llama.requests, ...cloud.requests].filter((r) => r.url.includes('/chat/completions'))).toEqual([]);
+    expect(llama.requests.map((r) => r.url)).toContain('/props');
+  });
+
+  it('an image for a vision: false tier: unsupported:vision; a short Anthropic body is guessed as messages and fits', async () => {
+    const { yaml } = await servers();
+    const image = await explain(yaml, {
+      model: 'chat', messages: [{ role: 'user', content: [{ type: 'text', text: 'what?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] }],
+    }, ['--json']);
+    expect((JSON.parse(image.stdout) as Plan).tiers[0]).toMatchObject({ decision: 'skip', reason: 'unsupported:vision' });
+    const short = await explain(yaml, { model: 'chat', max_tokens: 64, system: 'be brief', messages: [{ role: 'user', content: 'hi' }] });
+    expect(short.code, short.stderr).toBe(0);
+    expect(short.stdout).toMatch(/^route "chat" \(messages\): \d+ prompt tokens/);
+    expect(short.stdout).toMatch(/try\s+local\s+\(window 1024, needs \d+\): fits/);
+  });
+
+  it('a tier whose server answers nothing is down', async () => {
+    const yaml = configYaml({ tiers: [{ name: 'gone', url: 'http://127.0.0.1:1/v1' }] });
+    const run = await explain(yaml, { model: 'chat', messages: [{ role: 'user', content: 'hi' }] }, ['--json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect((JSON.parse(run.stdout) as Plan).tiers).toEqual([expect.objectContaining({ tier: 'gone', decision: 'skip', reason: 'down' })]);
+  });
+
+  it('exits 2 on bad input: not JSON, an unknown route, a body the protocol refuses', async () => {
+    const { yaml } = await servers();
+    const notJson = await explain(yaml, '{"model": ');
+    expect(notJson.code).toBe(2);
+    expect(notJson.stderr).toMatch(/cannot read .* as JSON/);
+    const unknown = await explain(yaml, { model: 'nope', messages: [] });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown route "nope" \(known: chat\)/);
+    const invalid = await explain(yaml, { model: 'chat', messages: 'hello' });
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toMatch(/not a valid chat request/);
+  });
+});
