@@ -144,7 +144,7 @@ function buildConfig(raw: RawConfig, file: string, warnings: string[]): Config {
     const savers = readSavers(route.savers ?? raw.savers ?? [], []).specs; // crossCheck vouched for them
     routes.set(routeName, { name: routeName, tiers, deadline_ms: route.deadline_ms, aliases: route.aliases ?? [], savers });
   }
-  return { file, server: resolveServer(raw.server), providers, routes, warnings, usage: resolveUsage(raw.usage, file), budgets: (raw.budgets ?? []).map(resolveBudget),
+  return { file, server: resolveServer(raw.server), providers, routes, default_route: raw.default_route ?? null, warnings, usage: resolveUsage(raw.usage, file), budgets: (raw.budgets ?? []).map(resolveBudget),
     idempotency: raw.idempotency, state: raw.state };
 }
 

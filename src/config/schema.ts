@@ -219,6 +219,8 @@ export const ConfigSchema = z.strictObject({
   server: ServerSchema.prefault({}),
   providers: z.record(z.string(), ProviderSchema),
   routes: z.record(z.string(), RouteSchema),
+  /** The route of a request whose `model` is missing or names no route or alias. */
+  default_route: z.string().min(1).optional(),
   /** The savers of every route without a `savers:` of its own. */
   savers: SaverListSchema.optional(),
   usage: UsageSchema.optional(),
@@ -319,6 +321,8 @@ export interface Config {
   server: ServerConfig;
   providers: Map<string, Provider>;
   routes: Map<string, Route>;
+  /** `default_route`: the route for a missing or unmatched `model`; null without one (400 / 404). */
+  default_route?: string | null;
   /** Things that are allowed but probably wrong (file:line:col lines): `validate` prints them. */
   warnings: string[];
   usage: UsageConfig;
