@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
+import { caFilePath, caFileProblems } from './ca-file.js';
 import { configWarnings, crossCheck } from './cross-checks.js';
 import { schemaAt } from './describe-schema.js';
 import { substituteEnv, type Env } from './env.js';
@@ -108,6 +109,7 @@ export function loadConfigText(text: string, file: string, env: Env = process.en
     problems.push(...schemaProblems(parsed.error.issues, data, report, unsubstituted, secrets));
   }
   problems.push(...crossCheck(data, report));
+  problems.push(...caFileProblems(data, file, report));
 
   if (problems.length > 0 || !parsed.success) {
     throw new ConfigError(problems.sort(byPosition).map((problem) => redact(problem, secrets)));
@@ -120,7 +122,7 @@ export function loadConfigText(text: string, file: string, env: Env = process.en
 
 function buildConfig(raw: RawConfig, file: string, warnings: string[]): Config {
   const providers = new Map<string, Provider>(
-    Object.entries(raw.providers).map(([name, provider]) => [name, resolveProvider(name, provider)]),
+    Object.entries(raw.providers).map(([name, provider]) => [name, resolveProvider(name, provider, file)]),
   );
   const routes = new Map<string, Route>();
   for (const [routeName, route] of Object.entries(raw.routes)) {
@@ -167,8 +169,8 @@ function resolveBudget(budget: NonNullable<RawConfig['budgets']>[number]): Budge
 }
 
 // `${KEY:-}` yields "": that means "no key", not an empty credential.
-function resolveProvider(name: string, provider: ProviderConfig): Provider {
-  const { api_key, health, ...rest } = provider;
+function resolveProvider(name: string, provider: ProviderConfig, file: string): Provider {
+  const { api_key, health, ca_file, ...rest } = provider;
   const local = isLoopbackHost(new URL(provider.base_url).hostname);
   const resolved: Provider = {
     ...rest,
@@ -177,6 +179,7 @@ function resolveProvider(name: string, provider: ProviderConfig): Provider {
     health: { ...health, interval_ms: health.interval_ms, warmup: health.warmup ?? local },
   };
   if (api_key) resolved.api_key = api_key;
+  if (ca_file) resolved.ca_file = caFilePath(ca_file, file);
   return resolved;
 }
 

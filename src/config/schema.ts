@@ -157,6 +157,8 @@ export const ProviderSchema = z.strictObject({
   passthrough: z.array(z.enum(['responses', 'messages'])).optional(),
   ollama: OllamaOptionsSchema.optional(),
   api_key: z.string().optional(),
+  /** PEM file of CAs to trust for this provider's TLS, besides the system's and NODE_EXTRA_CA_CERTS (relative: to the tier file). */
+  ca_file: z.string().min(1).optional(),
   headers: z.record(z.string(), z.string()).optional(),
   /** Client request headers passed on to this provider (names or globs, case-insensitive); none by default. */
   forward_headers: z.array(ForwardHeaderSchema).optional(),
