@@ -1,7 +1,7 @@
 // Start-up cost of `llm-route serve` against a bare `node` HTTP server: time from spawn to the
 // first answered request (a chat completion through the proxy to a loopback upstream; a plain
 // GET for the bare server), and RSS once idle. Alternates the two, N rounds, prints medians.
-//   npm run build && node bench/startup.mjs [rounds]
+//   npm run build && node bench/startup.mjs [rounds]     (LLM_ROUTE_BIN=path/to/bin/llm-route.js: another build)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -58,7 +58,7 @@ async function measure(kind) {
   } else {
     const file = join(dir, `t-${port}.yaml`);
     writeFileSync(file, `version: 1\nserver: { port: ${port} }\nusage: { path: ${join(dir, `u-${port}.db`)} }\nproviders:\n  local: { type: openai, base_url: "http://127.0.0.1:${up}/v1" }\nroutes:\n  chat:\n    tiers: [{ provider: local, model: m }]\n`);
-    args = [join(ROOT, 'bin/llm-route.js'), 'serve', '-c', file, '--no-ui'];
+    args = [process.env.LLM_ROUTE_BIN ?? join(ROOT, 'bin/llm-route.js'), 'serve', '-c', file, '--no-ui'];
     url = `http://127.0.0.1:${port}/v1/chat/completions`;
     init = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }) };
   }
