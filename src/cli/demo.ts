@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../config/load.js';
 import { type MockProcess, startMockProcess } from '../demo/mock-process.js';
@@ -20,9 +23,22 @@ const CLOUD_ARGS = ['--name', 'cloud', '--ttft-ms', '250:600', '--tokens-per-s',
 /**
  * `llm-route demo`: two `llm-route mock` child processes (a flaky local tier that also goes
  * away now and then, a steady cloud), the proxy with the live UI, and light traffic, until
- * Ctrl-C or `q`. Nothing is left running afterwards.
+ * Ctrl-C or `q`. Nothing is left running afterwards, and nothing written: its usage log (and
+ * so the header's totals and incidents) lives in a temporary dir removed at exit, never in the
+ * user's state dir, where fake traffic would mix with real spend.
  */
 export async function runDemo(opts: DemoOptions): Promise<number> {
+  const stateDir = mkdtempSync(join(tmpdir(), 'llm-route-demo-'));
+  const removeState = (): void => rmSync(stateDir, { recursive: true, force: true });
+  process.once('exit', removeState); // also when the demo dies on an error
+  try {
+    return await demoIn(stateDir, opts);
+  } finally {
+    removeState();
+  }
+}
+
+async function demoIn(stateDir: string, opts: DemoOptions): Promise<number> {
   const local = await startMockProcess([...LOCAL_ARGS, '--port', '0']);
   let cloud: MockProcess;
   try {
@@ -32,6 +48,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
     throw err;
   }
   const config = loadConfig(DEMO_FILE, { ...process.env, DEMO_LOCAL_URL: local.url, DEMO_CLOUD_URL: cloud.url });
+  config.usage.path = join(stateDir, 'usage.db');
   const useUi = opts.ui !== false && process.stdout.isTTY === true && process.stdin.isTTY === true;
   const telemetry = new TelemetryBus();
   if (!useUi) attachRequestLog(telemetry, process.stdout);

@@ -66,6 +66,17 @@ export async function main(argv: string[]): Promise<void> {
     });
 
   program
+    .command('init')
+    .description('write a commented tier file for this machine: local model servers found, cloud keys as ${VAR} references')
+    .addOption(configOption())
+    .option('-y, --yes', 'no questions (also without a TTY)')
+    .option('--force', 'replace an existing file')
+    .action(async (opts) => {
+      const { runInit } = await import('./init.js');
+      process.exitCode = await runInit(opts);
+    });
+
+  program
     .command('validate')
     .description('check the tier file; print each problem as file:line:col')
     .addOption(configOption())

@@ -1,7 +1,7 @@
 import { ConfigError } from '../config/errors.js';
 import { loadConfig, resolveConfigPath } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { startProviders, type StartedProviders } from '../launch/start-provider.js';
+import type { StartedProviders } from '../launch/start-provider.js';
 import { ProxyServer } from '../server/server.js';
 import { TelemetryBus } from '../telemetry/bus.js';
 import { attachRequestLog } from '../telemetry/request-log.js';
@@ -70,7 +70,11 @@ export async function runServe(opts: ServeOptions): Promise<number> {
   // Until a started provider can serve, its tiers fail over like any tier that does not answer.
   let providers: StartedProviders | null = null;
   try {
-    providers = await startProviders(config, { onOutput: (event) => telemetry.emit(event), signal: stopSignal.abort.signal });
+    // Loaded only when a provider has `start:` (it brings execa): start-up stays light without.
+    if ([...config.providers.values()].some((provider) => provider.start)) {
+      const { startProviders } = await import('../launch/start-provider.js');
+      providers = await startProviders(config, { onOutput: (event) => telemetry.emit(event), signal: stopSignal.abort.signal });
+    }
     server.startActiveChecks();
   } catch (err) {
     if (!stopSignal.abort.signal.aborted) {

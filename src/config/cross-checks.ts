@@ -32,6 +32,9 @@ export function crossCheck(data: unknown, report: Reporter): ConfigProblem[] {
     }
   }
   if (!isRecord(data.routes)) return problems;
+  if (typeof data.default_route === 'string' && data.default_route !== '' && !Object.hasOwn(data.routes, data.default_route)) {
+    problems.push(report.at('value', ['default_route'], `default_route "${data.default_route}" is not a route; routes: ${Object.keys(data.routes).join(', ')}`));
+  }
 
   for (const [routeName, route] of Object.entries(data.routes)) {
     if (routeName.trim() === '') problems.push(report.at('key', ['routes', routeName], 'a route name must not be empty'));

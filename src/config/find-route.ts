@@ -9,6 +9,12 @@ const aliasTables = new WeakMap<Config, Array<{ route: Route; matches: GlobMatch
  * file order) with an alias glob that matches it. Claude Code and Codex send model names of
  * their own (`claude-sonnet-…`, `gpt-…`); aliases catch them.
  */
+/** findRoute, else the config's `default_route` (a missing `model` is ''). */
+export function findRouteOrDefault(config: Config, model: string): Route | undefined {
+  const found = model === '' ? undefined : findRoute(config, model);
+  return found ?? (config.default_route ? config.routes.get(config.default_route) : undefined);
+}
+
 export function findRoute(config: Config, model: string): Route | undefined {
   const exact = config.routes.get(model);
   if (exact) return exact;

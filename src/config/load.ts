@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
+import { caFilePath, caFileProblems } from './ca-file.js';
 import { configWarnings, crossCheck } from './cross-checks.js';
 import { schemaAt } from './describe-schema.js';
 import { substituteEnv, type Env } from './env.js';
@@ -108,6 +109,7 @@ export function loadConfigText(text: string, file: string, env: Env = process.en
     problems.push(...schemaProblems(parsed.error.issues, data, report, unsubstituted, secrets));
   }
   problems.push(...crossCheck(data, report));
+  problems.push(...caFileProblems(data, file, report));
 
   if (problems.length > 0 || !parsed.success) {
     throw new ConfigError(problems.sort(byPosition).map((problem) => redact(problem, secrets)));
@@ -128,7 +130,7 @@ function prefillByDefault(provider: Provider): boolean {
 
 function buildConfig(raw: RawConfig, file: string, warnings: string[]): Config {
   const providers = new Map<string, Provider>(
-    Object.entries(raw.providers).map(([name, provider]) => [name, resolveProvider(name, provider)]),
+    Object.entries(raw.providers).map(([name, provider]) => [name, resolveProvider(name, provider, file)]),
   );
   const routes = new Map<string, Route>();
   for (const [routeName, route] of Object.entries(raw.routes)) {
@@ -155,7 +157,7 @@ function buildConfig(raw: RawConfig, file: string, warnings: string[]): Config {
     routes.set(routeName, { name: routeName, tiers, deadline_ms: route.deadline_ms, aliases: route.aliases ?? [], savers,
       on_break: route.on_break, resume_max: route.resume?.max ?? 1 });
   }
-  return { file, server: resolveServer(raw.server), providers, routes, warnings, usage: resolveUsage(raw.usage, file), budgets: (raw.budgets ?? []).map(resolveBudget),
+  return { file, server: resolveServer(raw.server), providers, routes, default_route: raw.default_route ?? null, warnings, usage: resolveUsage(raw.usage, file), budgets: (raw.budgets ?? []).map(resolveBudget),
     idempotency: raw.idempotency, state: raw.state };
 }
 
@@ -178,8 +180,8 @@ function resolveBudget(budget: NonNullable<RawConfig['budgets']>[number]): Budge
 }
 
 // `${KEY:-}` yields "": that means "no key", not an empty credential.
-function resolveProvider(name: string, provider: ProviderConfig): Provider {
-  const { api_key, health, ...rest } = provider;
+function resolveProvider(name: string, provider: ProviderConfig, file: string): Provider {
+  const { api_key, health, ca_file, ...rest } = provider;
   const local = isLoopbackHost(new URL(provider.base_url).hostname);
   const resolved: Provider = {
     ...rest,
@@ -188,6 +190,7 @@ function resolveProvider(name: string, provider: ProviderConfig): Provider {
     health: { ...health, interval_ms: health.interval_ms, warmup: health.warmup ?? local },
   };
   if (api_key) resolved.api_key = api_key;
+  if (ca_file) resolved.ca_file = caFilePath(ca_file, file);
   return resolved;
 }
 

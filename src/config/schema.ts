@@ -176,6 +176,8 @@ export const ProviderSchema = z.strictObject({
   passthrough: z.array(z.enum(['responses', 'messages'])).optional(),
   ollama: OllamaOptionsSchema.optional(),
   api_key: z.string().optional(),
+  /** PEM file of CAs to trust for this provider's TLS, besides the system's and NODE_EXTRA_CA_CERTS (relative: to the tier file). */
+  ca_file: z.string().min(1).optional(),
   headers: z.record(z.string(), z.string()).optional(),
   /** Client request headers passed on to this provider (names or globs, case-insensitive); none by default. */
   forward_headers: z.array(ForwardHeaderSchema).optional(),
@@ -250,6 +252,8 @@ export const ConfigSchema = z.strictObject({
   server: ServerSchema.prefault({}),
   providers: z.record(z.string(), ProviderSchema),
   routes: z.record(z.string(), RouteSchema),
+  /** The route of a request whose `model` is missing or names no route or alias. */
+  default_route: z.string().min(1).optional(),
   /** The savers of every route without a `savers:` of its own. */
   savers: SaverListSchema.optional(),
   usage: UsageSchema.optional(),
@@ -364,6 +368,8 @@ export interface Config {
   server: ServerConfig;
   providers: Map<string, Provider>;
   routes: Map<string, Route>;
+  /** `default_route`: the route for a missing or unmatched `model`; null without one (400 / 404). */
+  default_route?: string | null;
   /** Things that are allowed but probably wrong (file:line:col lines): `validate` prints them. */
   warnings: string[];
   usage: UsageConfig;

@@ -1,16 +1,16 @@
-import type { Pool } from 'undici';
-import { createStaleAwarePool } from '../util/stale-socket-pool.js';
+import type { Dispatcher } from 'undici';
+import { createUpstreamDispatcher, dispatcherShape } from './upstream-dispatcher.js';
 import { allTiers } from '../config/all-tiers.js';
 import { DEFAULT_TIMEOUTS, type Config, type Provider } from '../config/schema.js';
 
 /**
- * One keep-alive connection pool per provider. undici's own header/body timers are coarse
+ * One keep-alive connection pool per provider (through HTTPS_PROXY when set, see upstream-dispatcher.ts). undici's own header/body timers are coarse
  * (about half a second) and are switched off per request: the attempt runs exact timers.
  * undici has no per-request connect timeout, so a provider's pool uses the smallest
  * `connect_ms` of the tiers that use it.
  */
 export class ProviderPools {
-  private readonly pools = new Map<string, Pool>();
+  private readonly pools = new Map<string, Dispatcher>();
   /** Per provider name: what its pool was made for, so a reload can keep an unchanged pool. */
   private readonly shapes = new Map<string, string>();
   /** Pools a successor took over: they are the successor's to close. */
@@ -28,15 +28,15 @@ export class ProviderPools {
     }
     for (const provider of config.providers.values()) {
       const timeout = connectMs.get(provider.name) ?? DEFAULT_TIMEOUTS.connect_ms;
-      const shape = `${new URL(provider.base_url).origin}|${timeout}`;
+      const shape = dispatcherShape(provider, timeout);
       const reused = previous?.shapes.get(provider.name) === shape ? previous.take(provider.name) : undefined;
-      this.pools.set(provider.name, reused ?? createPool(provider, timeout));
+      this.pools.set(provider.name, reused ?? createUpstreamDispatcher(provider, timeout));
       this.shapes.set(provider.name, shape);
     }
   }
 
   /** Hands a pool over to a successor; requests still holding this set may go on using it. */
-  private take(name: string): Pool | undefined {
+  private take(name: string): Dispatcher | undefined {
     this.handedOver.add(name);
     return this.pools.get(name);
   }
@@ -67,7 +67,7 @@ export class ProviderPools {
     }
   }
 
-  get(provider: Provider): Pool {
+  get(provider: Provider): Dispatcher {
     const pool = this.pools.get(provider.name);
     if (!pool) throw new Error(`no pool for provider ${provider.name}`);
     return pool;
@@ -76,16 +76,4 @@ export class ProviderPools {
   async close(): Promise<void> {
     await Promise.all([...this.pools].filter(([name]) => !this.handedOver.has(name)).map(([, pool]) => pool.destroy().catch(() => undefined)));
   }
-}
-
-function createPool(provider: Provider, connectTimeout: number): Pool {
-  // Stale-aware: an attempt can tell a reused socket the server had closed from a real failure.
-  return createStaleAwarePool(new URL(provider.base_url).origin, {
-    connectTimeout,
-    keepAliveTimeout: 30_000,
-    keepAliveMaxTimeout: 600_000,
-    headersTimeout: 0,
-    bodyTimeout: 0,
-    pipelining: 1,
-  });
 }

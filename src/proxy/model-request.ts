@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { findRoute } from '../config/find-route.js';
-import type { Route } from '../config/schema.js';
+import { findRouteOrDefault } from '../config/find-route.js';
+import type { Config, Route } from '../config/schema.js';
 import { closesConnection, readJsonBody } from '../http/read-body.js';
 import { requestText } from '../protocols/neutral.js';
 import { type ClientCodec, type ClientRequest, isUnsupported } from '../protocols/types.js';
@@ -84,14 +84,14 @@ export async function admit(req: IncomingMessage, exchange: Exchange): Promise<{
     exchange.finish({ tier: null, status: body.status, outcome: 'bad_request', error: body.message });
     return null;
   }
-  const parsed = exchange.codec.parse(body.value, req.headers);
+  const parsed = exchange.codec.parse(withDefaultModel(body.value, exchange.config), req.headers);
   if (!parsed.ok) {
     exchange.respondError({ status: 400, kind: 'invalid_request', code: 'invalid_request', message: parsed.message });
     exchange.finish({ tier: null, status: 400, outcome: 'bad_request', error: parsed.message });
     return null;
   }
   const name = parsed.request.model;
-  const route = findRoute(exchange.config, name);
+  const route = findRouteOrDefault(exchange.config, name);
   if (!route) {
     const known = [...exchange.config.routes.keys()].join(', ');
     exchange.respondError({ status: 404, kind: 'not_found', code: 'model_not_found', message: `unknown route "${name}": the model must name a route (known: ${known})` });
@@ -100,6 +100,13 @@ export async function admit(req: IncomingMessage, exchange: Exchange): Promise<{
     return null;
   }
   return { route, request: parsed.request };
+}
+
+/** A body without `model` names the default route, when the tier file has one (as LiteLLM and llama.cpp accept). */
+function withDefaultModel(body: unknown, config: Config): unknown {
+  if (!config.default_route || body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const model = (body as { model?: unknown }).model;
+  return model === undefined || model === null || model === '' ? { ...body, model: config.default_route } : body;
 }
 
 /**

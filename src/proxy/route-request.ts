@@ -1,4 +1,4 @@
-import type { Pool } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { Provider, Route, Tier } from '../config/schema.js';
 import type { TierGate } from '../health/health-view.js';
 import { type ShapedAnswer, UpstreamCall } from '../protocols/call.js';
@@ -22,7 +22,7 @@ import type { RequestAdmission } from './tier-admission.js';
 import { type UnaryAnswer, UnaryAttempt } from './unary-attempt.js';
 
 export interface RoutingDeps {
-  pools: { get(provider: Provider): Pool };
+  pools: { get(provider: Provider): Dispatcher };
   gate: TierGate;
   telemetry: TelemetryBus;
   random: () => number;

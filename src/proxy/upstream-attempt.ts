@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { Client, type Dispatcher, type Pool } from 'undici';
+import type { Dispatcher } from 'undici';
+import { createFreshConnection } from '../providers/upstream-dispatcher.js';
 import type { Tier } from '../config/schema.js';
 import type { UpstreamCall } from '../protocols/call.js';
 import { AttemptError, statusError, transportError } from './attempt-error.js';
@@ -14,7 +15,7 @@ export interface AttemptInput {
   tier: Tier;
   /** The request bound to this tier: its wire, its upstream request, how its answer is shaped. */
   call: UpstreamCall;
-  pool: Pool;
+  pool: Dispatcher;
   /** Ends when the client goes away, or with a ShutdownError when the server stops. */
   client: ClientLifetime;
 }
@@ -45,7 +46,7 @@ export abstract class UpstreamAttempt implements Dispatcher.DispatchHandler {
   protected controller: Controller | null = null;
   private cancelReason: Error | null = null;
   /** The one connection of its own a stale-socket retry went out on. */
-  private fresh: Client | null = null;
+  private fresh: Dispatcher | null = null;
   private errorStatus = 0;
   private errorHeaders: IncomingHttpHeaders = {};
   private errorChunks: Buffer[] = [];
@@ -77,7 +78,8 @@ export abstract class UpstreamAttempt implements Dispatcher.DispatchHandler {
 
   private dispatchOn(dispatcher: Dispatcher): void {
     const { method, path, headers, body } = this.input.call.request;
-    dispatcher.dispatch({ path, method, headers, body, headersTimeout: 0, bodyTimeout: 0 }, this);
+    // origin: a pool knows its own; a proxy agent (HTTPS_PROXY) picks its route by it.
+    dispatcher.dispatch({ origin: new URL(this.input.tier.provider.base_url).origin, path, method, headers, body, headersTimeout: 0, bodyTimeout: 0 }, this);
   }
 
   /** Aborts the upstream request (idempotent) and closes its socket. */
@@ -152,7 +154,7 @@ export abstract class UpstreamAttempt implements Dispatcher.DispatchHandler {
   private retryOnFreshConnection(): void {
     const { tier } = this.input;
     this.controller = null;
-    this.fresh = new Client(new URL(tier.provider.base_url).origin, { connectTimeout: tier.timeouts.connect_ms, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
+    this.fresh = createFreshConnection(tier.provider, tier.timeouts.connect_ms);
     this.dispatchOn(this.fresh);
   }
 

@@ -13,7 +13,7 @@ import { browserRefusal } from './browser-guard.js';
 import { answerCors } from './cors.js';
 import { healthz } from './healthz.js';
 import { modelList } from './model-list.js';
-import { protocolOfPath } from './path-protocol.js';
+import { endpointPath, protocolOfPath } from './path-protocol.js';
 
 interface Endpoint {
   method: 'GET' | 'POST';
@@ -47,7 +47,7 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, a
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const path = q === -1 ? url : url.slice(0, q);
-  const endpoint = ENDPOINTS[path];
+  const endpoint = ENDPOINTS[endpointPath(path)];
   // Errors are shaped in the endpoint's protocol (an unknown path under /v1/messages: Anthropic's).
   const codec = clientCodec(endpoint?.protocol ?? protocolOfPath(path));
   // Counted from arrival to answer, so a shutdown also waits for requests still uploading.

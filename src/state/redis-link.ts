@@ -1,4 +1,9 @@
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
+
+// ioredis (CommonJS) is required when a tier file names Redis, not at start-up: most never do.
+const requireLazily = createRequire(import.meta.url);
+const RedisClient = (): typeof Redis => (requireLazily('ioredis') as typeof import('ioredis')).Redis;
 import type { TelemetryBus } from '../telemetry/bus.js';
 import { defineScripts, type Scripts } from './redis-scripts.js';
 
@@ -67,9 +72,9 @@ export class RedisLink {
       retryStrategy: (times: number) => Math.min(100 * 2 ** (times - 1), MAX_RECONNECT_MS),
       connectionName: 'llm-route',
     };
-    this.cmd = defineScripts(new Redis(url, options));
+    this.cmd = defineScripts(new (RedisClient())(url, options));
     // The subscriber keeps its own queue: SUBSCRIBE must survive reconnects (autoResubscribe).
-    this.sub = new Redis(url, { ...options, enableOfflineQueue: true, enableAutoPipelining: false, commandTimeout: undefined, connectionName: 'llm-route-sub' });
+    this.sub = new (RedisClient())(url, { ...options, enableOfflineQueue: true, enableAutoPipelining: false, commandTimeout: undefined, connectionName: 'llm-route-sub' });
     this.cmd.on('ready', this.onReady);
     this.cmd.on('close', () => this.onDown('connection closed'));
     this.cmd.on('error', (err: Error) => this.onDown(err.message));

@@ -32,6 +32,11 @@ export class RedisServer {
     let output = '';
     child.stdout?.on('data', (d) => (output += String(d)));
     child.stderr?.on('data', (d) => (output += String(d)));
+    // No redis-server on PATH (CI=true makes the Redis tests run regardless): say so plainly.
+    child.once('error', (err) => {
+      output += `cannot start redis-server (${(err as NodeJS.ErrnoException).code ?? err.message}): install it or put it on PATH`;
+      if (this.child === child) this.child = null;
+    });
     child.once('exit', () => {
       if (this.child === child) this.child = null;
     });

@@ -2,17 +2,20 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import type { RunningProxy } from './proxy.js';
 import { type ConfigSpec, configYaml } from './proxy.js';
+import { SKIP_REDIS } from './redis-available.js';
 import { RedisServer } from './redis-server.js';
 import type { useHarness } from './harness.js';
 import { waitFor } from './harness.js';
 
 export type Backend = 'embedded' | 'redis';
-export const BACKENDS: Backend[] = ['embedded', 'redis'];
+/** Without redis-server on a developer's machine, only the embedded backend (see redis-available.ts). */
+export const BACKENDS: Backend[] = SKIP_REDIS ? ['embedded'] : ['embedded', 'redis'];
 
 /** One redis-server for the test file (a fresh key prefix per test keeps tests apart). */
 export function useRedis(): () => RedisServer {
   let server: RedisServer | null = null;
   beforeAll(async () => {
+    if (SKIP_REDIS) return;
     server = await RedisServer.start();
   });
   afterAll(async () => {

@@ -1,4 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/cli.js';
@@ -40,5 +43,31 @@ describe('llm-route demo', () => {
     demo.kill('SIGINT');
     expect(await exited).toBe(0);
     await expect.poll(() => mocks.filter(alive), { timeout: 5_000, interval: 100 }).toEqual([]);
+  }, 30_000);
+
+  it("keeps its traffic in a temporary usage database of its own, removed at exit, never in the user's state dir", async () => {
+    const userState = mkdtempSync(join(tmpdir(), 'llm-route-user-state-'));
+    const demoTmp = mkdtempSync(join(tmpdir(), 'llm-route-demo-tmp-'));
+    try {
+      const env = { ...process.env, XDG_STATE_HOME: userState, TMPDIR: demoTmp };
+      const demo = spawn(process.execPath, ['bin/llm-route.js', 'demo', '--port', '0', '--no-ui'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const exited = new Promise<number | null>((resolve) => demo.once('exit', (code) => resolve(code)));
+      let answered = 0;
+      createInterface({ input: demo.stdout }).on('line', (line) => {
+        if ((JSON.parse(line) as { event?: string }).event === 'request') answered++;
+      });
+      await expect.poll(() => answered, { timeout: 15_000, interval: 100 }).toBeGreaterThanOrEqual(2);
+      const own = readdirSync(demoTmp).filter((n) => n.startsWith('llm-route-demo-'));
+      expect(own).toHaveLength(1);
+      await expect.poll(() => existsSync(join(demoTmp, own[0], 'usage.db')), { timeout: 10_000, interval: 100 }).toBe(true);
+
+      demo.kill('SIGINT');
+      expect(await exited).toBe(0);
+      expect(readdirSync(userState)).toEqual([]);
+      expect(readdirSync(demoTmp)).toEqual([]);
+    } finally {
+      rmSync(userState, { recursive: true, force: true });
+      rmSync(demoTmp, { recursive: true, force: true });
+    }
   }, 30_000);
 });

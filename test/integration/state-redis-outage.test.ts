@@ -17,6 +17,7 @@ import { useHarness, waitFor } from '../helpers/harness.js';
 import { chat, configYaml } from '../helpers/proxy.js';
 import { RedisRelay } from '../helpers/redis-relay.js';
 import { useRedis } from '../helpers/state-kit.js';
+import { SKIP_REDIS } from '../helpers/redis-available.js';
 
 /**
  * The Redis backend's parts across network trouble that keeps Redis's data (a partition, or
@@ -67,7 +68,7 @@ async function rejoin(p: Parts, link: RedisLink): Promise<void> {
 const limits = { concurrency: 20, tpm: 6_000_000, queue_ms: 0 };
 const ask = { provider: 'paid', limits, tokens: 100, slot: true, slotMs: 600_000, maxWaitMs: 0 };
 
-describe('limits across an outage', () => {
+describe.skipIf(SKIP_REDIS)('limits across an outage', () => {
   it('slots of requests that ended during a partition are given back on rejoin: no 429 for the next 20', async () => {
     const p = await parts();
     const link = await p.link();
@@ -115,7 +116,7 @@ async function windowRow(p: Parts): Promise<{ spent: number; reserved: number }>
 
 const amount = (tokens: number): { tokens: number; usd: number } => ({ tokens, usd: 0 });
 
-describe('two proxies, a concurrency limit and a partition', () => {
+describe.skipIf(SKIP_REDIS)('two proxies, a concurrency limit and a partition', () => {
   it('requests that finish while Redis is unreachable give their slots back on rejoin: the next ones are not refused', async () => {
     const p = await parts();
     let open: () => void = () => undefined;
@@ -146,7 +147,7 @@ describe('two proxies, a concurrency limit and a partition', () => {
   });
 });
 
-describe('budgets across an outage', () => {
+describe.skipIf(SKIP_REDIS)('budgets across an outage', () => {
   it('a hold that ends during a partition reaches Redis on rejoin, its spend counted exactly once beside spend made locally', async () => {
     const p = await parts();
     const link = await p.link();
@@ -234,7 +235,7 @@ async function idempotency(p: Parts, direct = false): Promise<{ link: RedisLink;
   return { link, store };
 }
 
-describe('Idempotency-Key records across an outage', () => {
+describe.skipIf(SKIP_REDIS)('Idempotency-Key records across an outage', () => {
   it('an answer completed locally during an outage is replayed after Redis is back, not run again', async () => {
     const p = await parts();
     const { link, store } = await idempotency(p);

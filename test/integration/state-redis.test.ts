@@ -5,6 +5,7 @@ import { fetchMetrics, metric, sleep, useHarness, waitFor } from '../helpers/har
 import { chat, configYaml, type ConfigSpec, type RunningProxy } from '../helpers/proxy.js';
 import { RedisServer } from '../helpers/redis-server.js';
 import { instances, useRedis } from '../helpers/state-kit.js';
+import { SKIP_REDIS } from '../helpers/redis-available.js';
 
 const h = useHarness();
 const redis = useRedis();
@@ -29,7 +30,7 @@ async function stateUp(p: RunningProxy): Promise<number | undefined> {
   return metric((await fetchMetrics(p)).samples, 'llm_state_backend_up');
 }
 
-describe('several instances on one Redis', () => {
+describe.skipIf(SKIP_REDIS)('several instances on one Redis', () => {
   it('an override, a kill switch or an alert on one instance reaches the other within a second; a new instance starts with them', async () => {
     const fake = await h.fake();
     fake.always((ctx) => ctx.json(200, completion('x')));

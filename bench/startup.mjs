@@ -1,0 +1,86 @@
+// Start-up cost of `llm-route serve` against a bare `node` HTTP server: time from spawn to the
+// first answered request (a chat completion through the proxy to a loopback upstream; a plain
+// GET for the bare server), and RSS once idle. Alternates the two, N rounds, prints medians.
+//   npm run build && node bench/startup.mjs [rounds]     (LLM_ROUTE_BIN=path/to/bin/llm-route.js: another build)
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const rounds = Number(process.argv[2] ?? 7);
+const dir = mkdtempSync(join(tmpdir(), 'llm-route-startup-'));
+
+const upstream = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 } }));
+  });
+});
+await new Promise((r) => upstream.listen(0, '127.0.0.1', r));
+const up = upstream.address().port;
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const rssKb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
+
+async function firstAnswer(url, init) {
+  for (;;) {
+    try {
+      const res = await fetch(url, init);
+      await res.arrayBuffer();
+      if (res.ok) return;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+async function measure(kind) {
+  const port = await freePort();
+  let args;
+  let url;
+  let init;
+  if (kind === 'node') {
+    args = ['-e', `require('http').createServer((q,s)=>s.end('ok')).listen(${port},'127.0.0.1')`];
+    url = `http://127.0.0.1:${port}/`;
+  } else {
+    const file = join(dir, `t-${port}.yaml`);
+    writeFileSync(file, `version: 1\nserver: { port: ${port} }\nusage: { path: ${join(dir, `u-${port}.db`)} }\nproviders:\n  local: { type: openai, base_url: "http://127.0.0.1:${up}/v1" }\nroutes:\n  chat:\n    tiers: [{ provider: local, model: m }]\n`);
+    args = [process.env.LLM_ROUTE_BIN ?? join(ROOT, 'bin/llm-route.js'), 'serve', '-c', file, '--no-ui'];
+    url = `http://127.0.0.1:${port}/v1/chat/completions`;
+    init = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }) };
+  }
+  const started = performance.now();
+  const child = spawn(process.execPath, args, { stdio: 'ignore' });
+  await firstAnswer(url, init);
+  const firstMs = performance.now() - started;
+  await new Promise((r) => setTimeout(r, 3000)); // idle: whatever loads after listening has loaded
+  const rss = rssKb(child.pid) / 1024;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+  return { firstMs, rss };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const results = { node: [], serve: [] };
+for (let i = 0; i < rounds; i++) for (const kind of ['node', 'serve']) results[kind].push(await measure(kind));
+const node = { first: median(results.node.map((r) => r.firstMs)), rss: median(results.node.map((r) => r.rss)) };
+const serve = { first: median(results.serve.map((r) => r.firstMs)), rss: median(results.serve.map((r) => r.rss)) };
+console.log(`bare node: first answer ${node.first.toFixed(0)} ms, idle RSS ${node.rss.toFixed(1)} MB`);
+console.log(`serve:     first answer ${serve.first.toFixed(0)} ms, idle RSS ${serve.rss.toFixed(1)} MB`);
+console.log(`serve − node: +${(serve.first - node.first).toFixed(0)} ms (budget 250), +${(serve.rss - node.rss).toFixed(1)} MB (budget 30); ${rounds} rounds, medians`);
+upstream.close();
+rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,70 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { ConfigError } from '../config/errors.js';
+import { loadConfigText } from '../config/load.js';
+import { cloudProvidersInEnv } from '../init/cloud-keys.js';
+import { discoverLocalServers, discoverOptionsFromEnv } from '../init/discover.js';
+import { tierFileText } from '../init/tier-file.js';
+import { summarizeConfig } from './validate.js';
+
+export interface InitOptions {
+  config?: string;
+  yes?: boolean;
+  force?: boolean;
+}
+
+/**
+ * `llm-route init`: looks for local model servers and cloud keys, writes a commented tier file
+ * that validates, and prints the next command. Asks before writing only on a TTY without --yes.
+ * Exit 0 written (or declined), 1 the file would not validate (a bug), 2 it exists (no --force).
+ */
+export async function runInit(opts: InitOptions): Promise<number> {
+  const file = resolve(opts.config ?? process.env.LLM_ROUTE_CONFIG ?? 'llm-route.yaml');
+  if (existsSync(file) && !opts.force) {
+    process.stderr.write(`llm-route init: ${file} exists; not overwriting it (pass --force to replace it, or -c OTHER.yaml)\n`);
+    return 2;
+  }
+  const out = (line: string): boolean => process.stdout.write(`${line}\n`);
+  out('Looking for local model servers and cloud keys…');
+  const { found, skipped } = await discoverLocalServers(discoverOptionsFromEnv());
+  const clouds = cloudProvidersInEnv();
+  for (const server of found) out(`  found ${server.label} at ${server.baseUrl}: ${server.models.length === 0 ? 'no model loaded' : server.models.join(', ')}`);
+  for (const line of skipped) out(`  ${line}`);
+  // Names of the variables only: a key's value is never read into the file or the output.
+  for (const cloud of clouds) out(`  found $${cloud.envVar}: a ${cloud.name} tier (${cloud.model}), its key referenced as \${${cloud.envVar}}`);
+  const nothing = found.every((s) => s.models.length === 0) && clouds.length === 0;
+  if (nothing) out('  nothing usable found: writing the demo\'s mock tiers; install Ollama (https://ollama.com) or LM Studio, or set OPENAI_API_KEY / ANTHROPIC_API_KEY, then run `llm-route init --force`');
+
+  const text = tierFileText(found, clouds);
+  let summary: string;
+  try {
+    summary = summarizeConfig(loadConfigText(text, file, process.env));
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`llm-route init: the file it would write does not validate (a bug; please report it):\n${error.format()}\n`);
+    return 1;
+  }
+  if (!opts.yes && process.stdin.isTTY && process.stdout.isTTY && !(await confirm(`Write ${file}? [Y/n] `))) {
+    out('Nothing written.');
+    return 0;
+  }
+  writeFileSync(file, text, { mode: 0o644 });
+  out(`Wrote ${file}`);
+  out(summary.replace(/^ok: /, 'valid: '));
+  const flag = opts.config ? ` -c ${opts.config}` : '';
+  out('Next:');
+  out(`  llm-route serve${flag}              # the proxy on http://127.0.0.1:4141/v1`);
+  out(`  llm-route exec${flag} -- claude     # or any client, pointed at it with no setup`);
+  if (nothing) out(`  (first: llm-route mock --port 4101 & llm-route mock --port 4102 &  — see the file's header)`);
+  return 0;
+}
+
+async function confirm(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return !/^n/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}

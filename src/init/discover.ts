@@ -1,0 +1,139 @@
+/**
+ * `llm-route init`'s look around: which local model servers answer on their usual ports, and
+ * with which models. Each probe has a short timeout; a port that answers something else is
+ * named and skipped, a closed port is silent.
+ */
+
+export type ServerKind = 'ollama' | 'lmstudio' | 'llamacpp' | 'vllm';
+
+export interface FoundServer {
+  kind: ServerKind;
+  /** What to call it in the file and the output ("Ollama", "llama.cpp", "llama-swap", …). */
+  label: string;
+  /** The provider's base_url (with /v1 for openai-type servers). */
+  baseUrl: string;
+  type: 'openai' | 'ollama';
+  models: string[];
+}
+
+export interface Discovery {
+  found: FoundServer[];
+  /** "port 8080 answers, but not as llama.cpp / llama-swap (HTTP 404): skipped" lines. */
+  skipped: string[];
+}
+
+export const DEFAULT_PORTS: Record<ServerKind, number> = { ollama: 11434, lmstudio: 1234, llamacpp: 8080, vllm: 8000 };
+const NAMES: Record<ServerKind, string> = { ollama: 'Ollama', lmstudio: 'LM Studio', llamacpp: 'llama.cpp / llama-swap', vllm: 'vLLM' };
+
+export interface DiscoverOptions {
+  host?: string;
+  ports?: Partial<Record<ServerKind, number>>;
+  timeoutMs?: number;
+}
+
+type Answer = { status: number; body: unknown } | null;
+
+/** GET url as JSON; null when nothing listens (or it is too slow), body undefined when not JSON. */
+async function getJson(url: string, timeoutMs: number): Promise<Answer> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers: { accept: 'application/json' } });
+    const text = await res.text();
+    try {
+      return { status: res.status, body: JSON.parse(text) };
+    } catch {
+      return { status: res.status, body: undefined };
+    }
+  } catch {
+    return null;
+  }
+}
+
+/** The ids of an OpenAI model list ({ data: [{ id }] }), or null when it is not one. */
+function modelIds(answer: Answer): string[] | null {
+  if (!answer || answer.status !== 200) return null;
+  const data = (answer.body as { data?: unknown } | undefined)?.data;
+  if (!Array.isArray(data)) return null;
+  return data.map((m) => (m as { id?: unknown }).id).filter((id): id is string => typeof id === 'string' && id !== '');
+}
+
+async function probeOllama(origin: string, t: number): Promise<Answer | FoundServer> {
+  const tags = await getJson(`${origin}/api/tags`, t);
+  const models = (tags?.body as { models?: unknown } | undefined)?.models;
+  if (tags?.status !== 200 || !Array.isArray(models)) return tags;
+  const names = models.map((m) => (m as { name?: unknown }).name).filter((n): n is string => typeof n === 'string');
+  return { kind: 'ollama', label: 'Ollama', baseUrl: origin, type: 'ollama', models: names };
+}
+
+async function probeLmStudio(origin: string, t: number): Promise<Answer | FoundServer> {
+  // LM Studio's own API says which models are LLMs (type "llm"/"vlm") and which are embeddings.
+  const own = await getJson(`${origin}/api/v0/models`, t);
+  const rich = (own?.body as { data?: unknown } | undefined)?.data;
+  if (own?.status === 200 && Array.isArray(rich)) {
+    const llms = rich.filter((m) => !['embeddings'].includes(String((m as { type?: unknown }).type))).map((m) => String((m as { id?: unknown }).id));
+    return { kind: 'lmstudio', label: 'LM Studio', baseUrl: `${origin}/v1`, type: 'openai', models: llms };
+  }
+  if (own === null) return null;
+  const list = await getJson(`${origin}/v1/models`, t);
+  const ids = modelIds(list);
+  return ids ? { kind: 'lmstudio', label: 'LM Studio', baseUrl: `${origin}/v1`, type: 'openai', models: ids } : (list ?? own);
+}
+
+async function probeLlamaCpp(origin: string, t: number): Promise<Answer | FoundServer> {
+  const [props, list] = await Promise.all([getJson(`${origin}/props`, t), getJson(`${origin}/v1/models`, t)]);
+  const ids = modelIds(list);
+  if (!ids) return list ?? props;
+  // llama.cpp's server has /props (one model); llama-swap lists many and proxies /props per model.
+  const isLlamaCpp = props?.status === 200 && typeof props.body === 'object' && props.body !== null && 'default_generation_settings' in props.body;
+  const label = isLlamaCpp ? 'llama.cpp' : 'llama-swap';
+  if (!isLlamaCpp && ids.length === 0) return list;
+  return { kind: 'llamacpp', label, baseUrl: `${origin}/v1`, type: 'openai', models: ids };
+}
+
+async function probeVllm(origin: string, t: number): Promise<Answer | FoundServer> {
+  const list = await getJson(`${origin}/v1/models`, t);
+  const ids = modelIds(list);
+  return ids ? { kind: 'vllm', label: 'vLLM', baseUrl: `${origin}/v1`, type: 'openai', models: ids } : list;
+}
+
+const PROBES: Record<ServerKind, (origin: string, timeoutMs: number) => Promise<Answer | FoundServer>> = {
+  ollama: probeOllama, lmstudio: probeLmStudio, llamacpp: probeLlamaCpp, vllm: probeVllm,
+};
+
+/** Probes every kind on its port, all at once (each within timeoutMs per request). */
+export async function discoverLocalServers(opts: DiscoverOptions = {}): Promise<Discovery> {
+  const host = opts.host ?? '127.0.0.1';
+  const timeoutMs = opts.timeoutMs ?? 800;
+  const kinds = Object.keys(DEFAULT_PORTS) as ServerKind[];
+  const results = await Promise.all(kinds.map(async (kind) => {
+    const port = opts.ports?.[kind] ?? DEFAULT_PORTS[kind];
+    const hostPart = host.includes(':') ? `[${host}]` : host;
+    return { kind, port, result: await PROBES[kind](`http://${hostPart}:${port}`, timeoutMs) };
+  }));
+  const found: FoundServer[] = [];
+  const skipped: string[] = [];
+  const seenPorts = new Set<number>();
+  for (const { kind, port, result } of results) {
+    if (result && 'kind' in result) {
+      // Two kinds on one port (a server listing /v1/models answers every OpenAI-style probe): the first wins.
+      if (seenPorts.has(port)) continue;
+      seenPorts.add(port);
+      found.push(result);
+    } else if (result) {
+      skipped.push(`port ${port} answers, but not as ${NAMES[kind]} (HTTP ${result.status}${result.body === undefined ? ', not JSON' : ''}): skipped`);
+    }
+  }
+  return { found, skipped };
+}
+
+/**
+ * Test and odd-setup hook: LLM_ROUTE_INIT_HOST, and LLM_ROUTE_INIT_PORTS as
+ * "ollama=11434,lmstudio=1234,llamacpp=8080,vllm=8000" (any subset).
+ */
+export function discoverOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): DiscoverOptions {
+  const ports: Partial<Record<ServerKind, number>> = {};
+  for (const pair of (env.LLM_ROUTE_INIT_PORTS ?? '').split(',')) {
+    const [kind, port] = pair.split('=').map((s) => s.trim());
+    if (kind in DEFAULT_PORTS && /^\d+$/.test(port ?? '')) ports[kind as ServerKind] = Number(port);
+  }
+  return { host: env.LLM_ROUTE_INIT_HOST || undefined, ports };
+}

@@ -1,0 +1,102 @@
+import type { CloudProvider } from './cloud-keys.js';
+import type { FoundServer } from './discover.js';
+
+/** A YAML double-quoted scalar (JSON's string syntax is valid YAML). */
+const q = (s: string): string => JSON.stringify(s);
+
+/** A provider or tier name from a label: lower-case letters, digits and dashes. */
+function slug(label: string): string {
+  return label.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'local';
+}
+
+/**
+ * The text of a commented tier file: one route `chat` taking every model name (`aliases: ["*"]`,
+ * `default_route`), each local server a tier (its first model; the others as comments) in
+ * front of each cloud provider found. Nothing found: the demo's two mock tiers and a note.
+ */
+export function tierFileText(found: FoundServer[], clouds: CloudProvider[], when = new Date()): string {
+  const lines: string[] = [
+    `# llm-route tier file, written by \`llm-route init\` on ${when.toISOString().slice(0, 10)}.`,
+    '# Requests try the tiers of a route in order (local first), failing over on errors and timeouts.',
+    '# Check it with `llm-route validate`; see the README for every key.',
+    'version: 1',
+    'server:',
+    '  host: 127.0.0.1',
+    '  port: 4141',
+    '',
+    'providers:',
+  ];
+  const tiers: string[] = [];
+  const used = new Set<string>();
+  const unique = (base: string): string => {
+    let name = base;
+    for (let i = 2; used.has(name); i++) name = `${base}-${i}`;
+    used.add(name);
+    return name;
+  };
+
+  // A server with no model loaded makes no tier: with nothing else, the file falls back to the mocks.
+  if (found.every((s) => s.models.length === 0) && clouds.length === 0) return mockFile(lines);
+
+  for (const server of found) {
+    const name = unique(slug(server.label));
+    lines.push(`  ${name}:                 # ${server.label}, found on ${server.baseUrl}`, `    type: ${server.type}`, `    base_url: ${q(server.baseUrl)}`);
+    const [first, ...others] = server.models;
+    if (first === undefined) {
+      tiers.push(`      # ${name}: ${server.label} is running but lists no model; load one, then add a tier:`, `      # - { name: ${name}, provider: ${name}, model: "MODEL" }`);
+      continue;
+    }
+    tiers.push(`      - name: ${name}`, `        provider: ${name}`, `        model: ${q(first)}`);
+    if (others.length > 0) {
+      tiers.push(`        # other models on ${server.label}: put one in \`model\` above, or add a tier for it`);
+      for (const model of others) tiers.push(`        #   model: ${q(model)}`);
+    }
+  }
+  for (const cloud of clouds) {
+    const name = unique(cloud.name);
+    lines.push(`  ${name}:`, `    type: ${cloud.type}`, `    base_url: ${q(cloud.baseUrl)}`, `    api_key: \${${cloud.envVar}}    # read from the environment when llm-route starts`);
+    if (cloud.price) lines.push(`    price: { input_per_mtok: ${cloud.price.input_per_mtok}, output_per_mtok: ${cloud.price.output_per_mtok} }   # USD per 1M tokens; check the provider's page`);
+    tiers.push(`      - name: ${name}`, `        provider: ${name}`, `        model: ${q(cloud.model)}   # change to the model you want`);
+  }
+  lines.push(
+    '',
+    '# Clients name a route in `model`; "*" sends every name (claude-…, gpt-…) here, and',
+    '# default_route takes requests without one.',
+    'default_route: chat',
+    'routes:',
+    '  chat:',
+    '    aliases: ["*"]',
+    '    tiers:',
+    ...tiers,
+    '',
+  );
+  return lines.join('\n');
+}
+
+/** Nothing on this machine: the demo's mock tiers, so `serve` works, and what to install. */
+function mockFile(head: string[]): string {
+  return [
+    '# Nothing found: no local model server (Ollama :11434, LM Studio :1234, llama.cpp / llama-swap :8080,',
+    '# vLLM :8000) answered, and no cloud key (OPENAI_API_KEY, ANTHROPIC_API_KEY, …) is set.',
+    '# Install one, e.g. Ollama (https://ollama.com, then `ollama pull llama3.2`) or LM Studio',
+    '# (https://lmstudio.ai), or export a cloud key, then run `llm-route init --force` again.',
+    '# Meanwhile these two tiers are the demo\'s simulated upstreams; start them with',
+    '#   llm-route mock --port 4101 --name local --fail-rate 0.1 &  llm-route mock --port 4102 --name cloud &',
+    ...head,
+    '  local:',
+    '    type: openai',
+    '    base_url: "http://127.0.0.1:4101/v1"',
+    '  cloud:',
+    '    type: openai',
+    '    base_url: "http://127.0.0.1:4102/v1"',
+    '',
+    'default_route: chat',
+    'routes:',
+    '  chat:',
+    '    aliases: ["*"]',
+    '    tiers:',
+    '      - { name: local, provider: local, model: local }',
+    '      - { name: cloud, provider: cloud, model: cloud }',
+    '',
+  ].join('\n');
+}

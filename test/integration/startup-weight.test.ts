@@ -1,0 +1,45 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../helpers/cli.js';
+import { completion } from '../helpers/fake-upstream.js';
+import { useHarness } from '../helpers/harness.js';
+
+const h = useHarness();
+const dir = mkdtempSync(join(tmpdir(), 'llm-route-startup-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// A module hook that names every package the process loads, on stderr.
+writeFileSync(join(dir, 'hook.mjs'), `export async function resolve(s, c, next) { const r = await next(s, c); const m = /node_modules\\/((?:@[^/]+\\/)?[^/]+)/.exec(r.url); if (m) process.stderr.write('LOADED ' + m[1] + '\\n'); return r; }\n`);
+writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module'; register('./hook.mjs', import.meta.url);\n`);
+
+describe('serve start-up stays light', () => {
+  it('answers a request without loading execa, ioredis or the tokenizer (none is needed for it)', async () => {
+    const upstream = await h.fake();
+    upstream.always((ctx) => ctx.json(200, completion('ok')));
+    const file = join(dir, 'llm-route.yaml');
+    writeFileSync(file, `version: 1\nserver: { port: 0 }\nusage: { path: ${join(dir, 'usage.db')} }\nproviders:\n  local: { type: openai, base_url: "${upstream.url}" }\nroutes:\n  chat:\n    tiers: [{ provider: local, model: m }]\n`);
+    const child = spawn(process.execPath, ['--import', join(dir, 'register.mjs'), 'bin/llm-route.js', 'serve', '-c', file, '--no-ui'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const loaded = new Set<string>();
+    createInterface({ input: child.stderr }).on('line', (line) => {
+      if (line.startsWith('LOADED ')) loaded.add(line.slice(7));
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      const url = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).on('line', (line) => {
+        const event = JSON.parse(line) as { event?: string; url?: string };
+        if (event.event === 'listening') resolve(event.url as string);
+      }));
+      const res = await fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }) });
+      expect(res.status).toBe(200);
+      expect(loaded.has('undici')).toBe(true); // the hook works
+      for (const heavy of ['execa', 'ioredis', 'gpt-tokenizer']) expect([...loaded]).not.toContain(heavy);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+  }, 30_000);
+});
