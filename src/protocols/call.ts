@@ -1,4 +1,6 @@
 import type { Tier } from '../config/schema.js';
+import { AnswerToolDecoder, unwrapAnswerTool } from './answer-tool.js';
+import type { NeutralResponse } from './neutral.js';
 import { wireFor } from './registry.js';
 import { TranslatedOutput } from './translated-output.js';
 import { isUnsupported, type ClientCodec, type ClientRequest, type StreamOutput, type Unsupported, type UpstreamAnswer, type UpstreamRequest, type WireCodec } from './types.js';
@@ -47,7 +49,9 @@ export class UpstreamCall {
 
   /** A fresh stream output for one attempt. */
   streamOutput(): StreamOutput {
-    return this.relayed ? this.client.relay(this.clientRequest) : new TranslatedOutput(this.wire.decoder(), this.client.renderer(this.clientRequest));
+    if (this.relayed) return this.client.relay(this.clientRequest);
+    const decoder = this.request.answerTool ? new AnswerToolDecoder(this.wire.decoder(), this.request.answerTool) : this.wire.decoder();
+    return new TranslatedOutput(decoder, this.client.renderer(this.clientRequest));
   }
 
   /** A whole 2xx answer for the client, with its usage; 'not_json' when the body is not an answer. */
@@ -57,7 +61,7 @@ export class UpstreamCall {
       if (usage === 'not_json') return usage;
       return { answer: { status, contentType, body }, usage };
     }
-    const response = this.wire.decodeResponse(body);
+    const response = this.decodeResponse(body);
     if (response === 'not_json') return response;
     const rendered = Buffer.from(this.client.renderResponse(response, this.clientRequest));
     return { answer: { status, contentType: 'application/json', body: rendered }, usage: response.usage };
@@ -72,9 +76,14 @@ export class UpstreamCall {
     return { status: upstream.status, contentType: 'application/json', body: Buffer.from(this.client.translateRejection(upstream.status, message)) };
   }
 
+  private decodeResponse(body: Buffer): NeutralResponse | 'not_json' {
+    const response = this.wire.decodeResponse(body);
+    return response !== 'not_json' && this.request.answerTool ? unwrapAnswerTool(response, this.request.answerTool) : response;
+  }
+
   /** The text of a whole answer, for a token estimate when the upstream reported no usage. */
   answerText(body: Buffer): string {
-    const response = this.wire.decodeResponse(body);
+    const response = this.decodeResponse(body);
     if (response === 'not_json') return '';
     return response.content.map((part) => (part.type === 'tool_call' ? `${part.name}${part.arguments}` : part.text)).join('');
   }

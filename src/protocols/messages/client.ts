@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { promptEstimate } from '../../proxy/prompt-estimate.js';
 import { clientRequest } from '../client-request.js';
 import { RelayOutput } from '../relay-output.js';
 import type { ClientCodec, ParseResult } from '../types.js';
@@ -25,6 +26,6 @@ export const messagesClient: ClientCodec = {
   translateRejection: anthropicRejection,
   // A stream that stopped (message_delta with its stop_reason) and ended without message_stop gets one.
   relay: () => new RelayOutput(MESSAGE_STOP, messagesStreamError),
-  renderer: (request) => new MessagesRenderer(request.model),
+  renderer: (request) => new MessagesRenderer(request.model, () => promptEstimate(request)),
   renderResponse: (response, request) => renderMessagesResponse(response, request.model),
 };

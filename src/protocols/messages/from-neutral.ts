@@ -1,5 +1,6 @@
 import type { Tier } from '../../config/schema.js';
 import { parseArguments } from '../fields.js';
+import { answerTool } from '../answer-tool.js';
 import { capTokens } from '../max-tokens.js';
 import { deepToolArguments, hostedToolsUnsupported, type AssistantPart, type NeutralPart, type NeutralRequest } from '../neutral.js';
 import type { Unsupported } from '../types.js';
@@ -12,7 +13,8 @@ export function messagesFromNeutral(request: NeutralRequest, tier: Tier, stream:
   if (request.choices !== undefined && request.choices > 1) return { unsupported: 'n > 1 (several choices) is not something Anthropic Messages can do' };
   if (request.previousResponseId) return { unsupported: 'previous_response_id needs a tier that serves the Responses API itself' };
   if (request.hostedTools?.length) return hostedToolsUnsupported(request.hostedTools);
-  if (request.responseFormat?.type === 'json_schema') return { unsupported: 'a json_schema response format has no Anthropic Messages equivalent' };
+  const answer = request.responseFormat ? answerTool(request.responseFormat) : null;
+  if (answer && 'unsupported' in answer) return answer;
   const deep = deepToolArguments(request);
   if (deep) return deep;
 
@@ -37,9 +39,24 @@ export function messagesFromNeutral(request: NeutralRequest, tier: Tier, stream:
     else if (choice === 'none') body.tool_choice = { type: 'none' };
     else if (typeof choice === 'object') body.tool_choice = { type: 'tool', name: choice.name, ...disableParallel };
   }
+  if (answer) forceAnswerTool(body, answer);
   if (request.user) body.metadata = { user_id: request.user };
   if (stream) body.stream = true;
   return body;
+}
+
+/**
+ * Structured output as a forced tool: the only tool, or, beside the client's own tools, one
+ * of them the model must call (`any`) — unless the client named the tool it wants.
+ */
+function forceAnswerTool(body: Record<string, unknown>, answer: Block): void {
+  const tools = Array.isArray(body.tools) ? (body.tools as Block[]) : [];
+  const choice = body.tool_choice as Block | undefined;
+  if (choice?.type === 'tool') return void (body.tools = [...tools, answer]);
+  const usable = choice?.type === 'none' ? [] : tools;
+  body.tools = [...usable, answer];
+  const disableParallel = choice?.disable_parallel_tool_use === true ? { disable_parallel_tool_use: true } : {};
+  body.tool_choice = usable.length > 0 ? { type: 'any', ...disableParallel } : { type: 'tool', name: answer.name };
 }
 
 /**
