@@ -1,6 +1,7 @@
 import type { Tier } from '../config/schema.js';
 import { AnswerToolDecoder, unwrapAnswerTool } from './answer-tool.js';
 import type { NeutralResponse } from './neutral.js';
+import { isInvalidSignature, messagesWithoutThinking, neutralWithoutSignedThinking } from './foreign-thinking.js';
 import { wireFor } from './registry.js';
 import { TranslatedOutput } from './translated-output.js';
 import { isUnsupported, type ClientCodec, type ClientRequest, type StreamOutput, type Unsupported, type UpstreamAnswer, type UpstreamRequest, type WireCodec } from './types.js';
@@ -20,6 +21,7 @@ export interface ShapedAnswer {
  */
 export class UpstreamCall {
   private constructor(
+    private readonly tier: Tier,
     readonly wire: WireCodec,
     readonly request: UpstreamRequest,
     /** Same protocol in and out: the answer's bytes go to the client unchanged. */
@@ -34,17 +36,35 @@ export class UpstreamCall {
     if (request.operation === 'count_tokens') {
       // Only a server that speaks Messages counts Messages tokens; llm-route counts them itself otherwise.
       if (wire.protocol !== request.protocol || !wire.countTokensRequest) return { unsupported: 'this tier does not count Messages tokens' };
-      return new UpstreamCall(wire, wire.countTokensRequest(tier.provider, tier, request.body, request.headers), true, client, request);
+      return new UpstreamCall(tier, wire, wire.countTokensRequest(tier.provider, tier, request.body, request.headers), true, client, request);
     }
     if (wire.protocol === request.protocol) {
       const upstream = wire.relayRequest(tier.provider, tier, request.body, request.stream, request.headers);
-      return new UpstreamCall(wire, upstream, true, client, request);
+      return new UpstreamCall(tier, wire, upstream, true, client, request);
     }
     const neutral = request.neutral();
     if (isUnsupported(neutral)) return neutral;
     const upstream = wire.encodeRequest(tier.provider, tier, neutral, request.stream, request.headers);
     if (isUnsupported(upstream)) return upstream;
-    return new UpstreamCall(wire, upstream, false, client, request);
+    return new UpstreamCall(tier, wire, upstream, false, client, request);
+  }
+
+  /**
+   * The same call without the thinking of past turns, after the tier refused a signature it
+   * did not make (see foreign-thinking.ts); null when that is not the refusal or there is none.
+   */
+  withoutForeignThinking(status: number | undefined, message: string): UpstreamCall | null {
+    if (this.wire.protocol !== 'messages' || !isInvalidSignature(status, message)) return null;
+    const { tier, wire, clientRequest: request } = this;
+    if (this.relayed) {
+      const body = messagesWithoutThinking(request.body);
+      return body && new UpstreamCall(tier, wire, wire.relayRequest(tier.provider, tier, body, request.stream, request.headers), true, this.client, request);
+    }
+    const neutral = request.neutral();
+    const stripped = isUnsupported(neutral) ? null : neutralWithoutSignedThinking(neutral);
+    if (!stripped) return null;
+    const upstream = wire.encodeRequest(tier.provider, tier, stripped, request.stream, request.headers);
+    return isUnsupported(upstream) ? null : new UpstreamCall(tier, wire, upstream, false, this.client, request);
   }
 
   /** A fresh stream output for one attempt. */

@@ -72,12 +72,13 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
 
   for (let t = 0; t < plan.length; t++) {
     const tier = plan[t];
-    const call = UpstreamCall.prepare(tier, req.codec, req.request);
-    if (isUnsupported(call)) {
-      unsupported.push(`${tier.name}: ${call.unsupported}`);
-      record(req, deps, attempts, tier, 1, 'unsupported', 0, undefined, null, call.unsupported);
+    const prepared = UpstreamCall.prepare(tier, req.codec, req.request);
+    if (isUnsupported(prepared)) {
+      unsupported.push(`${tier.name}: ${prepared.unsupported}`);
+      record(req, deps, attempts, tier, 1, 'unsupported', 0, undefined, null, prepared.unsupported);
       continue;
     }
+    let call: UpstreamCall = prepared;
     if (admission) {
       const entry = await admission.enter(tier, req.client, stream ? deadlineAt - performance.now() : Infinity);
       if (!entry.ok) {
@@ -94,8 +95,10 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
       continue;
     }
     let lastError: AttemptError | null = null;
+    /** One more try when the tier refused thinking another provider signed (issue 19). */
+    let resent = 0;
 
-    for (let n = 1; n <= tier.retry.attempts; n++) {
+    for (let n = 1; n <= tier.retry.attempts + resent; n++) {
       if (req.client.aborted) return aborted(req, attempts);
       if (n > 1 && admission && !(await admission.retry(tier, req.client, stream ? deadlineAt - performance.now() : Infinity))) {
         if (req.client.aborted) return aborted(req, attempts);
@@ -145,6 +148,12 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
       if (error.reason === 'client_abort' || error.reason === 'shutdown') return aborted(req, attempts);
       record(req, deps, attempts, tier, n, error.reason, elapsedMs, error.status, error.blame, error.message);
       if (!error.failover) {
+        const withoutThinking = resent === 0 ? call.withoutForeignThinking(error.status, error.message) : null;
+        if (withoutThinking) {
+          call = withoutThinking;
+          resent = 1;
+          continue;
+        }
         admission?.leave(tier);
         const answer = call.rejection(error.upstream ?? { status: 400, headers: {}, body: Buffer.alloc(0) }, redactSecrets(error.message, tier.provider));
         return { kind: 'rejected', tier, answer, error, attempts };

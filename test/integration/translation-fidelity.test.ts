@@ -196,3 +196,56 @@ describe('Anthropic structured output onto an OpenAI-type tier', () => {
     expect(upstream.requests[0].body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'response', schema: WEATHER_SCHEMA } });
   });
 });
+
+/** Anthropic's refusal of thinking another provider signed, as api.anthropic.com words it. */
+const INVALID_SIGNATURE = 'messages.1.content.0: Invalid `signature` in `thinking` block';
+
+describe('thinking another provider signed', () => {
+  const conversation = {
+    max_tokens: 100,
+    messages: [
+      { role: 'user' as const, content: 'first' },
+      { role: 'assistant' as const, content: [
+        { type: 'thinking' as const, thinking: 'thought elsewhere', signature: 'c2lnbmVkLWJ5LWFub3RoZXItcHJvdmlkZXI=' },
+        { type: 'text' as const, text: 'an answer from another tier' },
+      ] },
+      { role: 'user' as const, content: 'second' },
+    ],
+  };
+
+  it('is retried once without the thinking blocks when the tier refuses their signature', async () => {
+    const upstream = await h.fake();
+    upstream.always((ctx) => {
+      const history = JSON.stringify(ctx.body.messages);
+      if (history.includes('"thinking"')) return ctx.json(400, { type: 'error', error: { type: 'invalid_request_error', message: INVALID_SIGNATURE }, request_id: 'req_sig' });
+      ctx.json(200, anthropicMessage([{ type: 'text', text: 'answered' }]));
+    });
+    const proxy = await h.proxy({ tiers: [{ name: 'claude', url: upstream.url, type: 'anthropic' }] });
+    const message = await anthropicClient(proxy).messages.create({ model: 'chat', ...conversation });
+    expect(message.content).toEqual([{ type: 'text', text: 'answered' }]);
+    expect(upstream.requests).toHaveLength(2);
+    expect(upstream.requests[1].body.messages).toEqual([
+      conversation.messages[0], { role: 'assistant', content: [{ type: 'text', text: 'an answer from another tier' }] }, conversation.messages[2],
+    ]);
+  });
+
+  it('streams too, and a second refusal reaches the client as Anthropic\'s own 400 after exactly two tries', async () => {
+    const upstream = await h.fake();
+    upstream.always((ctx) => ctx.json(400, { type: 'error', error: { type: 'invalid_request_error', message: INVALID_SIGNATURE }, request_id: 'req_sig' }));
+    const proxy = await h.proxy({ tiers: [{ name: 'claude', url: upstream.url, type: 'anthropic' }] });
+    const error = await anthropicClient(proxy).messages.stream({ model: 'chat', ...conversation }).finalMessage().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(String((error as Error).message)).toContain('Invalid `signature`');
+    expect(upstream.requests).toHaveLength(2);
+  });
+
+  it('is not retried for another 400, nor when the history has no thinking to leave out', async () => {
+    const upstream = await h.fake();
+    upstream.always((ctx) => ctx.json(400, { type: 'error', error: { type: 'invalid_request_error', message: ctx.index === 0 ? 'max_tokens: too large' : INVALID_SIGNATURE } }));
+    const proxy = await h.proxy({ tiers: [{ name: 'claude', url: upstream.url, type: 'anthropic' }] });
+    await expect(anthropicClient(proxy).messages.create({ model: 'chat', ...conversation })).rejects.toBeInstanceOf(Anthropic.BadRequestError);
+    expect(upstream.requests).toHaveLength(1);
+    await expect(anthropicClient(proxy).messages.create({ model: 'chat', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(Anthropic.BadRequestError);
+    expect(upstream.requests).toHaveLength(2);
+  });
+});
