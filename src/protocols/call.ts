@@ -2,6 +2,7 @@ import type { Tier } from '../config/schema.js';
 import { AnswerToolDecoder, unwrapAnswerTool } from './answer-tool.js';
 import type { NeutralResponse } from './neutral.js';
 import { isInvalidSignature, messagesWithoutThinking, neutralWithoutSignedThinking } from './foreign-thinking.js';
+import { isReasoningRefusal } from './reasoning.js';
 import { wireFor } from './registry.js';
 import { TranslatedOutput } from './translated-output.js';
 import { isUnsupported, type ClientCodec, type ClientRequest, type StreamOutput, type Unsupported, type UpstreamAnswer, type UpstreamRequest, type WireCodec } from './types.js';
@@ -50,12 +51,21 @@ export class UpstreamCall {
   }
 
   /**
-   * The same call without the thinking of past turns, after the tier refused a signature it
-   * did not make (see foreign-thinking.ts); null when that is not the refusal or there is none.
+   * The same call again without what the tier just refused, when llm-route put it there or
+   * another provider made it: the thinking of past turns after "Invalid signature in thinking
+   * block" (see foreign-thinking.ts), or a translated reasoning control after a model that
+   * does not reason refused it (reasoning.ts). Null when the refusal is none of these.
    */
-  withoutForeignThinking(status: number | undefined, message: string): UpstreamCall | null {
-    if (this.wire.protocol !== 'messages' || !isInvalidSignature(status, message)) return null;
+  retryWithout(status: number | undefined, message: string): UpstreamCall | null {
     const { tier, wire, clientRequest: request } = this;
+    if (!this.relayed && isReasoningRefusal(status, message)) {
+      const neutral = request.neutral();
+      if (!isUnsupported(neutral) && neutral.reasoningEffort) {
+        const upstream = wire.encodeRequest(tier.provider, tier, { ...neutral, reasoningEffort: undefined }, request.stream, request.headers);
+        if (!isUnsupported(upstream)) return new UpstreamCall(tier, wire, upstream, false, this.client, request);
+      }
+    }
+    if (wire.protocol !== 'messages' || !isInvalidSignature(status, message)) return null;
     if (this.relayed) {
       const body = messagesWithoutThinking(request.body);
       return body && new UpstreamCall(tier, wire, wire.relayRequest(tier.provider, tier, body, request.stream, request.headers), true, this.client, request);

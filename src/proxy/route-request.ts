@@ -95,7 +95,7 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
       continue;
     }
     let lastError: AttemptError | null = null;
-    /** One more try when the tier refused thinking another provider signed (issue 19). */
+    /** One more try without what the tier refused and the client did not aim at it (call.retryWithout). */
     let resent = 0;
 
     for (let n = 1; n <= tier.retry.attempts + resent; n++) {
@@ -147,13 +147,13 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
 
       if (error.reason === 'client_abort' || error.reason === 'shutdown') return aborted(req, attempts);
       record(req, deps, attempts, tier, n, error.reason, elapsedMs, error.status, error.blame, error.message);
+      const again = resent === 0 ? call.retryWithout(error.status, error.message) : null;
+      if (again) {
+        call = again;
+        resent = 1;
+        continue;
+      }
       if (!error.failover) {
-        const withoutThinking = resent === 0 ? call.withoutForeignThinking(error.status, error.message) : null;
-        if (withoutThinking) {
-          call = withoutThinking;
-          resent = 1;
-          continue;
-        }
         admission?.leave(tier);
         const answer = call.rejection(error.upstream ?? { status: 400, headers: {}, body: Buffer.alloc(0) }, redactSecrets(error.message, tier.provider));
         return { kind: 'rejected', tier, answer, error, attempts };

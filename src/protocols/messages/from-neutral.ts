@@ -2,6 +2,7 @@ import type { Tier } from '../../config/schema.js';
 import { parseArguments } from '../fields.js';
 import { answerTool } from '../answer-tool.js';
 import { capTokens } from '../max-tokens.js';
+import { budgetOfEffort } from '../reasoning.js';
 import { deepToolArguments, hostedToolsUnsupported, type AssistantPart, type NeutralPart, type NeutralRequest } from '../neutral.js';
 import type { Unsupported } from '../types.js';
 
@@ -40,9 +41,22 @@ export function messagesFromNeutral(request: NeutralRequest, tier: Tier, stream:
     else if (typeof choice === 'object') body.tool_choice = { type: 'tool', name: choice.name, ...disableParallel };
   }
   if (answer) forceAnswerTool(body, answer);
+  if (request.reasoningEffort) withThinking(body, request.reasoningEffort);
   if (request.user) body.metadata = { user_id: request.user };
   if (stream) body.stream = true;
   return body;
+}
+
+/**
+ * An effort as Anthropic's thinking budget, where Anthropic allows thinking: not with a forced
+ * tool, nor with sampling other than its own (temperature 1, no top_k, top_p ≥ 0.95).
+ */
+function withThinking(body: Record<string, unknown>, effort: string): void {
+  const choice = (body.tool_choice as Block | undefined)?.type;
+  if (choice === 'any' || choice === 'tool') return;
+  if ((body.temperature !== undefined && body.temperature !== 1) || body.top_k !== undefined || (typeof body.top_p === 'number' && body.top_p < 0.95)) return;
+  const budget = budgetOfEffort(effort, body.max_tokens as number);
+  if (budget !== undefined) body.thinking = { type: 'enabled', budget_tokens: budget };
 }
 
 /**

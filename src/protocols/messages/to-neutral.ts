@@ -1,6 +1,7 @@
 import { isRecord } from '../../util/is-record.js';
 import { numberField, stringField, stringList } from '../fields.js';
 import type { AssistantPart, ImageSource, NeutralMessage, NeutralPart, NeutralRequest, NeutralTool, NeutralToolChoice, ResponseFormat } from '../neutral.js';
+import { effortOfBudget } from '../reasoning.js';
 import type { Unsupported } from '../types.js';
 
 /** An Anthropic Messages body as a neutral request (for a tier that speaks another protocol). */
@@ -42,6 +43,10 @@ export function messagesToNeutral(body: Record<string, unknown>): NeutralRequest
   // metadata.user_id is not carried: Claude Code's is a 150-character JSON string with its
   // device and session ids, more than other vendors' `user` takes (OpenRouter: 128) and
   // nothing another vendor should be handed.
+  if (isRecord(body.thinking) && body.thinking.type === 'enabled') {
+    const budget = numberField(body.thinking.budget_tokens);
+    if (budget !== undefined) request.reasoningEffort = effortOfBudget(budget);
+  }
   const format = messagesOutputFormat(body);
   if (format) request.responseFormat = format;
   return request;
