@@ -104,6 +104,23 @@ describe('Claude Code\'s metadata.user_id', () => {
   });
 });
 
+describe('the client\'s body after an imitation left fields out', () => {
+  it('is whole again for the Anthropic tier failed over to', async () => {
+    const imitation = await h.fake();
+    imitation.always((ctx) => ctx.json(503, { error: { code: 503, message: 'Loading model', type: 'unavailable_error' } }));
+    const anthropic = await h.fake();
+    anthropic.always((ctx) => ctx.json(200, anthropicMessage([{ type: 'text', text: 'ok' }])));
+    const proxy = await h.proxy({ tiers: [
+      { name: 'llama', url: imitation.url, provider: { passthrough: ['messages'] }, retry: { attempts: 1 } },
+      { name: 'claude', url: anthropic.url, type: 'anthropic' },
+    ] });
+    const system = [{ type: 'text' as const, text: 'env', cache_control: { type: 'ephemeral' as const, ttl: '1h' as const } }];
+    await anthropicClient(proxy).messages.create({ model: 'chat', max_tokens: 20, system, metadata: { user_id: CLAUDE_CODE_USER_ID }, messages: [{ role: 'user', content: 'hi' }] });
+    expect(imitation.requests[0].body.system).toEqual([{ type: 'text', text: 'env', cache_control: { type: 'ephemeral' } }]);
+    expect(anthropic.requests[0].body).toMatchObject({ system, metadata: { user_id: CLAUDE_CODE_USER_ID } });
+  });
+});
+
 const Weather = z.object({ city: z.string(), celsius: z.number(), sunny: z.boolean() });
 const WEATHER_SCHEMA = z.toJSONSchema(Weather) as Record<string, unknown>;
 
