@@ -1,5 +1,8 @@
 import type { Tier } from '../config/schema.js';
-import type { NeutralRequest } from './neutral.js';
+import { AnswerToolDecoder, unwrapAnswerTool } from './answer-tool.js';
+import type { NeutralRequest, NeutralResponse } from './neutral.js';
+import { isInvalidSignature, messagesWithoutThinking, neutralWithoutSignedThinking } from './foreign-thinking.js';
+import { isReasoningRefusal } from './reasoning.js';
 import { wireFor } from './registry.js';
 import { TranslatedOutput } from './translated-output.js';
 import { isUnsupported, type ClientCodec, type ClientRequest, type StreamOutput, type Unsupported, type UpstreamAnswer, type UpstreamRequest, type WireCodec } from './types.js';
@@ -19,6 +22,7 @@ export interface ShapedAnswer {
  */
 export class UpstreamCall {
   private constructor(
+    private readonly tier: Tier,
     readonly wire: WireCodec,
     readonly request: UpstreamRequest,
     /** Same protocol in and out: the answer's bytes go to the client unchanged. */
@@ -33,17 +37,44 @@ export class UpstreamCall {
     if (request.operation === 'count_tokens') {
       // Only a server that speaks Messages counts Messages tokens; llm-route counts them itself otherwise.
       if (wire.protocol !== request.protocol || !wire.countTokensRequest) return { unsupported: 'this tier does not count Messages tokens' };
-      return new UpstreamCall(wire, wire.countTokensRequest(tier.provider, tier, request.body, request.headers), true, client, request);
+      return new UpstreamCall(tier, wire, wire.countTokensRequest(tier.provider, tier, request.body, request.headers), true, client, request);
     }
     if (wire.protocol === request.protocol) {
       const upstream = wire.relayRequest(tier.provider, tier, request.body, request.stream, request.headers);
-      return new UpstreamCall(wire, upstream, true, client, request);
+      return new UpstreamCall(tier, wire, upstream, true, client, request);
     }
     const neutral = request.neutral();
     if (isUnsupported(neutral)) return neutral;
     const upstream = wire.encodeRequest(tier.provider, tier, neutral, request.stream, request.headers);
     if (isUnsupported(upstream)) return upstream;
-    return new UpstreamCall(wire, upstream, false, client, request);
+    return new UpstreamCall(tier, wire, upstream, false, client, request);
+  }
+
+  /**
+   * The same call again without what the tier just refused, when llm-route put it there or
+   * another provider made it: the thinking of past turns after "Invalid signature in thinking
+   * block" (see foreign-thinking.ts), or a translated reasoning control after a model that
+   * does not reason refused it (reasoning.ts). Null when the refusal is none of these.
+   */
+  retryWithout(status: number | undefined, message: string): UpstreamCall | null {
+    const { tier, wire, clientRequest: request } = this;
+    if (!this.relayed && isReasoningRefusal(status, message)) {
+      const neutral = request.neutral();
+      if (!isUnsupported(neutral) && neutral.reasoningEffort) {
+        const upstream = wire.encodeRequest(tier.provider, tier, { ...neutral, reasoningEffort: undefined }, request.stream, request.headers);
+        if (!isUnsupported(upstream)) return new UpstreamCall(tier, wire, upstream, false, this.client, request);
+      }
+    }
+    if (wire.protocol !== 'messages' || !isInvalidSignature(status, message)) return null;
+    if (this.relayed) {
+      const body = messagesWithoutThinking(request.body);
+      return body && new UpstreamCall(tier, wire, wire.relayRequest(tier.provider, tier, body, request.stream, request.headers), true, this.client, request);
+    }
+    const neutral = request.neutral();
+    const stripped = isUnsupported(neutral) ? null : neutralWithoutSignedThinking(neutral);
+    if (!stripped) return null;
+    const upstream = wire.encodeRequest(tier.provider, tier, stripped, request.stream, request.headers);
+    return isUnsupported(upstream) ? null : new UpstreamCall(tier, wire, upstream, false, this.client, request);
   }
 
   /**
@@ -54,12 +85,14 @@ export class UpstreamCall {
     const wire = wireFor(tier.provider, request.protocol);
     const upstream = wire.encodeRequest(tier.provider, tier, neutral, request.stream, request.headers);
     if (isUnsupported(upstream)) return upstream;
-    return new UpstreamCall(wire, upstream, false, client, request);
+    return new UpstreamCall(tier, wire, upstream, false, client, request);
   }
 
   /** A fresh stream output for one attempt. */
   streamOutput(): StreamOutput {
-    return this.relayed ? this.client.relay(this.clientRequest) : new TranslatedOutput(this.wire.decoder(), this.client.renderer(this.clientRequest));
+    if (this.relayed) return this.client.relay(this.clientRequest);
+    const decoder = this.request.answerTool ? new AnswerToolDecoder(this.wire.decoder(), this.request.answerTool) : this.wire.decoder();
+    return new TranslatedOutput(decoder, this.client.renderer(this.clientRequest));
   }
 
   /** A whole 2xx answer for the client, with its usage; 'not_json' when the body is not an answer. */
@@ -69,7 +102,7 @@ export class UpstreamCall {
       if (usage === 'not_json') return usage;
       return { answer: { status, contentType, body }, usage };
     }
-    const response = this.wire.decodeResponse(body);
+    const response = this.decodeResponse(body);
     if (response === 'not_json') return response;
     const rendered = Buffer.from(this.client.renderResponse(response, this.clientRequest));
     return { answer: { status, contentType: 'application/json', body: rendered }, usage: response.usage };
@@ -84,9 +117,14 @@ export class UpstreamCall {
     return { status: upstream.status, contentType: 'application/json', body: Buffer.from(this.client.translateRejection(upstream.status, message)) };
   }
 
+  private decodeResponse(body: Buffer): NeutralResponse | 'not_json' {
+    const response = this.wire.decodeResponse(body);
+    return response !== 'not_json' && this.request.answerTool ? unwrapAnswerTool(response, this.request.answerTool) : response;
+  }
+
   /** The text of a whole answer, for a token estimate when the upstream reported no usage. */
   answerText(body: Buffer): string {
-    const response = this.wire.decodeResponse(body);
+    const response = this.decodeResponse(body);
     if (response === 'not_json') return '';
     return response.content.map((part) => (part.type === 'tool_call' ? `${part.name}${part.arguments}` : part.text)).join('');
   }

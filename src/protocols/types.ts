@@ -49,6 +49,8 @@ export interface UpstreamRequest {
   path: string;
   headers: Record<string, string>;
   body: string;
+  /** A tool the request forces whose call is the answer's text (structured output, see answer-tool.ts). */
+  answerTool?: string;
 }
 
 /** Whose fault a non-2xx answer is, decided by the codec that understands the body. */

@@ -84,12 +84,13 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
 
   for (let t = 0; t < plan.length; t++) {
     const tier = plan[t];
-    let call = UpstreamCall.prepare(tier, req.codec, req.request);
-    if (isUnsupported(call)) {
-      unsupported.push(`${tier.name}: ${call.unsupported}`);
-      record(req, deps, attempts, tier, 1, 'unsupported', 0, undefined, null, call.unsupported);
+    const prepared = UpstreamCall.prepare(tier, req.codec, req.request);
+    if (isUnsupported(prepared)) {
+      unsupported.push(`${tier.name}: ${prepared.unsupported}`);
+      record(req, deps, attempts, tier, 1, 'unsupported', 0, undefined, null, prepared.unsupported);
       continue;
     }
+    let call: UpstreamCall = prepared;
     if (req.request.operation !== 'count_tokens') {
       const checked = fitCall(tier, req.codec, req.request, call, prompt);
       const fitted = checked instanceof Promise ? await checked : checked;
@@ -118,8 +119,10 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
       continue;
     }
     let lastError: AttemptError | null = null;
+    /** One more try without what the tier refused and the client did not aim at it (call.retryWithout). */
+    let resent = 0;
 
-    for (let n = 1; n <= tier.retry.attempts; n++) {
+    for (let n = 1; n <= tier.retry.attempts + resent; n++) {
       if (req.client.aborted) return aborted(req, attempts);
       if (n > 1 && admission && !(await admission.retry(tier, req.client, stream ? deadlineAt - performance.now() : Infinity))) {
         if (req.client.aborted) return aborted(req, attempts);
@@ -174,6 +177,12 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
 
       if (error.reason === 'client_abort' || error.reason === 'shutdown') return aborted(req, attempts);
       record(req, deps, attempts, tier, n, error.reason, elapsedMs, error.status, error.blame, error.message);
+      const again = resent === 0 ? call.retryWithout(error.status, error.message) : null;
+      if (again) {
+        call = again;
+        resent = 1;
+        continue;
+      }
       if (!error.failover) {
         admission?.leave(tier);
         const answer = call.rejection(error.upstream ?? { status: 400, headers: {}, body: Buffer.alloc(0) }, redactSecrets(error.message, tier.provider));
@@ -184,7 +193,7 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
       if (!error.timedOut) allTimedOut = false;
       if (error.reason === 'deadline') return { kind: 'exhausted', timedOut: true, planned: plan.length, attempts, limited };
       // A tier that timed out is not retried: the next tier is tried.
-      if (error.timedOut || !error.retryable || n === tier.retry.attempts) break;
+      if (error.timedOut || !error.retryable || n === tier.retry.attempts + resent) break;
       // This failure may have opened the circuit (or failed its half-open trial): no retry then.
       if (!allDown && !deps.gate.admit(tier)) break;
       const delay = retryDelayMs(tier.retry, n, error.retryAfterMs, deps.random);

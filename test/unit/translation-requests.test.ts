@@ -213,3 +213,26 @@ describe('responses → chat, messages and ollama', () => {
     expect(translate('responses', { model: 'r', input: [{ type: 'item_reference', id: 'x' }] }, 'ollama')).toMatch(/item_reference/);
   });
 });
+
+describe('structured output and reasoning controls across vendors (issue 19)', () => {
+  const schema = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] };
+  const messagesBody = {
+    model: 'r', max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 8000 }, metadata: { user_id: 'x'.repeat(150) },
+    output_config: { format: { type: 'json_schema', schema } }, messages: [{ role: 'user', content: 'x' }],
+  };
+
+  it('Anthropic output_config.format and thinking onto a llama.cpp (chat) tier and an Ollama tier; no user from metadata', () => {
+    expect(translate('messages', messagesBody, 'local')).toEqual({
+      model: 'qwen', max_tokens: 4000, messages: [{ role: 'user', content: 'x' }],
+      response_format: { type: 'json_schema', json_schema: { name: 'response', schema } }, reasoning_effort: 'medium',
+    });
+    expect(translate('messages', messagesBody, 'ollama')).toMatchObject({ format: schema, think: 'medium' });
+    expect(translate('messages', messagesBody, 'ollama')).not.toHaveProperty('user');
+  });
+
+  it('chat json_schema onto Anthropic as the forced answer tool', () => {
+    expect(translate('chat', { model: 'r', response_format: { type: 'json_schema', json_schema: { name: 'x', schema } }, messages: [{ role: 'user', content: 'x' }] }, 'claude')).toMatchObject({
+      tools: [{ name: 'json_answer', input_schema: schema }], tool_choice: { type: 'tool', name: 'json_answer' },
+    });
+  });
+});

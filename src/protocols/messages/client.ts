@@ -1,13 +1,23 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { promptEstimate } from '../../proxy/prompt-estimate.js';
 import { clientRequest } from '../client-request.js';
 import { RelayOutput } from '../relay-output.js';
-import type { ClientCodec, ParseResult } from '../types.js';
+import type { ClientCodec, ClientRequest, ParseResult } from '../types.js';
 import { zodProblem } from '../zod-problem.js';
 import { anthropicErrorBody, anthropicRejection } from './errors.js';
 import { MessagesRenderer, renderMessagesResponse, sse } from './render.js';
 import { MessagesBodySchema } from './schema.js';
 import { messagesStreamError } from './stream-error.js';
 import { messagesToNeutral } from './to-neutral.js';
+
+/** Each request's prompt counted once, however many attempts render a message_start for it. */
+const estimates = new WeakMap<ClientRequest, number>();
+
+function inputEstimate(request: ClientRequest): number {
+  let tokens = estimates.get(request);
+  if (tokens === undefined) estimates.set(request, (tokens = promptEstimate(request)));
+  return tokens;
+}
 
 const MESSAGE_STOP = Buffer.from(sse('message_stop', { type: 'message_stop' }));
 
@@ -25,6 +35,6 @@ export const messagesClient: ClientCodec = {
   translateRejection: anthropicRejection,
   // A stream that stopped (message_delta with its stop_reason) and ended without message_stop gets one.
   relay: () => new RelayOutput(MESSAGE_STOP, messagesStreamError),
-  renderer: (request) => new MessagesRenderer(request.model),
+  renderer: (request) => new MessagesRenderer(request.model, () => inputEstimate(request)),
   renderResponse: (response, request) => renderMessagesResponse(response, request.model),
 };

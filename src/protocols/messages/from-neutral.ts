@@ -1,6 +1,8 @@
 import type { Tier } from '../../config/schema.js';
 import { parseArguments } from '../fields.js';
+import { answerTool } from '../answer-tool.js';
 import { capTokens } from '../max-tokens.js';
+import { budgetOfEffort } from '../reasoning.js';
 import { deepToolArguments, hostedToolsUnsupported, type AssistantPart, type NeutralPart, type NeutralRequest } from '../neutral.js';
 import type { Unsupported } from '../types.js';
 
@@ -12,7 +14,8 @@ export function messagesFromNeutral(request: NeutralRequest, tier: Tier, stream:
   if (request.choices !== undefined && request.choices > 1) return { unsupported: 'n > 1 (several choices) is not something Anthropic Messages can do' };
   if (request.previousResponseId) return { unsupported: 'previous_response_id needs a tier that serves the Responses API itself' };
   if (request.hostedTools?.length) return hostedToolsUnsupported(request.hostedTools);
-  if (request.responseFormat?.type === 'json_schema') return { unsupported: 'a json_schema response format has no Anthropic Messages equivalent' };
+  const answer = request.responseFormat ? answerTool(request.responseFormat) : null;
+  if (answer && 'unsupported' in answer) return answer;
   const deep = deepToolArguments(request);
   if (deep) return deep;
 
@@ -37,9 +40,37 @@ export function messagesFromNeutral(request: NeutralRequest, tier: Tier, stream:
     else if (choice === 'none') body.tool_choice = { type: 'none' };
     else if (typeof choice === 'object') body.tool_choice = { type: 'tool', name: choice.name, ...disableParallel };
   }
+  if (answer) forceAnswerTool(body, answer);
+  if (request.reasoningEffort) withThinking(body, request.reasoningEffort);
   if (request.user) body.metadata = { user_id: request.user };
   if (stream) body.stream = true;
   return body;
+}
+
+/**
+ * An effort as Anthropic's thinking budget, where Anthropic allows thinking: not with a forced
+ * tool, nor with sampling other than its own (temperature 1, no top_k, top_p ≥ 0.95).
+ */
+function withThinking(body: Record<string, unknown>, effort: string): void {
+  const choice = (body.tool_choice as Block | undefined)?.type;
+  if (choice === 'any' || choice === 'tool') return;
+  if ((body.temperature !== undefined && body.temperature !== 1) || body.top_k !== undefined || (typeof body.top_p === 'number' && body.top_p < 0.95)) return;
+  const budget = budgetOfEffort(effort, body.max_tokens as number);
+  if (budget !== undefined) body.thinking = { type: 'enabled', budget_tokens: budget };
+}
+
+/**
+ * Structured output as a forced tool: the only tool, or, beside the client's own tools, one
+ * of them the model must call (`any`) — unless the client named the tool it wants.
+ */
+function forceAnswerTool(body: Record<string, unknown>, answer: Block): void {
+  const tools = Array.isArray(body.tools) ? (body.tools as Block[]) : [];
+  const choice = body.tool_choice as Block | undefined;
+  if (choice?.type === 'tool') return void (body.tools = [...tools, answer]);
+  const usable = choice?.type === 'none' ? [] : tools;
+  body.tools = [...usable, answer];
+  const disableParallel = choice?.disable_parallel_tool_use === true ? { disable_parallel_tool_use: true } : {};
+  body.tool_choice = usable.length > 0 ? { type: 'any', ...disableParallel } : { type: 'tool', name: answer.name };
 }
 
 /**

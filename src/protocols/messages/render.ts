@@ -26,7 +26,13 @@ export class MessagesRenderer implements StreamRenderer {
   private finish: FinishReason = 'stop';
   private usage: Usage | undefined;
 
-  constructor(private readonly model: string) {}
+  /**
+   * `inputEstimate`: the prompt's tokens as llm-route counts them before sending. Other
+   * protocols report usage only at the end, so message_start carries this estimate and
+   * message_delta the upstream's own count, which the Anthropic SDK and Claude Code take
+   * over the start's.
+   */
+  constructor(private readonly model: string, private readonly inputEstimate: () => number = () => 0) {}
 
   render(events: readonly NeutralEvent[]): string {
     let out = '';
@@ -70,7 +76,7 @@ export class MessagesRenderer implements StreamRenderer {
   end(): string {
     const stop = STOP[settledFinish(this.finish, this.toolBlocks.size > 0)];
     return this.start() + this.close()
-      + sse('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: toAnthropicUsage(this.usage) })
+      + sse('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: this.usageSoFar() })
       + sse('message_stop', { type: 'message_stop' });
   }
 
@@ -102,10 +108,15 @@ export class MessagesRenderer implements StreamRenderer {
     return sse('content_block_stop', { type: 'content_block_stop', index });
   }
 
+  /** The upstream's usage when it has reported one, else the estimate of the prompt and no output yet. */
+  private usageSoFar(): Record<string, number> {
+    return this.usage ? toAnthropicUsage(this.usage) : { ...toAnthropicUsage(undefined), input_tokens: this.inputEstimate() };
+  }
+
   private start(): string {
     if (this.started) return '';
     this.started = true;
-    const usage = toAnthropicUsage(this.usage);
+    const usage = this.usageSoFar();
     return sse('message_start', {
       type: 'message_start',
       message: { id: this.id, type: 'message', role: 'assistant', model: this.model, content: [], stop_reason: null, stop_sequence: null, usage },

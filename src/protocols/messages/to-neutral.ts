@@ -1,6 +1,7 @@
 import { isRecord } from '../../util/is-record.js';
 import { numberField, stringField, stringList } from '../fields.js';
-import type { AssistantPart, ImageSource, NeutralMessage, NeutralPart, NeutralRequest, NeutralTool, NeutralToolChoice } from '../neutral.js';
+import type { AssistantPart, ImageSource, NeutralMessage, NeutralPart, NeutralRequest, NeutralTool, NeutralToolChoice, ResponseFormat } from '../neutral.js';
+import { effortOfBudget } from '../reasoning.js';
 import type { Unsupported } from '../types.js';
 
 /** An Anthropic Messages body as a neutral request (for a tier that speaks another protocol). */
@@ -39,9 +40,23 @@ export function messagesToNeutral(body: Record<string, unknown>): NeutralRequest
   if (topK !== undefined) request.topK = topK;
   const stop = stringList(body.stop_sequences);
   if (stop) request.stop = stop;
-  const user = isRecord(body.metadata) ? stringField(body.metadata.user_id) : undefined;
-  if (user) request.user = user;
+  // metadata.user_id is not carried: Claude Code's is a 150-character JSON string with its
+  // device and session ids, more than other vendors' `user` takes (OpenRouter: 128) and
+  // nothing another vendor should be handed.
+  if (isRecord(body.thinking) && body.thinking.type === 'enabled') {
+    const budget = numberField(body.thinking.budget_tokens);
+    if (budget !== undefined) request.reasoningEffort = effortOfBudget(budget);
+  }
+  const format = messagesOutputFormat(body);
+  if (format) request.responseFormat = format;
   return request;
+}
+
+/** Anthropic's structured output (`output_config.format`, or the beta's `output_format`) as a response format. */
+function messagesOutputFormat(body: Record<string, unknown>): ResponseFormat | undefined {
+  const format = isRecord(body.output_config) && isRecord(body.output_config.format) ? body.output_config.format : body.output_format;
+  if (!isRecord(format) || format.type !== 'json_schema' || !isRecord(format.schema)) return undefined;
+  return { type: 'json_schema', name: 'response', schema: format.schema };
 }
 
 function systemTexts(system: unknown): string[] {

@@ -23,13 +23,18 @@ export function anthropicUsage(value: unknown): Partial<Usage> | undefined {
   return usage;
 }
 
-/** llm-route's usage as an Anthropic `usage` object. */
+/**
+ * llm-route's usage as an Anthropic `usage` object. The cache counts are always there, 0 when
+ * nothing was cached, as Anthropic and llama-server send them (clients read them unguarded).
+ */
 export function toAnthropicUsage(usage: Usage | undefined): Record<string, number> {
-  if (!usage) return { input_tokens: 0, output_tokens: 0 };
+  if (!usage) return { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 };
   const read = usage.cached_tokens ?? 0;
   const written = usage.cache_creation_tokens ?? 0;
-  const out: Record<string, number> = { input_tokens: Math.max(0, usage.prompt_tokens - read - written), output_tokens: usage.completion_tokens };
-  if (read > 0) out.cache_read_input_tokens = read;
-  if (written > 0) out.cache_creation_input_tokens = written;
-  return out;
+  return {
+    input_tokens: Math.max(0, usage.prompt_tokens - read - written),
+    cache_creation_input_tokens: written,
+    cache_read_input_tokens: read,
+    output_tokens: usage.completion_tokens,
+  };
 }

@@ -1,5 +1,6 @@
 import type { Provider, Tier } from '../../config/schema.js';
 import { SseParser } from '../../sse/parser.js';
+import { ANSWER_TOOL } from '../answer-tool.js';
 import { classifyStatus } from '../classify-status.js';
 import { scannedUsage } from '../json.js';
 import { baseHeaders, bearerAuth } from '../headers.js';
@@ -9,6 +10,7 @@ import { upstreamPath } from '../paths.js';
 import { isUnsupported, type ClientHeaders, type UpstreamRequest, type Unsupported, type WireCodec } from '../types.js';
 import { mergeUsage, type Usage } from '../usage.js';
 import { decodeMessagesResponse, MessagesDecoder } from './decode.js';
+import { forForeignServer } from './foreign-server.js';
 import { messagesFromNeutral } from './from-neutral.js';
 import { inspectMessagesEvent } from './inspect.js';
 import { anthropicUsage } from './usage.js';
@@ -29,6 +31,7 @@ export const messagesWire: WireCodec = {
     const upstreamBody: Record<string, unknown> = { ...body, model: tier.model };
     if (upstreamBody.max_tokens === undefined) upstreamBody.max_tokens = tier.max_tokens;
     capBodyTokens(upstreamBody, MAX_TOKENS_FIELDS, tier);
+    if (provider.type !== 'anthropic') forForeignServer(upstreamBody);
     return messagesRequest(provider, JSON.stringify(upstreamBody), stream, headers);
   },
 
@@ -39,7 +42,10 @@ export const messagesWire: WireCodec = {
   encodeRequest(provider: Provider, tier: Tier, request: NeutralRequest, stream: boolean, headers: ClientHeaders): UpstreamRequest | Unsupported {
     const body = messagesFromNeutral(request, tier, stream);
     // anthropic-beta is about Messages features: a translated request asked for none.
-    return isUnsupported(body) ? body : messagesRequest(provider, JSON.stringify(body), stream, { ...headers, anthropicBeta: undefined });
+    if (isUnsupported(body)) return body;
+    const upstream = messagesRequest(provider, JSON.stringify(body), stream, { ...headers, anthropicBeta: undefined });
+    if (request.responseFormat && request.responseFormat.type !== 'text') upstream.answerTool = ANSWER_TOOL;
+    return upstream;
   },
 
   inspect: inspectMessagesEvent,

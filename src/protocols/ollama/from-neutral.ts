@@ -2,6 +2,7 @@ import type { Tier } from '../../config/schema.js';
 import { parseArguments } from '../fields.js';
 import { capTokens } from '../max-tokens.js';
 import { deepToolArguments, hostedToolsUnsupported, type NeutralMessage, type NeutralPart, type NeutralRequest } from '../neutral.js';
+import { ollamaThink } from '../reasoning.js';
 import type { Unsupported } from '../types.js';
 
 /** A neutral request as an Ollama /api/chat body for `tier`, with its keep_alive and num_ctx. */
@@ -24,6 +25,7 @@ export function ollamaFromNeutral(request: NeutralRequest, tier: Tier, stream: b
   }
   if (request.responseFormat?.type === 'json_object') body.format = 'json';
   else if (request.responseFormat?.type === 'json_schema') body.format = request.responseFormat.schema;
+  if (request.reasoningEffort) body.think = ollamaThink(request.reasoningEffort);
   const options: Record<string, unknown> = {};
   if (request.temperature !== undefined) options.temperature = request.temperature;
   if (request.topP !== undefined) options.top_p = request.topP;
