@@ -1,5 +1,5 @@
 import type { Tier } from '../config/schema.js';
-import { askedMaxTokens } from '../proxy/prompt-estimate.js';
+import { askedMaxTokens } from '../protocols/prompt-estimate.js';
 import { type ClientRequest, isUnsupported } from '../protocols/types.js';
 import type { PromptCount } from './prompt-count.js';
 import { type TierFit, tierFit } from './tier-facts.js';

@@ -1,5 +1,5 @@
 import type { Tier } from '../config/schema.js';
-import { askedMaxTokens } from '../proxy/prompt-estimate.js';
+import { askedMaxTokens } from '../protocols/prompt-estimate.js';
 import type { ClientRequest } from '../protocols/types.js';
 import { OUTPUT_RESERVE_CAP } from './fit-check.js';
 import type { PromptCount } from './prompt-count.js';

@@ -1,7 +1,7 @@
 import type { Route, Tier } from '../config/schema.js';
 import { UpstreamCall } from '../protocols/call.js';
 import { type ClientCodec, type ClientRequest, isUnsupported } from '../protocols/types.js';
-import { askedMaxTokens } from '../proxy/prompt-estimate.js';
+import { askedMaxTokens } from '../protocols/prompt-estimate.js';
 import { checkFit, OUTPUT_RESERVE_CAP } from './fit-check.js';
 import { PromptCount } from './prompt-count.js';
 import { tierFit } from './tier-facts.js';

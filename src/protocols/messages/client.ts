@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { promptEstimate } from '../../proxy/prompt-estimate.js';
+import { promptEstimate } from '../prompt-estimate.js';
 import { clientRequest } from '../client-request.js';
 import { RelayOutput } from '../relay-output.js';
 import type { ClientCodec, ClientRequest, ParseResult } from '../types.js';

@@ -1,6 +1,6 @@
-import { requestText } from '../protocols/neutral.js';
-import { type ClientRequest, isUnsupported } from '../protocols/types.js';
-import type { Usage } from '../protocols/usage.js';
+import { requestText } from './neutral.js';
+import { type ClientRequest, isUnsupported } from './types.js';
+import type { Usage } from './usage.js';
 import { loadedTokenCounter } from '../tokens/count.js';
 
 /**
