@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { ConfigError } from '../config/errors.js';
 import { findRoute } from '../config/find-route.js';
-import { loadConfig, resolveConfigPath } from '../config/load.js';
-import type { Config, Tier } from '../config/schema.js';
+import { loadTierFileOrReport } from './load-tier-file.js';
+import type { Tier } from '../config/schema.js';
 import { discoverTier } from '../fit/discover.js';
 import { explainPlan, type Explained } from '../fit/plan-explain.js';
 import { recordDiscovered } from '../fit/tier-facts.js';
@@ -31,14 +30,8 @@ export async function runExplain(file: string, opts: ExplainOptions): Promise<nu
     process.stderr.write(`llm-route explain: ${message}\n`);
     return 2;
   };
-  let config: Config;
-  try {
-    config = loadConfig(resolveConfigPath(opts.config));
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`${error.format()}\n`);
-    return 2;
-  }
+  const config = loadTierFileOrReport(opts.config);
+  if (!config) return 2;
   let body: unknown;
   try {
     body = JSON.parse(readFileSync(file, 'utf8'));

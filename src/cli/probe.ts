@@ -1,5 +1,4 @@
-import { ConfigError } from '../config/errors.js';
-import { loadConfig, resolveConfigPath } from '../config/load.js';
+import { loadTierFileOrReport } from './load-tier-file.js';
 import type { Config, Route, Tier } from '../config/schema.js';
 import { checkTier, type TierCheck } from '../health/check-tier.js';
 import { createStaleAwareAgent } from '../util/stale-socket-pool.js';
@@ -31,14 +30,8 @@ export async function runProbe(opts: ProbeOptions): Promise<number> {
     process.stderr.write(`invalid --timeout "${opts.timeout}": expected a positive number of milliseconds\n`);
     return 2;
   }
-  let config: Config;
-  try {
-    config = loadConfig(resolveConfigPath(opts.config));
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`${error.format()}\n`);
-    return 2;
-  }
+  const config = loadTierFileOrReport(opts.config);
+  if (!config) return 2;
   const routes = selectRoutes(config, opts.route);
   if (!routes) {
     process.stderr.write(`unknown route "${opts.route}": the tier file has ${[...config.routes.keys()].join(', ')}\n`);
