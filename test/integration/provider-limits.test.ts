@@ -64,12 +64,15 @@ describe.each(BACKENDS)('provider limits (%s)', (backend) => {
       tiers: [{ name: 'paid', url: paid.url, provider: { limits: { rpm: 600, queue_ms: 250 } } }, { name: 'spare', url: spare.url }],
     });
     // 600 rpm: a bucket of 10, one more every 100 ms; 250 ms of queue lets 2 more through.
+    const startedAt = performance.now();
     const results = await Promise.all(Array.from({ length: 16 }, (_, i) => chat(proxies[i % 2], {})));
+    const elapsedMs = performance.now() - startedAt;
     const tiers = results.map((r) => r.headers.get('x-llm-route-tier'));
     expect(results.every((r) => r.status === 200)).toBe(true);
     const onPaid = tiers.filter((t) => t === 'paid').length;
     expect(onPaid).toBeGreaterThanOrEqual(12);
-    expect(onPaid).toBeLessThanOrEqual(13);
+    // The bucket refills while the requests are under way too: on a loaded machine that is one more.
+    expect(onPaid).toBeLessThanOrEqual(Math.min(14, Math.max(13, 10 + Math.ceil((250 + elapsedMs) / 100))));
     expect(paid.requests).toHaveLength(onPaid);
     expect(spare.requests).toHaveLength(16 - onPaid);
     const log = proxies[0].logs.find((l) => l.event === 'request' && l.tier === 'spare') ?? proxies[1].logs.find((l) => l.event === 'request' && l.tier === 'spare');
