@@ -62,7 +62,10 @@ export class UpstreamCall {
       const neutral = request.neutral();
       if (!isUnsupported(neutral) && neutral.reasoningEffort) {
         const upstream = wire.encodeRequest(tier.provider, tier, { ...neutral, reasoningEffort: undefined }, request.stream, request.headers);
-        if (!isUnsupported(upstream)) return new UpstreamCall(tier, wire, upstream, false, this.client, request);
+        if (!isUnsupported(upstream)) {
+          upstream.dropped = `reasoning effort "${neutral.reasoningEffort}": the tier refused it (HTTP 400), sent again without it`;
+          return new UpstreamCall(tier, wire, upstream, false, this.client, request);
+        }
       }
     }
     if (wire.protocol !== 'messages' || !isInvalidSignature(status, message)) return null;

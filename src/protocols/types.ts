@@ -51,6 +51,8 @@ export interface UpstreamRequest {
   body: string;
   /** A tool the request forces whose call is the answer's text (structured output, see answer-tool.ts). */
   answerTool?: string;
+  /** A control the client sent that this tier gets without, and why (the request log says it once per tier). */
+  dropped?: string;
 }
 
 /** Whose fault a non-2xx answer is, decided by the codec that understands the body. */

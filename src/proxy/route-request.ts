@@ -121,6 +121,7 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
     let lastError: AttemptError | null = null;
     /** One more try without what the tier refused and the client did not aim at it (call.retryWithout). */
     let resent = 0;
+    let droppedSaid: UpstreamCall | null = null;
 
     for (let n = 1; n <= tier.retry.attempts + resent; n++) {
       if (req.client.aborted) return aborted(req, attempts);
@@ -128,6 +129,10 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
         if (req.client.aborted) return aborted(req, attempts);
         record(req, deps, attempts, tier, n, 'rate_limited', 0, undefined, null, `provider ${tier.provider.name} at its rpm limit: no retry`);
         break;
+      }
+      if (call.request.dropped && call !== droppedSaid) {
+        deps.telemetry.emit({ type: 'control_dropped', route: req.route.name, tier: tier.name, message: call.request.dropped });
+        droppedSaid = call;
       }
       const input = { tier, call, pool: deps.pools.get(tier.provider), client: req.client };
       let error: AttemptError;

@@ -250,6 +250,14 @@ export interface FitDiscovered {
   error?: string;
 }
 
+/** A control the client sent that a tier got without (a reasoning effort it has no room or equivalent for). */
+export interface ControlDropped {
+  type: 'control_dropped';
+  route: string;
+  tier: string;
+  message: string;
+}
+
 /** Output of a local provider started by llm-route (`start:`), line by line. */
 export interface ProviderOutput {
   type: 'provider_output';
@@ -299,7 +307,7 @@ export interface StateRecovered {
 export type TelemetryEvent =
   | RequestStarted | AttemptFinished | FailedOver | StreamCommitted | ChunkDropped | RequestFinished
   | TierStateChanged | WeightChanged | RolledBack | ConfigReloaded | HealthChecked | ProviderOutput
-  | UsageDegraded | UsageRecovered | StateDegraded | StateRecovered | FitDiscovered;
+  | UsageDegraded | UsageRecovered | StateDegraded | StateRecovered | FitDiscovered | ControlDropped;
 
 /**
  * Outcomes of a tier that answered properly but cannot serve this payload: input it cannot

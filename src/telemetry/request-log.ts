@@ -9,7 +9,14 @@ import type { RequestFinished, TelemetryEvent } from './events.js';
  */
 export function attachRequestLog(bus: TelemetryBus, out: Writable): () => void {
   const batch = new LineBatch(out);
+  // A dropped control is said once per tier and reason, not on every request that carries it.
+  const dropsSaid = new Set<string>();
   const unsubscribe = bus.subscribe((event: TelemetryEvent) => {
+    if (event.type === 'control_dropped') {
+      const key = `${event.route}\0${event.tier}\0${event.message}`;
+      if (dropsSaid.has(key)) return;
+      dropsSaid.add(key);
+    }
     const line = event.type === 'request_end' ? toLogLine(event, '') : toControlLine(event, '');
     if (!line) return;
     line.time = batch.time(); // `time` stays the first key: it was set (empty) first
@@ -60,6 +67,7 @@ function toControlLine(event: TelemetryEvent, time: string): Record<string, unkn
     case 'usage_recovered':
     case 'state_degraded':
     case 'state_recovered':
+    case 'control_dropped':
     case 'fit_discovered': {
       const { type, ...fields } = event;
       return { time, event: type, ...fields };

@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { completion, healthyStream } from '../helpers/fake-upstream.js';
-import { useHarness } from '../helpers/harness.js';
+import { useHarness, waitFor } from '../helpers/harness.js';
 import { anthropicMessage } from '../helpers/anthropic-upstream.js';
 import { ollamaWhole } from '../helpers/ollama-upstream.js';
 import type { RunningProxy } from '../helpers/proxy.js';
@@ -29,6 +29,14 @@ describe('reasoning controls across vendors', () => {
     await client.chat.completions.create({ model: 'chat', reasoning_effort: 'low', max_completion_tokens: 1000, messages: [{ role: 'user', content: 'x' }] });
     expect(upstream.requests[2].body.thinking).toBeUndefined();
     expect(upstream.requests[3].body.thinking).toBeUndefined();
+    // Each drop is said in the log, once per tier and reason (a third request like the second says nothing more).
+    await client.chat.completions.create({ model: 'chat', reasoning_effort: 'high', temperature: 0.2, max_completion_tokens: 3000, messages: [{ role: 'user', content: 'x' }] });
+    await waitFor(() => proxy.logs.filter((l) => l.event === 'request').length === 5);
+    const drops = proxy.logs.filter((l) => l.event === 'control_dropped');
+    expect(drops.map((l) => [l.tier, l.message])).toEqual([
+      ['claude', expect.stringContaining('reasoning effort "high": Anthropic allows no thinking')],
+      ['claude', expect.stringContaining('reasoning effort "low": Anthropic allows no thinking')],
+    ]);
   });
 
   it('Anthropic thinking reaches a chat tier as reasoning_effort; a model that refuses it is asked again without', async () => {
@@ -44,6 +52,8 @@ describe('reasoning controls across vendors', () => {
     }).finalMessage();
     expect(message.content).toEqual([{ type: 'text', text: 'plain' }]);
     expect(upstream.requests.map((r) => r.body.reasoning_effort)).toEqual(['high', undefined]);
+    const drop = await waitFor(() => proxy.logs.find((l) => l.event === 'control_dropped'));
+    expect(drop).toMatchObject({ route: 'chat', tier: 'gpt', message: 'reasoning effort "high": the tier refused it (HTTP 400), sent again without it' });
   });
 
   it('a client\'s own control, relayed to its own kind of tier, is not asked again without it', async () => {

@@ -45,6 +45,9 @@ export const messagesWire: WireCodec = {
     if (isUnsupported(body)) return body;
     const upstream = messagesRequest(provider, JSON.stringify(body), stream, { ...headers, anthropicBeta: undefined });
     if (request.responseFormat && request.responseFormat.type !== 'text') upstream.answerTool = ANSWER_TOOL;
+    if (request.reasoningEffort && request.reasoningEffort !== 'none' && body.thinking === undefined) {
+      upstream.dropped = `reasoning effort "${request.reasoningEffort}": Anthropic allows no thinking with a forced tool, sampling other than its own, or max_tokens this small`;
+    }
     return upstream;
   },
 
