@@ -4,17 +4,17 @@ import type { Config, Route } from './schema.js';
 /** Per config: each route with an alias matcher, in file order, compiled on first use. */
 const aliasTables = new WeakMap<Config, Array<{ route: Route; matches: GlobMatcher }>>();
 
-/**
- * The route a client's `model` names: a route's exact name first, then the first route (in
- * file order) with an alias glob that matches it. Claude Code and Codex send model names of
- * their own (`claude-sonnet-…`, `gpt-…`); aliases catch them.
- */
 /** findRoute, else the config's `default_route` (a missing `model` is ''). */
 export function findRouteOrDefault(config: Config, model: string): Route | undefined {
   const found = model === '' ? undefined : findRoute(config, model);
   return found ?? (config.default_route ? config.routes.get(config.default_route) : undefined);
 }
 
+/**
+ * The route a client's `model` names: a route's exact name first, then the first route (in
+ * file order) with an alias glob that matches it. Claude Code and Codex send model names of
+ * their own (`claude-sonnet-…`, `gpt-…`); aliases catch them.
+ */
 export function findRoute(config: Config, model: string): Route | undefined {
   const exact = config.routes.get(model);
   if (exact) return exact;
