@@ -49,6 +49,9 @@ describe('serve start-up stays light', () => {
     // The main thread takes from undici only what it uses (src/util/undici.ts): not its fetch...
     expect(required.some((file) => file.includes('/node_modules/undici/lib/dispatcher/'))).toBe(true);
     expect(required.filter((file) => /\/node_modules\/undici\/(index\.js|lib\/web\/)/.test(file))).toEqual([]);
+    // ...nor prom-client's default metrics, push gateway and cluster aggregation (src/telemetry/prom.ts)...
+    expect(required.some((file) => file.includes('/node_modules/prom-client/lib/registry.js'))).toBe(true);
+    expect(required.filter((file) => file.includes('/node_modules/prom-client/index.js'))).toEqual([]);
     // ...and leaves SQLite to the usage thread (src/usage/engine-link.ts).
     expect(required.filter((file) => file.includes('/node_modules/better-sqlite3/'))).toEqual([]);
   }, 30_000);
