@@ -12,8 +12,8 @@ const h = useHarness();
 const dir = mkdtempSync(join(tmpdir(), 'llm-route-startup-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-// A module hook that names every package the process loads, on stderr.
-writeFileSync(join(dir, 'hook.mjs'), `export async function resolve(s, c, next) { const r = await next(s, c); const m = /node_modules\\/((?:@[^/]+\\/)?[^/]+)/.exec(r.url); if (m) process.stderr.write('LOADED ' + m[1] + '\\n'); return r; }\n`);
+// A module hook that names every package the process loads (and every other module's URL), on stderr.
+writeFileSync(join(dir, 'hook.mjs'), `export async function resolve(s, c, next) { const r = await next(s, c); const m = /node_modules\\/((?:@[^/]+\\/)?[^/]+)/.exec(r.url); if (m) process.stderr.write('LOADED ' + m[1] + '\\n'); else process.stderr.write('URL ' + r.url + '\\n'); return r; }\n`);
 writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module'; register('./hook.mjs', import.meta.url);\n`);
 // And, as the main thread exits, every CommonJS file it loaded (the hook above does not see
 // require(), nor can it tell the usage thread's imports from the main thread's).
@@ -28,9 +28,11 @@ describe('serve start-up stays light', () => {
     const child = spawn(process.execPath, ['--import', join(dir, 'register.mjs'), '--require', join(dir, 'required.cjs'), 'bin/llm-route.js', 'serve', '-c', file, '--no-ui'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
     const loaded = new Set<string>();
     const required: string[] = [];
+    const urls: string[] = [];
     createInterface({ input: child.stderr }).on('line', (line) => {
       if (line.startsWith('LOADED ')) loaded.add(line.slice(7));
       if (line.startsWith('REQUIRED ')) required.push(line.slice(9));
+      if (line.startsWith('URL ')) urls.push(line.slice(4));
     });
     const exited = new Promise((resolve) => child.once('close', resolve));
     try {
@@ -52,6 +54,9 @@ describe('serve start-up stays light', () => {
     // ...nor prom-client's default metrics, push gateway and cluster aggregation (src/telemetry/prom.ts)...
     expect(required.some((file) => file.includes('/node_modules/prom-client/lib/registry.js'))).toBe(true);
     expect(required.filter((file) => file.includes('/node_modules/prom-client/index.js'))).toEqual([]);
+    // ...nor the savers, which this config's route does not have (src/server/server.ts, src/proxy/model-request.ts)...
+    expect(urls.some((url) => url.endsWith('/dist/server/server.js'))).toBe(true);
+    expect(urls.filter((url) => url.endsWith('/dist/savers/pipeline.js') || url.endsWith('/dist/savers/registry.js'))).toEqual([]);
     // ...and leaves SQLite to the usage thread (src/usage/engine-link.ts).
     expect(required.filter((file) => file.includes('/node_modules/better-sqlite3/'))).toEqual([]);
   }, 30_000);
