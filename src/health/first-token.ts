@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { getGlobalDispatcher, request } from 'undici';
+import { getGlobalDispatcher, request } from '../util/undici.js';
 import type { Tier } from '../config/schema.js';
 import { errorText } from '../util/error-text.js';
 import { classifyStatus } from '../protocols/classify-status.js';

@@ -1,4 +1,4 @@
-import { getGlobalDispatcher, request } from 'undici';
+import { getGlobalDispatcher, request } from '../util/undici.js';
 import type { Provider } from '../config/schema.js';
 import { isRecord } from '../util/is-record.js';
 import { sendRetryingStale } from '../util/stale-socket-pool.js';

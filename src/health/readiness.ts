@@ -1,4 +1,5 @@
-import { type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
+import { request } from '../util/undici.js';
 import type { Provider } from '../config/schema.js';
 import { classifyStatus } from '../protocols/classify-status.js';
 import { errnoCode } from '../util/network-error.js';

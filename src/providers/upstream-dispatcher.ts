@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
-import { Client, type Dispatcher, EnvHttpProxyAgent, type Pool } from 'undici';
+import type { Dispatcher, Pool } from 'undici';
+import { Client, EnvHttpProxyAgent } from '../util/undici.js';
 import type { Provider } from '../config/schema.js';
 import { createStaleAwarePool } from '../util/stale-socket-pool.js';
 

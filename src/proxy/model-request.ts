@@ -9,7 +9,6 @@ import { Exchange } from './exchange.js';
 import { enterIdempotent, type IdempotentRun } from './idempotent-request.js';
 import type { ProxyContext } from './proxy-context.js';
 import { type Limited, routeRequest, type RoutingOutcome } from './route-request.js';
-import { applyRouteSavers } from '../savers/route-savers.js';
 import { RequestAdmission } from './tier-admission.js';
 import { refuseStream } from './stream-slots.js';
 import { PromptCount } from '../fit/prompt-count.js';
@@ -115,6 +114,8 @@ function withDefaultModel(body: unknown, config: Config): unknown {
  */
 async function saveTokens(exchange: Exchange, route: Route, request: ClientRequest, req: IncomingMessage): Promise<ClientRequest> {
   if (route.savers.length === 0) return request;
+  // Loaded on use (preloaded by the server for a config with savers): routes without them never load them.
+  const { applyRouteSavers } = await import('../savers/route-savers.js');
   const saved = await applyRouteSavers(route, request.protocol, request.body);
   if (saved.measures.length > 0) exchange.savers = saved.measures;
   if (!saved.changed) return request;

@@ -1,4 +1,5 @@
-import { Counter, type Registry } from 'prom-client';
+import type { Counter, Registry } from 'prom-client';
+import * as prom from '../telemetry/prom.js';
 import type { TelemetryEvent } from '../telemetry/events.js';
 
 type Child = ReturnType<Counter['labels']>;
@@ -9,13 +10,13 @@ type Child = ReturnType<Counter['labels']>;
  * exists. Returns the bus subscriber.
  */
 export function saverMetrics(registry: Registry): (event: TelemetryEvent) => void {
-  const saved = new Counter({
+  const saved = new prom.Counter({
     name: 'llm_saver_tokens_saved_total',
     help: 'Tokens token savers took out of requests, measured with the tokenizer before and after each saver.',
     labelNames: ['route', 'saver'],
     registers: [registry],
   });
-  const failures = new Counter({
+  const failures = new prom.Counter({
     name: 'llm_saver_failures_total',
     help: 'Token savers skipped for a request because they threw or overran their time budget.',
     labelNames: ['route', 'saver'],

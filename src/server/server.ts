@@ -20,7 +20,6 @@ import { answerExpectContinue, handleRequest } from './handle-request.js';
 import { ShutdownError } from '../proxy/shutdown.js';
 import { StreamSlots } from '../proxy/stream-slots.js';
 import { isLoopbackHost } from '../util/loopback.js';
-import { preloadSaverTokenizers } from '../savers/route-savers.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { openState } from '../state/open-state.js';
 import type { StateBackend } from '../state/types.js';
@@ -100,8 +99,7 @@ export class ProxyServer {
       reload: () => this.reload(),
       checkNow: () => this.checker.runAll(),
     };
-    // An encoding takes ~200 ms to load: the first request on a route with savers must not wait for it.
-    void preloadSaverTokenizers(config).catch(() => undefined);
+    preloadSavers(config);
     this.rollbacks = new RollbackWatcher(telemetry, weights, config, now);
     if (options.watch) this.watcher = new ConfigWatcher(config.file, () => this.reload());
     // Not before the port is ours: a server that cannot listen must send no upstream traffic.
@@ -174,7 +172,7 @@ export class ProxyServer {
     this.applyLimits(config);
     this.rollbacks.configure(config);
     this.checker.configure(config);
-    void preloadSaverTokenizers(config).catch(() => undefined);
+    preloadSavers(config);
     this.usage.configure(config);
     this.state.configure(config);
     app.config = config;
@@ -233,4 +231,14 @@ function assertSafeHost(host: string, config: Config): void {
   if (!isLoopbackHost(host) && !config.server.auth_token) {
     throw new Error(`refusing to listen on ${host} without server.auth_token: anyone who can reach it could spend your provider keys; set auth_token or listen on 127.0.0.1`);
   }
+}
+
+/**
+ * For a config whose routes have savers: loads them, and the encodings they measure with (~200 ms
+ * each), so that the first request on such a route waits for neither. Without savers, nothing:
+ * `serve` starts without their modules.
+ */
+function preloadSavers(config: Config): void {
+  if (![...config.routes.values()].some((route) => route.savers.length > 0)) return;
+  void import('../savers/route-savers.js').then(({ preloadSaverTokenizers }) => preloadSaverTokenizers(config)).catch(() => undefined);
 }

@@ -1,4 +1,5 @@
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Counter, Registry } from 'prom-client';
+import * as prom from '../telemetry/prom.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 import { isLimitSkip, type TelemetryEvent } from '../telemetry/events.js';
 
@@ -9,18 +10,18 @@ import { isLimitSkip, type TelemetryEvent } from '../telemetry/events.js';
  * embedded), read from the backend at each scrape. Returns what unsubscribes.
  */
 export function attachStateMetrics(registry: Registry, bus: TelemetryBus, isUp: () => boolean): () => void {
-  const limited = new Counter({
+  const limited = new prom.Counter({
     name: 'llm_rate_limited_total',
     help: 'Tiers skipped because their provider was at its limits (rpm, tpm, concurrency) after queue_ms.',
     labelNames: ['provider'],
     registers: [registry],
   });
-  const replays = new Counter({
+  const replays = new prom.Counter({
     name: 'llm_idempotent_replays_total',
     help: 'Answers replayed from an Idempotency-Key record (completed, or joined while running).',
     registers: [registry],
   });
-  new Gauge({
+  new prom.Gauge({
     name: 'llm_state_backend_up',
     help: 'The shared state (Redis) is reachable: 1, or 0 while serving on local state. Always 1 embedded.',
     registers: [registry],

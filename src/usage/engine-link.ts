@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { FromEngine, ToEngine } from './messages.js';
-import { UsageEngine, type EngineOptions } from './usage-engine.js';
+import type { EngineOptions, UsageEngine } from './usage-engine.js';
 
 export type EngineMode = 'worker' | 'inline';
 
@@ -48,10 +48,17 @@ function defaultMode(): EngineMode {
 
 function inlineEngine(onMessage: (message: FromEngine) => void, options: EngineOptions): EngineLink {
   let stopped = false;
-  // Replies arrive on a later turn, as they would from a thread.
-  const engine = new UsageEngine((message) => setImmediate(() => !stopped && onMessage(message)), options);
+  // Imported here, not at the top: in worker mode the main thread never loads the engine (nor
+  // SQLite). Messages posted before it is there wait in order, as they would for a thread.
+  let engine: UsageEngine | null = null;
+  const waiting: ToEngine[] = [];
+  void import('./usage-engine.js').then(({ UsageEngine }) => {
+    // Replies arrive on a later turn, as they would from a thread.
+    engine = new UsageEngine((message) => setImmediate(() => !stopped && onMessage(message)), options);
+    for (const message of waiting.splice(0)) engine.receive(message);
+  });
   return {
-    post: (message) => engine.receive(message),
+    post: (message) => (engine ? engine.receive(message) : waiting.push(message)),
     stop: async () => {
       stopped = true;
     },

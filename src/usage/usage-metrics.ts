@@ -1,4 +1,5 @@
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Counter, Gauge, Registry } from 'prom-client';
+import * as prom from '../telemetry/prom.js';
 import type { Config, Price } from '../config/schema.js';
 import type { RequestFinished } from '../telemetry/events.js';
 import type { BudgetStatus } from './budgets/ledger.js';
@@ -19,20 +20,20 @@ export class UsageMetrics {
   private readonly cachedChildren = new Map<string, Counter.Internal>();
 
   constructor(registry: Registry, config: Config) {
-    this.cost = new Counter({
+    this.cost = new prom.Counter({
       name: 'llm_cost_usd_total',
       help: 'USD spent by answered requests, at the tier\'s price (from upstream usage, or estimated usage once counted).',
       labelNames: ['route', 'tier'],
       registers: [registry],
     });
     // The prompt/completion series live in telemetry/metrics.ts; the cached kind joins them.
-    this.tokens = (registry.getSingleMetric('llm_tokens_total') as Counter<string> | undefined) ?? new Counter({
+    this.tokens = (registry.getSingleMetric('llm_tokens_total') as Counter<string> | undefined) ?? new prom.Counter({
       name: 'llm_tokens_total',
       help: 'Tokens as reported by upstream usage.',
       labelNames: ['route', 'tier', 'kind'],
       registers: [registry],
     });
-    this.budgetRemaining = new Gauge({
+    this.budgetRemaining = new prom.Gauge({
       name: 'llm_budget_remaining',
       help: 'What a budget has left in its current window (the smallest when one scope has several in one unit).',
       labelNames: ['scope', 'unit'],

@@ -1,4 +1,5 @@
-import { Agent, Client, type Dispatcher, Pool } from 'undici';
+import type { Agent, Client, Dispatcher, Pool } from 'undici';
+import * as undici from './undici.js';
 import { isStaleSocketFailure, noteSocketFailure } from './stale-socket.js';
 
 /**
@@ -8,11 +9,11 @@ import { isStaleSocketFailure, noteSocketFailure } from './stale-socket.js';
  * Drop-in for `new Pool(origin, options)` and `new Agent(options)`.
  */
 export function createStaleAwarePool(origin: string | URL, options: Pool.Options = {}): Pool {
-  return new Pool(origin, { ...options, factory: (url, opts) => new CountingClient(url, opts as Client.Options) });
+  return new undici.Pool(origin, { ...options, factory: (url, opts) => new CountingClient(url, opts as Client.Options) });
 }
 
 export function createStaleAwareAgent(options: Agent.Options = {}): Agent {
-  return new Agent({ ...options, factory: (origin, opts) => createStaleAwarePool(origin, opts as Pool.Options) });
+  return new undici.Agent({ ...options, factory: (origin, opts) => createStaleAwarePool(origin, opts as Pool.Options) });
 }
 
 /**
@@ -31,7 +32,7 @@ export async function sendRetryingStale<T>(
   } catch (err) {
     if (!isStaleSocketFailure(err)) throw err;
     opts.onStale?.(err);
-    const fresh = new Client(origin, { connectTimeout: opts.connectTimeout, pipelining: 1 });
+    const fresh = new undici.Client(origin, { connectTimeout: opts.connectTimeout, pipelining: 1 });
     try {
       return await send(fresh);
     } finally {
@@ -42,7 +43,7 @@ export async function sendRetryingStale<T>(
 }
 
 /** A pool connection that counts what its current socket carried. */
-class CountingClient extends Client {
+class CountingClient extends undici.Client {
   requestsOnSocket = 0;
 
   constructor(origin: string | URL, options: Client.Options) {

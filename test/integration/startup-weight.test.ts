@@ -12,9 +12,12 @@ const h = useHarness();
 const dir = mkdtempSync(join(tmpdir(), 'llm-route-startup-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-// A module hook that names every package the process loads, on stderr.
-writeFileSync(join(dir, 'hook.mjs'), `export async function resolve(s, c, next) { const r = await next(s, c); const m = /node_modules\\/((?:@[^/]+\\/)?[^/]+)/.exec(r.url); if (m) process.stderr.write('LOADED ' + m[1] + '\\n'); return r; }\n`);
+// A module hook that names every package the process loads (and every other module's URL), on stderr.
+writeFileSync(join(dir, 'hook.mjs'), `export async function resolve(s, c, next) { const r = await next(s, c); const m = /node_modules\\/((?:@[^/]+\\/)?[^/]+)/.exec(r.url); if (m) process.stderr.write('LOADED ' + m[1] + '\\n'); else process.stderr.write('URL ' + r.url + '\\n'); return r; }\n`);
 writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module'; register('./hook.mjs', import.meta.url);\n`);
+// And, as the main thread exits, every CommonJS file it loaded (the hook above does not see
+// require(), nor can it tell the usage thread's imports from the main thread's).
+writeFileSync(join(dir, 'required.cjs'), `const { isMainThread } = require('node:worker_threads'); if (isMainThread) process.on('exit', () => { for (const file of Object.keys(require.cache)) process.stderr.write('REQUIRED ' + file + '\\n'); });\n`);
 
 describe('serve start-up stays light', () => {
   it('answers a request without loading execa, ioredis or the tokenizer (none is needed for it)', async () => {
@@ -22,12 +25,16 @@ describe('serve start-up stays light', () => {
     upstream.always((ctx) => ctx.json(200, completion('ok')));
     const file = join(dir, 'llm-route.yaml');
     writeFileSync(file, `version: 1\nserver: { port: 0 }\nusage: { path: ${join(dir, 'usage.db')} }\nproviders:\n  local: { type: openai, base_url: "${upstream.url}" }\nroutes:\n  chat:\n    tiers: [{ provider: local, model: m }]\n`);
-    const child = spawn(process.execPath, ['--import', join(dir, 'register.mjs'), 'bin/llm-route.js', 'serve', '-c', file, '--no-ui'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', join(dir, 'register.mjs'), '--require', join(dir, 'required.cjs'), 'bin/llm-route.js', 'serve', '-c', file, '--no-ui'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
     const loaded = new Set<string>();
+    const required: string[] = [];
+    const urls: string[] = [];
     createInterface({ input: child.stderr }).on('line', (line) => {
       if (line.startsWith('LOADED ')) loaded.add(line.slice(7));
+      if (line.startsWith('REQUIRED ')) required.push(line.slice(9));
+      if (line.startsWith('URL ')) urls.push(line.slice(4));
     });
-    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const exited = new Promise((resolve) => child.once('close', resolve));
     try {
       const url = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).on('line', (line) => {
         const event = JSON.parse(line) as { event?: string; url?: string };
@@ -41,5 +48,16 @@ describe('serve start-up stays light', () => {
       child.kill('SIGTERM');
       await exited;
     }
+    // The main thread takes from undici only what it uses (src/util/undici.ts): not its fetch...
+    expect(required.some((file) => file.includes('/node_modules/undici/lib/dispatcher/'))).toBe(true);
+    expect(required.filter((file) => /\/node_modules\/undici\/(index\.js|lib\/web\/)/.test(file))).toEqual([]);
+    // ...nor prom-client's default metrics, push gateway and cluster aggregation (src/telemetry/prom.ts)...
+    expect(required.some((file) => file.includes('/node_modules/prom-client/lib/registry.js'))).toBe(true);
+    expect(required.filter((file) => file.includes('/node_modules/prom-client/index.js'))).toEqual([]);
+    // ...nor the savers, which this config's route does not have (src/server/server.ts, src/proxy/model-request.ts)...
+    expect(urls.some((url) => url.endsWith('/dist/server/server.js'))).toBe(true);
+    expect(urls.filter((url) => url.endsWith('/dist/savers/pipeline.js') || url.endsWith('/dist/savers/registry.js'))).toEqual([]);
+    // ...and leaves SQLite to the usage thread (src/usage/engine-link.ts).
+    expect(required.filter((file) => file.includes('/node_modules/better-sqlite3/'))).toEqual([]);
   }, 30_000);
 });
