@@ -17,21 +17,21 @@ import { fileURLToPath } from 'node:url';
  * not import each other at all, so that no pair of directories can come to lean on each other.
  */
 export const LAYERS = [
-  ['util'], //                       generic helpers that know nothing of llm-route
+  ['util'], //                       generic helpers that know nothing of llm-route (sleep, lifetimes, formatting)
   ['tokens', 'sse', 'http'], //      token counting, SSE/NDJSON framing, HTTP body/deadline helpers
-  ['config'], //                     the tier file: zod schema (the one source of config types), loading
+  ['config'], //                     the tier file: zod schema (the one source of config types), loading, savers' options
   ['providers'], //                  pools and keys of the servers behind the codecs
-  ['protocols'], //                  the wires: neutral model, codecs, protocol and outcome names
-  ['telemetry'], //                  typed events, the bus, Prometheus metrics fed by events
-  ['savers'], //                     token savers: request rewrites before an upstream call
-  ['usage'], //                      the usage log, budgets' ledger, incidents
-  ['state'], //                      the state seam: limits, budgets, idempotency, shared weights
+  ['protocols'], //                  the wires: neutral model, codecs, protocol and outcome names (names.ts)
+  ['telemetry'], //                  typed events (they carry protocol names and usage), the bus, metrics
+  ['savers'], //                     token savers: request rewrites before an upstream call, measured in events
+  ['usage'], //                      the usage log, the budget ledger's interface, incidents
+  ['state'], //                      the state seam: limits, budgets (usage's ledger), idempotency, SharedWeights
   ['health'], //                     tier checks, circuits, the health board
-  ['fit'], //                        what a tier can take (window, vision, tools), learned by discovery
-  ['control'], //                    runtime weights, alerts, rollbacks, the admin API
+  ['fit'], //                        what a tier can take, learned by discovery (which asks health's model lists)
+  ['control'], //                    runtime weights (state's SharedWeights), alerts, rollbacks, the admin API
   ['ui'], //                         the Ink dashboard: reads events, usage and fit
   ['proxy'], //                      the request path: plan, attempt, commit, relay
-  ['server'], //                     the HTTP server: ingress and the proxy's lifecycle
+  ['server'], //                     the HTTP server: ingress, and the proxy's lifecycle wiring the layers together
   ['launch', 'mock', 'bench', 'demo', 'init'], // what commands start: providers, the mock, benches, demo, init
   ['cli'], //                        the commander program, one file per command
 ];
