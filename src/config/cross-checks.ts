@@ -3,7 +3,7 @@ import type { ConfigProblem } from './errors.js';
 import type { Reporter } from './positions.js';
 import { isRecord } from './raw-data.js';
 import { closestMatch } from './suggest.js';
-import { saverProblems } from '../savers/config.js';
+import { saverProblems } from './savers.js';
 
 /**
  * What the schema cannot express: names are non-empty, tiers' providers are defined, tier names

@@ -25,7 +25,7 @@ import {
   type Tier,
 } from './schema.js';
 import { isLoopbackHost } from '../util/loopback.js';
-import { readSavers } from '../savers/config.js';
+import { readSavers } from './savers.js';
 import { DEFAULT_ENCODING } from '../tokens/count.js';
 import { syntaxProblems } from './yaml-syntax.js';
 

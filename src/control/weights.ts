@@ -4,6 +4,7 @@ import type { TelemetryBus } from '../telemetry/bus.js';
 import type { WeightChanged, WeightLayers } from '../telemetry/events.js';
 import { tierKey } from '../health/health-view.js';
 import { type Clock, systemClock } from '../util/clock.js';
+import type { SharedLayers, SharedWeights } from '../state/shared-weights.js';
 
 interface AdminOverride {
   weight: number;
@@ -29,20 +30,6 @@ interface TierControl {
   updatedAt: number;
 }
 
-/**
- * A tier's runtime layers as plain data, for sharing with other instances (state/redis-weights.ts).
- * Times are absolute epoch ms, so every instance lapses a TTL at the same moment.
- */
-export interface SharedLayers {
-  admin: { weight: number; expiresAt: number | null } | null;
-  alerts: Array<[key: string, name: string]>;
-  rollback: { reason: string; at: number; restoreAt: number | null } | null;
-  updatedAt: number;
-}
-
-/** Told of every change made on this instance (not of changes applied from other instances, nor of TTLs lapsing). */
-export type LocalWeightChange = (route: string, tier: string, layers: SharedLayers, source: WeightChanged['source'], reason?: string) => void;
-
 export interface WeightView {
   configured: number;
   effective: number;
@@ -56,10 +43,10 @@ export interface WeightView {
  * kill switch), firing alerts and automated rollbacks (both force 0). Every change leaves as a
  * `weight` telemetry event.
  */
-export class WeightControl {
+export class WeightControl implements SharedWeights {
   private tiers = new Map<string, TierControl>();
   /** Set by a shared state backend: local changes go out to the other instances. */
-  onLocalChange: LocalWeightChange | null = null;
+  onLocalChange: SharedWeights['onLocalChange'] = null;
 
   constructor(private readonly bus: TelemetryBus, config: Config, private readonly clock: Clock = systemClock) {
     this.configure(config, false);

@@ -1,5 +1,4 @@
 import type { AttemptRecord } from '../telemetry/events.js';
-import type { AttemptError } from '../proxy/attempt-error.js';
 import { DEFAULT_ENCODING } from '../tokens/count.js';
 import { isRecord } from '../util/is-record.js';
 import type { PromptCount } from './prompt-count.js';
@@ -12,6 +11,11 @@ export interface PayloadFailure {
   maxTokens: number | undefined;
   /** Anthropic's words, which Claude Code compacts on: "prompt is too long: N tokens > M maximum". */
   message: string;
+}
+
+/** What the numbers are read from: a failed attempt's upstream answer (proxy/attempt-error.ts's AttemptError has it). */
+export interface FailedAnswer {
+  readonly upstream: { readonly body: Buffer } | undefined;
 }
 
 export interface TooLongNumbers {
@@ -27,13 +31,13 @@ export const payloadFailure = {
    * The numbers a context-length rejection gives: llama.cpp's `n_prompt_tokens` and `n_ctx`,
    * else OpenAI's words ("maximum context length is 8192 tokens … resulted in 9000 tokens").
    */
-  numbersOf(error: AttemptError, knownWindow?: number): TooLongNumbers {
+  numbersOf(error: FailedAnswer, knownWindow?: number): TooLongNumbers {
     const said = this.saidBy(error);
     // A server that gave no window (Ollama's words carry none): the one llm-route knows for the tier.
     return said.limit === undefined && knownWindow !== undefined ? { ...said, limit: knownWindow } : said;
   },
 
-  saidBy(error: AttemptError): TooLongNumbers {
+  saidBy(error: FailedAnswer): TooLongNumbers {
     const body = error.upstream?.body;
     if (!body || body.length > 65_536) return {};
     let json: unknown;

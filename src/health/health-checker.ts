@@ -1,13 +1,18 @@
-import type { Agent } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import type { Config, Tier } from '../config/schema.js';
 import { allTiers } from '../config/all-tiers.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 import type { HealthChecked } from '../telemetry/events.js';
 import { createStaleAwareAgent } from '../util/stale-socket-pool.js';
 import { checkTier, type TierCheck } from './check-tier.js';
-import { refreshFit } from '../fit/refresh-fit.js';
 
 type CheckKind = HealthChecked['kind'];
+
+/**
+ * Learns what a tier can take (src/fit/refresh-fit.ts) and says so on the bus; never throws.
+ * Handed in: fit builds on health (its discovery asks the same servers), not the other way.
+ */
+export type FitDiscovery = (tier: Tier, bus: TelemetryBus, opts: { signal: AbortSignal; dispatcher: Dispatcher }) => Promise<void>;
 
 interface Schedule {
   tier: Tier;
@@ -37,7 +42,7 @@ export class HealthChecker {
   /** Its own connections, stale-aware: a socket the server closed after a stream is not a failed check. */
   private agent: Agent | null = null;
 
-  constructor(private readonly bus: TelemetryBus, private config: Config) {}
+  constructor(private readonly bus: TelemetryBus, private config: Config, private readonly discoverFit: FitDiscovery) {}
 
   start(): void {
     this.running = true;
@@ -132,7 +137,7 @@ export class HealthChecker {
     const abort = new AbortController();
     this.aborts.add(abort);
     try {
-      await refreshFit(tier, this.bus, { signal: abort.signal, dispatcher: this.dispatcher() });
+      await this.discoverFit(tier, this.bus, { signal: abort.signal, dispatcher: this.dispatcher() });
     } finally {
       this.aborts.delete(abort);
       this.inFlight.delete(id);

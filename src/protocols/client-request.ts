@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ClientProtocol } from '../telemetry/events.js';
+import type { ClientProtocol } from './names.js';
 import { clientHeaders } from './client-headers.js';
 import { memoize } from './memoize.js';
 import type { NeutralRequest } from './neutral.js';

@@ -1,5 +1,5 @@
 import type { Provider } from '../config/schema.js';
-import type { ClientProtocol } from '../telemetry/events.js';
+import type { ClientProtocol } from './names.js';
 import { chatClient } from './chat/client.js';
 import { chatWire } from './chat/wire.js';
 import { messagesClient } from './messages/client.js';

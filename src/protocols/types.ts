@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Provider, Tier } from '../config/schema.js';
 import type { Framer } from '../sse/framer.js';
-import type { AttemptReason, ClientProtocol } from '../telemetry/events.js';
+import type { AttemptReason, ClientProtocol } from './names.js';
 import type { NeutralEvent, NeutralRequest, NeutralResponse } from './neutral.js';
 import type { Usage } from './usage.js';
 

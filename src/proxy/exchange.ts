@@ -6,7 +6,7 @@ import type { ProviderPools } from '../providers/pools.js';
 import type { StoredAnswer } from '../state/types.js';
 import type { RequestFinished, SaverMeasure } from '../telemetry/events.js';
 import type { AnswerCapture } from './answer-capture.js';
-import { ClientLifetime } from './client-lifetime.js';
+import { ClientLifetime } from '../util/client-lifetime.js';
 import type { StreamSink } from './client-writer.js';
 import type { ProxyContext } from './proxy-context.js';
 import { isShutdown } from './shutdown.js';

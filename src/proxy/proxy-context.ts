@@ -3,7 +3,7 @@ import type { TierGate } from '../health/health-view.js';
 import type { ProviderPools } from '../providers/pools.js';
 import type { StateBackend } from '../state/types.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
-import type { ClientLifetime } from './client-lifetime.js';
+import type { ClientLifetime } from '../util/client-lifetime.js';
 import type { StreamSlots } from './stream-slots.js';
 
 /** What the request path needs from the running server (the server's app context provides it). */

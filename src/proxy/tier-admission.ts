@@ -4,7 +4,7 @@ import type { ClientRequest } from '../protocols/types.js';
 import type { Usage } from '../protocols/usage.js';
 import type { LimitLease, StateBackend } from '../state/types.js';
 import { actualSpend, budgetScopes, worstCase } from '../usage/budgets/amounts.js';
-import { ClientLifetime } from './client-lifetime.js';
+import { ClientLifetime } from '../util/client-lifetime.js';
 import { askedMaxTokens, promptEstimate, usedTokens } from '../protocols/prompt-estimate.js';
 
 /** What stands between a request and a tier: its provider's limits, budgets on its scopes. */

@@ -4,7 +4,7 @@ import { createFreshConnection } from '../providers/upstream-dispatcher.js';
 import type { Tier } from '../config/schema.js';
 import type { UpstreamCall } from '../protocols/call.js';
 import { AttemptError, statusError, transportError } from './attempt-error.js';
-import type { ClientLifetime } from './client-lifetime.js';
+import type { ClientLifetime } from '../util/client-lifetime.js';
 import { isShutdown } from './shutdown.js';
 import { answerTooLarge, MAX_ANSWER_BYTES } from './stream-errors.js';
 import { isStaleSocketFailure } from '../util/stale-socket.js';

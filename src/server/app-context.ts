@@ -4,7 +4,7 @@ import type { WeightControl } from '../control/weights.js';
 import type { HealthBoard } from '../health/health-board.js';
 import type { TierGate } from '../health/health-view.js';
 import type { ProviderPools } from '../providers/pools.js';
-import type { ClientLifetime } from '../proxy/client-lifetime.js';
+import type { ClientLifetime } from '../util/client-lifetime.js';
 import type { ProxyContext } from '../proxy/proxy-context.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 import type { Metrics } from '../telemetry/metrics.js';

@@ -8,6 +8,7 @@ import { ConfigWatcher } from '../control/config-watcher.js';
 import { RollbackWatcher } from '../control/rollback-watcher.js';
 import { WeightControl } from '../control/weights.js';
 import { HealthBoard } from '../health/health-board.js';
+import { refreshFit } from '../fit/refresh-fit.js';
 import { HealthChecker } from '../health/health-checker.js';
 import { ProviderPools } from '../providers/pools.js';
 import { TelemetryBus } from '../telemetry/bus.js';
@@ -70,7 +71,7 @@ export class ProxyServer {
     const now = (): number => clock.now();
     const health = new HealthBoard(telemetry, config, now);
     const weights = new WeightControl(telemetry, config, clock);
-    this.checker = new HealthChecker(telemetry, config);
+    this.checker = new HealthChecker(telemetry, config, refreshFit);
     const metrics = new Metrics(telemetry, config);
     this.usage = new UsageLog(telemetry, config, { registry: metrics.registry, ...options.usage });
     this.state = openState({ config, telemetry, registry: metrics.registry, weights, embeddedBudgets: this.usage.budgets, takeBudgetGauge: () => this.usage.takeBudgetGauge() });

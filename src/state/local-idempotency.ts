@@ -1,4 +1,4 @@
-import type { ClientLifetime } from '../proxy/client-lifetime.js';
+import type { ClientLifetime } from '../util/client-lifetime.js';
 import type { BeginResult, IdempotencyRecordKey, IdempotencyState, IdempotencyStore, StoredAnswer } from './types.js';
 
 interface LocalRecord {

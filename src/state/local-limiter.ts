@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Limits } from '../config/schema.js';
-import { sleep } from '../proxy/backoff.js';
-import type { ClientLifetime } from '../proxy/client-lifetime.js';
+import { sleep } from '../util/sleep.js';
+import type { ClientLifetime } from '../util/client-lifetime.js';
 import { type BucketLevels, bucketRates, fullBuckets, reconcile, refill, take } from './bucket-math.js';
 import type { LimitAsk, LimitGrant, LimitLease, RateLimiter } from './types.js';
 

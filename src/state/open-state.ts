@@ -1,10 +1,10 @@
 import type { Registry } from 'prom-client';
 import type { Config } from '../config/schema.js';
-import type { WeightControl } from '../control/weights.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 import type { BudgetLedger, BudgetStatus } from '../usage/budgets/ledger.js';
 import { EmbeddedState } from './embedded-state.js';
 import { RedisState } from './redis-state.js';
+import type { SharedWeights } from './shared-weights.js';
 import { attachStateMetrics } from './state-metrics.js';
 import type { StateBackend } from './types.js';
 
@@ -12,7 +12,7 @@ export interface StateDeps {
   config: Config;
   telemetry: TelemetryBus;
   registry: Registry;
-  weights: WeightControl;
+  weights: SharedWeights;
   /** The usage database's ledger: the embedded budgets. */
   embeddedBudgets: BudgetLedger;
   /** Hands llm_budget_remaining to a ledger other than the usage database's (Redis). */

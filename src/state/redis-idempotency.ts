@@ -1,4 +1,4 @@
-import { ClientLifetime } from '../proxy/client-lifetime.js';
+import { ClientLifetime } from '../util/client-lifetime.js';
 import type { LocalIdempotency } from './local-idempotency.js';
 import { type RedisLink, UNAVAILABLE } from './redis-link.js';
 import { type BeginResult, type IdempotencyRecordKey, type IdempotencyState, type IdempotencyStore, PENDING_LEASE_MS, type StoredAnswer } from './types.js';

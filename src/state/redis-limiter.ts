@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { sleep } from '../proxy/backoff.js';
-import type { ClientLifetime } from '../proxy/client-lifetime.js';
+import { sleep } from '../util/sleep.js';
+import type { ClientLifetime } from '../util/client-lifetime.js';
 import { CONCURRENCY_RETRY_MS, type LocalLimiter } from './local-limiter.js';
 import { type RedisCall, type RedisLink, UNAVAILABLE } from './redis-link.js';
 import type { LimitAsk, LimitGrant, LimitLease, RateLimiter } from './types.js';

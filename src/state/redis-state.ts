@@ -1,5 +1,4 @@
 import type { Config, Limits } from '../config/schema.js';
-import type { WeightControl } from '../control/weights.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 import type { BudgetStatus } from '../usage/budgets/ledger.js';
 import { LocalIdempotency } from './local-idempotency.js';
@@ -9,6 +8,7 @@ import { RedisLedger } from './redis-ledger.js';
 import { RedisLimiter } from './redis-limiter.js';
 import { RedisLink } from './redis-link.js';
 import { RedisWeights } from './redis-weights.js';
+import type { SharedWeights } from './shared-weights.js';
 import type { LimitsView, StateBackend } from './types.js';
 
 /**
@@ -25,7 +25,7 @@ export class RedisState implements StateBackend {
   private readonly weights: RedisWeights;
   private readonly localIdempotency = new LocalIdempotency();
 
-  constructor(config: Config & { state: { redis: string } }, bus: TelemetryBus, weights: WeightControl, setBudgetGauge: (status: readonly BudgetStatus[]) => void) {
+  constructor(config: Config & { state: { redis: string } }, bus: TelemetryBus, weights: SharedWeights, setBudgetGauge: (status: readonly BudgetStatus[]) => void) {
     const prefix = config.state.prefix;
     this.link = new RedisLink(config.state.redis, bus);
     this.limits = new RedisLimiter(this.link, prefix, new LocalLimiter());

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { SharedLayers, WeightControl } from '../control/weights.js';
 import type { WeightChanged } from '../telemetry/events.js';
 import { type RedisLink, UNAVAILABLE } from './redis-link.js';
+import type { SharedLayers, SharedWeights } from './shared-weights.js';
 import type { WeightSync } from './types.js';
 
 interface Stored {
@@ -19,13 +19,13 @@ interface Announcement extends Stored {
 /**
  * Admin overrides, kill switches, alerts and rollbacks shared through Redis: a change on any
  * instance is stored (one hash field per tier) and published in one script call; every
- * instance applies what it hears to its own WeightControl, so the planner keeps reading
+ * instance applies what it hears to its own weights (control/weights.ts), so the planner keeps reading
  * weights locally with no round trip. The newer change of a tier wins. A change made while
  * Redis is away is pushed when it is back, and what others changed meanwhile is pulled.
  */
 export class RedisWeights implements WeightSync {
   private readonly origin = randomUUID();
-  private weights: WeightControl | null = null;
+  private weights: SharedWeights | null = null;
   /** Tiers changed here that Redis may not have yet. */
   private readonly unsent = new Map<string, Stored & { route: string; tier: string }>();
   private readonly hash: string;
@@ -38,7 +38,7 @@ export class RedisWeights implements WeightSync {
     link.onRejoin(() => this.reconcile());
   }
 
-  attach(weights: WeightControl): void {
+  attach(weights: SharedWeights): void {
     this.weights = weights;
     weights.onLocalChange = (route, tier, layers, source, reason) => {
       this.unsent.set(field(route, tier), { route, tier, layers, source, reason });

@@ -1,7 +1,7 @@
 import type { Config, Limits } from '../config/schema.js';
-import type { WeightControl } from '../control/weights.js';
+import type { SharedWeights } from './shared-weights.js';
 import type { BudgetLedger } from '../usage/budgets/ledger.js';
-import type { ClientLifetime } from '../proxy/client-lifetime.js';
+import type { ClientLifetime } from '../util/client-lifetime.js';
 
 /**
  * The state seam: what several llm-route instances must share to behave as one — limit
@@ -9,7 +9,7 @@ import type { ClientLifetime } from '../proxy/client-lifetime.js';
  * the planner reads. Every call may cross a network, so every call is asynchronous and never
  * rejects: a backend that cannot answer answers from local state instead (and says so once).
  * The planner's gate stays synchronous: overrides are replicated into each instance's
- * WeightControl, so reading a weight costs no round trip. Health stays per instance.
+ * weights (control/weights.ts), so reading a weight costs no round trip. Health stays per instance.
  */
 export interface StateBackend {
   readonly kind: 'embedded' | 'redis';
@@ -125,6 +125,6 @@ export const PENDING_LEASE_MS = 30_000;
 
 /** Binds the shared overrides to this instance's weights: local changes go out, others' come in. */
 export interface WeightSync {
-  attach(weights: WeightControl): void;
+  attach(weights: SharedWeights): void;
   close(): Promise<void>;
 }

@@ -3,7 +3,7 @@ import { allTiers } from '../config/all-tiers.js';
 import type { Config } from '../config/schema.js';
 import type { TelemetryBus } from './bus.js';
 import type { TelemetryEvent } from './events.js';
-import { saverMetrics } from '../savers/saver-metrics.js';
+import { saverMetrics } from './saver-metrics.js';
 
 const STATE_VALUE = { healthy: 0, degraded: 1, down: 2 } as const;
 

@@ -1,8 +1,8 @@
 import type { Budget } from '../config/schema.js';
 import { tokenCounter, type TokenCounter } from '../tokens/count.js';
-import type { BudgetAmount, BudgetStatus, Reservation } from './budgets/ledger.js';
 import { LedgerTables } from './budgets/ledger-tables.js';
 import { describeDbError } from './db-errors.js';
+import { EngineBudgets } from './engine-budgets.js';
 import type { EngineCall, FromEngine, ToEngine } from './messages.js';
 import { unpackRequests } from './packing.js';
 import type { PriceBook } from './price-book.js';
@@ -24,8 +24,6 @@ export interface EngineOptions {
 const DAY_MS = 86_400_000;
 /** Rows per transaction: a ledger call waits behind at most one of these. */
 const CHUNK = 500;
-/** Ids of reservations held in memory while the file was unusable. */
-const MEMORY_PREFIX = 'm:';
 
 interface Settings {
   path: string;
@@ -44,8 +42,7 @@ interface Settings {
 export class UsageEngine {
   private settings: Settings | null = null;
   private store: UsageStore | null = null;
-  private ledger: LedgerTables | null = null;
-  private memory: { store: UsageStore; ledger: LedgerTables } | null = null;
+  private readonly budgets: EngineBudgets;
   private degraded: string | null = null;
   private dropped = 0;
   private retryDelay: number;
@@ -58,6 +55,12 @@ export class UsageEngine {
   constructor(private readonly send: (message: FromEngine) => void, private readonly options: EngineOptions = {}) {
     this.now = options.now ?? Date.now;
     this.retryDelay = options.retryBaseMs ?? 1_000;
+    this.budgets = new EngineBudgets({
+      budgets: () => this.settings?.budgets ?? [],
+      now: this.now,
+      holdMs: options.holdMs ?? 3_600_000,
+      guard: (fn) => this.guard(fn),
+    });
   }
 
   receive(message: ToEngine): void {
@@ -137,91 +140,35 @@ export class UsageEngine {
 
   private call(call: EngineCall): unknown {
     switch (call.op) {
-      case 'reserve':
-        return this.reserve(call.scopes, call.amount);
+      case 'reserve': {
+        const reservation = this.budgets.reserve(call.scopes, call.amount);
+        this.reportBudgets();
+        return reservation;
+      }
       case 'settle':
-        this.endReservation(call.reservation, call.actual);
+        this.budgets.end(call.reservation, call.actual);
+        this.reportBudgets();
         return null;
       case 'release':
-        this.endReservation(call.reservation, null);
+        this.budgets.end(call.reservation, null);
+        this.reportBudgets();
         return null;
       case 'remaining':
-        return this.budgetStatus().filter((s) => s.scope === call.scope);
+        return this.budgets.status().filter((s) => s.scope === call.scope);
       case 'day_totals':
         return this.store ? this.store.dayTotals(call.from) : null;
       case 'sync':
         return { dropped: this.dropped, degraded: this.degraded };
       case 'close':
         this.closeStore();
-        this.memory?.store.close();
-        this.memory = null;
+        this.budgets.close();
         this.clearRetry();
         return { dropped: this.dropped };
     }
   }
 
-  // ─── the ledger ───────────────────────────────────────────────────────────
-
-  private reserve(scopes: string[], amount: BudgetAmount): Reservation {
-    const budgets = this.settings?.budgets ?? [];
-    const holdMs = this.options.holdMs ?? 3_600_000;
-    let result: Reservation | null = null;
-    if (this.ledger) {
-      try {
-        result = this.ledger.reserve(budgets, scopes, amount, this.now(), holdMs);
-      } catch (err) {
-        this.fail(err);
-      }
-    }
-    if (result === null) {
-      const memory = this.memoryLedger();
-      result = memory.reserve(budgets, scopes, amount, this.now(), holdMs);
-      if (result.ok) result = { ok: true, id: MEMORY_PREFIX + result.id };
-    }
-    this.reportBudgets();
-    return result;
-  }
-
-  private endReservation(id: string, actual: BudgetAmount | null): void {
-    if (id.startsWith(MEMORY_PREFIX)) {
-      const memoryId = id.slice(MEMORY_PREFIX.length);
-      const memory = this.memoryLedger();
-      if (this.ledger && actual) {
-        // The file is back: the spend goes straight to it.
-        const holds = memory.release(memoryId);
-        this.guard(() => this.ledger?.charge(holds, actual));
-      } else if (actual) memory.settle(memoryId, actual);
-      else memory.release(memoryId);
-    } else if (this.ledger) {
-      this.guard(() => (actual ? this.ledger?.settle(id, actual) : this.ledger?.release(id)));
-    }
-    this.reportBudgets();
-  }
-
-  private budgetStatus(): BudgetStatus[] {
-    const budgets = this.settings?.budgets ?? [];
-    if (budgets.length === 0) return [];
-    const now = this.now();
-    if (this.ledger) {
-      try {
-        return this.ledger.status(budgets, now);
-      } catch (err) {
-        this.fail(err);
-      }
-    }
-    return this.memoryLedger().status(budgets, now);
-  }
-
   private reportBudgets(): void {
-    if ((this.settings?.budgets.length ?? 0) > 0) this.send({ t: 'budgets', status: this.budgetStatus() });
-  }
-
-  private memoryLedger(): LedgerTables {
-    if (!this.memory) {
-      const store = new UsageStore(':memory:');
-      this.memory = { store, ledger: new LedgerTables(store.db) };
-    }
-    return this.memory.ledger;
+    if ((this.settings?.budgets.length ?? 0) > 0) this.send({ t: 'budgets', status: this.budgets.status() });
   }
 
   // ─── opening, failing, retrying ───────────────────────────────────────────
@@ -232,7 +179,7 @@ export class UsageEngine {
     try {
       const store = new UsageStore(settings.path, { busyTimeoutMs: this.options.busyTimeoutMs, maxPageCount: this.options.maxPageCount });
       this.store = store;
-      this.ledger = new LedgerTables(store.db);
+      this.budgets.useFile(new LedgerTables(store.db));
     } catch (err) {
       this.fail(err);
       return;
@@ -242,7 +189,7 @@ export class UsageEngine {
       this.queue = this.queue.then(() => this.prune());
     }, DAY_MS);
     this.pruneTimer.unref();
-    this.moveMemorySpend();
+    this.budgets.moveMemorySpend();
     if (this.degraded !== null) {
       this.send({ t: 'recovered', path: settings.path, dropped: this.dropped });
       this.degraded = null;
@@ -255,13 +202,6 @@ export class UsageEngine {
     const settings = this.settings;
     if (!settings) return;
     this.guard(() => this.store?.prune(this.now() - settings.retentionDays * DAY_MS));
-  }
-
-  /** Budget spend counted in memory while the file was unusable moves into the file. */
-  private moveMemorySpend(): void {
-    if (!this.memory || !this.ledger) return;
-    const spent = this.memory.ledger.drainSpent();
-    if (spent.length > 0) this.guard(() => this.ledger?.charge(spent, (hold) => hold.amount));
   }
 
   /** Runs a database call; a failure degrades the store instead of escaping. */
@@ -311,6 +251,6 @@ export class UsageEngine {
       // closing a broken database can fail too; it is let go either way
     }
     this.store = null;
-    this.ledger = null;
+    this.budgets.useFile(null);
   }
 }

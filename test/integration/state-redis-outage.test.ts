@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import type { Budget } from '../../src/config/schema.js';
-import { ClientLifetime } from '../../src/proxy/client-lifetime.js';
+import { ClientLifetime } from '../../src/util/client-lifetime.js';
 import { LocalIdempotency } from '../../src/state/local-idempotency.js';
 import { LocalLimiter } from '../../src/state/local-limiter.js';
 import { RedisIdempotency } from '../../src/state/redis-idempotency.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ClientLifetime } from '../../src/proxy/client-lifetime.js';
+import { ClientLifetime } from '../../src/util/client-lifetime.js';
 import { bucketRates, fullBuckets, refill, take } from '../../src/state/bucket-math.js';
 import { LocalIdempotency } from '../../src/state/local-idempotency.js';
 import { LocalLimiter } from '../../src/state/local-limiter.js';

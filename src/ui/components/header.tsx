@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import { formatCount, formatDuration, formatMs, formatRate } from '../format.js';
+import { formatCount, formatDuration, formatMs, formatRate } from '../../util/format.js';
 import type { UsageTodayView } from '../state/usage-today.js';
 import { formatUsd } from '../../usage/text-table.js';
 

@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink';
 import type { LogLevel, LogLine } from '../dashboard-state.js';
-import { formatClock } from '../format.js';
+import { formatClock } from '../../util/format.js';
 
 const LEVEL_COLORS: Record<LogLevel, string | undefined> = { info: undefined, good: 'green', warn: 'yellow', bad: 'red' };
 

@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink';
 import type { RecentRequest } from '../dashboard-state.js';
-import { cell, formatClock, formatCount, formatMs } from '../format.js';
+import { cell, formatClock, formatCount, formatMs } from '../../util/format.js';
 
 export interface RecentRequestsProps {
   requests: readonly RecentRequest[];

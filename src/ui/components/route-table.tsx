@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink';
 import type { RouteView } from '../dashboard-state.js';
-import { cell } from '../format.js';
+import { cell } from '../../util/format.js';
 import { chooseColumns, gapAfter, type Column } from '../layout/table-columns.js';
 import { measureContent } from '../layout/tier-cells.js';
 import { TierRow } from './tier-row.js';

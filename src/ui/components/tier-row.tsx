@@ -1,6 +1,6 @@
 import { Text } from 'ink';
 import type { TierView } from '../dashboard-state.js';
-import { cell } from '../format.js';
+import { cell } from '../../util/format.js';
 import { gapAfter, type Column } from '../layout/table-columns.js';
 import { tierCellText } from '../layout/tier-cells.js';
 

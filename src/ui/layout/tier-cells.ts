@@ -1,5 +1,5 @@
 import type { TierView } from '../dashboard-state.js';
-import { formatCount, formatMs } from '../format.js';
+import { formatCount, formatMs } from '../../util/format.js';
 import { sparkline } from '../sparkline.js';
 import { TREND_BARS, type ColumnKey, type ContentWidths } from './table-columns.js';
 

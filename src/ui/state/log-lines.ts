@@ -2,7 +2,7 @@ import type {
   FitDiscovered,
   AttemptRecord, ConfigReloaded, HealthChecked, ProviderOutput, RolledBack, StateDegraded, StateRecovered, TierStateChanged, WeightChanged,
 } from '../../telemetry/events.js';
-import { formatMs } from '../format.js';
+import { formatMs } from '../../util/format.js';
 
 export type LogLevel = 'info' | 'good' | 'warn' | 'bad';
 

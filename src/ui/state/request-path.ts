@@ -1,5 +1,5 @@
 import type { AttemptRecord } from '../../telemetry/events.js';
-import { formatMs } from '../format.js';
+import { formatMs } from '../../util/format.js';
 
 const OK = '✓';
 const FAILED = '✗';

@@ -1,5 +1,5 @@
 import type { WeightLayers } from '../../telemetry/events.js';
-import { formatDuration } from '../format.js';
+import { formatDuration } from '../../util/format.js';
 
 /**
  * A tier's weight label from the layers its last `weight` event carried: the event says what

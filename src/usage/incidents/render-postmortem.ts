@@ -1,4 +1,4 @@
-import { formatDuration } from '../../ui/format.js';
+import { formatDuration } from '../../util/format.js';
 import { formatUsd } from '../text-table.js';
 import type { IncidentRecord } from './incident-rows.js';
 import type { IncidentNumbers, PeriodNumbers } from './postmortem.js';

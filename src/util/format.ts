@@ -1,4 +1,4 @@
-/** Small text formatters shared by the dashboard's state and components. */
+/** Small text formatters shared by the dashboard, `usage` and `incidents`: durations, times, counts, cells. */
 
 /** `812ms`, `2.5s`, `12s`: short and steady in width. */
 export function formatMs(ms: number): string {

@@ -1,6 +1,6 @@
 import type { Counter, Registry } from 'prom-client';
-import * as prom from '../telemetry/prom.js';
-import type { TelemetryEvent } from '../telemetry/events.js';
+import * as prom from './prom.js';
+import type { TelemetryEvent } from './events.js';
 
 type Child = ReturnType<Counter['labels']>;
 

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { describeSchema, type JsonSchema } from '../config/describe-schema.js';
-import type { ConfigProblem, PathSegment } from '../config/errors.js';
-import type { Reporter, Target } from '../config/positions.js';
-import { isRecord } from '../config/raw-data.js';
-import { describeValue } from '../config/schema-issues.js';
-import { SAVER_OPTIONS, type SaverName, type SaverSpec } from '../config/schema.js';
-import { closestMatch } from '../config/suggest.js';
+import { describeSchema, type JsonSchema } from './describe-schema.js';
+import type { ConfigProblem, PathSegment } from './errors.js';
+import type { Reporter, Target } from './positions.js';
+import { isRecord } from './raw-data.js';
+import { SAVER_OPTIONS, type SaverName, type SaverSpec } from './saver-options.js';
+import { describeValue } from './schema-issues.js';
+import { closestMatch } from './suggest.js';
 
 const NAMES = Object.keys(SAVER_OPTIONS) as SaverName[];
 

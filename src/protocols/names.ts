@@ -1,0 +1,41 @@
+/**
+ * The names the wires and everything above them share: the protocols a client speaks, and how
+ * an upstream attempt or a whole request ended. Names only: telemetry, usage and the proxy
+ * read them from here, below all of them.
+ */
+
+/** The protocol a client spoke to llm-route: OpenAI Chat Completions, OpenAI Responses, Anthropic Messages. */
+export type ClientProtocol = 'chat' | 'responses' | 'messages';
+
+/**
+ * Why one upstream attempt gave no answer (`AttemptError.reason`): the name the request log,
+ * the usage database, the metrics and a 502's `attempts` list give it.
+ */
+export type AttemptReason =
+  // the connection
+  | 'connection_refused' | 'connect_timeout' | 'unreachable' | 'connection_reset' | 'transport_error'
+  // the clock
+  | 'ttft_timeout' | 'total_timeout' | 'idle_timeout' | 'deadline'
+  // a non-2xx answer, as the wire codec classified it
+  | 'rate_limited' | 'server_error' | 'timeout_or_conflict' | 'auth' | 'model_not_found' | 'client_error'
+  | 'context_length' | 'content_policy' | 'bad_request'
+  // a 2xx answer that is not one
+  | 'bad_response' | 'empty_stream' | 'upstream_error' | 'broken_stream' | 'answer_too_large'
+  // a mid-stream recovery whose replay is not the answer the client has
+  | 'replay_diverged'
+  // not the tier's doing: a request it cannot carry, the client leaving, the server stopping
+  | 'unsupported' | 'client_abort' | 'shutdown';
+
+/** How one attempt ended: `ok`, a reason it failed, or `budget` (the tier was skipped: its budget was spent). */
+export type AttemptOutcome = 'ok' | AttemptReason | 'budget' | 'too_long';
+
+export type RequestOutcome =
+  | 'ok' // answered (stream finished cleanly, or a whole response)
+  | 'interrupted' // committed stream ended by an upstream stall or break
+  | 'upstream_rejected' // the payload's fault; the upstream's error was passed on
+  | 'failed' // every tier failed
+  | 'timeout' // every tier timed out, or the route's deadline passed
+  | 'client_abort' // the client went away first
+  | 'overloaded' // refused for load: server.max_streams streams were open
+  | 'bad_request' // rejected by llm-route before routing
+  | 'replayed'; // the answer stored under its Idempotency-Key (no tier was asked)

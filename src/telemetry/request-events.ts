@@ -1,0 +1,121 @@
+import type { Usage } from '../protocols/usage.js';
+import type { AttemptOutcome, AttemptReason, ClientProtocol, RequestOutcome } from '../protocols/names.js';
+
+// One request's life as events: start, each upstream attempt, failover, commit, end.
+
+/** What one token saver did to a request, measured with the tokenizer on the message contents. */
+export interface SaverMeasure {
+  saver: string;
+  /** Tokens before and after this saver ran (equal when it saved nothing, failed, or was not applied). */
+  before: number;
+  after: number;
+  /** The saver threw or overran its time budget: it was skipped for this request. */
+  failed?: boolean;
+}
+
+/** One upstream try, as the request log and the 502 body list it. */
+export interface AttemptRecord {
+  tier: string;
+  attempt: number;
+  outcome: AttemptOutcome;
+  status?: number;
+  ms: number;
+  message?: string;
+}
+
+export interface RequestStarted {
+  type: 'request_start';
+  id: string;
+  route: string;
+  stream: boolean;
+  protocol: ClientProtocol;
+}
+
+/**
+ * Whose fault a failed attempt was: `provider` (socket-level: counts against every tier of the
+ * provider), `tier` (model-level: 404, context length, TTFT), `payload` (the request's own
+ * fault; says nothing about health); null when nobody is at fault: success, the route's
+ * deadline cutting the attempt short, or an input the tier cannot take.
+ */
+export type Blame = 'provider' | 'tier' | 'payload' | null;
+
+export interface AttemptFinished {
+  type: 'attempt_end';
+  id: string;
+  route: string;
+  tier: string;
+  provider: string;
+  record: AttemptRecord;
+  /** A streaming attempt: for `ok`, record.ms is the tier's own time to first token. */
+  stream: boolean;
+  blame: Blame;
+}
+
+export interface FailedOver {
+  type: 'failover';
+  id: string;
+  route: string;
+  fromTier: string;
+  reason: AttemptReason;
+}
+
+export interface StreamCommitted {
+  type: 'commit';
+  id: string;
+  route: string;
+  tier: string;
+  ttftMs: number;
+}
+
+export interface ChunkDropped {
+  type: 'chunk_error';
+  route: string;
+  tier: string;
+}
+
+export interface RequestFinished {
+  type: 'request_end';
+  id: string;
+  route: string;
+  /** The tier that answered; null when none did. */
+  tier: string | null;
+  status: number;
+  outcome: RequestOutcome;
+  stream: boolean;
+  /** True when a stream was committed (it was counted as active). */
+  committed: boolean;
+  attempts: AttemptRecord[];
+  ttftMs?: number;
+  durationMs: number;
+  /** Epoch ms at the request's arrival. */
+  startedAt: number;
+  /** The protocol the client spoke (the route may be empty for requests rejected before routing). */
+  protocol: ClientProtocol;
+  /** The answering tier's provider and model; null when no tier answered. */
+  provider: string | null;
+  model: string | null;
+  /** As the upstream reported it; absent when it reported none. */
+  usage?: Usage;
+  /**
+   * Present only when a tier answered but reported no usage: the text to count with a
+   * tokenizer off the request path (the prompt's message contents and the answer's text).
+   */
+  estimate?: { promptText: string; completionText: string };
+  /** Token savers that ran on the request, in order. */
+  savers?: SaverMeasure[];
+  chunkErrors: number;
+  error?: string;
+  /** A committed stream that broke and was recovered (or tried to be) on a resume route. */
+  resumed?: ResumedStream;
+  /** The tier read fewer than 70% of the prompt tokens counted before sending: it cut the prompt silently (SPEC "Route by fit"). */
+  promptTruncated?: { sent: number; read: number };
+}
+
+/** A mid-stream recovery: from which tier to which, by which means, after how much text, and how it went. */
+export interface ResumedStream {
+  from: string;
+  to: string;
+  how: 'replay' | 'continue';
+  at_chars: number;
+  result: 'ok' | 'diverged' | 'failed';
+}
