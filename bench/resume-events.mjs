@@ -43,9 +43,10 @@ function run(protocol, resume) {
     const output = resume ? new ResumeState(call, codec, request).output : call.streamOutput();
     const framer = wire.framer();
     const facts = newFacts();
+    const reader = wire.reader();
     framer.push(bytes, (raw, data) => {
       if (data === null) return;
-      wire.inspect(data, facts);
+      reader.read(data, facts);
       const out = output.event(facts);
       sink += typeof out === 'symbol' ? 1 : out ? out.length : 0;
       events++;
