@@ -227,7 +227,7 @@ export const RAW = Symbol('raw');
 export interface StreamOutput {
   /** Whether events reach the client as their own bytes (the byte relay). */
   readonly relays: boolean;
-  /** What the client gets for one inspected, well-formed event: RAW, bytes, or null (nothing). */
+  /** What the client gets for one read, well-formed event: RAW, bytes, or null (nothing). */
   event(facts: EventFacts): typeof RAW | Buffer | null;
   /** A comment or field-less event (keep-alive), after commit: its bytes, or null. */
   keepAlive(raw: Buffer): Buffer | null;
