@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The per-event work `on_break: resume` adds to an unbroken stream, in process (no sockets, no
-// 10 ms CPU ticks): each upstream event framed, inspected and handed to the stream output, as
+// 10 ms CPU ticks): each upstream event framed, read and handed to the stream output, as
 // the relay does, with the default output (Chat: the byte relay; Messages: translated) against
 // the resume route's (the same plus the delivered-text decoder). Cases alternate within a run.
 //
@@ -30,7 +30,7 @@ function requestFor(protocol) {
   return parsed.request;
 }
 
-/** µs per event through framer, inspect and output, for streams of 100 events. */
+/** µs per event through framer, reader and output, for streams of 100 events. */
 function run(protocol, resume) {
   const codec = clientCodec(protocol);
   const request = requestFor(protocol);
@@ -43,9 +43,10 @@ function run(protocol, resume) {
     const output = resume ? new ResumeState(call, codec, request).output : call.streamOutput();
     const framer = wire.framer();
     const facts = newFacts();
+    const reader = wire.reader();
     framer.push(bytes, (raw, data) => {
       if (data === null) return;
-      wire.inspect(data, facts);
+      reader.read(data, facts);
       const out = output.event(facts);
       sink += typeof out === 'symbol' ? 1 : out ? out.length : 0;
       events++;

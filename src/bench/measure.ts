@@ -108,10 +108,12 @@ class StreamReading {
   private usage: Usage | undefined;
   private readonly parser;
   private readonly facts = newFacts();
+  private readonly reader;
   private chunkAt = 0;
 
   constructor(private readonly target: BenchTarget) {
     this.parser = target.wire.framer();
+    this.reader = target.wire.reader();
   }
 
   push(chunk: Buffer, at: number): void {
@@ -145,7 +147,7 @@ class StreamReading {
   private readonly onEvent = (_raw: Buffer, data: string | null): void => {
     if (data === null || this.streamError !== null) return;
     const facts = this.facts;
-    this.target.wire.inspect(data, facts);
+    this.reader.read(data, facts);
     if (facts.flags & EVENT_ERROR) {
       this.streamError = `error event in the stream: ${errorText(data) ?? 'no message'}`;
       return;

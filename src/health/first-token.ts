@@ -54,11 +54,12 @@ async function streamFirstToken(tier: Tier, wire: WireCodec, upstream: UpstreamR
 
   const parser = wire.framer();
   const facts = newFacts();
+  const reader = wire.reader();
   // Widened on purpose: only the callback assigns it, which TypeScript's narrowing cannot see.
   let outcome = null as Outcome | null;
   const onEvent = (_raw: Buffer, data: string | null): void => {
     if (outcome !== null || data === null) return;
-    wire.inspect(data, facts);
+    reader.read(data, facts);
     if (facts.flags & EVENT_ERROR) outcome = { error: errorText(data) ?? 'an empty error event' };
     else if (facts.flags & EVENT_CONTENT) outcome = { firstTokenAt: performance.now() };
   };

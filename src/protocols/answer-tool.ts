@@ -1,5 +1,6 @@
-import type { AssistantPart, NeutralEvent, NeutralResponse, ResponseFormat } from './neutral.js';
-import type { EventFacts, StreamDecoder } from './types.js';
+import type { AssistantPart, NeutralResponse, ResponseFormat } from './neutral.js';
+import type { StreamPart } from './stream-part.js';
+import type { EventFacts, PartStage } from './types.js';
 
 /**
  * Structured output for a server that has no response format but can be made to call a tool
@@ -18,36 +19,43 @@ export function answerTool(format: ResponseFormat): { name: string; description:
   return { name: ANSWER_TOOL, description: 'Give your final answer by calling this tool: its input is the answer, as JSON.', input_schema: schema };
 }
 
-/** A stream decoder that turns the answer tool's call into text; other tool calls are renumbered around it. */
-export class AnswerToolDecoder implements StreamDecoder {
-  private readonly events: NeutralEvent[] = [];
-  private answerIndex = -1;
+/**
+ * A stage that turns the answer tool's call into a text block (its input deltas the text);
+ * other tool calls pass as they are (renderers number calls in the order they start).
+ */
+export class AnswerToolStage implements PartStage {
+  private readonly parts: StreamPart[] = [];
+  private answerId: string | null = null;
   private otherCalls = 0;
-  /** Upstream tool-call index → the client's. */
-  private readonly renumbered = new Map<number, number>();
 
-  constructor(private readonly inner: StreamDecoder, private readonly name: string) {}
+  constructor(private readonly inner: PartStage, private readonly name: string) {}
 
-  decode(facts: EventFacts, out: NeutralEvent[]): void {
-    this.events.length = 0;
-    this.inner.decode(facts, this.events);
-    for (const event of this.events) {
-      if (event.type === 'tool_call_start') {
-        if (event.name === this.name && this.answerIndex < 0) {
-          this.answerIndex = event.index;
-          continue;
-        }
-        const index = this.otherCalls++;
-        this.renumbered.set(event.index, index);
-        out.push({ ...event, index });
-      } else if (event.type === 'tool_call_delta') {
-        if (event.index === this.answerIndex) out.push({ type: 'text', delta: event.delta });
-        else out.push({ ...event, index: this.renumbered.get(event.index) ?? event.index });
-      } else if (event.type === 'finish' && event.reason === 'tool_calls' && this.otherCalls === 0) {
-        // The forced call was the answer, not a tool the client has to run.
-        out.push({ type: 'finish', reason: 'stop' });
-      } else {
-        out.push(event);
+  decode(facts: EventFacts, out: StreamPart[]): void {
+    this.parts.length = 0;
+    this.inner.decode(facts, this.parts);
+    for (const part of this.parts) {
+      switch (part.type) {
+        case 'tool-input-start':
+          if (part.toolName === this.name && this.answerId === null) {
+            this.answerId = part.id;
+            out.push({ type: 'text-start', id: part.id });
+          } else {
+            this.otherCalls++;
+            out.push(part);
+          }
+          break;
+        case 'tool-input-delta':
+          out.push(part.id === this.answerId ? { type: 'text-delta', id: part.id, delta: part.delta } : part);
+          break;
+        case 'tool-input-end':
+          out.push(part.id === this.answerId ? { type: 'text-end', id: part.id } : part);
+          break;
+        case 'finish':
+          // The forced call was the answer, not a tool the client has to run.
+          out.push(part.reason === 'tool_calls' && this.otherCalls === 0 ? { type: 'finish', reason: 'stop' } : part);
+          break;
+        default:
+          out.push(part);
       }
     }
   }

@@ -1,11 +1,11 @@
 import type { Tier } from '../config/schema.js';
-import { AnswerToolDecoder, unwrapAnswerTool } from './answer-tool.js';
+import { AnswerToolStage, unwrapAnswerTool } from './answer-tool.js';
 import type { NeutralRequest, NeutralResponse } from './neutral.js';
 import { isInvalidSignature, messagesWithoutThinking, neutralWithoutSignedThinking } from './foreign-thinking.js';
 import { isReasoningRefusal } from './reasoning.js';
 import { wireFor } from './registry.js';
 import { TranslatedOutput } from './translated-output.js';
-import { isUnsupported, type ClientCodec, type ClientRequest, type StreamOutput, type Unsupported, type UpstreamAnswer, type UpstreamRequest, type WireCodec } from './types.js';
+import { isUnsupported, readParts, type ClientCodec, type ClientRequest, type StreamOutput, type Unsupported, type UpstreamAnswer, type UpstreamRequest, type WireCodec } from './types.js';
 import type { Usage } from './usage.js';
 
 /** A whole answer as the client gets it. */
@@ -94,8 +94,8 @@ export class UpstreamCall {
   /** A fresh stream output for one attempt. */
   streamOutput(): StreamOutput {
     if (this.relayed) return this.client.relay(this.clientRequest);
-    const decoder = this.request.answerTool ? new AnswerToolDecoder(this.wire.decoder(), this.request.answerTool) : this.wire.decoder();
-    return new TranslatedOutput(decoder, this.client.renderer(this.clientRequest));
+    const renderer = this.client.renderer(this.clientRequest);
+    return this.request.answerTool ? new TranslatedOutput(renderer, new AnswerToolStage(readParts, this.request.answerTool)) : new TranslatedOutput(renderer);
   }
 
   /** A whole 2xx answer for the client, with its usage; 'not_json' when the body is not an answer. */

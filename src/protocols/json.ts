@@ -8,10 +8,7 @@ import type { Usage } from './usage.js';
  * malformed) when the data is not a JSON object.
  */
 export function eventObject(data: string, facts: EventFacts): Record<string, unknown> | null {
-  facts.flags = 0;
-  facts.usage = undefined;
-  facts.text = undefined;
-  facts.json = undefined;
+  clearFacts(facts);
   let value: unknown;
   try {
     value = JSON.parse(data);
@@ -25,6 +22,14 @@ export function eventObject(data: string, facts: EventFacts): Record<string, unk
   }
   facts.json = value;
   return value;
+}
+
+/** `facts` emptied for the next event (its parts are the reader's to reset). */
+export function clearFacts(facts: EventFacts): void {
+  facts.flags = 0;
+  facts.usage = undefined;
+  facts.text = undefined;
+  facts.json = undefined;
 }
 
 /** A whole answer's JSON object, or null when the body is not one. */

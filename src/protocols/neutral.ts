@@ -4,9 +4,9 @@ import type { Usage } from './usage.js';
 
 /**
  * The neutral model every translation goes through: a client codec turns its protocol's
- * body into a NeutralRequest, an upstream codec turns it into its own; upstream events
- * become NeutralEvents that a client codec renders. N codecs around one model, never a
- * table of protocol pairs. Same protocol in and out never comes here: it is relayed.
+ * body into a NeutralRequest, an upstream codec turns it into its own; upstream events are
+ * read into StreamParts (stream-part.ts) that a client codec renders. N codecs around one
+ * model, never a table of protocol pairs. Same protocol in and out never comes here: it is relayed.
  */
 
 export type NeutralPart =
@@ -118,20 +118,6 @@ export function wholeResponse(content: AssistantPart[], finish: FinishReason, se
   if (sent.usage) response.usage = sent.usage;
   return response;
 }
-
-/**
- * One piece of a streamed answer. Tool calls are numbered in the order the answer makes
- * them (0, 1, …), whatever numbering the upstream protocol uses.
- */
-export type NeutralEvent =
-  | { type: 'text'; delta: string }
-  | { type: 'reasoning'; delta: string }
-  | { type: 'reasoning_signature'; signature: string }
-  | { type: 'tool_call_start'; index: number; id: string; name: string }
-  | { type: 'tool_call_delta'; index: number; delta: string }
-  | { type: 'finish'; reason: FinishReason }
-  | { type: 'usage'; usage: Partial<Usage> }
-  | { type: 'error'; message: string };
 
 /** The text a tokenizer should count for a request: every text part, in order. */
 export function requestText(request: NeutralRequest): string {

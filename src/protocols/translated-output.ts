@@ -1,15 +1,18 @@
-import type { NeutralEvent } from './neutral.js';
-import type { EventFacts, StreamDecoder, StreamOutput, StreamRenderer } from './types.js';
+import type { StreamPart } from './stream-part.js';
+import { readParts, type EventFacts, type PartStage, type StreamOutput, type StreamRenderer } from './types.js';
 
-/** A stream from a server in one protocol, rendered for a client in another: decode, then render, event by event. */
+/**
+ * A stream from a server in one protocol, rendered for a client in another: each event's
+ * parts (as its reader decoded them, through `stage` when one reshapes them) rendered.
+ */
 export class TranslatedOutput implements StreamOutput {
   readonly relays = false;
-  private readonly events: NeutralEvent[] = [];
+  private readonly parts: StreamPart[] = [];
 
-  constructor(private readonly decoder: StreamDecoder, private readonly renderer: StreamRenderer) {}
+  constructor(private readonly renderer: StreamRenderer, private readonly stage: PartStage = readParts) {}
 
   event(facts: EventFacts): Buffer | null {
-    const text = this.renderer.render(this.decode(facts));
+    const text = this.renderer.render(this.staged(facts));
     return text === '' ? null : Buffer.from(text);
   }
 
@@ -23,7 +26,7 @@ export class TranslatedOutput implements StreamOutput {
   }
 
   upstreamError(_raw: Buffer, facts: EventFacts): Buffer {
-    const error = this.decode(facts).find((event) => event.type === 'error');
+    const error = this.staged(facts).find((part) => part.type === 'error');
     return this.interrupted(`upstream error after the first token: ${error?.message ?? 'unknown error'}`);
   }
 
@@ -31,9 +34,9 @@ export class TranslatedOutput implements StreamOutput {
     return Buffer.from(this.renderer.error(message));
   }
 
-  private decode(facts: EventFacts): NeutralEvent[] {
-    this.events.length = 0;
-    this.decoder.decode(facts, this.events);
-    return this.events;
+  private staged(facts: EventFacts): StreamPart[] {
+    this.parts.length = 0;
+    this.stage.decode(facts, this.parts);
+    return this.parts;
   }
 }

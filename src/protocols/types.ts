@@ -2,7 +2,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Provider, Tier } from '../config/schema.js';
 import type { Framer } from '../sse/framer.js';
 import type { AttemptReason, ClientProtocol } from './names.js';
-import type { NeutralEvent, NeutralRequest, NeutralResponse } from './neutral.js';
+import type { NeutralRequest, NeutralResponse } from './neutral.js';
+import type { StreamPart } from './stream-part.js';
 import type { Usage } from './usage.js';
 
 /**
@@ -17,7 +18,10 @@ export type WireProtocol = ClientProtocol | 'ollama';
 
 // ─── facts of one upstream event ────────────────────────────────────────────
 
-/** What one upstream event means to the router; filled in place, no object per event. */
+/**
+ * What one upstream event means to the router, and its parts for a translation; filled in
+ * place by the stream's reader, no object per event.
+ */
 export interface EventFacts {
   /** Bit set of EVENT_* flags. */
   flags: number;
@@ -25,11 +29,16 @@ export interface EventFacts {
   usage: Partial<Usage> | undefined;
   /** Generated text in this event (content, reasoning, tool arguments), for a token estimate. */
   text: string | undefined;
-  /** The event's parsed JSON, for the translation that may follow. */
+  /** The event's parsed JSON (a relay policy reads a field of it: a sequence number, a chunk id). */
   json: unknown;
+  /**
+   * The event's parts, decoded once by the stream's reader; the flags above are read from them.
+   * The reader's own array, reused for the next event: copy what must outlive this one.
+   */
+  parts: readonly StreamPart[];
 }
 
-export const EVENT_CONTENT = 1; // commits the stream: text, reasoning, a tool call or a finish
+export const EVENT_CONTENT = 1; // commits the stream: text, reasoning, a tool call or a finish (see part-facts.ts)
 export const EVENT_FINISH = 2; // the answer's end reason
 export const EVENT_USAGE = 4; // carries usage
 export const EVENT_USAGE_ONLY = 8; // nothing but usage (chat: hidden from clients that did not ask)
@@ -37,8 +46,10 @@ export const EVENT_ERROR = 16; // an error reported inside the stream
 export const EVENT_MALFORMED = 32; // not valid JSON, or not an event of the protocol
 export const EVENT_DONE = 64; // the protocol's terminator: nothing meaningful follows
 
+const NO_PARTS: readonly StreamPart[] = Object.freeze([]);
+
 export function newFacts(): EventFacts {
-  return { flags: 0, usage: undefined, text: undefined, json: undefined };
+  return { flags: 0, usage: undefined, text: undefined, json: undefined, parts: NO_PARTS };
 }
 
 // ─── upstream requests and answers ──────────────────────────────────────────
@@ -106,10 +117,8 @@ export interface WireCodec {
   countTokensRequest?(provider: Provider, tier: Tier, body: Record<string, unknown>, headers: ClientHeaders): UpstreamRequest;
   /** The request for a neutral one; Unsupported when this wire cannot carry it. */
   encodeRequest(provider: Provider, tier: Tier, request: NeutralRequest, stream: boolean, headers: ClientHeaders): UpstreamRequest | Unsupported;
-  /** Reads one event's data into `facts`. */
-  inspect(data: string, facts: EventFacts): void;
-  /** A stateful decoder of one stream's events (after `inspect`) into neutral events. */
-  decoder(): StreamDecoder;
+  /** A new reader of one stream's events (stateful: open blocks, tool-call ids). */
+  reader(): StreamReader;
   /** Classifies a non-2xx answer. */
   classifyStatus(status: number, body: string, headers: IncomingHttpHeaders): StatusVerdict;
   /** Usage of a whole answer, found without parsing it; 'not_json' for a body that is not an answer. */
@@ -118,10 +127,34 @@ export interface WireCodec {
   decodeResponse(body: Buffer): NeutralResponse | 'not_json';
 }
 
-export interface StreamDecoder {
-  /** Appends the neutral events of one inspected event to `out`. */
-  decode(facts: EventFacts, out: NeutralEvent[]): void;
+/**
+ * Reads one stream's events, each once: its data into parts (`facts.parts`), and the commit
+ * facts from those parts (flags, usage, text), so what commits a stream and what a translation
+ * renders cannot disagree. A relayed stream is read the same way and still goes out as its bytes.
+ */
+export interface StreamReader {
+  read(data: string, facts: EventFacts): void;
 }
+
+/**
+ * A step between a stream's parts and its renderer (the answer tool turned into text, a
+ * recovery's echo dropped): appends what it makes of one read event to `out`. `readParts` is
+ * the first step of every chain: the event's own parts of choice 0, the only one a
+ * translation carries.
+ */
+export interface PartStage {
+  decode(facts: EventFacts, out: StreamPart[]): void;
+}
+
+export const readParts: PartStage = {
+  decode(facts: EventFacts, out: StreamPart[]): void {
+    const parts = facts.parts;
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i];
+      if (!('choice' in part) || !part.choice) out.push(part);
+    }
+  },
+};
 
 // ─── client codecs ──────────────────────────────────────────────────────────
 
@@ -165,16 +198,19 @@ export interface ClientCodec {
   translateRejection(status: number, message: string): string;
   /** The relay policy for a stream relayed from a server speaking this same protocol. */
   relay(request: ClientRequest): StreamOutput;
-  /** A renderer of neutral events into this protocol, for a stream from another one. */
+  /** A renderer of stream parts into this protocol, for a stream from another one. */
   renderer(request: ClientRequest): StreamRenderer;
   /** A whole neutral answer in this protocol. */
   renderResponse(response: NeutralResponse, request: ClientRequest): string;
 }
 
-/** Renders one stream's neutral events in a client protocol (state: open blocks, ids, usage). */
+/**
+ * Renders one stream's parts in a client protocol, following their blocks' start / end (state:
+ * the open block, tool-call ids, usage). It is given choice 0's parts only (see readParts).
+ */
 export interface StreamRenderer {
-  /** The client bytes for these events ('' for none). The protocol's opening comes with the first content. */
-  render(events: readonly NeutralEvent[]): string;
+  /** The client bytes for these parts ('' for none). The protocol's opening comes with the first content. */
+  render(parts: readonly StreamPart[]): string;
   /** The answer is complete: what closes it (the finish, usage, the terminator). */
   end(): string;
   /** The stream cannot go on: this protocol's error event. */
@@ -191,7 +227,7 @@ export const RAW = Symbol('raw');
 export interface StreamOutput {
   /** Whether events reach the client as their own bytes (the byte relay). */
   readonly relays: boolean;
-  /** What the client gets for one inspected, well-formed event: RAW, bytes, or null (nothing). */
+  /** What the client gets for one read, well-formed event: RAW, bytes, or null (nothing). */
   event(facts: EventFacts): typeof RAW | Buffer | null;
   /** A comment or field-less event (keep-alive), after commit: its bytes, or null. */
   keepAlive(raw: Buffer): Buffer | null;

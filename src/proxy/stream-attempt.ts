@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import {
-  EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, EVENT_FINISH, EVENT_MALFORMED, newFacts, RAW, type StreamOutput,
+  EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, EVENT_FINISH, EVENT_MALFORMED, newFacts, RAW, type StreamOutput, type StreamReader,
 } from '../protocols/types.js';
 import { mergeUsage, type Usage } from '../protocols/usage.js';
 import type { Framer } from '../sse/framer.js';
@@ -75,6 +75,7 @@ export class StreamAttempt extends UpstreamAttempt {
   private readonly framer: Framer;
   private readonly output: StreamOutput;
   private readonly facts = newFacts();
+  private readonly reader: StreamReader;
   private usage: Usage | undefined;
   private readonly texts: string[] = [];
   private sawFinish = false;
@@ -88,6 +89,7 @@ export class StreamAttempt extends UpstreamAttempt {
   constructor(private readonly stream: StreamAttemptInput) {
     super(stream);
     this.framer = stream.call.wire.framer();
+    this.reader = stream.call.wire.reader();
     this.output = stream.output;
     this.committed = new Promise((resolve) => (this.resolveCommitted = resolve));
     this.finished = new Promise((resolve) => (this.resolveFinished = resolve));
@@ -130,7 +132,7 @@ export class StreamAttempt extends UpstreamAttempt {
       return;
     }
     const facts = this.facts;
-    this.stream.call.wire.inspect(data, facts);
+    this.reader.read(data, facts);
     const flags = facts.flags;
     if (flags & EVENT_MALFORMED) {
       this.chunkErrors++;

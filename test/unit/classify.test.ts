@@ -105,7 +105,7 @@ describe('Retry-After and backoff', () => {
 describe('event inspection', () => {
   const inspect = (data: string): EventFacts => {
     const facts: EventFacts = newFacts();
-    chatWire.inspect(data, facts);
+    chatWire.reader().read(data, facts);
     return facts;
   };
   const delta = (d: Record<string, unknown>, finish: string | null = null): string => JSON.stringify({ choices: [{ index: 0, delta: d, finish_reason: finish }] });

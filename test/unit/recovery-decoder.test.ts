@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { NeutralEvent } from '../../src/protocols/neutral.js';
-import { newFacts, type StreamDecoder } from '../../src/protocols/types.js';
+import type { StreamPart } from '../../src/protocols/stream-part.js';
+import { newFacts, type PartStage } from '../../src/protocols/types.js';
 import { RecoveryDecoder, type RecoveryMeans } from '../../src/proxy/resume/recovery-decoder.js';
+import { eventsOf, partsOf, type NeutralEvent } from '../helpers/stream-events.js';
 
-/** A decoder whose events are the test's: each `feed` is one upstream event. */
-class Scripted implements StreamDecoder {
+/** A stage whose parts are the test's: each `feed` is one upstream event. */
+class Scripted implements PartStage {
   next: NeutralEvent[] = [];
-  decode(_facts: unknown, out: NeutralEvent[]): void {
-    out.push(...this.next);
+  decode(_facts: unknown, out: StreamPart[]): void {
+    out.push(...partsOf(this.next));
   }
 }
 
@@ -15,12 +16,12 @@ function run(means: RecoveryMeans, delivered: string, events: NeutralEvent[][]):
   const inner = new Scripted();
   let diverged: string | null = null;
   const decoder = new RecoveryDecoder(inner, means, delivered, (message) => (diverged = message));
-  const out: NeutralEvent[] = [];
+  const out: StreamPart[] = [];
   for (const batch of events) {
     inner.next = batch;
     decoder.decode(newFacts(), out);
   }
-  return { out, diverged };
+  return { out: eventsOf(out), diverged };
 }
 
 const text = (delta: string): NeutralEvent => ({ type: 'text', delta });

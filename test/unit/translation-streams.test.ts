@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { clientCodec, wireCodec } from '../../src/protocols/registry.js';
-import type { NeutralEvent } from '../../src/protocols/neutral.js';
+import type { StreamPart } from '../../src/protocols/stream-part.js';
 import { newFacts, type WireProtocol } from '../../src/protocols/types.js';
 import type { ClientProtocol } from '../../src/telemetry/events.js';
+import { type NeutralEvent, partsOf, eventsOf } from '../helpers/stream-events.js';
 
 /**
  * Stream translation, table-driven: recorded upstream event sequences (each server's exact
@@ -13,19 +14,19 @@ import type { ClientProtocol } from '../../src/telemetry/events.js';
 function decode(protocol: WireProtocol, bytes: string): NeutralEvent[] {
   const wire = wireCodec(protocol);
   const framer = wire.framer();
-  const decoder = wire.decoder();
+  const reader = wire.reader();
   const facts = newFacts();
-  const events: NeutralEvent[] = [];
+  const parts: StreamPart[] = [];
   const onEvent = (_raw: Buffer, data: string | null): void => {
     if (data === null) return;
-    wire.inspect(data, facts);
-    decoder.decode(facts, events);
+    reader.read(data, facts);
+    parts.push(...facts.parts);
   };
   // Byte by byte: decoding must not depend on how the bytes were split.
   const buffer = Buffer.from(bytes);
   for (let i = 0; i < buffer.length; i++) framer.push(buffer.subarray(i, i + 1), onEvent);
   framer.flush(onEvent);
-  return events;
+  return eventsOf(parts);
 }
 
 const sse = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
@@ -174,7 +175,7 @@ describe('each client renderer\'s stream decodes back to the events it rendered'
       if (!parsed.ok) throw new Error(parsed.message);
       const renderer = codec.renderer(parsed.request);
       // One event at a time, as a stream delivers them.
-      const bytes = CONVERSATION.map((event) => renderer.render([event])).join('') + renderer.end();
+      const bytes = partsOf(CONVERSATION).map((part) => renderer.render([part])).join('') + renderer.end();
       expect(normalise(decode(wire, bytes))).toEqual(normalise(CONVERSATION));
     });
   }

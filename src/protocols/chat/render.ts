@@ -1,5 +1,6 @@
 import { newId } from '../ids.js';
-import { type FinishReason, type NeutralEvent, type NeutralResponse, settledFinish } from '../neutral.js';
+import { type FinishReason, type NeutralResponse, settledFinish } from '../neutral.js';
+import type { StreamPart } from '../stream-part.js';
 import type { StreamRenderer } from '../types.js';
 import { mergeUsage, type Usage } from '../usage.js';
 import { chatStreamError } from './stream-error.js';
@@ -7,42 +8,50 @@ import { toChatUsage } from './usage.js';
 
 const FINISH: Record<FinishReason, string> = { stop: 'stop', length: 'length', tool_calls: 'tool_calls', content_filter: 'content_filter' };
 
-/** Neutral events as Chat Completions chunks: role with the first delta, finish, usage (when asked), [DONE]. */
+/**
+ * Stream parts as Chat Completions chunks: role with the first delta, finish, usage (when
+ * asked), [DONE]. Chat has no blocks: starts and ends draw nothing; tool calls are numbered
+ * 0, 1, … in the order they start.
+ */
 export class ChatRenderer implements StreamRenderer {
   private id = newId('chatcmpl-');
   private created = Math.floor(Date.now() / 1000);
   private started = false;
   private finished = false;
-  private madeToolCalls = false;
+  /** Tool-call id → its index in the chunks. */
+  private readonly toolIndex = new Map<string, number>();
   private usage: Usage | undefined;
 
   constructor(private model: string, private readonly wantsUsage: boolean) {}
 
-  render(events: readonly NeutralEvent[]): string {
+  render(parts: readonly StreamPart[]): string {
     let out = '';
-    for (const event of events) {
-      switch (event.type) {
-        case 'text':
-          out += this.delta({ content: event.delta });
+    for (const part of parts) {
+      switch (part.type) {
+        case 'text-delta':
+          out += this.delta({ content: part.delta });
           break;
-        case 'reasoning':
-          out += this.delta({ reasoning_content: event.delta });
+        case 'reasoning-delta':
+          out += this.delta({ reasoning_content: part.delta });
           break;
-        case 'tool_call_start':
-          this.madeToolCalls = true;
-          out += this.delta({ tool_calls: [{ index: event.index, id: event.id, type: 'function', function: { name: event.name, arguments: '' } }] });
+        case 'tool-input-start': {
+          const index = this.toolIndex.size;
+          this.toolIndex.set(part.id, index);
+          out += this.delta({ tool_calls: [{ index, id: part.id, type: 'function', function: { name: part.toolName, arguments: '' } }] });
           break;
-        case 'tool_call_delta':
-          out += this.delta({ tool_calls: [{ index: event.index, function: { arguments: event.delta } }] });
+        }
+        case 'tool-input-delta': {
+          const index = this.toolIndex.get(part.id);
+          if (index !== undefined) out += this.delta({ tool_calls: [{ index, function: { arguments: part.delta } }] });
           break;
+        }
         case 'finish':
-          out += this.finish(event.reason);
+          out += this.finish(part.reason);
           break;
         case 'usage':
-          this.usage = mergeUsage(this.usage, event.usage);
+          this.usage = mergeUsage(this.usage, part.usage);
           break;
-        case 'reasoning_signature':
-        case 'error':
+        default:
           break;
       }
     }
@@ -83,7 +92,7 @@ export class ChatRenderer implements StreamRenderer {
     this.finished = true;
     const delta = this.started ? {} : { role: 'assistant', content: '' };
     this.started = true;
-    return sse({ ...this.base(), choices: [{ index: 0, delta, finish_reason: FINISH[settledFinish(reason, this.madeToolCalls)] }] });
+    return sse({ ...this.base(), choices: [{ index: 0, delta, finish_reason: FINISH[settledFinish(reason, this.toolIndex.size > 0)] }] });
   }
 
   private base(): Record<string, unknown> {

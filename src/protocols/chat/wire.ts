@@ -9,9 +9,9 @@ import type { NeutralRequest } from '../neutral.js';
 import { upstreamPath } from '../paths.js';
 import { isUnsupported, type ClientHeaders, type UpstreamRequest, type Unsupported, type WireCodec } from '../types.js';
 import type { Usage } from '../usage.js';
-import { ChatDecoder, decodeChatResponse } from './decode.js';
+import { decodeChatResponse } from './decode.js';
 import { chatFromNeutral } from './from-neutral.js';
-import { inspectChatEvent } from './inspect.js';
+import { ChatReader } from './reader.js';
 import { chatUsage } from './usage.js';
 
 const MAX_TOKENS_FIELDS = ['max_tokens', 'max_completion_tokens'] as const;
@@ -37,8 +37,7 @@ export const chatWire: WireCodec = {
     return isUnsupported(body) ? body : chatRequest(provider, JSON.stringify(body), stream, headers);
   },
 
-  inspect: inspectChatEvent,
-  decoder: () => new ChatDecoder(),
+  reader: () => new ChatReader(),
 
   classifyStatus,
 

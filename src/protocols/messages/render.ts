@@ -1,6 +1,7 @@
 import { parseArguments } from '../fields.js';
 import { newId } from '../ids.js';
-import { type FinishReason, type NeutralEvent, type NeutralResponse, settledFinish } from '../neutral.js';
+import { type FinishReason, type NeutralResponse, settledFinish } from '../neutral.js';
+import type { StreamPart } from '../stream-part.js';
 import type { StreamRenderer } from '../types.js';
 import { mergeUsage, type Usage } from '../usage.js';
 import { messagesStreamError } from './stream-error.js';
@@ -11,8 +12,9 @@ const STOP: Record<FinishReason, string> = { stop: 'end_turn', length: 'max_toke
 type BlockType = 'text' | 'thinking' | 'tool_use';
 
 /**
- * Neutral events as Anthropic Messages events: message_start with the first content, one
- * content block per run of text, thinking or a tool call (start, deltas, stop), and at the
+ * Stream parts as Anthropic Messages events: message_start with the first content, one
+ * content block per block of the parts (start, deltas, stop: a text or reasoning block opens
+ * with its first delta, so an empty one is not drawn, and closes at its end part), and at the
  * end message_delta (stop reason and the whole usage, which other protocols report last)
  * and message_stop.
  */
@@ -21,8 +23,8 @@ export class MessagesRenderer implements StreamRenderer {
   private started = false;
   private open: { type: BlockType; index: number } | null = null;
   private nextBlock = 0;
-  /** Neutral tool-call index → its content block index. */
-  private readonly toolBlocks = new Map<number, number>();
+  /** Tool-call id → its content block index. */
+  private readonly toolBlocks = new Map<string, number>();
   private finish: FinishReason = 'stop';
   private usage: Usage | undefined;
 
@@ -34,39 +36,47 @@ export class MessagesRenderer implements StreamRenderer {
    */
   constructor(private readonly model: string, private readonly inputEstimate: () => number = () => 0) {}
 
-  render(events: readonly NeutralEvent[]): string {
+  render(parts: readonly StreamPart[]): string {
     let out = '';
-    for (const event of events) {
-      switch (event.type) {
-        case 'text':
-          out += this.into('text', { type: 'text_delta', text: event.delta });
+    for (const part of parts) {
+      switch (part.type) {
+        case 'text-delta':
+          out += this.into('text', { type: 'text_delta', text: part.delta });
           break;
-        case 'reasoning':
-          out += this.into('thinking', { type: 'thinking_delta', thinking: event.delta });
+        case 'reasoning-delta':
+          out += this.into('thinking', { type: 'thinking_delta', thinking: part.delta });
           break;
-        case 'reasoning_signature':
-          if (this.open?.type === 'thinking') out += this.delta(this.open.index, { type: 'signature_delta', signature: event.signature });
+        case 'text-end':
+          if (this.open?.type === 'text') out += this.close();
           break;
-        case 'tool_call_start': {
+        case 'reasoning-end':
+          if (this.open?.type !== 'thinking') break;
+          if (part.signature !== undefined) out += this.delta(this.open.index, { type: 'signature_delta', signature: part.signature });
+          out += this.close();
+          break;
+        case 'tool-input-start': {
           out += this.start() + this.close();
           const index = this.nextBlock++;
-          this.toolBlocks.set(event.index, index);
+          this.toolBlocks.set(part.id, index);
           this.open = { type: 'tool_use', index };
-          out += sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: event.id, name: event.name, input: {} } });
+          out += sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: part.id, name: part.toolName, input: {} } });
           break;
         }
-        case 'tool_call_delta': {
-          const index = this.toolBlocks.get(event.index);
-          if (index !== undefined) out += this.delta(index, { type: 'input_json_delta', partial_json: event.delta });
+        case 'tool-input-delta': {
+          const index = this.toolBlocks.get(part.id);
+          if (index !== undefined) out += this.delta(index, { type: 'input_json_delta', partial_json: part.delta });
           break;
         }
+        case 'tool-input-end':
+          if (this.open?.type === 'tool_use' && this.open.index === this.toolBlocks.get(part.id)) out += this.close();
+          break;
         case 'finish':
-          this.finish = event.reason;
+          this.finish = part.reason;
           break;
         case 'usage':
-          this.usage = mergeUsage(this.usage, event.usage);
+          this.usage = mergeUsage(this.usage, part.usage);
           break;
-        case 'error':
+        default:
           break;
       }
     }

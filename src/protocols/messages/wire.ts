@@ -9,10 +9,10 @@ import type { NeutralRequest } from '../neutral.js';
 import { upstreamPath } from '../paths.js';
 import { isUnsupported, type ClientHeaders, type UpstreamRequest, type Unsupported, type WireCodec } from '../types.js';
 import { mergeUsage, type Usage } from '../usage.js';
-import { decodeMessagesResponse, MessagesDecoder } from './decode.js';
+import { decodeMessagesResponse } from './decode.js';
 import { forForeignServer } from './foreign-server.js';
 import { messagesFromNeutral } from './from-neutral.js';
-import { inspectMessagesEvent } from './inspect.js';
+import { MessagesReader } from './reader.js';
 import { anthropicUsage } from './usage.js';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -51,8 +51,7 @@ export const messagesWire: WireCodec = {
     return upstream;
   },
 
-  inspect: inspectMessagesEvent,
-  decoder: () => new MessagesDecoder(),
+  reader: () => new MessagesReader(),
 
   classifyStatus,
 

@@ -7,9 +7,9 @@ import type { NeutralRequest } from '../neutral.js';
 import { upstreamPath } from '../paths.js';
 import { isUnsupported, type ClientHeaders, type UpstreamRequest, type Unsupported, type WireCodec } from '../types.js';
 import type { Usage } from '../usage.js';
-import { decodeOllamaResponse, OllamaDecoder } from './decode.js';
+import { decodeOllamaResponse } from './decode.js';
 import { ollamaFromNeutral } from './from-neutral.js';
-import { inspectOllamaLine } from './inspect.js';
+import { OllamaReader } from './reader.js';
 import { ollamaUsage } from './usage.js';
 
 /**
@@ -30,8 +30,7 @@ export const ollamaWire: WireCodec = {
     return isUnsupported(body) ? body : ollamaRequest(provider, JSON.stringify(body), stream, headers);
   },
 
-  inspect: inspectOllamaLine,
-  decoder: () => new OllamaDecoder(),
+  reader: () => new OllamaReader(),
 
   classifyStatus,
 

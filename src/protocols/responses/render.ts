@@ -1,5 +1,6 @@
 import { newId } from '../ids.js';
-import { type FinishReason, type NeutralEvent, type NeutralResponse, settledFinish } from '../neutral.js';
+import { type FinishReason, type NeutralResponse, settledFinish } from '../neutral.js';
+import type { StreamPart } from '../stream-part.js';
 import type { StreamRenderer } from '../types.js';
 import { mergeUsage, type Usage } from '../usage.js';
 import { toResponsesUsage } from './usage.js';
@@ -14,11 +15,13 @@ interface OpenItem {
 }
 
 /**
- * Neutral events as Responses events, with the indices the SDKs accumulate by: at the first
- * content response.created and response.in_progress; per run of text a message item (item
- * added, content part added, text deltas, then the three done events); per reasoning run a
- * reasoning item with a summary; per tool call a function_call item with argument deltas;
- * at the end response.completed (or response.incomplete) with every item and the usage.
+ * Stream parts as Responses events, with the indices the SDKs accumulate by: at the first
+ * content response.created and response.in_progress; per text block a message item (item
+ * added, content part added, text deltas, then the three done events at its end); per
+ * reasoning block a reasoning item with a summary; per tool call a function_call item with
+ * argument deltas; at the end response.completed (or response.incomplete) with every item and
+ * the usage. A text or reasoning item opens with its block's first delta (an empty block is
+ * not drawn) and closes at the block's end part, or when another item opens.
  */
 export class ResponsesRenderer implements StreamRenderer {
   private readonly id = newId('resp_');
@@ -27,57 +30,65 @@ export class ResponsesRenderer implements StreamRenderer {
   private started = false;
   private open: OpenItem | null = null;
   private readonly output: Item[] = [];
-  /** Neutral tool-call index → its item. */
-  private readonly calls = new Map<number, OpenItem>();
+  /** Tool-call id → its item. */
+  private readonly calls = new Map<string, OpenItem>();
   private finish: FinishReason = 'stop';
   private usage: Usage | undefined;
 
   /** `namespaces`: tool name → the Responses namespace it was given in, named again in its calls. */
   constructor(private readonly model: string, private readonly namespaces: ReadonlyMap<string, string> = new Map()) {}
 
-  render(events: readonly NeutralEvent[]): string {
+  render(parts: readonly StreamPart[]): string {
     let out = '';
-    for (const event of events) {
-      switch (event.type) {
-        case 'text': {
+    for (const part of parts) {
+      switch (part.type) {
+        case 'text-delta': {
           out += this.ensure('message');
           const open = this.open as OpenItem;
-          open.text += event.delta;
-          out += this.sse('response.output_text.delta', { item_id: open.item.id, output_index: open.index, content_index: 0, delta: event.delta, logprobs: [] });
+          open.text += part.delta;
+          out += this.sse('response.output_text.delta', { item_id: open.item.id, output_index: open.index, content_index: 0, delta: part.delta, logprobs: [] });
           break;
         }
-        case 'reasoning': {
+        case 'reasoning-delta': {
           out += this.ensure('reasoning');
           const open = this.open as OpenItem;
-          open.text += event.delta;
-          out += this.sse('response.reasoning_summary_text.delta', { item_id: open.item.id, output_index: open.index, summary_index: 0, delta: event.delta });
+          open.text += part.delta;
+          out += this.sse('response.reasoning_summary_text.delta', { item_id: open.item.id, output_index: open.index, summary_index: 0, delta: part.delta });
           break;
         }
-        case 'tool_call_start': {
+        case 'text-end':
+          if (this.open?.item.type === 'message') out += this.close();
+          break;
+        case 'reasoning-end':
+          if (this.open?.item.type === 'reasoning') out += this.close();
+          break;
+        case 'tool-input-start': {
           out += this.begin() + this.close();
-          const item: Item = { id: newId('fc_'), type: 'function_call', status: 'in_progress', call_id: event.id, name: event.name, arguments: '' };
-          const namespace = this.namespaces.get(event.name);
+          const item: Item = { id: newId('fc_'), type: 'function_call', status: 'in_progress', call_id: part.id, name: part.toolName, arguments: '' };
+          const namespace = this.namespaces.get(part.toolName);
           if (namespace) item.namespace = namespace;
           const open = this.add(item);
-          this.calls.set(event.index, open);
+          this.calls.set(part.id, open);
           out += this.sse('response.output_item.added', { output_index: open.index, item: { ...item } });
           break;
         }
-        case 'tool_call_delta': {
-          const call = this.calls.get(event.index);
+        case 'tool-input-delta': {
+          const call = this.calls.get(part.id);
           if (!call) break;
-          call.text += event.delta;
-          out += this.sse('response.function_call_arguments.delta', { item_id: call.item.id, output_index: call.index, delta: event.delta });
+          call.text += part.delta;
+          out += this.sse('response.function_call_arguments.delta', { item_id: call.item.id, output_index: call.index, delta: part.delta });
           break;
         }
+        case 'tool-input-end':
+          if (this.open !== null && this.open === this.calls.get(part.id)) out += this.close();
+          break;
         case 'finish':
-          this.finish = event.reason;
+          this.finish = part.reason;
           break;
         case 'usage':
-          this.usage = mergeUsage(this.usage, event.usage);
+          this.usage = mergeUsage(this.usage, part.usage);
           break;
-        case 'reasoning_signature':
-        case 'error':
+        default:
           break;
       }
     }

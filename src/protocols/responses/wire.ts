@@ -7,8 +7,8 @@ import { capBodyTokens } from '../max-tokens.js';
 import { upstreamPath } from '../paths.js';
 import type { ClientHeaders, UpstreamRequest, Unsupported, WireCodec } from '../types.js';
 import type { Usage } from '../usage.js';
-import { decodeResponsesResponse, ResponsesDecoder } from './decode.js';
-import { inspectResponsesEvent } from './inspect.js';
+import { decodeResponsesResponse } from './decode.js';
+import { ResponsesReader } from './reader.js';
 import { responsesUsage } from './usage.js';
 
 const MAX_TOKENS_FIELDS = ['max_output_tokens'] as const;
@@ -33,8 +33,7 @@ export const responsesWire: WireCodec = {
     return { unsupported: 'llm-route relays Responses requests to this tier; other protocols reach it as Chat Completions' };
   },
 
-  inspect: inspectResponsesEvent,
-  decoder: () => new ResponsesDecoder(),
+  reader: () => new ResponsesReader(),
 
   classifyStatus,
 

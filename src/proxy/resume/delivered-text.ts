@@ -1,35 +1,35 @@
-import type { NeutralEvent } from '../../protocols/neutral.js';
-import type { EventFacts, StreamDecoder } from '../../protocols/types.js';
+import type { StreamPart } from '../../protocols/stream-part.js';
+import type { EventFacts, PartStage } from '../../protocols/types.js';
 
 /**
  * What the client has of a stream on a resume route: the answer's text so far, and whether
  * the stream stands where a recovery is sound. Only text is resumed: a stream whose last
  * content was reasoning, or that made a tool call, ends with the error event as on any route.
- * Kept by the decoder the stream's output already runs, so it costs one pass over the events
- * it decoded anyway and memory proportional to the answer.
+ * Kept by the stage the stream's output already runs, so it costs one pass over the parts
+ * it read anyway and memory proportional to the answer.
  */
-export class DeliveredText implements StreamDecoder {
+export class DeliveredText implements PartStage {
   private readonly parts: string[] = [];
   private last: 'none' | 'text' | 'reasoning' = 'none';
   private madeToolCall = false;
   private length = 0;
   private deltas = 0;
 
-  constructor(private readonly inner: StreamDecoder) {}
+  constructor(private readonly inner: PartStage) {}
 
-  decode(facts: EventFacts, out: NeutralEvent[]): void {
+  decode(facts: EventFacts, out: StreamPart[]): void {
     const from = out.length;
     this.inner.decode(facts, out);
     for (let i = from; i < out.length; i++) {
       const event = out[i];
-      if (event.type === 'text') {
+      if (event.type === 'text-delta') {
         if (event.delta === '') continue;
         this.parts.push(event.delta);
         this.length += event.delta.length;
         this.deltas++;
         this.last = 'text';
-      } else if (event.type === 'reasoning' || event.type === 'reasoning_signature') this.last = 'reasoning';
-      else if (event.type === 'tool_call_start' || event.type === 'tool_call_delta') this.madeToolCall = true;
+      } else if (event.type === 'reasoning-delta' || (event.type === 'reasoning-end' && event.signature !== undefined)) this.last = 'reasoning';
+      else if (event.type === 'tool-input-start' || event.type === 'tool-input-delta') this.madeToolCall = true;
     }
   }
 

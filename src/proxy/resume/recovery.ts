@@ -2,7 +2,7 @@ import type { Tier } from '../../config/schema.js';
 import { UpstreamCall } from '../../protocols/call.js';
 import type { NeutralMessage, NeutralRequest } from '../../protocols/neutral.js';
 import { TranslatedOutput } from '../../protocols/translated-output.js';
-import { isUnsupported } from '../../protocols/types.js';
+import { isUnsupported, readParts } from '../../protocols/types.js';
 import { redactSecrets } from '../../providers/redact-secrets.js';
 import type { AttemptRecord, ResumedStream } from '../../telemetry/events.js';
 import { AttemptError, timeoutError } from '../attempt-error.js';
@@ -101,10 +101,10 @@ export class Recovery {
       tier, call, pool: deps.pools.get(tier.provider), client: req.client,
       ttftBudgetMs: budget,
       ttftLimit: budget < tier.timeouts.ttft_ms ? 'deadline' : 'ttft_timeout',
-      output: new TranslatedOutput(new RecoveryDecoder(call.wire.decoder(), how, delivered, (message) => {
+      output: new TranslatedOutput(state.recoveryRenderer(), new RecoveryDecoder(readParts, how, delivered, (message) => {
         diverged = true;
         attempt.stop(new AttemptError('replay_diverged', message, { phase: 'body', failover: false, retryable: false, blame: null }));
-      }), state.recoveryRenderer()),
+      })),
       onChunkError: () => deps.telemetry.emit({ type: 'chunk_error', route: req.route.name, tier: tier.name }),
       // The client has its status and the stream's opening: the recovery writes on where the first left off.
       commit: () => sink,

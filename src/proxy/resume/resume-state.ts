@@ -1,7 +1,7 @@
 import type { UpstreamCall } from '../../protocols/call.js';
 import { ChatRenderer } from '../../protocols/chat/render.js';
 import { TranslatedOutput } from '../../protocols/translated-output.js';
-import type { ClientCodec, ClientRequest, StreamOutput, StreamRenderer } from '../../protocols/types.js';
+import { readParts, type ClientCodec, type ClientRequest, type StreamOutput, type StreamRenderer } from '../../protocols/types.js';
 import type { AttemptError } from '../attempt-error.js';
 import { DeliveredText } from './delivered-text.js';
 import { TrackedChatRelay } from './tracked-relay.js';
@@ -26,11 +26,11 @@ export class ResumeState {
 
   constructor(call: UpstreamCall, codec: ClientCodec, request: ClientRequest) {
     this.renderer = codec.renderer(request);
-    this.delivered = new DeliveredText(call.wire.decoder());
+    this.delivered = new DeliveredText(readParts);
     if (call.relayed && this.renderer instanceof ChatRenderer) {
       this.chatRelay = new TrackedChatRelay(call.streamOutput(), this.delivered);
       this.output = this.chatRelay;
-    } else this.output = new TranslatedOutput(this.delivered, this.renderer);
+    } else this.output = new TranslatedOutput(this.renderer, this.delivered);
   }
 
   /** The first attempt's `keepOpen`: a break inside a text run leaves the client's response open. */

@@ -1,4 +1,4 @@
-import type { NeutralEvent } from '../../protocols/neutral.js';
+import type { StreamPart } from '../../protocols/stream-part.js';
 import type { EventFacts, RAW, StreamOutput } from '../../protocols/types.js';
 import type { DeliveredText } from './delivered-text.js';
 
@@ -17,7 +17,7 @@ export interface ChatIdentity {
 export class TrackedChatRelay implements StreamOutput {
   readonly relays = true;
   identity: ChatIdentity | null = null;
-  private readonly scratch: NeutralEvent[] = [];
+  private readonly scratch: StreamPart[] = [];
 
   constructor(private readonly relay: StreamOutput, private readonly delivered: DeliveredText) {}
 

@@ -1,0 +1,79 @@
+import { isRecord } from '../../util/is-record.js';
+import { stringField } from '../fields.js';
+import { eventObject } from '../json.js';
+import { readFactsOfParts } from '../part-facts.js';
+import type { StreamPart } from '../stream-part.js';
+import { EVENT_DONE, type EventFacts, type StreamReader } from '../types.js';
+import { ollamaFinish } from './decode.js';
+import { ollamaUsage } from './usage.js';
+
+/**
+ * Reads Ollama's NDJSON stream: message pieces, the final `done` line, or `{"error":…}`. Like
+ * Chat it has no blocks on the wire: a run of thinking or of content is one block, closed when
+ * the other kind starts, a tool call comes or the answer is done. Tool calls come whole (name and
+ * arguments as an object): start, the arguments as one delta, end. Ollama says
+ * `done_reason: "stop"` even after tool calls, which the renderers settle as tool calls.
+ */
+export class OllamaReader implements StreamReader {
+  private readonly parts: StreamPart[] = [];
+  private open: { kind: 'text' | 'reasoning'; id: string } | null = null;
+  private blocks = 0;
+  private calls = 0;
+
+  read(data: string, facts: EventFacts): void {
+    const parts = this.parts;
+    parts.length = 0;
+    facts.parts = parts;
+    const line = eventObject(data, facts);
+    if (line === null) return;
+    if (line.error != null) {
+      parts.push({ type: 'error', message: typeof line.error === 'string' ? line.error : 'the upstream reported an error' });
+    } else {
+      const message = isRecord(line.message) ? line.message : undefined;
+      if (message) this.readMessage(message);
+      if (line.done === true) {
+        this.close();
+        const usage = ollamaUsage(line);
+        if (usage) parts.push({ type: 'usage', usage });
+        parts.push({ type: 'finish', reason: ollamaFinish(line.done_reason) });
+        facts.flags = EVENT_DONE;
+      }
+    }
+    readFactsOfParts(parts, facts);
+  }
+
+  private readMessage(message: Record<string, unknown>): void {
+    if (typeof message.thinking === 'string' && message.thinking !== '') this.run('reasoning', message.thinking);
+    if (typeof message.content === 'string' && message.content !== '') this.run('text', message.content);
+    if (!Array.isArray(message.tool_calls)) return;
+    for (const call of message.tool_calls) {
+      const fn = isRecord(call) && isRecord(call.function) ? call.function : undefined;
+      if (!fn) continue;
+      this.close();
+      const id = (isRecord(call) ? stringField(call.id) : undefined) || `call_${this.calls}`;
+      this.calls++;
+      this.parts.push(
+        { type: 'tool-input-start', id, toolName: stringField(fn.name) ?? '' },
+        { type: 'tool-input-delta', id, delta: typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {}) },
+        { type: 'tool-input-end', id },
+      );
+    }
+  }
+
+  private run(kind: 'text' | 'reasoning', delta: string): void {
+    let open = this.open;
+    if (open?.kind !== kind) {
+      this.close();
+      open = this.open = { kind, id: `${kind}-${this.blocks++}` };
+      this.parts.push({ type: kind === 'text' ? 'text-start' : 'reasoning-start', id: open.id });
+    }
+    this.parts.push(kind === 'text' ? { type: 'text-delta', id: open.id, delta } : { type: 'reasoning-delta', id: open.id, delta });
+  }
+
+  private close(): void {
+    const open = this.open;
+    if (open === null) return;
+    this.open = null;
+    this.parts.push({ type: open.kind === 'text' ? 'text-end' : 'reasoning-end', id: open.id });
+  }
+}

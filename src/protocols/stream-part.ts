@@ -1,0 +1,38 @@
+import type { FinishReason } from './neutral.js';
+import type { Usage } from './usage.js';
+
+/**
+ * One piece of a streamed answer, as every wire's reader decodes it and every client's
+ * renderer draws it: vercel/ai's LanguageModelV2StreamPart vocabulary, cut to what llm-route
+ * carries. A block (a run of text, of reasoning, one tool call's input) opens with `*-start`,
+ * grows by `*-delta` and closes with `*-end`, all naming it by `id`; so a renderer follows the
+ * reader's block boundaries instead of guessing them. A stream that breaks may leave a block
+ * open: renderers close what is open when they end.
+ *
+ * What llm-route adds to vercel's vocabulary:
+ * - `choice`: the Chat Completions choice a part belongs to, on a stream asked with n > 1 and
+ *   only when it is not 0 (absent = choice 0). Content in any choice commits a relayed stream;
+ *   a translation never carries n > 1, so renderers draw choice 0 alone.
+ * - `reasoning-end.signature`: Anthropic signs a thinking block at its end (signature_delta), and
+ *   only signed thinking can be sent back to Anthropic.
+ * - `opaque`: content of a wire's own kind that no other protocol carries (a Responses custom or
+ *   hosted tool item, a Messages citations delta, …): it commits the stream; renderers draw nothing.
+ * Tool-call ids are the upstream's (a made-up `call_<n>` when it sends none); tool-input
+ * deltas name their call by that id.
+ */
+export type StreamPart =
+  | { type: 'text-start'; id: string; choice?: number }
+  | { type: 'text-delta'; id: string; delta: string; choice?: number }
+  | { type: 'text-end'; id: string; choice?: number }
+  | { type: 'reasoning-start'; id: string; choice?: number }
+  | { type: 'reasoning-delta'; id: string; delta: string; choice?: number }
+  | { type: 'reasoning-end'; id: string; signature?: string; choice?: number }
+  | { type: 'tool-input-start'; id: string; toolName: string; choice?: number }
+  | { type: 'tool-input-delta'; id: string; delta: string; choice?: number }
+  | { type: 'tool-input-end'; id: string; choice?: number }
+  | { type: 'finish'; reason: FinishReason; choice?: number }
+  | { type: 'usage'; usage: Partial<Usage> }
+  | { type: 'error'; message: string }
+  | { type: 'opaque'; text?: string };
+
+export type StreamPartType = StreamPart['type'];
