@@ -4,25 +4,27 @@ import * as prom from './prom.js';
 /**
  * Labelled Prometheus series kept as plain numbers. prom-client hashes the label object on every
  * `inc()`, even on a child from `labels()`; here a series is a cell the caller caches, bumped with
- * one addition, and prom-client is handed the values only when /metrics is scraped (`collect`).
- * The scrape output is the same: series in the order they were first touched.
+ * one addition, and prom-client is handed what each cell gained since the last scrape
+ * (`collect`), so increments made on the prom-client metric itself (usage-metrics.ts adds
+ * llm_tokens_total{kind="cached"} through the registry) stay counted.
  */
-export class SeriesCell {
+abstract class Cell {
   value = 0;
+  /** What prom-client has been given so far, and whether the series exists there yet. */
+  reported = 0;
+  known = false;
 
   constructor(readonly labels: Record<string, string>) {}
+}
 
+export class CounterCell extends Cell {
   inc(by = 1): void {
     if (!(by >= 0) || !Number.isFinite(by)) throw new TypeError(`a counter can only grow by a finite number >= 0, not ${by}`);
     this.value += by;
   }
 }
 
-export class GaugeCell {
-  value = 0;
-
-  constructor(readonly labels: Record<string, string>) {}
-
+export class GaugeCell extends Cell {
   inc(by = 1): void {
     this.value += by;
   }
@@ -38,24 +40,18 @@ export class GaugeCell {
 
 /** The cells of one labelled counter. */
 export class CounterCells {
-  private readonly cells: SeriesCell[] = [];
+  private readonly cells: CounterCell[] = [];
   private readonly labelNames: readonly string[];
 
   constructor(config: CounterConfiguration<string>) {
     const cells = this.cells;
-    new prom.Counter({
-      ...config,
-      collect() {
-        this.reset();
-        for (const cell of cells) this.inc(cell.labels, cell.value);
-      },
-    });
+    new prom.Counter({ ...config, collect() { handOver(this, cells); } });
     this.labelNames = config.labelNames ?? [];
   }
 
   /** A new series (the caller caches it: a second call with the same values makes a second cell, summed at scrape). */
-  labels(...values: string[]): SeriesCell {
-    const cell = new SeriesCell(labelObject(this.labelNames, values));
+  labels(...values: string[]): CounterCell {
+    const cell = new CounterCell(labelObject(this.labelNames, values));
     this.cells.push(cell);
     return cell;
   }
@@ -68,14 +64,7 @@ export class GaugeCells {
 
   constructor(config: GaugeConfiguration<string>) {
     const cells = this.cells;
-    new prom.Gauge({
-      ...config,
-      collect() {
-        this.reset();
-        // Cells of the same series add up, as counter cells do.
-        for (const cell of cells) this.inc(cell.labels, cell.value);
-      },
-    });
+    new prom.Gauge({ ...config, collect() { handOver(this, cells); } });
     this.labelNames = config.labelNames ?? [];
   }
 
@@ -86,10 +75,19 @@ export class GaugeCells {
   }
 }
 
+/** Gives prom-client each cell's change since the last scrape; a new cell's series is made even at 0. */
+function handOver(metric: { inc(labels: Record<string, string>, value: number): void }, cells: Cell[]): void {
+  for (const cell of cells) {
+    const change = cell.value - cell.reported;
+    if (change !== 0 || !cell.known) metric.inc(cell.labels, change);
+    cell.reported = cell.value;
+    cell.known = true;
+  }
+}
+
 function labelObject(names: readonly string[], values: string[]): Record<string, string> {
   if (values.length !== names.length) throw new Error(`expected ${names.length} label values (${names.join(', ')}), got ${values.length}`);
   const labels: Record<string, string> = {};
   for (let i = 0; i < names.length; i++) labels[names[i]] = values[i];
   return labels;
 }
-
