@@ -139,7 +139,7 @@ export function renderReport(r) {
       const vs = name === 'direct' || !openDirect ? '' : ` (${ratio(x.ttfbP50, openDirect.ttfbP50)})`;
       out.push(`| ${name} | ${x.rssOf} | ${num(x.rssIdleMb, 1)} | ${num(x.rssPeakMb, 1)} | ${x.peakOpen} / ${x.streams} | ${x.errors}${x.errors ? ` ${JSON.stringify(x.reasons)}` : ''} | ${num(x.ttfbP50, 1)}${vs} | ${num(x.wallS, 1)} | ${x.clientCpuPct === undefined ? '' : int(x.clientCpuPct)} | ${x.rssAfterLoadMb === undefined ? '' : num(x.rssAfterLoadMb, 1)} |`);
     }
-    out.push('\nThe streams are opened by worker threads of the benchmark (load generator CPU: all of them, % of one core), so the generator is not what the first content waits for; direct goes through the same generator.');
+    out.push('\nEvery path is measured through the same load generator (this process, one undici Pool; its CPU in % of one core beside each row): direct shows what the generator alone allows, and a generator far from 100 % is not what the first content waits for.');
     const l = r.open[LLM];
     const p = r.open.peer;
     if (l && p) out.push(`\n${LLM} peak RSS is ${ratio(l.rssPeakMb, p.rssPeakMb)} the peer's.`);
