@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Summarises V8 .cpuprofile files (from `node --cpu-prof`): self time aggregated by function + url:line,
 // top N, as a Markdown table; then, for each of the top entries, the call paths (up to --depth frames)
-// that spent that self time. Usage: node profile-summary.mjs FILE.cpuprofile [...] [--top N] [--depth D] [--root DIR]
+// that spent that self time; then self time by file and by area (first two path segments: dist/proxy,
+// node_modules/undici, node:internal, native), which is how the request path's JS is attributed.
+// Usage: node profile-summary.mjs FILE.cpuprofile [...] [--top N] [--depth D] [--root DIR]
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
@@ -12,6 +14,8 @@ if (positionals.length === 0) {
 }
 
 const selfUs = new Map();
+const fileUs = new Map();
+const areaUs = new Map();
 const pathsUs = new Map(); // key -> Map(call path -> us)
 let totalUs = 0;
 let idleUs = 0;
@@ -33,6 +37,10 @@ for (const file of positionals) {
     const url = frame.url ? shorten(frame.url) : '';
     const key = `${frame.functionName || '(anonymous)'}\t${url}${url ? `:${frame.lineNumber + 1}` : ''}`;
     selfUs.set(key, (selfUs.get(key) ?? 0) + dt);
+    const file = url || '(V8 / native)';
+    fileUs.set(file, (fileUs.get(file) ?? 0) + dt);
+    const area = areaOf(url);
+    areaUs.set(area, (areaUs.get(area) ?? 0) + dt);
     const callers = [];
     for (let id = parentOf.get(samples[i]); id !== undefined && callers.length < Number(values.depth); id = parentOf.get(id)) {
       const f = byId.get(id).callFrame;
@@ -62,6 +70,27 @@ top.forEach(([key, us], i) => {
   const paths = [...pathsUs.get(key).entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(values.paths));
   for (const [path, pus] of paths) console.log(`   - ${(pus / 1000).toFixed(0)} ms: ${path}`);
 });
+
+printShares('Self time by area', areaUs, 20);
+printShares('Self time by file', fileUs, Number(values.top));
+
+function printShares(title, map, n) {
+  console.log(`\n${title}:\n`);
+  console.log('| where | self ms | % of busy |');
+  console.log('|---|---|---|');
+  for (const [where, us] of [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, n)) {
+    console.log(`| \`${where}\` | ${(us / 1000).toFixed(0)} | ${((us / totalUs) * 100).toFixed(1)} |`);
+  }
+}
+
+/** `dist/proxy`, `node_modules/undici`, `node:internal`, `wasm` or `(V8 / native)`. */
+function areaOf(url) {
+  if (!url) return '(V8 / native)';
+  if (url.startsWith('node:')) return url.startsWith('node:internal') ? 'node:internal' : 'node (lib)';
+  if (url.startsWith('wasm:')) return 'wasm';
+  const parts = url.split('/');
+  return parts[0] === 'node_modules' ? `node_modules/${parts[1]}` : parts.slice(0, 2).join('/');
+}
 
 function shorten(url) {
   let path = url.replace(/^file:\/\//, '');

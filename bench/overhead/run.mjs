@@ -286,7 +286,7 @@ async function main() {
           maxS: 30 + plan.slowTokens / plan.slowTokensPerS,
         });
         (runs[t.name] ??= []).push({ ...res, rssOf: t.rssOf });
-        log(`open streams ${t.name}: ${res.streams} streams, peak open ${res.peakOpen}, ${t.rssOf} RSS ${res.rssIdleMb.toFixed(1)} -> ${res.rssPeakMb.toFixed(1)} MB, errors ${res.errors} ${JSON.stringify(res.reasons)}`);
+        log(`open streams ${t.name}: ${res.streams} streams, ttfb p50 ${fmt(res.ttfbP50, 1)} ms p99 ${fmt(res.ttfbP99, 1)} ms, load generator CPU ${Math.round(res.clientCpuPct)} %, peak open ${res.peakOpen}, ${t.rssOf} RSS ${res.rssIdleMb.toFixed(1)} -> ${res.rssPeakMb.toFixed(1)} MB, errors ${res.errors} ${JSON.stringify(res.reasons)}`);
         await sleep(500);
       }
     }
@@ -301,7 +301,9 @@ async function main() {
       errors: rounds.reduce((s, x) => s + x.errors, 0),
       reasons: mergeCounts(rounds.map((x) => x.reasons)),
       ttfbP50: median(rounds.map((x) => x.ttfbP50)),
+      ttfbP99: median(rounds.map((x) => x.ttfbP99)),
       wallS: median(rounds.map((x) => x.wallS)),
+      clientCpuPct: median(rounds.map((x) => x.clientCpuPct)),
       rounds,
     }));
     end('open');

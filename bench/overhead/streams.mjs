@@ -137,6 +137,7 @@ export async function openStreams(target, body, { count, expectChunks, rssPid, m
     }
   }, 100);
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   const runs = [];
   try {
     for (let i = 0; i < count; i++) {
@@ -156,6 +157,7 @@ export async function openStreams(target, body, { count, expectChunks, rssPid, m
     }
     const results = await Promise.all(runs);
     const wallS = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpuBefore);
     rssPeakKb = Math.max(rssPeakKb, rssKb(rssPid));
     const failures = results.filter((r) => r.error || (expectChunks && r.chunks !== expectChunks));
     const reasons = {};
@@ -173,6 +175,8 @@ export async function openStreams(target, body, { count, expectChunks, rssPid, m
       ttfbP50: percentile(results.map((r) => r.ttfbMs).filter(Number.isFinite), 50),
       ttfbP99: percentile(results.map((r) => r.ttfbMs).filter(Number.isFinite), 99),
       wallS,
+      // This (client) process's CPU over the run, all threads: near 100 × threads means the generator saturates.
+      clientCpuPct: ((cpu.user + cpu.system) / 1000 / (wallS * 1000)) * 100,
     };
   } finally {
     clearTimeout(cap);

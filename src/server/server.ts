@@ -25,6 +25,13 @@ import { type Clock, systemClock } from '../util/clock.js';
 import { openState } from '../state/open-state.js';
 import type { StateBackend } from '../state/types.js';
 
+/**
+ * Connections the kernel holds for accept() (capped by net.core.somaxconn). Node's 511 overflowed
+ * when 1,000 clients connected at once while the event loop was busy: the dropped SYNs came back
+ * after the kernel's 1 s and 3 s retransmit, which was most of that bench's time to first content.
+ */
+const LISTEN_BACKLOG = 4096;
+
 export interface ProxyOptions {
   config: Config;
   /** Overrides config.server.host / port (the CLI's --host / --port). */
@@ -124,7 +131,7 @@ export class ProxyServer {
   listen(): Promise<{ url: string; port: number }> {
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);
-      this.server.listen(this.port, this.host, () => {
+      this.server.listen({ port: this.port, host: this.host, backlog: LISTEN_BACKLOG }, () => {
         this.server.off('error', reject);
         if (this.checksOnListen) this.startActiveChecks();
         const { port } = this.server.address() as AddressInfo;

@@ -1,4 +1,5 @@
 import * as prom from './prom.js';
+import { CounterCells, GaugeCells } from './cells.js';
 import { allTiers } from '../config/all-tiers.js';
 import type { Config } from '../config/schema.js';
 import type { TelemetryBus } from './bus.js';
@@ -11,7 +12,8 @@ type Labelled<T> = { labels(...values: string[]): T };
 
 /**
  * Prometheus metrics (names fixed by SPEC), fed only by telemetry events. Label children are
- * cached so the request path never re-hashes label sets.
+ * cached so the request path never re-hashes label sets; counters and gauges are cells
+ * (cells.ts) that prom-client reads at scrape time.
  */
 export class Metrics {
   readonly registry = new prom.Registry();
@@ -23,70 +25,70 @@ export class Metrics {
     buckets: [0.05, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 7.5, 10],
     registers: [this.registry],
   });
-  private readonly chunkErrors = new prom.Counter({
+  private readonly chunkErrors = new CounterCells({
     name: 'llm_streaming_chunk_errors_total',
     help: 'Malformed or truncated upstream SSE events.',
     labelNames: ['route', 'tier'],
     registers: [this.registry],
   });
-  private readonly requests = new prom.Counter({
+  private readonly requests = new CounterCells({
     name: 'llm_requests_total',
     help: 'Requests by the tier that answered ("none" when no tier did), outcome, and the protocol the client spoke.',
     labelNames: ['route', 'tier', 'outcome', 'protocol'],
     registers: [this.registry],
   });
-  private readonly failovers = new prom.Counter({
+  private readonly failovers = new CounterCells({
     name: 'llm_failovers_total',
     help: 'Moves from one tier to the next before commit, by the reason the tier failed.',
     labelNames: ['route', 'from_tier', 'reason'],
     registers: [this.registry],
   });
-  private readonly attempts = new prom.Counter({
+  private readonly attempts = new CounterCells({
     name: 'llm_upstream_attempts_total',
     help: 'Upstream attempts by result ("ok" or the failure reason).',
     labelNames: ['route', 'tier', 'result'],
     registers: [this.registry],
   });
-  private readonly activeStreams = new prom.Gauge({
+  private readonly activeStreams = new GaugeCells({
     name: 'llm_active_streams',
     help: 'Committed streams being relayed now.',
     labelNames: ['route', 'tier'],
     registers: [this.registry],
   });
-  private readonly tokens = new prom.Counter({
+  private readonly tokens = new CounterCells({
     name: 'llm_tokens_total',
     help: 'Tokens as reported by upstream usage.',
     labelNames: ['route', 'tier', 'kind'],
     registers: [this.registry],
   });
 
-  private readonly resumes = new prom.Counter({
+  private readonly resumes = new CounterCells({
     name: 'llm_stream_resumes_total',
     help: 'Committed streams that broke on a resume route, by how they were recovered and how it went (ok, diverged, failed).',
     labelNames: ['route', 'how', 'result'],
     registers: [this.registry],
   });
 
-  private readonly truncations = new prom.Counter({
+  private readonly truncations = new CounterCells({
     name: 'llm_prompt_truncated_total',
     help: 'Answers whose tier read under 70% of the prompt tokens sent: it cut the prompt silently.',
     labelNames: ['route', 'tier'],
     registers: [this.registry],
   });
 
-  private readonly tierState = new prom.Gauge({
+  private readonly tierState = new GaugeCells({
     name: 'llm_tier_state',
     help: 'Tier health: 0 healthy, 1 degraded, 2 down (circuit open).',
     labelNames: ['route', 'tier'],
     registers: [this.registry],
   });
-  private readonly tierWeight = new prom.Gauge({
+  private readonly tierWeight = new GaugeCells({
     name: 'llm_tier_weight',
     help: 'Effective tier weight (% of requests that try the tier), overrides included.',
     labelNames: ['route', 'tier'],
     registers: [this.registry],
   });
-  private readonly rollbacks = new prom.Counter({
+  private readonly rollbacks = new CounterCells({
     name: 'llm_rollbacks_total',
     help: 'Automated rollbacks (tier weight set to 0) by the threshold that tripped.',
     labelNames: ['route', 'tier', 'reason'],

@@ -3,9 +3,9 @@ import { clientRequest } from '../client-request.js';
 import { openaiErrorBody, openaiRejection } from '../openai-errors.js';
 import { RelayOutput } from '../relay-output.js';
 import { RAW, type ClientCodec, type ClientRequest, type EventFacts, EVENT_USAGE_ONLY, type ParseResult, type StreamOutput } from '../types.js';
-import { zodProblem } from '../zod-problem.js';
+import { checkedBody } from '../plain-body.js';
 import { ChatRenderer, renderChatResponse } from './render.js';
-import { ChatBodySchema } from './schema.js';
+import { ChatBodySchema, isPlainChatBody } from './schema.js';
 import { chatStreamError } from './stream-error.js';
 import { chatToNeutral } from './to-neutral.js';
 
@@ -16,11 +16,11 @@ export const chatClient: ClientCodec = {
   protocol: 'chat',
 
   parse(body: unknown, headers: IncomingHttpHeaders): ParseResult {
-    const parsed = ChatBodySchema.safeParse(body);
-    if (!parsed.success) return { ok: false, message: zodProblem(parsed.error) };
+    const fields = checkedBody(body, ChatBodySchema, isPlainChatBody);
+    if (typeof fields === 'string') return { ok: false, message: fields };
     const request: ChatRequest = {
-      ...clientRequest('chat', body as Record<string, unknown>, parsed.data, headers, chatToNeutral),
-      wantsUsage: parsed.data.stream_options?.include_usage === true,
+      ...clientRequest('chat', body as Record<string, unknown>, fields, headers, chatToNeutral),
+      wantsUsage: fields.stream_options?.include_usage === true,
     };
     return { ok: true, request };
   },

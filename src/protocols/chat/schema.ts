@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { isRecord } from '../../util/is-record.js';
+import { isArrayOfTagged, isFilledString, isOptionalBoolean } from '../plain-body.js';
 
 /**
  * What llm-route checks of a Chat Completions body: enough to route it and relay it. Every
@@ -13,3 +15,10 @@ export const ChatBodySchema = z.looseObject({
   stream: z.boolean('"stream" must be a boolean').optional(),
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
 });
+
+/** True only for a body ChatBodySchema accepts (checkedBody's fast path; zod judges the rest). */
+export function isPlainChatBody(body: unknown): body is z.infer<typeof ChatBodySchema> {
+  if (!isRecord(body) || !isFilledString(body.model) || !isArrayOfTagged(body.messages, 'role') || !isOptionalBoolean(body.stream)) return false;
+  const options = body.stream_options;
+  return options === undefined || options === null || (isRecord(options) && isOptionalBoolean(options.include_usage));
+}

@@ -1,12 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { promptEstimate } from '../prompt-estimate.js';
 import { clientRequest } from '../client-request.js';
+import { checkedBody } from '../plain-body.js';
 import { RelayOutput } from '../relay-output.js';
 import type { ClientCodec, ClientRequest, ParseResult } from '../types.js';
-import { zodProblem } from '../zod-problem.js';
 import { anthropicErrorBody, anthropicRejection } from './errors.js';
 import { MessagesRenderer, renderMessagesResponse, sse } from './render.js';
-import { MessagesBodySchema } from './schema.js';
+import { isPlainMessagesBody, MessagesBodySchema } from './schema.js';
 import { messagesStreamError } from './stream-error.js';
 import { messagesToNeutral } from './to-neutral.js';
 
@@ -26,9 +26,9 @@ export const messagesClient: ClientCodec = {
   protocol: 'messages',
 
   parse(body: unknown, headers: IncomingHttpHeaders): ParseResult {
-    const parsed = MessagesBodySchema.safeParse(body);
-    if (!parsed.success) return { ok: false, message: zodProblem(parsed.error) };
-    return { ok: true, request: clientRequest('messages', body as Record<string, unknown>, parsed.data, headers, messagesToNeutral) };
+    const fields = checkedBody(body, MessagesBodySchema, isPlainMessagesBody);
+    if (typeof fields === 'string') return { ok: false, message: fields };
+    return { ok: true, request: clientRequest('messages', body as Record<string, unknown>, fields, headers, messagesToNeutral) };
   },
 
   errorBody: anthropicErrorBody,

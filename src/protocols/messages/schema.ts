@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { isRecord } from '../../util/is-record.js';
+import { isArrayOfTagged, isFilledString, isOptionalBoolean } from '../plain-body.js';
 
 const Block = z.looseObject({ type: z.string('each content block needs a "type"') }, 'each content block must be an object');
 
@@ -24,3 +26,23 @@ export const MessagesBodySchema = z.looseObject({
 
 /** /v1/messages/count_tokens: the same body without max_tokens or stream. */
 export const CountTokensBodySchema = MessagesBodySchema.omit({ max_tokens: true, stream: true });
+
+/** True only for a body MessagesBodySchema accepts (checkedBody's fast path; zod judges the rest). */
+export function isPlainMessagesBody(body: unknown): body is z.infer<typeof MessagesBodySchema> {
+  if (!isRecord(body) || !isFilledString(body.model) || !isOptionalBoolean(body.stream)) return false;
+  const maxTokens = body.max_tokens;
+  if (maxTokens !== undefined && !(Number.isSafeInteger(maxTokens) && (maxTokens as number) >= 1)) return false;
+  if (body.system !== undefined && !isTextOrBlocks(body.system)) return false;
+  const messages = body.messages;
+  if (!Array.isArray(messages)) return false;
+  for (let i = 0; i < messages.length; i++) {
+    const message: unknown = messages[i];
+    if (!isRecord(message) || typeof message.role !== 'string' || !isTextOrBlocks(message.content)) return false;
+  }
+  return true;
+}
+
+/** z.union([z.string(), z.array(Block)]). */
+function isTextOrBlocks(value: unknown): boolean {
+  return typeof value === 'string' || isArrayOfTagged(value, 'type');
+}

@@ -4,9 +4,9 @@ import { clientRequest } from '../client-request.js';
 import { RelayOutput } from '../relay-output.js';
 import { openaiErrorBody, openaiRejection } from '../openai-errors.js';
 import { isUnsupported, RAW, type ClientCodec, type ClientRequest, type EventFacts, type ParseResult } from '../types.js';
-import { zodProblem } from '../zod-problem.js';
+import { checkedBody } from '../plain-body.js';
 import { renderResponsesResponse, ResponsesRenderer } from './render.js';
-import { ResponsesBodySchema } from './schema.js';
+import { isPlainResponsesBody, ResponsesBodySchema } from './schema.js';
 import { responsesToNeutral } from './to-neutral.js';
 
 /** OpenAI Responses, as Codex CLI and newer SDKs speak it to llm-route (`POST /v1/responses`). */
@@ -14,9 +14,9 @@ export const responsesClient: ClientCodec = {
   protocol: 'responses',
 
   parse(body: unknown, headers: IncomingHttpHeaders): ParseResult {
-    const parsed = ResponsesBodySchema.safeParse(body);
-    if (!parsed.success) return { ok: false, message: zodProblem(parsed.error) };
-    return { ok: true, request: clientRequest('responses', body as Record<string, unknown>, parsed.data, headers, responsesToNeutral) };
+    const fields = checkedBody(body, ResponsesBodySchema, isPlainResponsesBody);
+    if (typeof fields === 'string') return { ok: false, message: fields };
+    return { ok: true, request: clientRequest('responses', body as Record<string, unknown>, fields, headers, responsesToNeutral) };
   },
 
   errorBody: openaiErrorBody,

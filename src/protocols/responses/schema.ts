@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { isRecord } from '../../util/is-record.js';
+import { isArrayOfObjects, isFilledString, isNullishString, isOptionalBoolean } from '../plain-body.js';
 
 /**
  * What llm-route checks of a Responses body: enough to route, relay and translate it; every
@@ -10,3 +12,9 @@ export const ResponsesBodySchema = z.looseObject({
   instructions: z.string('"instructions" must be a string').nullish(),
   stream: z.boolean('"stream" must be a boolean').optional(),
 });
+
+/** True only for a body ResponsesBodySchema accepts (checkedBody's fast path; zod judges the rest). */
+export function isPlainResponsesBody(body: unknown): body is z.infer<typeof ResponsesBodySchema> {
+  return isRecord(body) && isFilledString(body.model) && (typeof body.input === 'string' || isArrayOfObjects(body.input)) &&
+    isNullishString(body.instructions) && isOptionalBoolean(body.stream);
+}
