@@ -59,7 +59,7 @@ export class StreamAttempt implements AnswerReader {
   }
 
   /** Ends the attempt from outside (a recovery whose replay diverged): before commit a failure, after it the error event. */
-  end(err: AttemptError): void {
+  cut(err: AttemptError): void {
     if (this.relay) this.relay.stop(err);
     else this.stop(err);
   }

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { createFreshConnection } from '../providers/upstream-dispatcher.js';
-import type { Tier } from '../config/schema.js';
+import type { Provider, Tier } from '../config/schema.js';
 import type { UpstreamCall } from '../protocols/call.js';
 import { AttemptError, type Phase, statusError, timeoutError, transportError } from './attempt-error.js';
 import type { ClientLifetime } from './client-lifetime.js';
@@ -44,6 +44,15 @@ const MAX_ERROR_BODY = 64 * 1024;
 /** Why an upstream that is slow to close after its terminator is cut. */
 const LINGERED = new Error('upstream did not close after its terminator');
 
+/** Each provider's origin, parsed once per config (providers are immutable snapshots), not once per attempt. */
+const origins = new WeakMap<Provider, string>();
+
+function originOf(provider: Provider): string {
+  let origin = origins.get(provider);
+  if (origin === undefined) origins.set(provider, (origin = new URL(provider.base_url).origin));
+  return origin;
+}
+
 /**
  * One call to one upstream, as an undici dispatch handler: no stream objects between the
  * socket and us. It owns what every attempt shares (dispatching, the total timer, aborting,
@@ -56,18 +65,17 @@ const LINGERED = new Error('upstream did not close after its terminator');
  */
 export class UpstreamDispatch implements Dispatcher.DispatchHandler {
   readonly startedAt = performance.now();
-  /** No verdict is settled yet: undici's callbacks matter. */
-  live = true;
-  /** The upstream finished its response (a stream may do so after its terminator was relayed). */
-  ended = false;
+  private isLive = true;
+  private upstreamEnded = false;
   private reader: AnswerReader;
   private controller: Controller | null = null;
   private cancelReason: Error | null = null;
   /** The one connection of its own a stale-socket retry went out on. */
   private fresh: Dispatcher | null = null;
   private errorStatus = 0;
-  private errorHeaders: IncomingHttpHeaders = {};
-  private errorChunks: Buffer[] = [];
+  private errorHeaders: IncomingHttpHeaders | null = null;
+  /** A non-2xx body, kept only when there is one. */
+  private errorChunks: Buffer[] | null = null;
   private errorBytes = 0;
   /** Bytes of the 2xx answer so far, held to MAX_ANSWER_BYTES. */
   private answerBytes = 0;
@@ -83,6 +91,11 @@ export class UpstreamDispatch implements Dispatcher.DispatchHandler {
   /** Sends the request (once the reader holding this dispatch is whole: undici may call back at once). */
   start(): void {
     this.dispatchOn(this.input.pool);
+  }
+
+  /** No verdict is settled yet: undici's callbacks matter. */
+  get live(): boolean {
+    return this.isLive;
   }
 
   get elapsedMs(): number {
@@ -101,7 +114,7 @@ export class UpstreamDispatch implements Dispatcher.DispatchHandler {
 
   /** The reader has its verdict: the total timer and the client's leaving no longer concern the call. */
   finish(): void {
-    this.live = false;
+    this.isLive = false;
     clearTimeout(this.totalTimer);
     this.release();
   }
@@ -116,7 +129,7 @@ export class UpstreamDispatch implements Dispatcher.DispatchHandler {
 
   /** The answer is complete but the upstream has not closed: it gets `ms` to end cleanly (its socket then goes back to the pool). */
   lingerFor(ms: number): void {
-    if (this.ended) return;
+    if (this.upstreamEnded) return;
     this.lingerTimer = setTimeout(UpstreamDispatch.lingerExpired, ms, this);
     this.lingerTimer.unref();
   }
@@ -135,18 +148,19 @@ export class UpstreamDispatch implements Dispatcher.DispatchHandler {
   }
 
   onResponseStart(_controller: Controller, statusCode: number, headers: IncomingHttpHeaders): void {
-    if (!this.live) return;
+    if (!this.isLive) return;
     if (statusCode < 200 || statusCode >= 300) {
       this.errorStatus = statusCode;
       this.errorHeaders = headers;
+      this.errorChunks = [];
       return;
     }
     this.reader.onHeaders(statusCode, headers);
   }
 
   onResponseData(_controller: Controller, chunk: Buffer): void {
-    if (!this.live) return;
-    if (this.errorStatus !== 0) {
+    if (!this.isLive) return;
+    if (this.errorChunks !== null) {
       this.errorChunks.push(chunk);
       this.errorBytes += chunk.length;
       // An error body that goes on and on: judge it by its start, no need to wait for the end.
@@ -159,16 +173,16 @@ export class UpstreamDispatch implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd(): void {
-    this.ended = true;
+    this.upstreamEnded = true;
     if (this.lingerTimer) clearTimeout(this.lingerTimer);
     this.lingerTimer = null;
-    if (!this.live) return;
+    if (!this.isLive) return;
     if (this.errorStatus !== 0) return this.failWithStatus();
     this.reader.onEnd();
   }
 
   onResponseError(_controller: Controller | null, err: Error): void {
-    if (this.cancelReason || !this.live) return;
+    if (this.cancelReason || !this.isLive) return;
     // The stale-aware pool marked it: a reused socket the server had closed, before any answer.
     if (this.fresh === null && isStaleSocketFailure(err)) return this.retryOnFreshConnection();
     this.reader.onBroken(transportError(err, this.errorStatus !== 0 ? 'headers' : this.reader.phase()));
@@ -177,14 +191,15 @@ export class UpstreamDispatch implements Dispatcher.DispatchHandler {
   private dispatchOn(dispatcher: Dispatcher): void {
     const { method, path, headers, body } = this.input.call.request;
     // origin: a pool knows its own; a proxy agent (HTTPS_PROXY) picks its route by it.
-    dispatcher.dispatch({ origin: new URL(this.input.tier.provider.base_url).origin, path, method, headers, body, headersTimeout: 0, bodyTimeout: 0 }, this);
+    dispatcher.dispatch({ origin: originOf(this.input.tier.provider), path, method, headers, body, headersTimeout: 0, bodyTimeout: 0 }, this);
   }
 
   /** A non-2xx answer: its status and (the start of) its body decide what the attempt's failure means. */
   private failWithStatus(): void {
-    const body = Buffer.concat(this.errorChunks).subarray(0, MAX_ERROR_BODY);
-    const verdict = this.input.call.wire.classifyStatus(this.errorStatus, body.toString('utf8'), this.errorHeaders);
-    this.reader.stop(statusError(verdict, { status: this.errorStatus, headers: this.errorHeaders, body }));
+    const body = Buffer.concat(this.errorChunks ?? []).subarray(0, MAX_ERROR_BODY);
+    const headers = this.errorHeaders ?? {};
+    const verdict = this.input.call.wire.classifyStatus(this.errorStatus, body.toString('utf8'), headers);
+    this.reader.stop(statusError(verdict, { status: this.errorStatus, headers, body }));
   }
 
   /**

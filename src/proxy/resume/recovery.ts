@@ -106,7 +106,7 @@ export class Recovery {
       ttftLimit: budget < tier.timeouts.ttft_ms ? 'deadline' : 'ttft_timeout',
       output: new TranslatedOutput(new RecoveryDecoder(call.wire.decoder(), how, delivered, (message) => {
         diverged = true;
-        attempt.end(new AttemptError('replay_diverged', message, { phase: 'body', failover: false, retryable: false, blame: null }));
+        attempt.cut(new AttemptError('replay_diverged', message, { phase: 'body', failover: false, retryable: false, blame: null }));
       }), state.recoveryRenderer()),
       port, ordinal: this.input.attempts.length + 1, telemetry: deps.telemetry, route: req.route.name,
     });
