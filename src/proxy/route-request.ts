@@ -8,14 +8,14 @@ import { retryDelayMs, sleep } from './backoff.js';
 import { planTiers } from './plan.js';
 import { Recovery } from './resume/recovery.js';
 import { ResumeState } from './resume/resume-state.js';
-import { fitCall } from '../fit/fit-call.js';
+import { type FittedCall, fitCall } from '../fit/fit-call.js';
 import { tierFit } from '../fit/tier-facts.js';
 import { PromptCount } from '../fit/prompt-count.js';
 import { type PayloadFailure, payloadFailure, type TooLongNumbers } from '../fit/payload-failure.js';
 import { recordAttempt, type RoutingDeps, type RoutingRequest } from './routing.js';
-import { StreamAttempt } from './stream-attempt.js';
+import { type CommitResult, StreamAttempt } from './stream-attempt.js';
 import type { StreamRelay } from './stream-relay.js';
-import { type UnaryAnswer, UnaryAttempt } from './unary-attempt.js';
+import { type UnaryAnswer, UnaryAttempt, type UnaryResult } from './unary-attempt.js';
 
 /** The soonest a tier skipped for llm-route's own limit or budget takes requests again. */
 export interface Limited {
@@ -67,9 +67,12 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
   };
   for (let t = 0; t < plan.length; t++) {
     const tier = plan[t];
-    const call = await callFor(walk, tier);
+    // Both steps answer at once unless a tokenizer or a limit must be waited for: no promise per tier otherwise.
+    const found = callFor(walk, tier);
+    const call = found instanceof Promise ? await found : found;
     if (call === null) continue;
-    const entry = await enterTier(walk, tier);
+    const entering = enterTier(walk, tier);
+    const entry = entering instanceof Promise ? await entering : entering;
     if (entry === 'aborted') return { kind: 'aborted', attempts: walk.attempts };
     if (entry === 'skipped') continue;
     const verdict = await tryTier(walk, t, call);
@@ -79,7 +82,7 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
 }
 
 /** The call for `tier` when it can carry the request and holds it (SPEC "Route by fit"); null (recorded) when not. */
-async function callFor(walk: Walk, tier: Tier): Promise<UpstreamCall | null> {
+function callFor(walk: Walk, tier: Tier): UpstreamCall | null | Promise<UpstreamCall | null> {
   const { req, deps, attempts } = walk;
   const prepared = UpstreamCall.prepare(tier, req.codec, req.request);
   if (isUnsupported(prepared)) {
@@ -89,8 +92,13 @@ async function callFor(walk: Walk, tier: Tier): Promise<UpstreamCall | null> {
   }
   if (req.request.operation === 'count_tokens') return prepared;
   const checked = fitCall(tier, req.codec, req.request, prepared, walk.prompt);
-  const fitted = checked instanceof Promise ? await checked : checked;
+  return checked instanceof Promise ? checked.then((fitted) => fittedCall(walk, tier, fitted)) : fittedCall(walk, tier, checked);
+}
+
+/** The fit check's verdict on a call: the call to send, or null (recorded: too long, or a tier that cannot take it). */
+function fittedCall(walk: Walk, tier: Tier, fitted: FittedCall): UpstreamCall | null {
   if (fitted.fits) return fitted.call;
+  const { req, deps, attempts } = walk;
   // Nothing is sent to a tier that cannot hold the request: no health penalty either.
   if (fitted.outcome === 'unsupported') walk.unsupported.push(`${tier.name}: ${fitted.message}`);
   else walk.tooLong.push({ prompt: fitted.prompt, limit: fitted.limit });
@@ -98,26 +106,27 @@ async function callFor(walk: Walk, tier: Tier): Promise<UpstreamCall | null> {
   return null;
 }
 
-/** Takes the tier's room under llm-route's own limits and budgets, and its half-open trial if it has one. */
-async function enterTier(walk: Walk, tier: Tier): Promise<'entered' | 'skipped' | 'aborted'> {
-  const { req, deps } = walk;
-  const admission = deps.admission;
-  if (admission) {
-    const entry = await admission.enter(tier, req.client, waitBudget(walk));
-    if (!entry.ok) {
-      if (entry.outcome === 'aborted') return 'aborted';
-      // Skipped by llm-route's own limit or budget: no request was sent, the tier's health is not concerned.
-      recordAttempt(req, deps, walk.attempts, tier, 1, entry.outcome, entry.waitedMs, undefined, null, entry.message);
-      if (!walk.limited || entry.retryAfterMs < walk.limited.retryAfterMs) walk.limited = { outcome: entry.outcome, retryAfterMs: entry.retryAfterMs };
-      return 'skipped';
-    }
-  }
-  // Another request took this tier's half-open trial since planning: leave the trial to it.
-  if (!walk.allDown && !deps.gate.claim(tier)) {
-    admission?.leave(tier);
+type Entry = 'entered' | 'skipped' | 'aborted';
+
+/** Takes the tier's room under llm-route's own limits and budgets (a route with none waits for nothing), then its half-open trial. */
+function enterTier(walk: Walk, tier: Tier): Entry | Promise<Entry> {
+  const admission = walk.deps.admission;
+  if (!admission) return claimTrial(walk, tier);
+  return admission.enter(tier, walk.req.client, waitBudget(walk)).then((entry): Entry => {
+    if (entry.ok) return claimTrial(walk, tier);
+    if (entry.outcome === 'aborted') return 'aborted';
+    // Skipped by llm-route's own limit or budget: no request was sent, the tier's health is not concerned.
+    recordAttempt(walk.req, walk.deps, walk.attempts, tier, 1, entry.outcome, entry.waitedMs, undefined, null, entry.message);
+    if (!walk.limited || entry.retryAfterMs < walk.limited.retryAfterMs) walk.limited = { outcome: entry.outcome, retryAfterMs: entry.retryAfterMs };
     return 'skipped';
-  }
-  return 'entered';
+  });
+}
+
+/** Another request took this tier's half-open trial since planning: leave the trial to it. */
+function claimTrial(walk: Walk, tier: Tier): Entry {
+  if (walk.allDown || walk.deps.gate.claim(tier)) return 'entered';
+  walk.deps.admission?.leave(tier);
+  return 'skipped';
 }
 
 /** The tier's tries: its answer, or why the loop goes on to the next tier (or stops). */
@@ -142,7 +151,20 @@ async function tryTier(walk: Walk, t: number, first: UpstreamCall): Promise<Tier
       deps.telemetry.emit({ type: 'control_dropped', route: req.route.name, tier: tier.name, message: call.request.dropped });
       droppedSaid = call;
     }
-    const tried = req.request.stream ? await streamOnce(walk, t, call, n) : await unaryOnce(walk, tier, call, n);
+    let tried: Tried;
+    if (req.request.stream) {
+      // Only a resume route keeps what the client has (src/proxy/resume/resume-state.ts); others pay nothing.
+      const resume = req.route.on_break === 'resume' && req.route.resume_max > 0 ? new ResumeState(call, req.codec, req.request) : null;
+      const attempt = startStream(walk, t, call, resume);
+      if (!(attempt instanceof StreamAttempt)) {
+        attempts.push({ tier: tier.name, attempt: n, outcome: 'deadline', ms: 0, message: attempt.message });
+        return { kind: 'exhausted', timedOut: true, planned: walk.plan.length, attempts, limited: walk.limited };
+      }
+      tried = streamResult(walk, t, call, n, attempt, resume, await attempt.committed);
+    } else {
+      const attempt = new UnaryAttempt({ tier, call, pool: deps.pools.get(tier.provider), client: req.client });
+      tried = unaryResult(walk, tier, call, n, attempt, await attempt.result);
+    }
     if ('kind' in tried) return tried;
     const error = tried.error;
     if (error.reason === 'client_abort' || error.reason === 'shutdown') return { kind: 'aborted', attempts };
@@ -192,43 +214,39 @@ function retryDelay(walk: Walk, tier: Tier, error: AttemptError, n: number, last
 
 type Tried = RoutingOutcome | { error: AttemptError; elapsedMs: number };
 
-/** One streaming try: committed (the stream is the answer), or why not; the route's deadline passed: no answer (504). */
-async function streamOnce(walk: Walk, t: number, call: UpstreamCall, n: number): Promise<Tried> {
+/** A streaming try on its way, or (not sent) the route's deadline that has passed. */
+function startStream(walk: Walk, t: number, call: UpstreamCall, resume: ResumeState | null): StreamAttempt | AttemptError {
   const { req, deps, attempts } = walk;
   const tier = walk.plan[t];
   const remaining = walk.deadlineAt - performance.now();
-  if (remaining <= 0) {
-    attempts.push({ tier: tier.name, attempt: n, outcome: 'deadline', ms: 0, message: timeoutError('deadline', req.route.deadline_ms, 'first_token').message });
-    return { kind: 'exhausted', timedOut: true, planned: walk.plan.length, attempts, limited: walk.limited };
-  }
+  if (remaining <= 0) return timeoutError('deadline', req.route.deadline_ms, 'first_token');
   // The first request after the tier was idle may have to wait for a model load.
   const ttftMs = deps.gate.isCold(tier) ? tier.timeouts.cold_ttft_ms : tier.timeouts.ttft_ms;
   const budget = Math.min(ttftMs, Math.ceil(remaining));
-  // Only a resume route keeps what the client has (src/proxy/resume/resume-state.ts); others pay nothing.
-  const resume = req.route.on_break === 'resume' && req.route.resume_max > 0 ? new ResumeState(call, req.codec, req.request) : null;
-  const attempt = new StreamAttempt({
+  return new StreamAttempt({
     tier, call, pool: deps.pools.get(tier.provider), client: req.client,
     ttftBudgetMs: budget, ttftLimit: budget < ttftMs ? 'deadline' : 'ttft_timeout',
     output: resume ? resume.output : call.streamOutput(),
     port: req.port, ordinal: attempts.length + 1, telemetry: deps.telemetry, route: req.route.name,
     keepOpen: resume?.keepOpen,
   });
-  const result = await attempt.committed;
+}
+
+/** A streaming try's verdict: committed (the stream is the answer; the client was answered at commit), or why not. */
+function streamResult(walk: Walk, t: number, call: UpstreamCall, n: number, attempt: StreamAttempt, resume: ResumeState | null, result: CommitResult): Tried {
   if (!result.committed) return { error: result.error, elapsedMs: attempt.elapsedMs };
-  // The client was answered at commit; the bookkeeping of this attempt follows.
+  const { req, deps, attempts } = walk;
+  const tier = walk.plan[t];
   recordAttempt(req, deps, attempts, tier, n, 'ok', result.elapsedMs, undefined, null);
   const recovery = resume && new Recovery({ req, deps, state: resume, plan: walk.plan, at: t, deadlineAt: walk.deadlineAt, attempts });
   return { kind: 'stream', tier, call, relay: result.relay, attempts, recovery };
 }
 
-/** One non-streaming try: the whole answer, or why not. */
-async function unaryOnce(walk: Walk, tier: Tier, call: UpstreamCall, n: number): Promise<Tried> {
-  const { req, deps, attempts } = walk;
-  const attempt = new UnaryAttempt({ tier, call, pool: deps.pools.get(tier.provider), client: req.client });
-  const result = await attempt.result;
+/** A non-streaming try's verdict: the whole answer, or why not. */
+function unaryResult(walk: Walk, tier: Tier, call: UpstreamCall, n: number, attempt: UnaryAttempt, result: UnaryResult): Tried {
   if (!result.ok) return { error: result.error, elapsedMs: attempt.elapsedMs };
-  recordAttempt(req, deps, attempts, tier, n, 'ok', attempt.elapsedMs, result.answer.answer.status, null);
-  return { kind: 'unary', tier, call, answer: result.answer, attempts };
+  recordAttempt(walk.req, walk.deps, walk.attempts, tier, n, 'ok', attempt.elapsedMs, result.answer.answer.status, null);
+  return { kind: 'unary', tier, call, answer: result.answer, attempts: walk.attempts };
 }
 
 /** How long a limit may keep a stream waiting: what is left of its deadline. */
