@@ -72,6 +72,7 @@ export class StreamRelay implements AnswerReader, Upstream {
     this.writer.write(upToCommit);
   }
 
+  /** Headers come before any content, so before commit: a relay never sees them. */
   onHeaders(_status: number, _headers: IncomingHttpHeaders): void {}
 
   onBody(chunk: Buffer): void {
