@@ -1,11 +1,4 @@
-/** Where a committed stream's bytes go (the client's response). */
-export interface StreamSink {
-  /** false when the client is not keeping up: the upstream is paused until `drain`. */
-  write(data: Buffer): boolean;
-  onceDrain(resume: () => void): void;
-  /** Ends the response; `tail` is written last (a terminator or an error event). */
-  end(tail: Buffer | null): void;
-}
+import type { StreamSink } from './stream-sink.js';
 
 /** The upstream side of the relay, as far as backpressure needs it. */
 export interface Upstream {
@@ -26,8 +19,8 @@ export class ClientWriter {
   constructor(
     private readonly sink: StreamSink,
     private readonly upstream: Upstream,
-    /** True once the client is gone: nothing is written then. */
-    private readonly clientGone: () => boolean,
+    /** Once the client is gone nothing is written. */
+    private readonly client: { readonly aborted: boolean },
   ) {}
 
   /** The upstream is paused because the client is not reading. */
@@ -58,7 +51,7 @@ export class ClientWriter {
   private send(mayPause: boolean): void {
     const unsent = this.unsent;
     this.unsent = [];
-    if (unsent.length === 0 || this.clientGone()) return;
+    if (unsent.length === 0 || this.client.aborted) return;
     const drained = this.sink.write(unsent.length === 1 ? unsent[0] : Buffer.concat(unsent));
     if (!drained && mayPause && !this.pausedUpstream) {
       this.pausedUpstream = true;

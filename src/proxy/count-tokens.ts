@@ -1,27 +1,35 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { requestText } from '../protocols/neutral.js';
-import { clientCodec } from '../protocols/registry.js';
-import { isUnsupported } from '../protocols/types.js';
+import type { ClientCodec, ClientRequest } from '../protocols/types.js';
 import { tokenCounter } from '../tokens/count.js';
 import { Exchange } from './exchange.js';
 import { admit } from './model-request.js';
 import type { ProxyContext } from './proxy-context.js';
 import { routeRequest } from './route-request.js';
 
+/** A client protocol's token-count endpoint, as its codec provides it. */
+export interface TokenCountCapability {
+  codec: ClientCodec;
+  /** The client's request as a token count. */
+  asCount(request: ClientRequest): ClientRequest;
+  /** llm-route's own count of the prompt, as the protocol's answer. */
+  estimate(request: ClientRequest, count: (text: string) => number): unknown;
+}
+
 /**
- * POST /v1/messages/count_tokens: asked of the route's first tier that speaks Messages
- * (failing over like any request); when none does, or none answers, llm-route counts the
- * prompt itself with a real tokenizer and says so (`x-llm-route-estimated: true`).
+ * A token count: asked of the route's first tier whose server counts tokens in the client's
+ * protocol (failing over like any request); when none does, or none answers, llm-route counts
+ * the prompt itself with a real tokenizer and says so (`x-llm-route-estimated: true`).
  */
-export async function serveCountTokens(req: IncomingMessage, res: ServerResponse, ctx: ProxyContext, id: string): Promise<void> {
-  const exchange = new Exchange(ctx, res, clientCodec('messages'), id);
+export async function serveTokenCount(req: IncomingMessage, res: ServerResponse, ctx: ProxyContext, counting: TokenCountCapability, id: string): Promise<void> {
+  const exchange = new Exchange(ctx, res, counting.codec, id);
   try {
     const admitted = await admit(req, exchange);
     if (!admitted) return;
-    const request = { ...admitted.request, stream: false, operation: 'count_tokens' as const };
+    const request = counting.asCount(admitted.request);
     exchange.begin(admitted.route, request, { announce: false });
+    // A count never streams: the exchange's commit port is never called.
     const outcome = await routeRequest(
-      { id, route: admitted.route, request, codec: exchange.codec, arrivedAt: exchange.arrivedAt, client: exchange.client, commit: () => { throw new Error('a token count does not stream'); } },
+      { id, route: admitted.route, request, codec: exchange.codec, port: exchange, arrivedAt: exchange.arrivedAt, client: exchange.client },
       { pools: exchange.pools, gate: ctx.gate, telemetry: ctx.telemetry, random: ctx.random },
     );
     switch (outcome.kind) {
@@ -33,11 +41,10 @@ export async function serveCountTokens(req: IncomingMessage, res: ServerResponse
         return exchange.endAborted(outcome.attempts);
       case 'stream':
       case 'unsupported':
+      case 'too_long':
       case 'exhausted': {
-        const neutral = request.neutral();
         const counter = await tokenCounter();
-        const inputTokens = counter.count(isUnsupported(neutral) ? JSON.stringify(request.body.messages) : requestText(neutral));
-        return exchange.respondJson(200, { input_tokens: inputTokens }, { 'x-llm-route-estimated': 'true' });
+        return exchange.respondJson(200, counting.estimate(request, (text) => counter.count(text)), { 'x-llm-route-estimated': 'true' });
       }
     }
   } finally {

@@ -5,11 +5,11 @@ import type { ClientCodec, ClientRequest, ErrorSpec } from '../protocols/types.j
 import type { ProviderPools } from '../providers/pools.js';
 import type { StoredAnswer } from '../state/types.js';
 import type { RequestFinished, SaverMeasure } from '../telemetry/events.js';
-import type { AnswerCapture } from './answer-capture.js';
+import { AnswerCapture } from './answer-capture.js';
 import { ClientLifetime } from '../util/client-lifetime.js';
-import type { StreamSink } from './client-writer.js';
 import type { ProxyContext } from './proxy-context.js';
 import { isShutdown } from './shutdown.js';
+import { type CommitPort, ResponseSink, type StreamSink } from './stream-sink.js';
 
 export type FinishFields = Pick<RequestFinished, 'tier' | 'status' | 'outcome'> &
   Partial<Pick<RequestFinished, 'ttftMs' | 'usage' | 'estimate' | 'chunkErrors' | 'committed' | 'error' | 'attempts' | 'resumed' | 'promptTruncated'>>;
@@ -18,25 +18,26 @@ export type FinishFields = Pick<RequestFinished, 'tier' | 'status' | 'outcome'> 
  * One request's life: the config and pools it was admitted under (a snapshot taken at its
  * arrival, before its body is read, so a reload meanwhile never mixes one config's host
  * with another's key), the client's protocol, and the response. Everything the client
- * receives goes out through here, and it ends with exactly one `request_end`.
+ * receives goes out through here (a stream's bytes through the sink its commit returns), and
+ * it ends with exactly one `request_end`. What is known at arrival is fixed at construction;
+ * the route and request once, at `begin`; the rest only through the methods below.
  */
-export class Exchange {
+export class Exchange implements CommitPort {
   readonly arrivedAt = performance.now();
   readonly startedAt = Date.now();
   readonly config: Config;
   readonly pools: ProviderPools;
   readonly client = new ClientLifetime();
-  route: Route | null = null;
-  request: ClientRequest | null = null;
+  private route: Route | null = null;
+  private request: ClientRequest | null = null;
   /** Milliseconds from arrival to the commit of a stream. */
-  ttftMs: number | undefined;
+  private committedAfterMs: number | undefined;
   /** What the route's token savers did to the body. */
-  savers: SaverMeasure[] | undefined;
-  /** Set for a request with an Idempotency-Key that runs: what the client gets is also kept here. */
-  capture: AnswerCapture | null = null;
+  private savers: SaverMeasure[] | undefined;
+  /** For a request with an Idempotency-Key that runs: what the client gets is also kept here. */
+  private capture: AnswerCapture | null = null;
   /** How the request ended (its request_end fields), once it has. */
-  ending: FinishFields | null = null;
-  private ended = false;
+  private endedWith: FinishFields | null = null;
   /** Counted as a request (request_start/request_end); a token count is not. */
   private announced = true;
 
@@ -53,12 +54,14 @@ export class Exchange {
 
   /**
    * The request is routable: it now counts as in flight, and the client's leaving aborts it.
-   * `announce: false` keeps it out of the request events (a token count is not a request for a model).
+   * `savers`: what the route's token savers did to its body. `announce: false` keeps it out of
+   * the request events (a token count is not a request for a model).
    */
-  begin(route: Route, request: ClientRequest, { announce = true } = {}): void {
+  begin(route: Route, request: ClientRequest, { announce = true, savers }: { announce?: boolean; savers?: SaverMeasure[] } = {}): void {
     this.route = route;
     this.request = request;
     this.announced = announce;
+    this.savers = savers;
     this.res.once('close', this.onClose);
     // A client that left while the body was read or the savers ran: its 'close' has passed.
     if (this.res.destroyed) this.onClose();
@@ -75,32 +78,47 @@ export class Exchange {
     this.res.end(body);
   }
 
+  /** Milliseconds from arrival to the commit of a stream (undefined before, or without one). */
+  get ttftMs(): number | undefined {
+    return this.committedAfterMs;
+  }
+
+  /** How the request ended (its request_end fields), once it has. */
+  get ending(): FinishFields | null {
+    return this.endedWith;
+  }
+
+  /** From now on what the client gets is also kept, for the request's Idempotency-Key record. */
+  keepAnswer(): void {
+    this.capture = new AnswerCapture();
+  }
+
+  /** The answer kept since `keepAnswer`; null when none was kept, nothing went out or it was too large. */
+  keptAnswer(): StoredAnswer | null {
+    return this.capture?.answer() ?? null;
+  }
+
   /** The commit step of a stream: the client's status and headers, and the sink the relay writes to. */
   commit(tier: Tier, attempts: number): StreamSink {
     const ttftMs = performance.now() - this.arrivedAt;
-    this.ttftMs = ttftMs;
-    const route = this.route as Route;
-    this.ctx.telemetry.emit({ type: 'commit', id: this.id, route: route.name, tier: tier.name, ttftMs });
+    this.committedAfterMs = ttftMs;
+    const route = this.routeName();
+    this.ctx.telemetry.emit({ type: 'commit', id: this.id, route, tier: tier.name, ttftMs });
     // A flat header list: the cheapest form for node:http on the hot path.
     const headers = [
-      'x-request-id', this.id, 'x-llm-route-route', route.name, 'x-llm-route-tier', tier.name,
+      'x-request-id', this.id, 'x-llm-route-route', route, 'x-llm-route-tier', tier.name,
       'x-llm-route-attempts', String(attempts), 'x-llm-route-ttft-ms', String(Math.round(ttftMs)),
       'content-type', 'text/event-stream; charset=utf-8', 'cache-control', 'no-cache', 'x-accel-buffering', 'no',
     ];
     this.res.writeHead(200, headers);
-    const res = this.res;
-    if (this.capture) return capturingSink(res, this.capture, headers);
-    return {
-      write: (data) => res.write(data),
-      onceDrain: (resume) => res.once('drain', resume),
-      end: (tail) => (tail ? res.end(tail) : res.end()),
-    };
+    this.capture?.head(200, headers);
+    return new ResponseSink(this.res, this.capture);
   }
 
   /** A whole answer (a tier's, or its payload-fault rejection), with the routing headers. */
   respond(answer: ShapedAnswer, tier: Tier, attempts: number): void {
     const headers = [
-      'x-request-id', this.id, 'x-llm-route-route', (this.route as Route).name, 'x-llm-route-tier', tier.name,
+      'x-request-id', this.id, 'x-llm-route-route', this.routeName(), 'x-llm-route-tier', tier.name,
       'x-llm-route-attempts', String(attempts), 'content-type', answer.contentType, 'content-length', String(answer.body.length),
     ];
     this.res.writeHead(answer.status, headers);
@@ -153,9 +171,8 @@ export class Exchange {
 
   /** The one `request_end` of this request. */
   finish(fields: FinishFields): void {
-    if (this.ended) return;
-    this.ended = true;
-    this.ending = fields;
+    if (this.endedWith) return;
+    this.endedWith = fields;
     if (!this.announced) return;
     const durationMs = performance.now() - this.arrivedAt;
     const tier = fields.tier === null ? undefined : this.route?.tiers.find((t) => t.name === fields.tier);
@@ -184,24 +201,12 @@ export class Exchange {
     this.res.off('close', this.onClose);
   }
 
+  /** The route's name: '' before `begin` (only a request that began commits or is answered by a tier). */
+  private routeName(): string {
+    return this.route?.name ?? '';
+  }
+
   private readonly onClose = (): void => {
     if (!this.res.writableFinished) this.client.abort();
-  };
-}
-
-/** A stream's sink that also keeps every byte it writes, for the request's Idempotency-Key record. */
-function capturingSink(res: ServerResponse, capture: AnswerCapture, headers: string[]): StreamSink {
-  capture.head(200, headers);
-  return {
-    write: (data) => {
-      capture.add(data);
-      return res.write(data);
-    },
-    onceDrain: (resume) => res.once('drain', resume),
-    end: (tail) => {
-      capture.add(tail);
-      if (tail) res.end(tail);
-      else res.end();
-    },
   };
 }

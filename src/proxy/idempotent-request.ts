@@ -3,7 +3,6 @@ import type { IdempotencyConfig } from '../config/schema.js';
 import type { ClientRequest } from '../protocols/types.js';
 import type { IdempotencyRecordKey, IdempotencyStore } from '../state/types.js';
 import { jsonFingerprint } from '../util/canonical-json.js';
-import { AnswerCapture } from './answer-capture.js';
 import type { Exchange, FinishFields } from './exchange.js';
 
 /** A waiting duplicate looks at the record at least this often (a lost wake-up, an owner that died). */
@@ -26,7 +25,7 @@ export class IdempotentRun {
 
   /** Called once the request has ended (or failed to). */
   async end(exchange: Exchange): Promise<void> {
-    const answer = exchange.capture?.answer() ?? null;
+    const answer = exchange.keptAnswer();
     if (answer && storable(exchange.ending)) await this.store.complete(this.record, answer, this.ttlMs);
     else await this.store.abandon(this.record);
   }
@@ -60,7 +59,7 @@ export async function enterIdempotent(
     const found = await store.begin(record);
     switch (found.kind) {
       case 'owner':
-        exchange.capture = new AnswerCapture();
+        exchange.keepAnswer();
         return new IdempotentRun(store, record, settings.ttl_s * 1000);
       case 'completed':
         exchange.replay(found.answer);

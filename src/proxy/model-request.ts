@@ -4,13 +4,13 @@ import type { Config, Route } from '../config/schema.js';
 import { closesConnection, readJsonBody } from '../http/read-body.js';
 import { requestText } from '../protocols/neutral.js';
 import { type ClientCodec, type ClientRequest, isUnsupported } from '../protocols/types.js';
-import type { RequestFinished, RequestOutcome } from '../telemetry/events.js';
+import type { RequestFinished, RequestOutcome, SaverMeasure } from '../telemetry/events.js';
 import { Exchange } from './exchange.js';
 import { enterIdempotent, type IdempotentRun } from './idempotent-request.js';
 import type { ProxyContext } from './proxy-context.js';
 import { type Limited, routeRequest, type RoutingOutcome } from './route-request.js';
 import { RequestAdmission } from './tier-admission.js';
-import { refuseStream } from './stream-slots.js';
+import { refuseStream } from './refuse-stream.js';
 import { PromptCount } from '../fit/prompt-count.js';
 import { detectTruncation } from '../fit/truncation.js';
 
@@ -26,8 +26,8 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
   try {
     const admitted = await admit(req, exchange);
     if (!admitted) return;
-    const request = await saveTokens(exchange, admitted.route, admitted.request, req);
-    exchange.begin(admitted.route, request);
+    const { request, savers } = await saveTokens(exchange, admitted.route, admitted.request, req);
+    exchange.begin(admitted.route, request, { savers });
     // No key, no deduplication: a request without one pays nothing here.
     const key = admitted.request.headers.idempotencyKey;
     if (key !== undefined) {
@@ -43,13 +43,10 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
     admission = RequestAdmission.for(admitted.route, exchange.config, ctx.state, request);
     const prompt = new PromptCount(request);
     const outcome = await routeRequest(
-      {
-        id, route: admitted.route, request, codec, arrivedAt: exchange.arrivedAt, client: exchange.client,
-        commit: (tier, attempts) => exchange.commit(tier, attempts), onFallback: idempotent?.onFallback, prompt,
-      },
+      { id, route: admitted.route, request, codec, port: exchange, arrivedAt: exchange.arrivedAt, client: exchange.client, onFallback: idempotent?.onFallback, prompt },
       { pools: exchange.pools, gate: ctx.gate, telemetry: ctx.telemetry, random: ctx.random, admission },
     );
-    await answer(exchange, outcome, admission, prompt);
+    await answer(exchange, admitted.route, request, outcome, admission, prompt);
   } catch (err) {
     // A bug must cost one request, never the server; and it still ends with its request_end.
     process.stderr.write(`llm-route: internal error on ${req.method} ${req.url}: ${(err as Error).stack ?? err}\n`);
@@ -112,33 +109,33 @@ function withDefaultModel(body: unknown, config: Config): unknown {
  * The route's token savers, before the first tier: the body every tier gets (fail-open: a
  * saver that throws or overruns is skipped), and what each saved, measured, for the request's end.
  */
-async function saveTokens(exchange: Exchange, route: Route, request: ClientRequest, req: IncomingMessage): Promise<ClientRequest> {
-  if (route.savers.length === 0) return request;
+async function saveTokens(exchange: Exchange, route: Route, request: ClientRequest, req: IncomingMessage): Promise<{ request: ClientRequest; savers?: SaverMeasure[] }> {
+  if (route.savers.length === 0) return { request };
   // Loaded on use (preloaded by the server for a config with savers): routes without them never load them.
   const { applyRouteSavers } = await import('../savers/route-savers.js');
   const saved = await applyRouteSavers(route, request.protocol, request.body);
-  if (saved.measures.length > 0) exchange.savers = saved.measures;
-  if (!saved.changed) return request;
+  const savers = saved.measures.length > 0 ? saved.measures : undefined;
+  if (!saved.changed) return { request, savers };
   const reparsed = exchange.codec.parse(saved.body, req.headers);
-  return reparsed.ok ? reparsed.request : request;
+  return { request: reparsed.ok ? reparsed.request : request, savers };
 }
 
 /**
  * Answers the client in the shape the routing loop ended in, and records the request's end.
  * The tier that answered settles its limits and budgets to what it used.
  */
-async function answer(exchange: Exchange, outcome: RoutingOutcome, admission: RequestAdmission | null, prompt: PromptCount): Promise<void> {
+async function answer(exchange: Exchange, route: Route, request: ClientRequest, outcome: RoutingOutcome, admission: RequestAdmission | null, prompt: PromptCount): Promise<void> {
   const attempts = outcome.attempts;
   switch (outcome.kind) {
     case 'stream': {
-      const end = await (outcome.recovery ? outcome.recovery.finish(outcome.attempt) : outcome.attempt.finished);
+      const end = await (outcome.recovery ? outcome.recovery.finish(outcome.relay) : outcome.relay.finished);
       admission?.end({ tier: outcome.tier, usage: end.usage, completionText: () => end.text });
       const interruption = end.interruption;
       let result: RequestOutcome = 'ok';
       if (interruption) result = interruption.reason === 'client_abort' ? 'client_abort' : 'interrupted';
       return exchange.finish({
         tier: outcome.tier.name, status: 200, outcome: result, ttftMs: exchange.ttftMs, attempts, usage: end.usage,
-        estimate: end.usage ? undefined : estimateOf(exchange, end.text), chunkErrors: end.chunkErrors, committed: true, error: interruption?.message,
+        estimate: end.usage ? undefined : estimateOf(request, end.text), chunkErrors: end.chunkErrors, committed: true, error: interruption?.message,
         ...(outcome.recovery?.resumed ? { resumed: outcome.recovery.resumed } : {}),
         promptTruncated: detectTruncation(outcome.tier, end.usage, prompt),
       });
@@ -149,7 +146,7 @@ async function answer(exchange: Exchange, outcome: RoutingOutcome, admission: Re
       admission?.end({ tier: outcome.tier, usage: unary.usage, completionText: () => outcome.call.answerText(unary.upstreamBody) });
       return exchange.finish({
         tier: outcome.tier.name, status: unary.answer.status, outcome: 'ok', attempts, usage: unary.usage,
-        estimate: unary.usage ? undefined : estimateOf(exchange, outcome.call.answerText(unary.upstreamBody)),
+        estimate: unary.usage ? undefined : estimateOf(request, outcome.call.answerText(unary.upstreamBody)),
         promptTruncated: detectTruncation(outcome.tier, unary.usage, prompt),
       });
     }
@@ -157,7 +154,7 @@ async function answer(exchange: Exchange, outcome: RoutingOutcome, admission: Re
       exchange.respond(outcome.answer, outcome.tier, attempts.length);
       return exchange.finish({ tier: outcome.tier.name, status: outcome.answer.status, outcome: 'upstream_rejected', attempts, error: outcome.error.message });
     case 'unsupported': {
-      const message = `no tier of route "${(exchange.route as Route).name}" can carry this request: ${outcome.reasons.join('; ')}`;
+      const message = `no tier of route "${route.name}" can carry this request: ${outcome.reasons.join('; ')}`;
       exchange.respondError({ status: 400, kind: 'invalid_request', code: 'unsupported_request', message, extra: { attempts } }, { 'x-llm-route-attempts': attempts.length });
       return exchange.finish({ tier: null, status: 400, outcome: 'bad_request', attempts, error: message });
     }
@@ -166,8 +163,8 @@ async function answer(exchange: Exchange, outcome: RoutingOutcome, admission: Re
       exchange.respondError({ status: 400, kind: 'invalid_request', code: 'context_length_exceeded', message: outcome.failure.message, extra: { attempts } }, { 'x-llm-route-attempts': attempts.length });
       return exchange.finish({ tier: null, status: 400, outcome: 'bad_request', attempts, error: outcome.failure.message });
     case 'exhausted':
-      if (outcome.limited) return limitedAnswer(exchange, outcome.limited, attempts);
-      return exhausted(exchange, outcome.planned, outcome.timedOut, attempts);
+      if (outcome.limited) return limitedAnswer(exchange, route.name, outcome.limited, attempts);
+      return exhausted(exchange, route.name, outcome.planned, outcome.timedOut, attempts);
     case 'aborted':
       return exchange.endAborted(attempts);
   }
@@ -177,8 +174,7 @@ async function answer(exchange: Exchange, outcome: RoutingOutcome, admission: Re
  * No tier answered and at least one was skipped for llm-route's own limit or budget (SPEC "429
  * or 502"): 429, with Retry-After when the soonest of them takes requests again.
  */
-function limitedAnswer(exchange: Exchange, limited: Limited, attempts: RequestFinished['attempts']): void {
-  const route = (exchange.route as Route).name;
+function limitedAnswer(exchange: Exchange, route: string, limited: Limited, attempts: RequestFinished['attempts']): void {
   const retryAfterS = Math.max(1, Math.ceil(limited.retryAfterMs / 1000));
   const summary = attempts.map((a) => `${a.tier}: ${a.message ?? a.outcome}`).join('; ');
   const message = limited.outcome === 'budget'
@@ -189,8 +185,7 @@ function limitedAnswer(exchange: Exchange, limited: Limited, attempts: RequestFi
   exchange.finish({ tier: null, status: 429, outcome: 'failed', attempts, error: message });
 }
 
-function exhausted(exchange: Exchange, planned: number, timedOut: boolean, attempts: RequestFinished['attempts']): void {
-  const route = (exchange.route as Route).name;
+function exhausted(exchange: Exchange, route: string, planned: number, timedOut: boolean, attempts: RequestFinished['attempts']): void {
   const headers = { 'x-llm-route-attempts': attempts.length };
   if (planned === 0 || attempts.length === 0) {
     const message = planned === 0
@@ -207,7 +202,7 @@ function exhausted(exchange: Exchange, planned: number, timedOut: boolean, attem
 }
 
 /** The texts to count when a tier reported no usage (counted off the request path). */
-function estimateOf(exchange: Exchange, completionText: string): RequestFinished['estimate'] {
-  const neutral = (exchange.request as ClientRequest).neutral();
+function estimateOf(request: ClientRequest, completionText: string): RequestFinished['estimate'] {
+  const neutral = request.neutral();
   return { promptText: isUnsupported(neutral) ? '' : requestText(neutral), completionText };
 }

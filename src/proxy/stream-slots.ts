@@ -1,5 +1,3 @@
-import type { Exchange } from './exchange.js';
-
 /** How many streaming requests are open at once: routing through the tiers or committed. */
 export class StreamSlots {
   open = 0;
@@ -14,12 +12,4 @@ export class StreamSlots {
   give(): void {
     this.open--;
   }
-}
-
-/** The answer to a stream over server.max_streams: 503, try again in a second, in the client's protocol. */
-export function refuseStream(exchange: Exchange): void {
-  const max = exchange.config.server.max_streams;
-  const message = `llm-route has ${max} streams open (server.max_streams); try again shortly`;
-  exchange.respondError({ status: 503, kind: 'overloaded', code: 'too_many_streams', message }, { 'retry-after': 1 });
-  exchange.finish({ tier: null, status: 503, outcome: 'overloaded', error: message });
 }

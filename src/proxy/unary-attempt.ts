@@ -1,11 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Dispatcher } from 'undici';
 import type { ShapedAnswer } from '../protocols/call.js';
 import type { Usage } from '../protocols/usage.js';
-import { AttemptError, timeoutError } from './attempt-error.js';
-import { type AttemptInput, UpstreamAttempt } from './upstream-attempt.js';
-
-type Controller = Dispatcher.DispatchController;
+import { AttemptError, type Phase, timeoutError } from './attempt-error.js';
+import { type AnswerReader, type AttemptInput, UpstreamDispatch } from './upstream-dispatch.js';
 
 /** A whole non-streaming answer, shaped for the client: the commit point is its last byte. */
 export interface UnaryAnswer {
@@ -18,79 +15,77 @@ export interface UnaryAnswer {
 export type UnaryResult = { ok: true; answer: UnaryAnswer } | { ok: false; error: AttemptError };
 
 /**
- * A non-streaming attempt: `total_ms` for the whole response, `idle_ms` between body bytes
- * once the body has begun. A body cut short fails the attempt, so the next tier can answer.
+ * A non-streaming attempt: `total_ms` for the whole response (the dispatch's timer), `idle_ms`
+ * between body bytes once the body has begun. A body cut short fails the attempt, so the next
+ * tier can answer.
  */
-export class UnaryAttempt extends UpstreamAttempt {
+export class UnaryAttempt implements AnswerReader {
   readonly result: Promise<UnaryResult>;
   private resolveResult!: (result: UnaryResult) => void;
   private status = 0;
   private contentType = 'application/json';
   private chunks: Buffer[] = [];
-  private readonly totalTimer: NodeJS.Timeout;
   private idleTimer: NodeJS.Timeout | null = null;
+  private readonly dispatch: UpstreamDispatch;
 
-  constructor(input: AttemptInput) {
-    super(input);
+  constructor(private readonly input: AttemptInput) {
     this.result = new Promise((resolve) => (this.resolveResult = resolve));
-    this.totalTimer = setTimeout(this.onTotalTimeout, input.tier.timeouts.total_ms);
-    this.dispatch();
+    this.dispatch = new UpstreamDispatch(input, this);
+    this.dispatch.start();
   }
 
-  protected onSuccessHeaders(_c: Controller, status: number, headers: IncomingHttpHeaders): void {
+  get elapsedMs(): number {
+    return this.dispatch.elapsedMs;
+  }
+
+  onHeaders(status: number, headers: IncomingHttpHeaders): void {
     this.status = status;
     const type = headers['content-type'];
     if (typeof type === 'string') this.contentType = type;
   }
 
-  protected onBody(_c: Controller, chunk: Buffer): void {
+  onBody(chunk: Buffer): void {
     this.chunks.push(chunk);
     if (this.idleTimer) this.idleTimer.refresh();
-    else this.idleTimer = setTimeout(this.onIdleTimeout, this.input.tier.timeouts.idle_ms);
+    else this.idleTimer = setTimeout(UnaryAttempt.idleExpired, this.input.tier.timeouts.idle_ms, this);
   }
 
-  protected onEnd(): void {
+  onEnd(): void {
     const body = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks);
     // Relayed, the body goes out as it came and only its usage is read (without parsing it).
     const shaped = this.input.call.unaryAnswer(this.status, this.contentType, body);
     if (shaped === 'not_json') {
-      return this.fail(new AttemptError('bad_response', 'upstream answered with a body that is not JSON', { phase: 'body', failover: true, retryable: false }));
+      return this.stop(new AttemptError('bad_response', 'upstream answered with a body that is not JSON', { phase: 'body', failover: true, retryable: false }));
     }
-    this.settle('done', { ok: true, answer: { ...shaped, upstreamBody: body } });
+    this.settle({ ok: true, answer: { ...shaped, upstreamBody: body } });
   }
 
-  protected onBroken(err: AttemptError): void {
-    this.fail(err);
+  onBroken(err: AttemptError): void {
+    this.stop(err);
   }
 
-  protected fail(err: AttemptError): void {
-    if (!this.live) return;
-    this.cancel(err);
-    this.settle('failed', { ok: false, error: err });
+  stop(err: AttemptError): void {
+    if (!this.dispatch.live) return;
+    this.dispatch.cancel(err);
+    this.settle({ ok: false, error: err });
   }
 
-  protected onClientGone(err: AttemptError): void {
-    this.fail(err);
+  onClientGone(err: AttemptError): void {
+    this.stop(err);
   }
 
-  protected currentPhase(): AttemptError['phase'] {
+  phase(): Phase {
     if (this.chunks.length > 0) return 'body';
-    return this.controller ? 'headers' : 'connect';
+    return this.dispatch.connected ? 'headers' : 'connect';
   }
 
-  private settle(phase: 'done' | 'failed', result: UnaryResult): void {
-    this.phase = phase;
-    this.release();
-    clearTimeout(this.totalTimer);
+  private settle(result: UnaryResult): void {
+    this.dispatch.finish();
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.resolveResult(result);
   }
 
-  private readonly onTotalTimeout = (): void => {
-    this.fail(timeoutError('total_timeout', this.input.tier.timeouts.total_ms, this.currentPhase()));
-  };
-
-  private readonly onIdleTimeout = (): void => {
-    this.fail(timeoutError('idle_timeout', this.input.tier.timeouts.idle_ms, 'body'));
-  };
+  private static idleExpired(attempt: UnaryAttempt): void {
+    attempt.stop(timeoutError('idle_timeout', attempt.input.tier.timeouts.idle_ms, 'body'));
+  }
 }

@@ -4,7 +4,8 @@ import { handleAdmin } from '../control/admin-api.js';
 import { sendJson } from '../http/respond.js';
 import { clientCodec } from '../protocols/registry.js';
 import type { ClientCodec, ErrorSpec } from '../protocols/types.js';
-import { serveCountTokens } from '../proxy/count-tokens.js';
+import { messagesTokenCount } from '../protocols/messages/count-tokens.js';
+import { serveTokenCount } from '../proxy/count-tokens.js';
 import { serveModelRequest } from '../proxy/model-request.js';
 import type { ClientProtocol } from '../telemetry/events.js';
 import { hasBearer, sameSecret } from '../util/bearer.js';
@@ -26,7 +27,7 @@ const ENDPOINTS: Record<string, Endpoint> = {
   '/v1/chat/completions': { method: 'POST', protocol: 'chat', serve: (req, res, app, id) => serveModelRequest(req, res, app, clientCodec('chat'), id) },
   '/v1/responses': { method: 'POST', protocol: 'responses', serve: (req, res, app, id) => serveModelRequest(req, res, app, clientCodec('responses'), id) },
   '/v1/messages': { method: 'POST', protocol: 'messages', serve: (req, res, app, id) => serveModelRequest(req, res, app, clientCodec('messages'), id) },
-  '/v1/messages/count_tokens': { method: 'POST', protocol: 'messages', serve: (req, res, app, id) => serveCountTokens(req, res, app, id) },
+  '/v1/messages/count_tokens': { method: 'POST', protocol: 'messages', serve: (req, res, app, id) => serveTokenCount(req, res, app, messagesTokenCount, id) },
   '/v1/models': { method: 'GET', serve: (req, res, app) => sendJson(res, 200, modelList(app, req.headers)) },
   '/healthz': { method: 'GET', serve: (_req, res, app) => sendJson(res, 200, healthz(app)) },
   '/metrics': {

@@ -6,9 +6,10 @@ import { isUnsupported, readParts } from '../../protocols/types.js';
 import { redactSecrets } from '../../providers/redact-secrets.js';
 import type { AttemptRecord, ResumedStream } from '../../telemetry/events.js';
 import { AttemptError, timeoutError } from '../attempt-error.js';
-import type { StreamSink } from '../client-writer.js';
-import { record, type RoutingDeps, type RoutingRequest } from '../route-request.js';
-import { type CommitResult, StreamAttempt, type StreamEnd } from '../stream-attempt.js';
+import { recordAttempt, type RoutingDeps, type RoutingRequest } from '../routing.js';
+import { type CommitResult, StreamAttempt } from '../stream-attempt.js';
+import type { StreamEnd, StreamRelay } from '../stream-relay.js';
+import type { CommitPort, StreamSink } from '../stream-sink.js';
 import { RecoveryDecoder, type RecoveryMeans } from './recovery-decoder.js';
 import type { ResumeState } from './resume-state.js';
 
@@ -40,7 +41,7 @@ export class Recovery {
   constructor(private readonly input: RecoveryInput) {}
 
   /** The stream's end: the first attempt's, or the recovery's when the first was left open for one. */
-  async finish(first: StreamAttempt): Promise<StreamEnd> {
+  async finish(first: StreamRelay): Promise<StreamEnd> {
     const end = await first.finished;
     const sink = end.open;
     if (!sink || !end.interruption) return end;
@@ -62,7 +63,7 @@ export class Recovery {
       const why = redactSecrets(run.error.message, tier.provider);
       return this.giveUp(end, sink, `${end.interruption.message}; its recovery on tier ${tier.name} failed: ${why}`, run.error);
     }
-    const second = await run.attempt.finished;
+    const second = await run.relay.finished;
     resumed.result = second.interruption ? (run.diverged() ? 'diverged' : 'failed') : 'ok';
     return {
       interruption: second.interruption,
@@ -87,7 +88,7 @@ export class Recovery {
     const n = this.input.attempts.filter((a) => a.tier === tier.name).length + 1;
     let diverged = false;
     const failed = (error: AttemptError): Run => {
-      record(req, deps, this.input.attempts, tier, n, error.reason, 0, error.status, null, error.message);
+      recordAttempt(req, deps, this.input.attempts, tier, n, error.reason, 0, error.status, null, error.message);
       return { committed: false, error, diverged: () => diverged };
     };
     const remaining = deadlineAt - performance.now();
@@ -97,24 +98,24 @@ export class Recovery {
       : UpstreamCall.prepare(tier, req.codec, req.request);
     if (isUnsupported(call)) return failed(new AttemptError('unsupported', call.unsupported, { phase: 'connect', failover: false, retryable: false, blame: null }));
     const budget = Math.min(tier.timeouts.ttft_ms, Math.ceil(remaining));
+    // The client has its status and the stream's opening: the recovery writes on where the first left off.
+    const port: CommitPort = { commit: () => sink };
     const attempt: StreamAttempt = new StreamAttempt({
       tier, call, pool: deps.pools.get(tier.provider), client: req.client,
       ttftBudgetMs: budget,
       ttftLimit: budget < tier.timeouts.ttft_ms ? 'deadline' : 'ttft_timeout',
       output: new TranslatedOutput(state.recoveryRenderer(), new RecoveryDecoder(readParts, how, delivered, (message) => {
         diverged = true;
-        attempt.stop(new AttemptError('replay_diverged', message, { phase: 'body', failover: false, retryable: false, blame: null }));
+        attempt.cut(new AttemptError('replay_diverged', message, { phase: 'body', failover: false, retryable: false, blame: null }));
       })),
-      onChunkError: () => deps.telemetry.emit({ type: 'chunk_error', route: req.route.name, tier: tier.name }),
-      // The client has its status and the stream's opening: the recovery writes on where the first left off.
-      commit: () => sink,
+      port, ordinal: this.input.attempts.length + 1, telemetry: deps.telemetry, route: req.route.name,
     });
     const result = await attempt.committed;
     if (!result.committed) {
-      record(req, deps, this.input.attempts, tier, n, result.error.reason, attempt.elapsedMs, result.error.status, result.error.blame, result.error.message);
+      recordAttempt(req, deps, this.input.attempts, tier, n, result.error.reason, attempt.elapsedMs, result.error.status, result.error.blame, result.error.message);
       return { ...result, diverged: () => diverged };
     }
-    record(req, deps, this.input.attempts, tier, n, 'ok', attempt.elapsedMs, undefined, null);
+    recordAttempt(req, deps, this.input.attempts, tier, n, 'ok', result.elapsedMs, undefined, null);
     return { ...result, diverged: () => diverged };
   }
 

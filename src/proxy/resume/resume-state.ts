@@ -1,10 +1,9 @@
 import type { UpstreamCall } from '../../protocols/call.js';
-import { ChatRenderer } from '../../protocols/chat/render.js';
+import { type ResumableRelay, resumableRelay } from '../../protocols/resumable-relay.js';
 import { TranslatedOutput } from '../../protocols/translated-output.js';
 import { readParts, type ClientCodec, type ClientRequest, type StreamOutput, type StreamRenderer } from '../../protocols/types.js';
 import type { AttemptError } from '../attempt-error.js';
 import { DeliveredText } from './delivered-text.js';
-import { TrackedChatRelay } from './tracked-relay.js';
 
 /** Breaks a recovery can mend: the connection broke or closed unfinished, or the upstream stalled. */
 const RECOVERABLE = new Set<AttemptError['reason']>(['broken_stream', 'idle_timeout']);
@@ -12,25 +11,23 @@ const RECOVERABLE = new Set<AttemptError['reason']>(['broken_stream', 'idle_time
 /**
  * A stream on a resume route, as its first attempt leaves it: the text the client has, and a
  * renderer that goes on in the client's protocol under the ids and indexes the client has
- * seen, so a recovery's text is the rest of the same message. A Chat Completions stream relayed
- * from a Chat Completions server stays a byte relay (its events are only decoded, for the text;
- * the renderer takes over its chunk id); any other stream is rendered by the client codec's
- * renderer from the start (its ids, block and item indexes, sequence numbers are llm-route's,
- * so the recovery carries them on). Routes without resume never make one.
+ * seen, so a recovery's text is the rest of the same message. A relayed stream stays a byte
+ * relay where the protocol can carry one on (its events are only decoded, for the text; the
+ * renderer takes over its ids); any other stream is rendered by the client codec's renderer
+ * from the start (its ids, block and item indexes, sequence numbers are llm-route's, so the
+ * recovery carries them on). Routes without resume never make one.
  */
 export class ResumeState {
   readonly renderer: StreamRenderer;
   readonly delivered: DeliveredText;
   readonly output: StreamOutput;
-  private readonly chatRelay: TrackedChatRelay | null = null;
+  private readonly relay: ResumableRelay | null;
 
   constructor(call: UpstreamCall, codec: ClientCodec, request: ClientRequest) {
     this.renderer = codec.renderer(request);
     this.delivered = new DeliveredText(readParts);
-    if (call.relayed && this.renderer instanceof ChatRenderer) {
-      this.chatRelay = new TrackedChatRelay(call.streamOutput(), this.delivered);
-      this.output = this.chatRelay;
-    } else this.output = new TranslatedOutput(this.renderer, this.delivered);
+    this.relay = call.relayed ? resumableRelay(call.streamOutput(), this.delivered, this.renderer) : null;
+    this.output = this.relay ?? new TranslatedOutput(this.renderer, this.delivered);
   }
 
   /** The first attempt's `keepOpen`: a break inside a text run leaves the client's response open. */
@@ -38,8 +35,7 @@ export class ResumeState {
 
   /** The renderer a recovery writes with, carrying on what the client has. */
   recoveryRenderer(): StreamRenderer {
-    const identity = this.chatRelay?.identity;
-    if (identity && this.renderer instanceof ChatRenderer) this.renderer.continueAs(identity);
+    this.relay?.carryOn();
     return this.renderer;
   }
 }

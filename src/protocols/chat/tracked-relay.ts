@@ -1,6 +1,6 @@
-import type { StreamPart } from '../../protocols/stream-part.js';
-import type { EventFacts, RAW, StreamOutput } from '../../protocols/types.js';
-import type { DeliveredText } from './delivered-text.js';
+import type { StreamPart } from '../stream-part.js';
+import type { EventFacts, PartStage, RAW, StreamOutput } from '../types.js';
+import type { ChatRenderer } from './render.js';
 
 /** What a relayed Chat Completions stream showed the client of its identity, for a recovery to go on under. */
 export interface ChatIdentity {
@@ -11,15 +11,20 @@ export interface ChatIdentity {
 
 /**
  * A Chat Completions stream relayed as its bytes on a resume route: the byte relay stays, and
- * each event is also decoded for the delivered text (no rendering). The first chunk's id,
- * created and model are what a recovery's chunks must carry.
+ * each event is also decoded by `delivered` (for the text the client has; no rendering). The
+ * first chunk's id, created and model are what a recovery's chunks must carry.
  */
 export class TrackedChatRelay implements StreamOutput {
   readonly relays = true;
-  identity: ChatIdentity | null = null;
+  private identity: ChatIdentity | null = null;
   private readonly scratch: StreamPart[] = [];
 
-  constructor(private readonly relay: StreamOutput, private readonly delivered: DeliveredText) {}
+  constructor(private readonly relay: StreamOutput, private readonly delivered: PartStage, private readonly renderer: ChatRenderer) {}
+
+  /** A recovery writes with the renderer from now on: it carries on under the identity the client saw. */
+  carryOn(): void {
+    if (this.identity) this.renderer.continueAs(this.identity);
+  }
 
   event(facts: EventFacts): typeof RAW | Buffer | null {
     this.delivered.decode(facts, this.scratch);

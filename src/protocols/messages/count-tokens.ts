@@ -1,0 +1,23 @@
+import { requestText } from '../neutral.js';
+import { type ClientCodec, type ClientRequest, isUnsupported } from '../types.js';
+import { messagesClient } from './client.js';
+
+/**
+ * Messages' count_tokens (POST /v1/messages/count_tokens), a capability of its codec: the
+ * request as a token count (asked of a tier whose server counts Messages tokens, see the
+ * wire's countTokensRequest), and the answer llm-route gives itself when no tier counts.
+ */
+export const messagesTokenCount = {
+  codec: messagesClient as ClientCodec,
+
+  /** The client's request as a token count: never streamed. */
+  asCount(request: ClientRequest): ClientRequest {
+    return { ...request, stream: false, operation: 'count_tokens' };
+  },
+
+  /** llm-route's own count of the prompt, in Messages' answer shape. */
+  estimate(request: ClientRequest, count: (text: string) => number): { input_tokens: number } {
+    const neutral = request.neutral();
+    return { input_tokens: count(isUnsupported(neutral) ? JSON.stringify(request.body.messages) : requestText(neutral)) };
+  },
+};

@@ -1,0 +1,9 @@
+import type { Exchange } from './exchange.js';
+
+/** The answer to a stream over server.max_streams: 503, try again in a second, in the client's protocol. */
+export function refuseStream(exchange: Exchange): void {
+  const max = exchange.config.server.max_streams;
+  const message = `llm-route has ${max} streams open (server.max_streams); try again shortly`;
+  exchange.respondError({ status: 503, kind: 'overloaded', code: 'too_many_streams', message }, { 'retry-after': 1 });
+  exchange.finish({ tier: null, status: 503, outcome: 'overloaded', error: message });
+}

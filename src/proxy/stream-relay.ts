@@ -1,0 +1,230 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { EVENT_ERROR, RAW, type StreamOutput } from '../protocols/types.js';
+import type { Usage } from '../protocols/usage.js';
+import type { Framer } from '../sse/framer.js';
+import { AttemptError, type Phase, timeoutError } from './attempt-error.js';
+import { ClientWriter, type Upstream } from './client-writer.js';
+import type { Tier } from '../config/schema.js';
+import type { ClientLifetime } from '../util/client-lifetime.js';
+import { MAX_EVENT_BYTES, tooLargeEvent } from './stream-errors.js';
+import type { StreamSink } from './stream-sink.js';
+import type { StreamTally } from './stream-tally.js';
+import type { AnswerReader, UpstreamDispatch } from './upstream-dispatch.js';
+
+export interface StreamEnd {
+  /** null when the stream finished cleanly. */
+  interruption: AttemptError | null;
+  usage: Usage | undefined;
+  chunkErrors: number;
+  /** The generated text, for a token estimate when the upstream reported no usage. */
+  text: string;
+  /** The client's response, left open for a recovery (`keepOpen`); null when the stream ended it. */
+  open: StreamSink | null;
+}
+
+/** What a relay is given by the attempt it takes over from. */
+export interface RelayInput {
+  tier: Tier;
+  client: ClientLifetime;
+  /** How events reach the client: relayed as they came, or rendered in the client's protocol. */
+  output: StreamOutput;
+  /**
+   * Set on a route with `on_break: resume`: asked when the committed stream breaks; true leaves
+   * the client's response open (no error event) for a recovery, and `finished` carries the sink.
+   */
+  keepOpen?: (err: AttemptError) => boolean;
+}
+
+/** How long an upstream may keep its response open after its terminator before it is cut. */
+const UPSTREAM_LINGER_MS = 2_000;
+
+/**
+ * A committed stream, from the commit point to its end: each event goes to the output (its
+ * upstream bytes unchanged when relayed), through the client writer's backpressure, guarded by
+ * an exact idle timer. It ends complete (the output adds a missing terminator) or with one
+ * error event; `finished` says which. There is no failover from here.
+ */
+export class StreamRelay implements AnswerReader, Upstream {
+  readonly finished: Promise<StreamEnd>;
+  private resolveFinished!: (end: StreamEnd) => void;
+  private relaying = true;
+  private leftOpen = false;
+  /** What the chunk being framed sends to the client. */
+  private out: Buffer[] = [];
+  /** Something of this chunk does not go out as it came (dropped, or rendered). */
+  private altered = false;
+  private readonly output: StreamOutput;
+  private readonly writer: ClientWriter;
+  private readonly idleTimer: NodeJS.Timeout;
+
+  constructor(
+    private readonly input: RelayInput,
+    private readonly dispatch: UpstreamDispatch,
+    private readonly framer: Framer,
+    private readonly tally: StreamTally,
+    private readonly sink: StreamSink,
+    upToCommit: Buffer,
+  ) {
+    this.output = input.output;
+    this.finished = new Promise((resolve) => (this.resolveFinished = resolve));
+    this.idleTimer = setTimeout(StreamRelay.idleExpired, input.tier.timeouts.idle_ms, this);
+    this.writer = new ClientWriter(sink, this, input.client);
+    this.writer.write(upToCommit);
+  }
+
+  /** Headers come before any content, so before commit: a relay never sees them. */
+  onHeaders(_status: number, _headers: IncomingHttpHeaders): void {}
+
+  onBody(chunk: Buffer): void {
+    this.altered = false;
+    const aligned = this.framer.push(chunk, this.onEvent);
+    this.endOfChunk(aligned ? chunk : null);
+  }
+
+  /**
+   * A chunk was framed: what its events queued goes out. Fast path: a chunk of whole events
+   * (`whole`), all relayed unchanged, is forwarded as the same Buffer.
+   */
+  endOfChunk(whole: Buffer | null): void {
+    if (!this.relaying) return; // ended inside this chunk
+    if (this.framer.pendingBytes > MAX_EVENT_BYTES) return this.onBroken(tooLargeEvent());
+    this.idleTimer.refresh();
+    if (this.out.length === 0) return;
+    const bytes = whole !== null && !this.altered ? whole : this.takeOut();
+    this.out = [];
+    this.writer.write(bytes);
+    this.completeIfTerminated();
+  }
+
+  readonly onEvent = (raw: Buffer, data: string | null): void => {
+    const tally = this.tally;
+    // Ended earlier in this chunk, or past the terminator: the rest of the chunk means nothing.
+    if (!this.relaying || tally.sawTerminator) return;
+    if (data === null) return this.keep(this.output.keepAlive(raw), raw); // a keep-alive
+    if (!tally.read(data)) {
+      this.altered = true;
+      return;
+    }
+    const flags = tally.facts.flags;
+    if (flags & EVENT_ERROR) {
+      this.flushOut();
+      return this.interrupt(new AttemptError('upstream_error', 'the upstream reported an error after the first token', { phase: 'body', failover: false, retryable: false }), this.output.upstreamError(raw, tally.facts));
+    }
+    tally.noteEnding(flags);
+    this.keep(this.output.event(tally.facts), raw);
+  };
+
+  onEnd(): void {
+    this.framer.flush(this.onEvent);
+    this.upstreamEnded();
+  }
+
+  /** The upstream closed its response: the stream is complete if it finished, else broken. */
+  upstreamEnded(): void {
+    if (!this.relaying) return;
+    this.flushOut();
+    this.complete();
+  }
+
+  onBroken(err: AttemptError): void {
+    const message = err.reason === 'answer_too_large' ? `${err.message}, after the first token` : `upstream connection broke after the first token: ${err.message}`;
+    this.interrupt(new AttemptError('broken_stream', message, { phase: 'body', failover: false, retryable: false }));
+  }
+
+  /** Ends the stream with the output's error event for `err` (the total timeout, a recovery whose replay diverged). */
+  stop(err: AttemptError): void {
+    this.interrupt(err);
+  }
+
+  onClientGone(err: AttemptError): void {
+    // A stopping server still tells its client why the stream ends; a gone client hears nothing.
+    if (err.reason === 'shutdown') return this.interrupt(err);
+    this.settle(err);
+  }
+
+  phase(): Phase {
+    return 'body';
+  }
+
+  pause(): void {
+    this.dispatch.pause();
+  }
+
+  resume(): void {
+    this.idleTimer.refresh();
+    this.dispatch.resume();
+  }
+
+  /** Queues what the client gets for one event. */
+  private keep(piece: typeof RAW | Buffer | null, raw: Buffer): void {
+    if (piece === RAW || piece === raw) this.out.push(raw);
+    else {
+      this.altered = true;
+      if (piece) this.out.push(piece);
+    }
+  }
+
+  private takeOut(): Buffer {
+    const out = this.out;
+    return out.length === 1 ? out[0] : Buffer.concat(out);
+  }
+
+  /** Hands what this chunk has queued so far to the writer (before an ending written mid-chunk). */
+  private flushOut(): void {
+    if (this.out.length === 0 || !this.relaying) return;
+    this.writer.write(this.takeOut());
+    this.out = [];
+  }
+
+  /**
+   * The upstream sent its terminator: the answer is complete, so the client's response ends
+   * now, even if the upstream is slow to close its side; it gets a moment to end cleanly.
+   */
+  private completeIfTerminated(): void {
+    if (!this.tally.sawTerminator || !this.relaying) return;
+    this.complete();
+    this.dispatch.lingerFor(UPSTREAM_LINGER_MS);
+  }
+
+  /** The answer ended: complete when it finished (the output adds a missing terminator), a break when it did not. */
+  private complete(): void {
+    if (!this.relaying) return;
+    const tally = this.tally;
+    if (tally.sawTerminator || tally.sawFinish) {
+      this.writer.end(this.output.complete(tally.sawTerminator));
+      this.settle(null);
+      return;
+    }
+    tally.countChunkError();
+    this.interrupt(new AttemptError('broken_stream', 'upstream ended the stream without finishing it', { phase: 'body', failover: false, retryable: false }));
+  }
+
+  /** Ends a stream that cannot go on with the output's error event (or `tail`), unless a recovery keeps it open. */
+  private interrupt(err: AttemptError, tail?: Buffer): void {
+    if (!this.relaying) return;
+    this.dispatch.cancel(err);
+    if (this.input.keepOpen?.(err)) {
+      this.writer.release();
+      this.leftOpen = true;
+    } else this.writer.end(tail ?? this.output.interrupted(err.message));
+    this.settle(err);
+  }
+
+  private settle(interruption: AttemptError | null): void {
+    if (!this.relaying) return;
+    this.relaying = false;
+    clearTimeout(this.idleTimer);
+    this.dispatch.finish();
+    const tally = this.tally;
+    this.resolveFinished({ interruption, usage: tally.usage, chunkErrors: tally.chunkErrors, text: tally.text(), open: this.leftOpen ? this.sink : null });
+  }
+
+  private static idleExpired(relay: StreamRelay): void {
+    // A client that is not reading pauses the upstream; that silence is not the upstream's.
+    if (relay.writer.paused) {
+      relay.idleTimer.refresh();
+      return;
+    }
+    relay.interrupt(timeoutError('idle_timeout', relay.input.tier.timeouts.idle_ms, 'idle'));
+  }
+}

@@ -1,0 +1,55 @@
+import { EVENT_DONE, EVENT_FINISH, EVENT_MALFORMED, newFacts, type StreamReader, type WireCodec } from '../protocols/types.js';
+import { mergeUsage, type Usage } from '../protocols/usage.js';
+import type { TelemetryBus } from '../telemetry/bus.js';
+
+/**
+ * What one stream's events have said so far: read once per event (the one place a stream's
+ * events are read), shared by the attempt before commit and the relay after it. The
+ * facts are filled in place: no object per event.
+ */
+export class StreamTally {
+  readonly facts = newFacts();
+  usage: Usage | undefined;
+  chunkErrors = 0;
+  /** The answer's end reason came. */
+  sawFinish = false;
+  /** The protocol's terminator came: nothing after it means anything. */
+  sawTerminator = false;
+  private readonly texts: string[] = [];
+  /** The wire's reader of this one stream (stateful: block ids, tool-call numbering). */
+  private readonly reader: StreamReader;
+
+  /** Malformed events are reported as `chunk_error`s of `route` and `tier`. */
+  constructor(wire: WireCodec, private readonly telemetry: TelemetryBus, private readonly route: string, private readonly tier: string) {
+    this.reader = wire.reader();
+  }
+
+  /** Reads one event's data into `facts`, keeping its usage and text; false for a malformed event (counted, to be dropped). */
+  read(data: string): boolean {
+    const facts = this.facts;
+    this.reader.read(data, facts);
+    if (facts.flags & EVENT_MALFORMED) {
+      this.countChunkError();
+      return false;
+    }
+    if (facts.usage) this.usage = mergeUsage(this.usage, facts.usage);
+    if (facts.text !== undefined) this.texts.push(facts.text);
+    return true;
+  }
+
+  /** After the event was accepted: whether it finished the answer or ended the stream. */
+  noteEnding(flags: number): void {
+    if (flags & EVENT_FINISH) this.sawFinish = true;
+    if (flags & EVENT_DONE) this.sawTerminator = true;
+  }
+
+  countChunkError(): void {
+    this.chunkErrors++;
+    this.telemetry.emit({ type: 'chunk_error', route: this.route, tier: this.tier });
+  }
+
+  /** The generated text, for a token estimate when the upstream reported no usage. */
+  text(): string {
+    return this.texts.join('');
+  }
+}
