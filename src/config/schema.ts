@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '#zod';
 import { ENCODINGS, type Encoding } from '../tokens/count.js';
 import { isHeaderGlob } from '../util/glob.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '#zod';
 import { describeSchema, type JsonSchema } from '../config/describe-schema.js';
 import type { ConfigProblem, PathSegment } from '../config/errors.js';
 import type { Reporter, Target } from '../config/positions.js';

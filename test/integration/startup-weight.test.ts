@@ -59,5 +59,10 @@ describe('serve start-up stays light', () => {
     expect(urls.filter((url) => url.endsWith('/dist/savers/pipeline.js') || url.endsWith('/dist/savers/registry.js'))).toEqual([]);
     // ...and leaves SQLite to the usage thread (src/usage/engine-link.ts).
     expect(required.filter((file) => file.includes('/node_modules/better-sqlite3/'))).toEqual([]);
+    // zod comes through src/util/zod.ts: its CommonJS build, with English and none of its other locales.
+    expect([...loaded]).not.toContain('zod');
+    expect(required.some((file) => file.endsWith('/node_modules/zod/v4/classic/schemas.cjs'))).toBe(true);
+    expect(required.some((file) => file.endsWith('/node_modules/zod/v4/locales/en.cjs'))).toBe(true);
+    expect(required.filter((file) => /\/node_modules\/zod\/v4\/locales\/(?!en\.cjs$|index\.cjs$)/.test(file))).toEqual([]);
   }, 30_000);
 });

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '#zod';
 
 /**
  * What llm-route checks of a Chat Completions body: enough to route it and relay it. Every

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '#zod';
 
 const Block = z.looseObject({ type: z.string('each content block needs a "type"') }, 'each content block must be an object');
 

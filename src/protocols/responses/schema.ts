@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '#zod';
 
 /**
  * What llm-route checks of a Responses body: enough to route, relay and translate it; every
