@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '#zod';
 import type { PathSegment } from './errors.js';
 import { ConfigSchema } from './schema.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '#zod';
 import { isHeaderGlob } from '../util/glob.js';
 import { ms } from './duration-schema.js';
 

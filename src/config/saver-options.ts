@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '#zod';
 
 /**
  * Token savers and their options. A `savers:` entry is a name or a one-key map `{ name: options }`;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '#zod';
 import { describeSchema, type JsonSchema } from './describe-schema.js';
 import type { ConfigProblem, PathSegment } from './errors.js';
 import type { Reporter, Target } from './positions.js';

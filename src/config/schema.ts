@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '#zod';
 import { ms } from './duration-schema.js';
 import { ProviderSchema } from './provider-schema.js';
 import { SaverListSchema } from './saver-options.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '#zod';
 import { ms } from './duration-schema.js';
 
 // The listening side: address, tokens, body and header limits, timeouts for slow clients, allowed hosts and origins.

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '#zod';
 import { ms } from './duration-schema.js';
 
 // What llm-route keeps: the usage log, budgets, idempotency records, state shared between instances.

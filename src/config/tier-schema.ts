@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '#zod';
 import { ENCODINGS } from '../tokens/count.js';
 import { ms } from './duration-schema.js';
 import { OllamaOptionsSchema, PriceSchema } from './provider-schema.js';

@@ -1,5 +1,6 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import module from 'node:module';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -59,5 +60,21 @@ describe('serve start-up stays light', () => {
     expect(urls.filter((url) => url.endsWith('/dist/savers/pipeline.js') || url.endsWith('/dist/savers/registry.js'))).toEqual([]);
     // ...and leaves SQLite to the usage thread (src/usage/engine-link.ts).
     expect(required.filter((file) => file.includes('/node_modules/better-sqlite3/'))).toEqual([]);
+    // zod comes through src/util/zod.ts: its CommonJS build, with English and none of its other locales.
+    expect([...loaded]).not.toContain('zod');
+    expect(required.some((file) => file.endsWith('/node_modules/zod/v4/classic/schemas.cjs'))).toBe(true);
+    expect(required.some((file) => file.endsWith('/node_modules/zod/v4/locales/en.cjs'))).toBe(true);
+    expect(required.filter((file) => /\/node_modules\/zod\/v4\/locales\/(?!en\.cjs$|index\.cjs$)/.test(file))).toEqual([]);
   }, 30_000);
+
+  // Node 22.1+ only (module.enableCompileCache): Node 20 has no compile cache to keep.
+  it.skipIf(!('enableCompileCache' in module))('keeps Node\'s compile cache in $XDG_CACHE_HOME/llm-route, nothing in the temp dir (src/cli/compile-cache.ts)', () => {
+    const cache = mkdtempSync(join(dir, 'cache-'));
+    const tmp = mkdtempSync(join(dir, 'tmp-'));
+    const run = spawnSync(process.execPath, ['bin/llm-route.js', '--version'], { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, XDG_CACHE_HOME: cache, TMPDIR: tmp } });
+    expect(run.status).toBe(0);
+    expect(readdirSync(join(cache, 'llm-route', 'compile-cache')).length).toBeGreaterThan(0);
+    expect(readdirSync(tmp)).toEqual([]);
+    expect(existsSync(join(tmp, 'node-compile-cache'))).toBe(false);
+  });
 });

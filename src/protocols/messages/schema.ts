@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '#zod';
 import { isRecord } from '../../util/is-record.js';
 import { isArrayOfTagged, isFilledString, isOptionalBoolean } from '../plain-body.js';
 
