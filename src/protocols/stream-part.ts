@@ -36,3 +36,24 @@ export type StreamPart =
   | { type: 'opaque'; text?: string };
 
 export type StreamPartType = StreamPart['type'];
+
+/** A block a reader has open: what kind of part closes it, and its id (Anthropic's thinking also its signature). */
+export interface OpenBlock {
+  kind: 'text' | 'reasoning' | 'tool' | 'other';
+  id: string;
+  signature?: string;
+}
+
+/** The part that closes an open block; null for a block of the wire's own kind (`opaque`), which has none. */
+export function blockEnd(block: OpenBlock): StreamPart | null {
+  switch (block.kind) {
+    case 'text':
+      return { type: 'text-end', id: block.id };
+    case 'tool':
+      return { type: 'tool-input-end', id: block.id };
+    case 'reasoning':
+      return block.signature === undefined ? { type: 'reasoning-end', id: block.id } : { type: 'reasoning-end', id: block.id, signature: block.signature };
+    default:
+      return null;
+  }
+}

@@ -2,18 +2,13 @@ import { isRecord } from '../../util/is-record.js';
 import { stringField } from '../fields.js';
 import { eventObject } from '../json.js';
 import { readFactsOfParts } from '../part-facts.js';
-import type { StreamPart } from '../stream-part.js';
+import { blockEnd, type OpenBlock, type StreamPart } from '../stream-part.js';
 import { EVENT_DONE, EVENT_MALFORMED, type EventFacts, type StreamReader } from '../types.js';
 import { anthropicFinish } from './decode.js';
 import { anthropicUsage } from './usage.js';
 
-/** A content block of the message being streamed, by its index. */
-interface Block {
-  kind: 'text' | 'reasoning' | 'tool' | 'other';
-  id: string;
-  /** A thinking block's signature (signature_delta), given with its end. */
-  signature?: string;
-}
+/** A content block of the message being streamed, by its index (a thinking block's signature, from signature_delta, goes with its end). */
+type Block = OpenBlock;
 
 /**
  * Reads an Anthropic Messages stream (each event's `type` is in its data). Its content blocks
@@ -131,10 +126,7 @@ export class MessagesReader implements StreamReader {
     const block = this.blocks[index];
     if (!block) return;
     this.blocks[index] = undefined;
-    if (block.kind === 'text') this.parts.push({ type: 'text-end', id: block.id });
-    else if (block.kind === 'tool') this.parts.push({ type: 'tool-input-end', id: block.id });
-    else if (block.kind === 'reasoning') {
-      this.parts.push(block.signature === undefined ? { type: 'reasoning-end', id: block.id } : { type: 'reasoning-end', id: block.id, signature: block.signature });
-    }
+    const end = blockEnd(block);
+    if (end) this.parts.push(end);
   }
 }

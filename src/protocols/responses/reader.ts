@@ -3,16 +3,13 @@ import { stringField } from '../fields.js';
 import { eventObject } from '../json.js';
 import { settledFinish } from '../neutral.js';
 import { readFactsOfParts } from '../part-facts.js';
-import type { StreamPart } from '../stream-part.js';
+import { blockEnd, type OpenBlock, type StreamPart } from '../stream-part.js';
 import { EVENT_DONE, EVENT_MALFORMED, type EventFacts, type StreamReader } from '../types.js';
 import { responsesFinish } from './decode.js';
 import { responsesUsage } from './usage.js';
 
 /** What an output item is to the parts: the kind of block it is and its id. */
-interface OutputItem {
-  kind: 'text' | 'reasoning' | 'tool' | 'other';
-  id: string;
-}
+type OutputItem = OpenBlock;
 
 /**
  * Reads a Responses stream. Its output items are the parts' blocks: a message item is a text
@@ -125,8 +122,7 @@ export class ResponsesReader implements StreamReader {
     const item = this.items[index];
     if (!item) return;
     this.items[index] = undefined;
-    if (item.kind === 'text') this.parts.push({ type: 'text-end', id: item.id });
-    else if (item.kind === 'reasoning') this.parts.push({ type: 'reasoning-end', id: item.id });
-    else if (item.kind === 'tool') this.parts.push({ type: 'tool-input-end', id: item.id });
+    const end = blockEnd(item);
+    if (end) this.parts.push(end);
   }
 }
