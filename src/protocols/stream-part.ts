@@ -5,9 +5,10 @@ import type { Usage } from './usage.js';
  * One piece of a streamed answer, as every wire's reader decodes it and every client's
  * renderer draws it: vercel/ai's LanguageModelV2StreamPart vocabulary, cut to what llm-route
  * carries. A block (a run of text, of reasoning, one tool call's input) opens with `*-start`,
- * grows by `*-delta` and closes with `*-end`, all naming it by `id`; so a renderer follows the
- * reader's block boundaries instead of guessing them. A stream that breaks may leave a block
- * open: renderers close what is open when they end.
+ * grows by `*-delta` and closes with `*-end`, all naming it by `id`. Renderers close a block at
+ * its `*-end` (and key tool calls by id) instead of guessing where it stops; they open text and
+ * reasoning at the first delta, so an empty block is never drawn. A stream that breaks may leave
+ * a block open: renderers close what is open when they end.
  *
  * What llm-route adds to vercel's vocabulary:
  * - `choice`: the Chat Completions choice a part belongs to, on a stream asked with n > 1 and
@@ -34,8 +35,6 @@ export type StreamPart =
   | { type: 'usage'; usage: Partial<Usage> }
   | { type: 'error'; message: string }
   | { type: 'opaque'; text?: string };
-
-export type StreamPartType = StreamPart['type'];
 
 /** A block a reader has open: what kind of part closes it, and its id (Anthropic's thinking also its signature). */
 export interface OpenBlock {

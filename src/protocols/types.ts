@@ -20,7 +20,8 @@ export type WireProtocol = ClientProtocol | 'ollama';
 
 /**
  * What one upstream event means to the router, and its parts for a translation; filled in
- * place by the stream's reader, no object per event.
+ * place by the stream's reader (one facts object and one parts array per stream; the parts
+ * themselves are new small objects).
  */
 export interface EventFacts {
   /** Bit set of EVENT_* flags. */
@@ -38,7 +39,7 @@ export interface EventFacts {
   parts: readonly StreamPart[];
 }
 
-export const EVENT_CONTENT = 1; // commits the stream: text, reasoning, a tool call or a finish (see part-facts.ts)
+export const EVENT_CONTENT = 1; // commits the stream: text, reasoning, a tool call, a finish or opaque content (see part-facts.ts)
 export const EVENT_FINISH = 2; // the answer's end reason
 export const EVENT_USAGE = 4; // carries usage
 export const EVENT_USAGE_ONLY = 8; // nothing but usage (chat: hidden from clients that did not ask)
@@ -205,7 +206,7 @@ export interface ClientCodec {
 }
 
 /**
- * Renders one stream's parts in a client protocol, following their blocks' start / end (state:
+ * Renders one stream's parts in a client protocol, closing blocks at their ends (state:
  * the open block, tool-call ids, usage). It is given choice 0's parts only (see readParts).
  */
 export interface StreamRenderer {

@@ -123,6 +123,8 @@ export class StreamAttempt implements AnswerReader {
     if (flags & EVENT_DONE && !(flags & EVENT_CONTENT)) return this.stop(emptyStream());
     tally.noteEnding(flags);
     const piece = this.input.output.event(tally.facts);
+    // The output may have ended the attempt on this very event (a recovery's replay that differs from its first text on).
+    if (!this.waiting) return;
     if (piece === RAW) this.held.push(raw);
     else if (piece) this.held.push(piece);
     if (flags & EVENT_CONTENT) this.commit();

@@ -5,7 +5,7 @@ import type { TelemetryBus } from '../telemetry/bus.js';
 /**
  * What one stream's events have said so far: read once per event (the one place a stream's
  * events are read), shared by the attempt before commit and the relay after it. The
- * facts are filled in place: no object per event.
+ * facts are filled in place: one facts object per stream.
  */
 export class StreamTally {
   readonly facts = newFacts();

@@ -93,7 +93,7 @@ export class UpstreamDispatch implements Dispatcher.DispatchHandler {
     this.dispatchOn(this.input.pool);
   }
 
-  /** No verdict is settled yet: undici's callbacks matter. */
+  /** The call is still in use (waiting for its first content, or relaying): undici's callbacks matter. */
   get live(): boolean {
     return this.isLive;
   }
@@ -112,7 +112,7 @@ export class UpstreamDispatch implements Dispatcher.DispatchHandler {
     this.reader = reader;
   }
 
-  /** The reader has its verdict: the total timer and the client's leaving no longer concern the call. */
+  /** The call is done with (failed before commit, or its relay ended): the total timer and the client's leaving no longer concern it. */
   finish(): void {
     this.isLive = false;
     clearTimeout(this.totalTimer);

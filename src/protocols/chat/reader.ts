@@ -2,14 +2,14 @@ import { isRecord } from '../../util/is-record.js';
 import { stringField } from '../fields.js';
 import { clearFacts, eventObject } from '../json.js';
 import { readFactsOfParts } from '../part-facts.js';
-import type { StreamPart } from '../stream-part.js';
+import { blockEnd, type OpenBlock, type StreamPart } from '../stream-part.js';
 import { EVENT_DONE, EVENT_USAGE_ONLY, type EventFacts, type StreamReader } from '../types.js';
 import { chatFinish } from './decode.js';
 import { chatUsage } from './usage.js';
 
 /** The block a choice has open, and how it numbers its blocks and tool calls. */
 interface ChoiceState {
-  open: { kind: 'text' | 'reasoning' | 'tool'; id: string } | null;
+  open: OpenBlock | null;
   blocks: number;
   /** Upstream tool-call index (-1: a legacy `function_call`) → the call's id. */
   readonly calls: Map<number, string>;
@@ -106,8 +106,8 @@ export class ChatReader implements StreamReader {
     const open = state.open;
     if (open === null) return;
     state.open = null;
-    const type = open.kind === 'text' ? 'text-end' : open.kind === 'reasoning' ? 'reasoning-end' : 'tool-input-end';
-    this.push({ type, id: open.id }, choice);
+    const end = blockEnd(open);
+    if (end) this.push(end, choice);
   }
 
   private push(part: StreamPart & { choice?: number }, choice: number): void {

@@ -7,8 +7,6 @@ import { EVENT_DONE, EVENT_MALFORMED, type EventFacts, type StreamReader } from 
 import { anthropicFinish } from './decode.js';
 import { anthropicUsage } from './usage.js';
 
-/** A content block of the message being streamed, by its index (a thinking block's signature, from signature_delta, goes with its end). */
-type Block = OpenBlock;
 
 /**
  * Reads an Anthropic Messages stream (each event's `type` is in its data). Its content blocks
@@ -19,7 +17,7 @@ type Block = OpenBlock;
  */
 export class MessagesReader implements StreamReader {
   private readonly parts: StreamPart[] = [];
-  private readonly blocks: Array<Block | undefined> = [];
+  private readonly blocks: Array<OpenBlock | undefined> = [];
   private toolCalls = 0;
 
   read(data: string, facts: EventFacts): void {

@@ -2,7 +2,7 @@ import { isRecord } from '../../util/is-record.js';
 import { stringField } from '../fields.js';
 import { eventObject } from '../json.js';
 import { readFactsOfParts } from '../part-facts.js';
-import type { StreamPart } from '../stream-part.js';
+import { blockEnd, type StreamPart } from '../stream-part.js';
 import { EVENT_DONE, type EventFacts, type StreamReader } from '../types.js';
 import { ollamaFinish } from './decode.js';
 import { ollamaUsage } from './usage.js';
@@ -74,6 +74,7 @@ export class OllamaReader implements StreamReader {
     const open = this.open;
     if (open === null) return;
     this.open = null;
-    this.parts.push({ type: open.kind === 'text' ? 'text-end' : 'reasoning-end', id: open.id });
+    const end = blockEnd(open);
+    if (end) this.parts.push(end);
   }
 }

@@ -8,8 +8,6 @@ import { EVENT_DONE, EVENT_MALFORMED, type EventFacts, type StreamReader } from 
 import { responsesFinish } from './decode.js';
 import { responsesUsage } from './usage.js';
 
-/** What an output item is to the parts: the kind of block it is and its id. */
-type OutputItem = OpenBlock;
 
 /**
  * Reads a Responses stream. Its output items are the parts' blocks: a message item is a text
@@ -22,7 +20,7 @@ type OutputItem = OpenBlock;
 export class ResponsesReader implements StreamReader {
   private readonly parts: StreamPart[] = [];
   /** Output items by output_index. */
-  private readonly items: Array<OutputItem | undefined> = [];
+  private readonly items: Array<OpenBlock | undefined> = [];
   private madeToolCalls = false;
 
   read(data: string, facts: EventFacts): void {
@@ -71,7 +69,8 @@ export class ResponsesReader implements StreamReader {
         break;
       }
       default:
-        if (type.endsWith('.delta')) parts.push(typeof event.delta === 'string' ? { type: 'opaque', text: event.delta } : { type: 'opaque' });
+        // A delta of a kind newer than this reader: content, unless it is empty (as an empty known delta is nothing).
+        if (type.endsWith('.delta') && event.delta !== '') parts.push(typeof event.delta === 'string' ? { type: 'opaque', text: event.delta } : { type: 'opaque' });
     }
     readFactsOfParts(parts, facts);
   }
