@@ -8,13 +8,10 @@
 //
 // Reported: proxy CPU per upstream event (utime+stime of the serve process / events) per case,
 // and the ratios resume / error, medians over the rounds (the order alternates per round).
-import { writeFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { cpuMs } from './overhead/procfs.mjs';
-import { installCleanup, startMock, startServe, stopAll } from './overhead/processes.mjs';
+import { installCleanup, startServeOnMock, stopAll } from './overhead/processes.mjs';
 
 const { values: argv } = parseArgs({ options: { streams: { type: 'string' }, tokens: { type: 'string' }, rounds: { type: 'string' } } });
 const STREAMS = Number(argv.streams ?? 200);
@@ -22,21 +19,11 @@ const TOKENS = Number(argv.tokens ?? 100);
 const ROUNDS = Number(argv.rounds ?? 4);
 
 installCleanup();
-const tmp = mkdtempSync(join(tmpdir(), 'llm-route-resume-bench-'));
-const mock = await startMock('fast', ['--tokens', String(TOKENS)]);
-const config = join(tmp, 'tiers.yaml');
-writeFileSync(config, [
-  'version: 1',
-  'server: { port: 0 }',
-  `usage: { path: ${JSON.stringify(join(tmp, 'usage.db'))} }`,
-  'providers:',
-  `  fast: { type: openai, base_url: ${JSON.stringify(mock.url)}, health: { warmup: false } }`,
-  'routes:',
-  '  plain: { tiers: [{ provider: fast, model: m }] }',
-  '  resumable: { tiers: [{ provider: fast, model: m }], on_break: resume }',
-  '',
-].join('\n'));
-const serve = await startServe(config);
+const { serve } = await startServeOnMock({
+  tokens: TOKENS,
+  tmpPrefix: 'llm-route-resume-bench-',
+  routes: ['  plain: { tiers: [{ provider: fast, model: m }] }', '  resumable: { tiers: [{ provider: fast, model: m }], on_break: resume }'],
+});
 const origin = new URL(serve.url).origin;
 
 const chat = (route) => ({ path: '/v1/chat/completions', body: JSON.stringify({ model: route, stream: true, messages: [{ role: 'user', content: 'hi' }] }) });

@@ -8,14 +8,11 @@
 // Reported per protocol: proxy CPU per upstream event (utime+stime of the serve process over the
 // run / events relayed) and time to first content (p50, p99) from the client's side; then the
 // ratios translated / relayed. Direct calls to the mock give the floor for time to first content.
-import { writeFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { cpuMs } from './overhead/procfs.mjs';
-import { installCleanup, startMock, startServe, stopAll } from './overhead/processes.mjs';
+import { installCleanup, startServeOnMock, stopAll } from './overhead/processes.mjs';
 import { percentile } from './overhead/stats.mjs';
 
 const { values: argv } = parseArgs({
@@ -26,22 +23,11 @@ const TOKENS = Number(argv.tokens ?? 100);
 const ROUNDS = Number(argv.rounds ?? 3);
 
 installCleanup();
-const tmp = mkdtempSync(join(tmpdir(), 'llm-route-translation-'));
-
-const mock = await startMock('fast', ['--tokens', String(TOKENS)]);
-const config = join(tmp, 'tiers.yaml');
-writeFileSync(config, [
-  'version: 1',
-  'server: { port: 0 }',
-  `usage: { path: ${JSON.stringify(join(tmp, 'usage.db'))} }`,
-  'providers:',
-  `  fast: { type: openai, base_url: ${JSON.stringify(mock.url)}, health: { warmup: false } }`,
-  'routes:',
-  '  chat:',
-  '    tiers: [{ provider: fast, model: m }]',
-  '',
-].join('\n'));
-const serve = await startServe(config);
+const { mock, serve } = await startServeOnMock({
+  tokens: TOKENS,
+  tmpPrefix: 'llm-route-translation-',
+  routes: ['  chat:', '    tiers: [{ provider: fast, model: m }]'],
+});
 
 const CASES = {
   direct: { origin: new URL(mock.url).origin, path: '/v1/chat/completions', body: chatBody(), first: chatContent },

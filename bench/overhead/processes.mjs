@@ -1,7 +1,10 @@
 // Starts the benchmark's servers as child processes, and makes sure none outlives the benchmark:
 // every child is stopped at the end, on Ctrl-C / SIGTERM, and (SIGKILL) on any other exit.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuMs } from './procfs.mjs';
 
@@ -182,3 +185,26 @@ export function ourCpuMs() {
   }
   return total;
 }
+
+/**
+ * A fast mock (`tokens` per answer) and one `llm-route serve` in front of it, as its one openai
+ * tier `fast` (model m) under the routes given as YAML lines (each `  name: {...}`); the usage
+ * log goes to a temp dir. For the benches that compare routes or protocols on one tier.
+ */
+export async function startServeOnMock({ tokens, routes, tmpPrefix }) {
+  const tmp = mkdtempSync(join(tmpdir(), tmpPrefix));
+  const mock = await startMock('fast', ['--tokens', String(tokens)]);
+  const config = join(tmp, 'tiers.yaml');
+  writeFileSync(config, [
+    'version: 1',
+    'server: { port: 0 }',
+    `usage: { path: ${JSON.stringify(join(tmp, 'usage.db'))} }`,
+    'providers:',
+    `  fast: { type: openai, base_url: ${JSON.stringify(mock.url)}, health: { warmup: false } }`,
+    'routes:',
+    ...routes,
+    '',
+  ].join('\n'));
+  return { mock, serve: await startServe(config) };
+}
+

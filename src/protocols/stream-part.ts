@@ -43,6 +43,15 @@ export interface OpenBlock {
   signature?: string;
 }
 
+/** Closes the block open at `index` of a wire that numbers its blocks (Messages' content blocks, Responses' output items). */
+export function closeBlockAt(blocks: Array<OpenBlock | undefined>, index: unknown, parts: StreamPart[]): void {
+  const block = typeof index === 'number' ? blocks[index] : undefined;
+  if (!block) return;
+  blocks[index as number] = undefined;
+  const end = blockEnd(block);
+  if (end) parts.push(end);
+}
+
 /** The part that closes an open block; null for a block of the wire's own kind (`opaque`), which has none. */
 export function blockEnd(block: OpenBlock): StreamPart | null {
   switch (block.kind) {

@@ -2,7 +2,7 @@ import { isRecord } from '../../util/is-record.js';
 import { stringField } from '../fields.js';
 import { eventObject } from '../json.js';
 import { readFactsOfParts } from '../part-facts.js';
-import { blockEnd, type OpenBlock, type StreamPart } from '../stream-part.js';
+import { closeBlockAt, type OpenBlock, type StreamPart } from '../stream-part.js';
 import { EVENT_DONE, EVENT_MALFORMED, type EventFacts, type StreamReader } from '../types.js';
 import { anthropicFinish } from './decode.js';
 import { anthropicUsage } from './usage.js';
@@ -120,11 +120,6 @@ export class MessagesReader implements StreamReader {
   }
 
   private blockStop(event: Record<string, unknown>): void {
-    const index = typeof event.index === 'number' ? event.index : -1;
-    const block = this.blocks[index];
-    if (!block) return;
-    this.blocks[index] = undefined;
-    const end = blockEnd(block);
-    if (end) this.parts.push(end);
+    closeBlockAt(this.blocks, event.index, this.parts);
   }
 }

@@ -3,7 +3,7 @@ import { stringField } from '../fields.js';
 import { eventObject } from '../json.js';
 import { settledFinish } from '../neutral.js';
 import { readFactsOfParts } from '../part-facts.js';
-import { blockEnd, type OpenBlock, type StreamPart } from '../stream-part.js';
+import { closeBlockAt, type OpenBlock, type StreamPart } from '../stream-part.js';
 import { EVENT_DONE, EVENT_MALFORMED, type EventFacts, type StreamReader } from '../types.js';
 import { responsesFinish } from './decode.js';
 import { responsesUsage } from './usage.js';
@@ -117,11 +117,6 @@ export class ResponsesReader implements StreamReader {
   }
 
   private itemDone(event: Record<string, unknown>): void {
-    const index = typeof event.output_index === 'number' ? event.output_index : -1;
-    const item = this.items[index];
-    if (!item) return;
-    this.items[index] = undefined;
-    const end = blockEnd(item);
-    if (end) this.parts.push(end);
+    closeBlockAt(this.items, event.output_index, this.parts);
   }
 }
