@@ -13,7 +13,7 @@ type WithCompileCache = { enableCompileCache?: (directory: string) => unknown };
 export function enableCompileCache(env: NodeJS.ProcessEnv = process.env): void {
   const enable = (module as WithCompileCache).enableCompileCache;
   if (!enable) return; // Node < 22.1 (Node itself honours NODE_DISABLE_COMPILE_CACHE)
-  const cache = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME !== '' ? env.XDG_CACHE_HOME : join(env.HOME || homedir(), '.cache');
+  const cache = env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache');
   try {
     enable(join(cache, 'llm-route', 'compile-cache'));
   } catch {

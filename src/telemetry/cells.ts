@@ -38,45 +38,47 @@ export class GaugeCell extends Cell {
   }
 }
 
-/** The cells of one labelled counter. */
-export class CounterCells {
-  private readonly cells: CounterCell[] = [];
-  private readonly labelNames: readonly string[];
+/** The cells of one labelled metric; `collector` is the prom-client metric's `collect`. */
+class Cells<C extends Cell> {
+  private readonly cells: C[] = [];
+  protected readonly collector = collectorOf(this.cells);
 
-  constructor(config: CounterConfiguration<string>) {
-    const cells = this.cells;
-    new prom.Counter({ ...config, collect() { handOver(this, cells); } });
-    this.labelNames = config.labelNames ?? [];
-  }
+  constructor(private readonly labelNames: readonly string[], private readonly NewCell: new (labels: Record<string, string>) => C) {}
 
   /** A new series (the caller caches it: a second call with the same values makes a second cell, summed at scrape). */
-  labels(...values: string[]): CounterCell {
-    const cell = new CounterCell(labelObject(this.labelNames, values));
+  labels(...values: string[]): C {
+    const cell = new this.NewCell(labelObject(this.labelNames, values));
     this.cells.push(cell);
     return cell;
+  }
+}
+
+/** The cells of one labelled counter. */
+export class CounterCells extends Cells<CounterCell> {
+  constructor(config: CounterConfiguration<string>) {
+    super(config.labelNames ?? [], CounterCell);
+    new prom.Counter({ ...config, collect: this.collector });
   }
 }
 
 /** The cells of one labelled gauge. */
-export class GaugeCells {
-  private readonly cells: GaugeCell[] = [];
-  private readonly labelNames: readonly string[];
-
+export class GaugeCells extends Cells<GaugeCell> {
   constructor(config: GaugeConfiguration<string>) {
-    const cells = this.cells;
-    new prom.Gauge({ ...config, collect() { handOver(this, cells); } });
-    this.labelNames = config.labelNames ?? [];
-  }
-
-  labels(...values: string[]): GaugeCell {
-    const cell = new GaugeCell(labelObject(this.labelNames, values));
-    this.cells.push(cell);
-    return cell;
+    super(config.labelNames ?? [], GaugeCell);
+    new prom.Gauge({ ...config, collect: this.collector });
   }
 }
 
+type ScrapedMetric = { inc(labels: Record<string, string>, value: number): void };
+
+function collectorOf(cells: Cell[]): (this: ScrapedMetric) => void {
+  return function collect(this: ScrapedMetric) {
+    handOver(this, cells);
+  };
+}
+
 /** Gives prom-client each cell's change since the last scrape; a new cell's series is made even at 0. */
-function handOver(metric: { inc(labels: Record<string, string>, value: number): void }, cells: Cell[]): void {
+function handOver(metric: ScrapedMetric, cells: Cell[]): void {
   for (const cell of cells) {
     const change = cell.value - cell.reported;
     if (change !== 0 || !cell.known) metric.inc(cell.labels, change);
