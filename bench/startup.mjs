@@ -1,6 +1,7 @@
 // Start-up cost of `llm-route serve` against a bare `node` HTTP server: time from spawn to the
 // first answered request (a chat completion through the proxy to a loopback upstream; a plain
-// GET for the bare server), and RSS once idle. Alternates the two, N rounds, prints medians.
+// GET for the bare server), and RSS once idle: 3 s after that answer, and 15 s after, once V8 has
+// settled. Alternates the two, N rounds, prints medians.
 //   npm run build && node bench/startup.mjs [rounds]     (LLM_ROUTE_BIN=path/to/bin/llm-route.js: another build)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const rounds = Number(process.argv[2] ?? 7);
+const SETTLE_MS = 15_000;
 const dir = mkdtempSync(join(tmpdir(), 'llm-route-startup-'));
 
 const upstream = createServer((req, res) => {
@@ -68,19 +70,24 @@ async function measure(kind) {
   const firstMs = performance.now() - started;
   await new Promise((r) => setTimeout(r, 3000)); // idle: whatever loads after listening has loaded
   const rss = rssKb(child.pid) / 1024;
+  // Settled: V8's memory reducer gives back start-up's garbage and nursery after ~8 s of quiet.
+  await new Promise((r) => setTimeout(r, SETTLE_MS - 3000));
+  const settled = rssKb(child.pid) / 1024;
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');
   await exited;
-  return { firstMs, rss };
+  return { firstMs, rss, settled };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const results = { node: [], serve: [] };
 for (let i = 0; i < rounds; i++) for (const kind of ['node', 'serve']) results[kind].push(await measure(kind));
-const node = { first: median(results.node.map((r) => r.firstMs)), rss: median(results.node.map((r) => r.rss)) };
-const serve = { first: median(results.serve.map((r) => r.firstMs)), rss: median(results.serve.map((r) => r.rss)) };
-console.log(`bare node: first answer ${node.first.toFixed(0)} ms, idle RSS ${node.rss.toFixed(1)} MB`);
-console.log(`serve:     first answer ${serve.first.toFixed(0)} ms, idle RSS ${serve.rss.toFixed(1)} MB`);
-console.log(`serve − node: +${(serve.first - node.first).toFixed(0)} ms (budget 250), +${(serve.rss - node.rss).toFixed(1)} MB (budget 30); ${rounds} rounds, medians`);
+const summary = (runs) => ({ first: median(runs.map((r) => r.firstMs)), rss: median(runs.map((r) => r.rss)), settled: median(runs.map((r) => r.settled)) });
+const node = summary(results.node);
+const serve = summary(results.serve);
+const line = (s) => `first answer ${s.first.toFixed(0)} ms, idle RSS ${s.rss.toFixed(1)} MB at 3 s, ${s.settled.toFixed(1)} MB at ${SETTLE_MS / 1000} s`;
+console.log(`bare node: ${line(node)}`);
+console.log(`serve:     ${line(serve)}`);
+console.log(`serve − node: +${(serve.first - node.first).toFixed(0)} ms (budget 250), +${(serve.rss - node.rss).toFixed(1)} MB at 3 s, +${(serve.settled - node.settled).toFixed(1)} MB at ${SETTLE_MS / 1000} s (budget 30); ${rounds} rounds, medians`);
 upstream.close();
 rmSync(dir, { recursive: true, force: true });
