@@ -54,7 +54,8 @@ describe('serve start-up stays light', () => {
     const distUrls = urls.filter((url) => url.includes('/dist/'));
     expect(distUrls.filter((url) => !url.includes('/dist/bundle/') && !url.endsWith('/dist/cli/compile-cache.js'))).toEqual([]);
     expect(new Set(distUrls).size).toBeLessThan(25);
-    // What those bundle files hold, by their manifest: the modules this start-up evaluated.
+    // What those bundle files hold, by their manifest: every module this start-up parsed (a
+    // CommonJS one among them runs only once it is required).
     const manifest = JSON.parse(readFileSync(join(repoRoot, 'dist/bundle/modules.json'), 'utf8')) as Record<string, string[]>;
     const modules = distUrls.flatMap((url) => manifest[url.slice(url.lastIndexOf('/dist/bundle/') + '/dist/bundle/'.length)] ?? []);
     expect(modules).toContain('dist/server/server.js');
