@@ -10,9 +10,13 @@
 //   locales from the module cache; src/state/redis-link.ts loads Redis only when configured);
 // - ink, react, execa and gpt-tokenizer: loaded on demand (the live UI, `start:` providers, token
 //   counting), never on `serve --no-ui`'s way to its first answer; as they are, their own files.
+//
+// Node's builtins, and better-sqlite3 (CommonJS), are required, not imported (requireImports), and
+// undici's HTTP/2 client does not load node:http2 until it is used (http2StandIn).
 // dist/bundle/modules.json names the modules in each chunk, for tests that assert what a start-up
 // loads (test/integration/startup-weight.test.ts).
 import { rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
@@ -20,6 +24,66 @@ import { build } from 'rolldown';
 const root = fileURLToPath(new URL('../', import.meta.url));
 const outDir = join(root, 'dist/bundle');
 const EXTERNAL = ['better-sqlite3', 'zod', 'ioredis', 'ink', 'react', 'execa', 'gpt-tokenizer'];
+
+// Modules the bundle takes through require() where its ESM output would import them. An import of
+// a builtin builds the builtin's ESM facade, which reads every export once, and a read runs the
+// export's lazy getter: on Node 22 and 24, `node:http`'s WebSocket, CloseEvent and MessageEvent
+// load Node's own copy of undici and with it crypto, tls, http2, zlib and worker_threads (a bare
+// server on Node 24 that imports node:http instead of requiring it: 61 MB instead of 48). A
+// require() reads only the names the code takes. An import of a CommonJS package runs Node's
+// export lexer over its source first; better-sqlite3's default export is its module.exports.
+const REQUIRED = (id) => id.startsWith('node:') || id === 'better-sqlite3';
+const IMPORT_LINE = /^import (.+) from "([^"]+)";$/gm;
+
+/** `import a, { b, c as d } from "m";` → `const a = require("m"); const { b, c: d } = a;`-like lines. */
+function requireLine(line, clause, id) {
+  if (!REQUIRED(id) || id === 'node:module') return line;
+  const named = /\{([^}]*)\}/.exec(clause);
+  const whole = clause.replace(/\{[^}]*\}/, '').replace(/,\s*$/, '').replace(/^\*\s+as\s+/, '').trim();
+  const source = `__require_module(${JSON.stringify(id)})`;
+  const lines = [];
+  if (whole) lines.push(`const ${whole} = ${source};`);
+  if (named) {
+    const names = named[1].split(',').map((n) => n.trim()).filter(Boolean).map((n) => n.replace(/\s+as\s+/, ': '));
+    lines.push(`const { ${names.join(', ')} } = ${whole || source};`);
+  }
+  return lines.join(' ');
+}
+
+// undici's HTTP/2 client requires node:http2 as it loads, for two things: `constants` (header
+// names and error codes) that it reads right away, and `connect`, called only for a connection
+// that negotiated h2, which llm-route never allows (allowH2 stays off). Node 24's http2 loads tls
+// with it, ~10 MB of a bare process. In the bundle, that client gets this stand-in: the constants'
+// values (taken from this Node at build time; they are HTTP/2's, not Node's) and a connect that
+// requires the real module when called.
+const H2_CLIENT = /node_modules\/undici\/lib\/dispatcher\/client-h2\.js$/;
+const H2_STAND_IN = '\0http2-stand-in';
+const http2StandIn = {
+  name: 'http2-stand-in',
+  resolveId(source, importer) {
+    return source === 'node:http2' && importer && H2_CLIENT.test(importer) ? H2_STAND_IN : null;
+  },
+  load(id) {
+    if (id !== H2_STAND_IN) return null;
+    const { constants } = createRequire(import.meta.url)('node:http2');
+    const used = Object.fromEntries(Object.entries(constants).filter(([name]) => name.startsWith('HTTP2_HEADER_') || name.startsWith('NGHTTP2_')));
+    return `module.exports = { constants: ${JSON.stringify(used)}, connect: (...args) => require('node:http2').connect(...args) };\n`;
+  },
+};
+
+const requireImports = {
+  name: 'require-imports',
+  renderChunk(code) {
+    let changed = false;
+    const out = code.replace(IMPORT_LINE, (line, clause, id) => {
+      const next = requireLine(line, clause, id);
+      changed ||= next !== line;
+      return next;
+    });
+    if (!changed) return null;
+    return `import { createRequire as __create_require } from "node:module";\nconst __require_module = __create_require(import.meta.url);\n${out}`;
+  },
+};
 
 rmSync(outDir, { recursive: true, force: true });
 const { output } = await build({
@@ -30,6 +94,7 @@ const { output } = await build({
   platform: 'node',
   external: (id) => EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)),
   logLevel: 'warn',
+  plugins: [http2StandIn, requireImports],
   output: {
     dir: outDir,
     format: 'esm',

@@ -60,6 +60,7 @@ export async function runExec(command: string[], opts: ExecOptions): Promise<num
     // Loopback only: the proxy exists for this one local command.
     server = new ProxyServer({ config, host: '127.0.0.1', port: opts.port ?? 0, log: opts.log ? process.stderr : undefined });
     const { url } = await server.listen();
+    server.settleWhenQuiet();
     if (signals.received) return 128 + constants.signals[signals.received];
     if (opts.log) writeLogLine({ event: 'listening', url: `${url}/v1`, config: config.file, command });
     // No health checks here, but the tiers' windows are still learned (route by fit), in the background.

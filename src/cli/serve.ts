@@ -57,6 +57,7 @@ export async function runServe(opts: ServeOptions): Promise<number> {
     return 1;
   }
 
+  server.settleWhenQuiet();
   const stopSignal = waitForStop();
   let ui: DashboardHandle | null = null;
   if (useUi) {

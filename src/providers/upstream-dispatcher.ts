@@ -1,9 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { rootCertificates } from 'node:tls';
+import { createRequire } from 'node:module';
 import type { Dispatcher, Pool } from 'undici';
 import { Client, EnvHttpProxyAgent } from '../util/undici.js';
 import type { Provider } from '../config/schema.js';
 import { createStaleAwarePool } from '../util/stale-socket-pool.js';
+
+// node:tls is required for a `ca_file:` only: loading it costs a process ~6 MB (Node 24), and
+// undici loads it itself only once it opens an https connection.
+const requireLazily = createRequire(import.meta.url);
+const systemCas = (): readonly string[] => (requireLazily('node:tls') as typeof import('node:tls')).rootCertificates;
 
 /** HTTPS_PROXY / HTTP_PROXY (either case) is set: remote providers go through it (NO_PROXY aside). */
 export function proxyConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -17,7 +22,7 @@ export function proxyConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
 function trustedCas(provider: Provider): string[] | undefined {
   if (!provider.ca_file) return undefined;
   const extra = process.env.NODE_EXTRA_CA_CERTS ? [readFileSync(process.env.NODE_EXTRA_CA_CERTS, 'utf8')] : [];
-  return [...rootCertificates, ...extra, readFileSync(provider.ca_file, 'utf8')];
+  return [...systemCas(), ...extra, readFileSync(provider.ca_file, 'utf8')];
 }
 
 /** What a provider's dispatcher is made of: a reload keeps it when this is unchanged. */

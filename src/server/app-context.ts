@@ -28,6 +28,8 @@ export interface AppContext extends ProxyContext, ControlContext {
   inFlight: Set<ClientLifetime>;
   /** Requests being handled, from their arrival (still uploading, or before routing) to their answer. */
   handling: number;
+  /** When the latest request arrived (Date.now(); the start, before any): how serve and exec tell they have gone quiet. */
+  lastArrival: number;
   /** Set when shutdown begins: answers then carry `connection: close`. */
   draining: boolean;
   startedAt: number;

@@ -53,6 +53,7 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, a
   const codec = clientCodec(endpoint?.protocol ?? protocolOfPath(path));
   // Counted from arrival to answer, so a shutdown also waits for requests still uploading.
   app.handling++;
+  app.lastArrival = Date.now();
   try {
     // Before anything else, /admin included: a web page gets nothing (browser-guard.ts).
     const refusal = browserRefusal(req, app.config.server);

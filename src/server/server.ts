@@ -23,6 +23,7 @@ import { StreamSlots } from '../proxy/stream-slots.js';
 import { isLoopbackHost } from '../util/loopback.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { openState } from '../state/open-state.js';
+import { settleWhenQuiet } from '../util/settle-when-quiet.js';
 import type { StateBackend } from '../state/types.js';
 
 /**
@@ -66,6 +67,7 @@ export class ProxyServer {
   private watcher: ConfigWatcher | null = null;
   private readonly checksOnListen: boolean;
   private checksStarted = false;
+  private stopSettling: (() => void) | null = null;
 
   constructor(options: ProxyOptions) {
     const { config } = options;
@@ -101,6 +103,7 @@ export class ProxyServer {
       snapshot: () => ({ config: this.app.config, pools: this.app.pools.acquire() }),
       inFlight: new Set(),
       handling: 0,
+      lastArrival: Date.now(),
       streams: new StreamSlots(),
       draining: false,
       startedAt: Date.now(),
@@ -146,6 +149,15 @@ export class ProxyServer {
     if (this.app.draining || this.checksStarted) return;
     this.checksStarted = true;
     this.checker.start();
+  }
+
+  /**
+   * Once quiet, gives back what start-up and the latest requests left in this thread's heap
+   * (src/util/settle-when-quiet.ts; the usage thread settles its own). For a process's own
+   * proxy (serve, exec), not an embedded one; close() stops it.
+   */
+  settleWhenQuiet(): void {
+    this.stopSettling ??= settleWhenQuiet({ lastActive: () => this.app.lastArrival, busy: () => this.app.handling > 0 || this.app.inFlight.size > 0 });
   }
 
   /**
@@ -201,6 +213,7 @@ export class ProxyServer {
    */
   async close(graceMs = 10_000): Promise<void> {
     this.app.draining = true;
+    this.stopSettling?.();
     this.watcher?.close();
     this.checker.stop();
     let allClosed = false;

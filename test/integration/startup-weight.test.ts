@@ -18,36 +18,58 @@ writeFileSync(join(dir, 'hook.mjs'), `export async function resolve(s, c, next) 
 writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module'; register('./hook.mjs', import.meta.url);\n`);
 // And, as the main thread exits, every CommonJS file it loaded (the hook above does not see
 // require(), nor can it tell the usage thread's imports from the main thread's).
-writeFileSync(join(dir, 'required.cjs'), `const { isMainThread } = require('node:worker_threads'); if (isMainThread) process.on('exit', () => { for (const file of Object.keys(require.cache)) process.stderr.write('REQUIRED ' + file + '\\n'); });\n`);
+// Also the builtins it loaded (Node's own, from process.moduleLoadList).
+writeFileSync(join(dir, 'required.cjs'), `const { isMainThread } = require('node:worker_threads'); if (isMainThread) process.on('exit', () => { for (const file of Object.keys(require.cache)) process.stderr.write('REQUIRED ' + file + '\\n'); for (const name of process.moduleLoadList) if (name.startsWith('NativeModule ')) process.stderr.write('BUILTIN ' + name.slice(13) + '\\n'); });\n`);
+// Every 100 ms, each thread's young generation as V8 holds it now.
+writeFileSync(join(dir, 'young.cjs'), `const v8 = require('node:v8'); const { threadId } = require('node:worker_threads'); setInterval(() => process.stderr.write('YOUNG ' + threadId + ' ' + v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').physical_space_size + '\\n'), 100).unref();\n`);
+
+/**
+ * Starts `serve` (`preload`: node flags before the bin) with its stderr's lines going to
+ * `onLine`, and has it answer one chat request; resolves to a function that stops it.
+ */
+async function serveAnswering(name: string, preload: string[], onLine: (line: string) => void): Promise<() => Promise<void>> {
+  const upstream = await h.fake();
+  upstream.always((ctx) => ctx.json(200, completion('ok')));
+  const file = join(dir, `${name}.yaml`);
+  writeFileSync(file, `version: 1\nserver: { port: 0 }\nusage: { path: ${join(dir, `${name}.db`)} }\nproviders:\n  local: { type: openai, base_url: "${upstream.url}" }\nroutes:\n  chat:\n    tiers: [{ provider: local, model: m }]\n`);
+  const child = spawn(process.execPath, [...preload, 'bin/llm-route.js', 'serve', '-c', file, '--no-ui'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  createInterface({ input: child.stderr }).on('line', onLine);
+  const exited = new Promise((resolve) => child.once('close', resolve));
+  const stop = async (): Promise<void> => {
+    child.kill('SIGTERM');
+    await exited;
+  };
+  try {
+    const url = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).on('line', (line) => {
+      const event = JSON.parse(line) as { event?: string; url?: string };
+      if (event.event === 'listening') resolve(event.url as string);
+    }));
+    const res = await fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }) });
+    expect(res.status).toBe(200);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return stop;
+}
 
 describe('serve start-up stays light', () => {
   it('answers a request from a few bundle files, without loading execa, ioredis or the tokenizer (none is needed for it)', async () => {
-    const upstream = await h.fake();
-    upstream.always((ctx) => ctx.json(200, completion('ok')));
-    const file = join(dir, 'llm-route.yaml');
-    writeFileSync(file, `version: 1\nserver: { port: 0 }\nusage: { path: ${join(dir, 'usage.db')} }\nproviders:\n  local: { type: openai, base_url: "${upstream.url}" }\nroutes:\n  chat:\n    tiers: [{ provider: local, model: m }]\n`);
-    const child = spawn(process.execPath, ['--import', join(dir, 'register.mjs'), '--require', join(dir, 'required.cjs'), 'bin/llm-route.js', 'serve', '-c', file, '--no-ui'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
     const loaded = new Set<string>();
     const required: string[] = [];
+    const builtins: string[] = [];
     const urls: string[] = [];
-    createInterface({ input: child.stderr }).on('line', (line) => {
+    const stop = await serveAnswering('light', ['--import', join(dir, 'register.mjs'), '--require', join(dir, 'required.cjs')], (line) => {
       if (line.startsWith('LOADED ')) loaded.add(line.slice(7));
       if (line.startsWith('REQUIRED ')) required.push(line.slice(9));
+      if (line.startsWith('BUILTIN ')) builtins.push(line.slice(8));
       if (line.startsWith('URL ')) urls.push(line.slice(4));
     });
-    const exited = new Promise((resolve) => child.once('close', resolve));
     try {
-      const url = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).on('line', (line) => {
-        const event = JSON.parse(line) as { event?: string; url?: string };
-        if (event.event === 'listening') resolve(event.url as string);
-      }));
-      const res = await fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }) });
-      expect(res.status).toBe(200);
       expect(urls.some((url) => url.endsWith('/dist/bundle/main.js'))).toBe(true); // the hook works
       for (const heavy of ['execa', 'ioredis', 'gpt-tokenizer']) expect([...loaded]).not.toContain(heavy);
     } finally {
-      child.kill('SIGTERM');
-      await exited;
+      await stop();
     }
     // llm-route runs from a few files of dist/bundle/ (scripts/bundle.mjs), not its ~215 modules
     // of dist/ (bin/llm-route.js itself takes only dist/cli/compile-cache.js from there).
@@ -79,6 +101,38 @@ describe('serve start-up stays light', () => {
     expect(required.some((file) => file.endsWith('/node_modules/zod/v4/classic/schemas.cjs'))).toBe(true);
     expect(required.some((file) => file.endsWith('/node_modules/zod/v4/locales/en.cjs'))).toBe(true);
     expect(required.filter((file) => /\/node_modules\/zod\/v4\/locales\/(?!en\.cjs$|index\.cjs$)/.test(file))).toEqual([]);
+    // Of Node's own modules, none that nothing here uses (scripts/bundle.mjs, requireImports and
+    // http2StandIn): Node's copy of undici, which an ESM import of node:http loads on Node 22+
+    // for its WebSocket export; http2, which undici's HTTP/2 client requires as it loads; tls,
+    // which undici loads for its first https connection and src/providers/upstream-dispatcher.ts
+    // for a ca_file:, neither of them here.
+    expect(builtins).toContain('net'); // the list is there
+    expect(builtins.filter((name) => ['internal/deps/undici/undici', 'http2', 'tls'].includes(name))).toEqual([]);
+  }, 30_000);
+
+  // Node 20's V8 has no GC call that shrinks the young generation (src/util/settle-when-quiet.ts).
+  it.skipIf(Number(process.versions.v8.split('.')[0]) < 12)('once quiet after its first answer, gives back the young generation of both threads (src/util/settle-when-quiet.ts)', async () => {
+    const young = new Map<string, number>(); // thread → bytes, latest
+    let answered = false;
+    const grownAfterAnswer = new Set<string>();
+    const stop = await serveAnswering('quiet', ['--require', join(dir, 'young.cjs')], (line) => {
+      const m = /^YOUNG (\d+) (\d+)$/.exec(line);
+      if (!m) return;
+      young.set(m[1], Number(m[2]));
+      if (answered && Number(m[2]) >= 1024 * 1024) grownAfterAnswer.add(m[1]);
+    });
+    answered = true;
+    try {
+      // Both threads grew theirs while loading (V8's young generation starts at 1 MB or less)...
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect([...grownAfterAnswer].sort()).toEqual(['0', '1']);
+      // ...and give it back within a few seconds of quiet, where V8 by itself would keep it.
+      const deadline = Date.now() + 10_000;
+      while (!(young.get('0')! < 1024 * 1024 && young.get('1')! < 1024 * 1024) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect({ main: young.get('0')! < 1024 * 1024, usageThread: young.get('1')! < 1024 * 1024 }).toEqual({ main: true, usageThread: true });
+    } finally {
+      await stop();
+    }
   }, 30_000);
 
   // Node 22.1+ only (module.enableCompileCache): Node 20 has no compile cache to keep.
