@@ -32,12 +32,13 @@ const EXTERNAL = ['better-sqlite3', 'zod', 'ioredis', 'ink', 'react', 'execa', '
 // server on Node 24 that imports node:http instead of requiring it: 61 MB instead of 48). A
 // require() reads only the names the code takes. An import of a CommonJS package runs Node's
 // export lexer over its source first; better-sqlite3's default export is its module.exports.
-const REQUIRED = (id) => id.startsWith('node:') || id === 'better-sqlite3';
+// node:module stays an import: it gives the createRequire that the others go through.
+const REQUIRED = (id) => (id.startsWith('node:') && id !== 'node:module') || id === 'better-sqlite3';
 const IMPORT_LINE = /^import (.+) from "([^"]+)";$/gm;
 
 /** `import a, { b, c as d } from "m";` → `const a = require("m"); const { b, c: d } = a;`-like lines. */
 function requireLine(line, clause, id) {
-  if (!REQUIRED(id) || id === 'node:module') return line;
+  if (!REQUIRED(id)) return line;
   const named = /\{([^}]*)\}/.exec(clause);
   const whole = clause.replace(/\{[^}]*\}/, '').replace(/,\s*$/, '').replace(/^\*\s+as\s+/, '').trim();
   const source = `__require_module(${JSON.stringify(id)})`;
@@ -66,8 +67,8 @@ const http2StandIn = {
   load(id) {
     if (id !== H2_STAND_IN) return null;
     const { constants } = createRequire(import.meta.url)('node:http2');
-    const used = Object.fromEntries(Object.entries(constants).filter(([name]) => name.startsWith('HTTP2_HEADER_') || name.startsWith('NGHTTP2_')));
-    return `module.exports = { constants: ${JSON.stringify(used)}, connect: (...args) => require('node:http2').connect(...args) };\n`;
+    const h2Constants = Object.fromEntries(Object.entries(constants).filter(([name]) => name.startsWith('HTTP2_HEADER_') || name.startsWith('NGHTTP2_')));
+    return `module.exports = { constants: ${JSON.stringify(h2Constants)}, connect: (...args) => require('node:http2').connect(...args) };\n`;
   },
 };
 
