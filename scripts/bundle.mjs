@@ -89,9 +89,7 @@ const requireImports = {
 rmSync(outDir, { recursive: true, force: true });
 const { output } = await build({
   cwd: root,
-  // The usage thread is a worker of its own, started from the chunk that holds
-  // src/usage/engine-link.ts as `new URL('./usage-thread.js', import.meta.url)`: same directory.
-  input: { main: join(root, 'dist/cli/main.js'), 'usage-thread': join(root, 'dist/usage/usage-thread.js') },
+  input: { main: join(root, 'dist/cli/main.js') },
   platform: 'node',
   external: (id) => EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)),
   logLevel: 'warn',

@@ -10,6 +10,7 @@ import { ProxyServer } from '../server/server.js';
 import { allTiers } from '../config/all-tiers.js';
 import { refreshFit } from '../fit/refresh-fit.js';
 import { createStaleAwareAgent } from '../util/stale-socket-pool.js';
+import { keepWasmOnBaselineTier } from '../util/wasm-baseline-tier.js';
 import type { Agent } from 'undici';
 import type { ProviderOutput } from '../telemetry/events.js';
 
@@ -34,6 +35,7 @@ type ForwardedSignal = (typeof FORWARDED_SIGNALS)[number];
  * to stderr.
  */
 export async function runExec(command: string[], opts: ExecOptions): Promise<number> {
+  keepWasmOnBaselineTier();
   let config: Config;
   try {
     config = loadConfig(resolveConfigPath(opts.config));

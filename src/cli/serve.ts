@@ -6,6 +6,7 @@ import { ProxyServer } from '../server/server.js';
 import { TelemetryBus } from '../telemetry/bus.js';
 import { attachRequestLog } from '../telemetry/request-log.js';
 import type { DashboardHandle } from '../ui/render-dashboard.js';
+import { keepWasmOnBaselineTier } from '../util/wasm-baseline-tier.js';
 import { showDashboard } from './dashboard.js';
 
 export interface ServeOptions {
@@ -24,6 +25,7 @@ const GRACE_MS = 10_000;
  * then drains for up to 10 s and stops what it started.
  */
 export async function runServe(opts: ServeOptions): Promise<number> {
+  keepWasmOnBaselineTier();
   let config: Config;
   try {
     config = loadConfig(resolveConfigPath(opts.config));

@@ -153,8 +153,8 @@ export class ProxyServer {
 
   /**
    * Once quiet, gives back what start-up and the latest requests left in this thread's heap
-   * (src/util/settle-when-quiet.ts; the usage thread settles its own). For a process's own
-   * proxy (serve, exec), not an embedded one; close() stops it.
+   * (src/util/settle-when-quiet.ts). For a process's own proxy (serve, exec), not an embedded
+   * one; close() stops it.
    */
   settleWhenQuiet(): void {
     this.stopSettling ??= settleWhenQuiet({ lastActive: () => this.app.lastArrival, busy: () => this.app.handling > 0 || this.app.inFlight.size > 0 });

@@ -17,7 +17,7 @@ interface EngineBudgetsDeps {
 }
 
 /**
- * The usage thread's budget ledger: on the usage database while it can be used, else on
+ * The usage engine's budget ledger: on the usage database while it can be used, else on
  * counters in memory, whose spend moves to the file when it is back.
  */
 export class EngineBudgets {

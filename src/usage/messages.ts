@@ -1,12 +1,13 @@
 import type { Budget } from '../config/schema.js';
 import type { BudgetAmount, BudgetStatus } from './budgets/ledger.js';
 import type { PriceBook } from './price-book.js';
+import type { LoggedRequest } from './request-row.js';
 import type { IncidentOpen } from './store.js';
 
-/** What the usage thread is told: the main thread's UsageLog is the only sender. */
+/** What the usage engine is told: the UsageLog is the only sender. */
 export type ToEngine =
   | { t: 'configure'; path: string; retentionDays: number; book: PriceBook; budgets: Budget[] }
-  | { t: 'rows'; flat: unknown[]; count: number }
+  | { t: 'rows'; requests: readonly LoggedRequest[] }
   | { t: 'incident_open'; incident: IncidentOpen }
   | { t: 'incident_close'; key: string; closedAt: number; closedBy: string }
   | { t: 'call'; id: number; call: EngineCall };
@@ -22,12 +23,12 @@ export type EngineCall =
   /** Writes what is pending and closes the database. */
   | { op: 'close' };
 
-/** What the usage thread reports back. */
+/** What the usage engine reports back. */
 export type FromEngine =
   | { t: 'reply'; id: number; ok: true; value: unknown }
   | { t: 'reply'; id: number; ok: false; error: string }
   | { t: 'degraded'; path: string; error: string }
   | { t: 'recovered'; path: string; dropped: number }
-  /** Costs only the usage thread knows: requests whose tokens it estimated. */
+  /** Costs only the usage engine knows: requests whose tokens it estimated. */
   | { t: 'estimated'; items: Array<{ route: string; tier: string; costUsd: number }> }
   | { t: 'budgets'; status: BudgetStatus[] };

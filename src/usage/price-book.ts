@@ -1,7 +1,7 @@
 import type { Config, Price } from '../config/schema.js';
 import { costUsd, type TokenCounts } from './cost.js';
 
-/** Prices by route and tier, plain data so it can be posted to the usage thread. */
+/** Prices by route and tier, plain data: the usage engine's copy, replaced on a reload. */
 export interface PriceBook {
   /** route → tier → the tier's price (absent: unpriced). */
   tiers: Record<string, Record<string, Price>>;

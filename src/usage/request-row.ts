@@ -1,6 +1,13 @@
+import type { RequestFinished } from '../telemetry/events.js';
 import type { TokenCounter } from '../tokens/count.js';
-import type { LoggedRequest } from './packing.js';
 import { priceRequest, type PriceBook } from './price-book.js';
+
+/** The fields of a finished request the usage log keeps (the rest of the event is not needed). */
+export type LoggedRequest = Pick<
+  RequestFinished,
+  'id' | 'startedAt' | 'protocol' | 'route' | 'tier' | 'provider' | 'model' | 'status' | 'outcome' | 'stream' | 'ttftMs'
+  | 'durationMs' | 'usage' | 'chunkErrors' | 'attempts' | 'savers' | 'estimate' | 'resumed' | 'promptTruncated'
+>;
 
 export type TokenSource = 'upstream' | `estimated:${string}`;
 

@@ -4,9 +4,8 @@ import { LedgerTables } from './budgets/ledger-tables.js';
 import { describeDbError } from './db-errors.js';
 import { EngineBudgets } from './engine-budgets.js';
 import type { EngineCall, FromEngine, ToEngine } from './messages.js';
-import { unpackRequests } from './packing.js';
 import type { PriceBook } from './price-book.js';
-import { requestRow, type RequestRow } from './request-row.js';
+import { type LoggedRequest, requestRow, type RequestRow } from './request-row.js';
 import { UsageStore } from './store.js';
 
 export interface EngineOptions {
@@ -22,8 +21,11 @@ export interface EngineOptions {
 }
 
 const DAY_MS = 86_400_000;
-/** Rows per transaction: a ledger call waits behind at most one of these. */
-const CHUNK = 500;
+/**
+ * Rows per transaction (~0.5 ms of this thread): between two, the event loop runs, so a request
+ * waits behind at most one.
+ */
+const CHUNK = 100;
 
 interface Settings {
   path: string;
@@ -33,11 +35,11 @@ interface Settings {
 }
 
 /**
- * The usage thread's work: the database, the rows, the ledger. Messages are handled one after
+ * The usage log's work: the database, the rows, the ledger. Messages are handled one after
  * another, in order. A database that cannot be opened or written (locked, corrupt, full,
  * unwritable) is reported once, rows meanwhile are dropped and counted, and opening is retried
  * with backoff; budgets are then enforced on counters in memory, which move to the file when it
- * is back. Runs in a worker thread (or inline in tests that run the TypeScript sources).
+ * is back. On the main thread, behind src/usage/engine-link.ts.
  */
 export class UsageEngine {
   private settings: Settings | null = null;
@@ -66,7 +68,7 @@ export class UsageEngine {
   receive(message: ToEngine): void {
     this.queue = this.queue.then(() => this.handle(message)).catch((err: unknown) => {
       // Only a bug gets here: every database call has its own handling.
-      this.send({ t: 'degraded', path: this.settings?.path ?? '', error: `usage thread: ${(err as Error).message}` });
+      this.send({ t: 'degraded', path: this.settings?.path ?? '', error: `usage log: ${(err as Error).message}` });
     });
   }
 
@@ -75,7 +77,7 @@ export class UsageEngine {
       case 'configure':
         return this.configure(message);
       case 'rows':
-        return this.writeRows(message.flat, message.count);
+        return this.writeRows(message.requests);
       case 'incident_open':
         return this.withStore((store) => store.openIncident(message.incident));
       case 'incident_close':
@@ -105,12 +107,11 @@ export class UsageEngine {
     this.reportBudgets();
   }
 
-  private async writeRows(flat: unknown[], count: number): Promise<void> {
+  private async writeRows(requests: readonly LoggedRequest[]): Promise<void> {
     if (!this.store || !this.settings) {
-      this.dropped += count;
+      this.dropped += requests.length;
       return;
     }
-    const requests = unpackRequests(flat);
     if (this.counter === undefined && requests.some((r) => r.estimate && !r.usage)) this.counter = await tokenCounter();
     const book = this.settings.book;
     const rows = requests.map((r) => requestRow(r, book, this.counter));
@@ -127,6 +128,7 @@ export class UsageEngine {
         this.dropped += chunk.length;
         this.fail(err);
       }
+      if (i + CHUNK < rows.length) await new Promise(setImmediate);
     }
   }
 

@@ -4,10 +4,9 @@ import type { TelemetryBus } from '../telemetry/bus.js';
 import type { RequestFinished, TelemetryEvent } from '../telemetry/events.js';
 import type { BudgetLedger, BudgetStatus } from './budgets/ledger.js';
 import { LedgerClient } from './budgets/ledger-client.js';
-import { startEngine, type EngineLink, type EngineMode } from './engine-link.js';
+import { startEngine, type EngineLink } from './engine-link.js';
 import { IncidentTracker } from './incidents/tracker.js';
 import type { EngineCall, FromEngine } from './messages.js';
-import { packRequest } from './packing.js';
 import { usagePath } from './paths.js';
 import { priceBook } from './price-book.js';
 import type { DayTotals, IncidentOpen } from './store.js';
@@ -16,7 +15,6 @@ import { UsageMetrics } from './usage-metrics.js';
 import type { EngineOptions } from './usage-engine.js';
 
 export interface UsageLogOptions extends EngineOptions {
-  mode?: EngineMode;
   /** Rows wait at most this long before they are written (SPEC: a SIGKILL loses at most the last second). */
   flushMs?: number;
   /** ...or until this many are waiting. */
@@ -28,12 +26,11 @@ export interface UsageLogOptions extends EngineOptions {
 }
 
 const CLOSE_TIMEOUT_MS = 10_000;
-const RESTART_MS = 1_000;
 
 /**
- * The usage log, from the main thread's side: finished requests are queued as they are
- * (O(1) per event, nothing else on the request path) and cross to the usage thread in batches,
- * every `flushMs` or `maxRows`. Owns the budgets ledger's link to the same database, the
+ * The usage log, from the proxy's side: finished requests are queued as they are (O(1) per
+ * event, nothing else on the request path) and go to the usage engine in batches, every
+ * `flushMs` or `maxRows`. Owns the budgets ledger's link to the same database, the
  * incident tracker and the usage metrics.
  */
 export class UsageLog {
@@ -89,7 +86,7 @@ export class UsageLog {
     this.metrics?.configure(config);
     this.logging = config.usage.enabled;
     const needed = config.usage.enabled || config.budgets.length > 0;
-    if (needed && !this.link && !this.closed) this.link = startEngine(this.onEngineMessage, this.options, this.onEngineExit);
+    if (needed && !this.link && !this.closed) this.link = startEngine(this.onEngineMessage, this.options);
     if (!this.link) return;
     if (!config.usage.enabled) this.queue = [];
     this.link.post({ t: 'configure', path: usagePath(config), retentionDays: config.usage.retention_days, book: priceBook(config), budgets: config.budgets });
@@ -159,12 +156,10 @@ export class UsageLog {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.flushSoon = false;
-    const events = this.queue;
-    if (events.length === 0 || !this.link) return;
+    const requests = this.queue;
+    if (requests.length === 0 || !this.link) return;
     this.queue = [];
-    const flat: unknown[] = [];
-    for (const event of events) packRequest(event, flat);
-    this.link.post({ t: 'rows', flat, count: events.length });
+    this.link.post({ t: 'rows', requests });
   };
 
   private openIncident(incident: IncidentOpen): void {
@@ -184,20 +179,6 @@ export class UsageLog {
       link.post({ t: 'call', id, call });
     });
   }
-
-  /** The usage thread died (a bug, or out of memory): said like a degraded database; a new thread starts a second later. */
-  private readonly onEngineExit = (error: string): void => {
-    this.link = null;
-    for (const waiting of this.pending.values()) waiting.reject(new Error(error));
-    this.pending.clear();
-    if (this.degradedError === null) {
-      this.degradedError = error;
-      this.bus.emit({ type: 'usage_degraded', path: this.path, error });
-    }
-    setTimeout(() => {
-      if (!this.closed && !this.link) this.configure(this.config);
-    }, RESTART_MS).unref();
-  };
 
   private readonly onEngineMessage = (message: FromEngine): void => {
     switch (message.t) {

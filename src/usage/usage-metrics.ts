@@ -7,7 +7,7 @@ import { costUsd } from './cost.js';
 
 /**
  * The usage metrics (SPEC "More metrics"): `llm_cost_usd_total{route,tier}` priced from the
- * upstream's usage as requests end (estimated usage is added when the usage thread has counted
+ * upstream's usage as requests end (estimated usage is added when the usage engine has counted
  * it), `llm_tokens_total{kind="cached"}` beside the prompt/completion series, and
  * `llm_budget_remaining{scope,unit}` as the ledger last saw it.
  */

@@ -26,7 +26,7 @@ export interface SettleHooks {
  * with nothing else to do. V8 keeps the young generation it grew while loading (8 MB on Node 24)
  * and the start-up's garbage until such a GC: Node 20's memory reducer runs one after ~8 s of
  * quiet, Node 24's never did in our runs, and a `serve` that has answered its first request then
- * sat ~11 MB heavier for good (both threads). Node 22 and 24 take the option; Node 20's V8
+ * sat ~11 MB heavier for good. Node 22 and 24 take the option; Node 20's V8
  * (11.3) reads it as a minor GC, which costs ~1 ms and leaves the settling to its memory reducer.
  * After a settle, the next waits for new activity and for the heap to have grown by
  * REGROWTH_BYTES (a metrics scrape now and then is not worth a GC each time).

@@ -116,7 +116,7 @@ describe('the ledger across processes', () => {
     const file = join(dir, 'llm-route.yaml');
     writeFileSync(file, tierFile(db, [{ scope: 'route:chat', per: 'day', tokens: 500 }]));
     const script = join(dir, 'racer.mjs');
-    // Each racer: its own UsageLog (a worker thread, its own SQLite connection), 40 reservations of 10 tokens at once.
+    // Each racer: its own UsageLog (its own process and SQLite connection), 40 reservations of 10 tokens at once.
     writeFileSync(script, `
       import { loadConfig } from ${JSON.stringify(join(cli.dir, 'dist/config/load.js'))};
       import { TelemetryBus } from ${JSON.stringify(join(cli.dir, 'dist/telemetry/bus.js'))};

@@ -138,7 +138,7 @@ describe('the usage writer (synthetic events)', () => {
     const expected = costUsd(CLOUD_PRICE, { prompt, completion: done, cached: 0 });
     expect(rows[0].cost_usd as number).toBeCloseTo(expected, 12);
     expect(rows[1].saved_usd as number).toBeCloseTo(expected, 12);
-    // The metric learns the estimated cost from the usage thread.
+    // The metric learns the estimated cost from the usage engine.
     const text = await metrics.registry.metrics();
     expect(Number(/llm_cost_usd_total\{route="chat",tier="cloud"\} (\S+)/.exec(text)?.[1])).toBeCloseTo(expected, 12);
   });

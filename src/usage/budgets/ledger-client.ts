@@ -6,7 +6,7 @@ import type { BudgetAmount, BudgetLedger, BudgetStatus, Reservation } from './le
 const NOTHING_HELD = '';
 
 /**
- * The ledger as the request path sees it: calls cross to the usage thread, which runs each as
+ * The ledger as the request path sees it: calls go to the usage engine, which runs each as
  * one IMMEDIATE transaction on the usage database. Scopes without a budget cost nothing (no
  * message at all).
  */
@@ -22,8 +22,8 @@ export class LedgerClient implements BudgetLedger {
   }
 
   /**
-   * Never rejects: with no usage thread to ask (it died, or the log is closing) the request is
-   * admitted unbudgeted rather than failed; the thread's death was reported as usage_degraded.
+   * Never rejects: with no usage engine to ask (the log is closing) or a call that failed, the
+   * request is admitted unbudgeted rather than failed.
    */
   async reserve(scopes: readonly string[], amount: BudgetAmount): Promise<Reservation> {
     if (!scopes.some((scope) => this.scopes.has(scope))) return { ok: true, id: NOTHING_HELD };
