@@ -9,12 +9,12 @@ export interface EngineLink {
 
 /**
  * The usage engine, on this thread behind an asynchronous link: messages in, handled in order on
- * the engine's promise queue, its messages out on a later turn. Not a worker
- * thread, because on Node 22 and 24 one costs ~14 MB of resident memory for as long as the
- * process lives (its isolate and Node's bootstrap; ~5 MB of it stays even after terminate()),
- * more than all the rest an idle `serve` adds to a bare node. What the engine does here is small
- * and spread out: rows written in batches of USAGE_CHUNK in one transaction each (every 200 ms,
- * ~5 µs a row), a budget reservation in one short transaction, a prune once a day.
+ * the engine's promise queue, its messages out on a later turn. Not a worker thread: on Node 22
+ * and 24 one costs 14-17 MB of resident memory for as long as the process lives (its isolate and
+ * Node's bootstrap; terminate() gives back only ~5 MB). The engine's work is small and spread
+ * out: rows every 200 ms, 100 to a transaction (CHUNK in usage-engine.ts), ~11 µs of CPU a
+ * request all told (bench/RESULTS.md); a budget reservation is one short transaction; a prune
+ * runs once a day.
  */
 export function startEngine(
   onMessage: (message: FromEngine) => void,

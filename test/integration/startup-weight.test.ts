@@ -97,7 +97,7 @@ describe('serve start-up stays light', () => {
     expect(modules).not.toContain('node_modules/prom-client/index.js');
     // ...nor the savers, which this config's route does not have (src/server/server.ts, src/proxy/model-request.ts)...
     expect(modules.filter((id) => id === 'dist/savers/pipeline.js' || id === 'dist/savers/registry.js')).toEqual([]);
-    // ...and writes its usage row on this thread (src/usage/engine-link.ts; the next test: no
+    // ...and writes its usage row on this thread (src/usage/engine-link.ts; a test below: no
     // worker thread).
     expect(required.some((file) => file.includes('/node_modules/better-sqlite3/'))).toBe(true);
     // zod comes through src/util/zod.ts: its CommonJS build, with English and none of its other locales.
