@@ -11,8 +11,9 @@
 // - ink, react, execa and gpt-tokenizer: loaded on demand (the live UI, `start:` providers, token
 //   counting), never on `serve --no-ui`'s way to its first answer; as they are, their own files.
 //
-// Node's builtins, and better-sqlite3 (CommonJS), are required, not imported (requireImports), and
-// undici's HTTP/2 client does not load node:http2 until it is used (http2StandIn).
+// Node's builtins, and better-sqlite3 (CommonJS), are required, not imported (requireImports);
+// undici's HTTP/2 client does not load node:http2 until it is used (http2StandIn), nor undici
+// node:assert until a check fails (assertStandIn).
 // dist/bundle/modules.json names the modules in each chunk, for tests that assert what a start-up
 // loads (test/integration/startup-weight.test.ts).
 import { rmSync, writeFileSync } from 'node:fs';
@@ -72,6 +73,27 @@ const http2StandIn = {
   },
 };
 
+// undici's modules require node:assert for their invariants and only ever call `assert(value)`;
+// the module costs ~7 ms of start-up (its AssertionError brings Node's diff and colour code). In
+// the bundle, undici gets a stand-in that requires the real assert only when a check fails, so
+// what is thrown is the same AssertionError. The build fails if undici starts using more of it.
+const UNDICI_MODULE = /node_modules\/undici\//;
+const ASSERT_STAND_IN = '\0assert-stand-in';
+const assertStandIn = {
+  name: 'assert-stand-in',
+  resolveId(source, importer) {
+    return source === 'node:assert' && importer && UNDICI_MODULE.test(importer) ? ASSERT_STAND_IN : null;
+  },
+  transform(code, id) {
+    if (UNDICI_MODULE.test(id) && /\bassert\.\w+\s*\(/.test(code)) throw new Error(`${id} calls a method of node:assert: the stand-in in scripts/bundle.mjs has only assert()`);
+    return null;
+  },
+  load(id) {
+    if (id !== ASSERT_STAND_IN) return null;
+    return "module.exports = function assert(value, message) { if (!value) require('node:assert')(value, message); };\n";
+  },
+};
+
 const requireImports = {
   name: 'require-imports',
   renderChunk(code) {
@@ -93,7 +115,7 @@ const { output } = await build({
   platform: 'node',
   external: (id) => EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)),
   logLevel: 'warn',
-  plugins: [http2StandIn, requireImports],
+  plugins: [http2StandIn, assertStandIn, requireImports],
   output: {
     dir: outDir,
     format: 'esm',

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { nodeCrypto } from '../util/node-crypto.js';
 import type { IdempotencyConfig } from '../config/schema.js';
 import type { ClientRequest } from '../protocols/types.js';
 import type { IdempotencyRecordKey, IdempotencyStore } from '../state/types.js';
@@ -53,7 +53,7 @@ export async function enterIdempotent(
     return 'answered';
   }
   // The same key means the same thing only in one protocol; the body is compared as JSON, key order aside.
-  const record: IdempotencyRecordKey = { key: `${request.protocol}:${key}`, fingerprint: jsonFingerprint(request.protocol, request.body), owner: `${exchange.id}:${randomUUID()}` };
+  const record: IdempotencyRecordKey = { key: `${request.protocol}:${key}`, fingerprint: jsonFingerprint(request.protocol, request.body), owner: `${exchange.id}:${nodeCrypto().randomUUID()}` };
   const waitUntil = performance.now() + settings.wait_ms;
   for (;;) {
     const found = await store.begin(record);

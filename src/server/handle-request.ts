@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { handleAdmin } from '../control/admin-api.js';
 import { sendJson } from '../http/respond.js';
@@ -9,6 +8,7 @@ import { serveTokenCount } from '../proxy/count-tokens.js';
 import { serveModelRequest } from '../proxy/model-request.js';
 import type { ClientProtocol } from '../telemetry/events.js';
 import { hasBearer, sameSecret } from '../util/bearer.js';
+import { correlationUuid } from '../util/correlation-id.js';
 import type { AppContext } from './app-context.js';
 import { browserRefusal } from './browser-guard.js';
 import { answerCors } from './cors.js';
@@ -110,7 +110,7 @@ const SAFE_ID = /^[\w.:-]{1,128}$/;
 /** The client's x-request-id when it is a sane token, else a new one. */
 function requestId(req: IncomingMessage): string {
   const given = req.headers['x-request-id'];
-  return typeof given === 'string' && SAFE_ID.test(given) ? given : randomUUID();
+  return typeof given === 'string' && SAFE_ID.test(given) ? given : correlationUuid();
 }
 
 /** No token configured, or the client presents it: as a Bearer token, or as Anthropic's x-api-key. */

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { nodeCrypto } from '../util/node-crypto.js';
 import type { Budget } from '../config/schema.js';
 import type { BudgetAmount, Reservation } from '../usage/budgets/ledger.js';
 
@@ -52,7 +52,7 @@ export class LocalLedger {
         return { ok: false, scope, unit, per, remaining: Math.max(0, available), retryAfterMs: ref.end - now };
       }
     }
-    const id = randomUUID();
+    const id = nodeCrypto().randomUUID();
     const holds: LocalHold[] = [];
     for (const ref of refs) {
       const need = amount[ref.budget.unit];

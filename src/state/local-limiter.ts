@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { nodeCrypto } from '../util/node-crypto.js';
 import type { Limits } from '../config/schema.js';
 import { sleep } from '../util/sleep.js';
 import type { ClientLifetime } from '../util/client-lifetime.js';
@@ -46,7 +46,7 @@ export class LocalLimiter implements RateLimiter {
         return this.refuse(state, taken.limit, taken.waitMs, now - started);
       }
       state.levels = taken.levels;
-      const slotId = concurrency !== undefined ? randomUUID() : null;
+      const slotId = concurrency !== undefined ? nodeCrypto().randomUUID() : null;
       if (slotId) state.slots.add(slotId);
       const lease: LimitLease = { provider: ask.provider, limits: ask.limits, tokens: ask.tokens, slotId, where: 'local' };
       // Room is reserved at the time the bucket will have it: waiting for it is the queue.

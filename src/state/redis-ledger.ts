@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { nodeCrypto } from '../util/node-crypto.js';
 import type { Budget } from '../config/schema.js';
 import { budgetWindow } from '../usage/budgets/windows.js';
 import type { BudgetAmount, BudgetLedger, BudgetStatus, Reservation } from '../usage/budgets/ledger.js';
@@ -53,7 +53,7 @@ export class RedisLedger implements BudgetLedger {
     if (!scopes.some((scope) => this.scopes.has(scope))) return { ok: true, id: '' };
     const now = this.now();
     const refs = this.budgets.filter((b) => scopes.includes(b.scope)).map((b) => this.windowRef(b, now));
-    const id = randomUUID();
+    const id = nodeCrypto().randomUUID();
     const args: Array<string | number> = [now, now + this.holdMs, id, this.holdKey('')];
     for (const ref of refs) args.push(ref.budget.limit, amount[ref.budget.unit], ref.budget.unit, Math.max(1, ref.end - now + WINDOW_TTL_AFTER_END_MS));
     const keys = [this.holdsKey(), this.holdKey(id), ...refs.map((r) => r.key)];
@@ -139,7 +139,7 @@ export class RedisLedger implements BudgetLedger {
     if (charges.length === 0) return;
     const now = this.now();
     const ttls = charges.map((c: PendingCharge) => Math.max(1, c.end - now + WINDOW_TTL_AFTER_END_MS));
-    const marker = `${this.prefix}budget-charge:${randomUUID()}`;
+    const marker = `${this.prefix}budget-charge:${nodeCrypto().randomUUID()}`;
     const charge: RedisCall<number> = (redis) =>
       redis.llmBudgetCharge(charges.length + 1, marker, ...charges.map((c) => c.key), Math.max(...ttls), ...charges.flatMap((c, i) => [c.amount, ttls[i]]));
     await this.link.run(charge, charge);

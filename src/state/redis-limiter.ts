@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { nodeCrypto } from '../util/node-crypto.js';
 import { sleep } from '../util/sleep.js';
 import type { ClientLifetime } from '../util/client-lifetime.js';
 import { CONCURRENCY_RETRY_MS, type LocalLimiter } from './local-limiter.js';
@@ -27,7 +27,7 @@ export class RedisLimiter implements RateLimiter {
     const { rpm = 0, tpm = 0 } = ask.limits;
     for (;;) {
       const left = Math.max(0, deadline - performance.now());
-      const slotId = concurrency > 0 ? randomUUID() : '';
+      const slotId = concurrency > 0 ? nodeCrypto().randomUUID() : '';
       // A lost reply may hide a script that ran: its slot and tokens are then given back on Redis.
       const undo = slotId || tpm ? this.giveBack(ask.provider, tpm, tpm ? ask.tokens : 0, slotId) : undefined;
       const reply = await this.link.run((redis) => redis.llmLimitTake(...this.keys(ask.provider), rpm, tpm, ask.tokens, concurrency, Math.floor(left), slotId, ask.slotMs), undo);

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { nodeCrypto } from '../util/node-crypto.js';
 import type { WeightChanged } from '../telemetry/events.js';
 import { type RedisLink, UNAVAILABLE } from './redis-link.js';
 import type { SharedLayers, SharedWeights } from './shared-weights.js';
@@ -24,7 +24,7 @@ interface Announcement extends Stored {
  * Redis is away is pushed when it is back, and what others changed meanwhile is pulled.
  */
 export class RedisWeights implements WeightSync {
-  private readonly origin = randomUUID();
+  private readonly origin = nodeCrypto().randomUUID();
   private weights: SharedWeights | null = null;
   /** Tiers changed here that Redis may not have yet. */
   private readonly unsent = new Map<string, Stored & { route: string; tier: string }>();

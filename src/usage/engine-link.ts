@@ -1,6 +1,9 @@
 import type { FromEngine, ToEngine } from './messages.js';
 import type { EngineOptions, UsageEngine } from './usage-engine.js';
 
+/** When nothing needs the engine sooner, it loads this long after the link starts. */
+const LOAD_AFTER_MS = 250;
+
 export interface EngineLink {
   post(message: ToEngine): void;
   /** Stops delivering the engine's messages (after it answered its `close` call). */
@@ -24,15 +27,36 @@ export function startEngine(
   // Imported here, not at the top: a usage log that is off never loads the engine (nor SQLite).
   // Messages posted before it is there wait in order.
   let engine: UsageEngine | null = null;
+  let loading = false;
   const waiting: ToEngine[] = [];
-  void import('./usage-engine.js').then(({ UsageEngine }) => {
-    engine = new UsageEngine((message) => setImmediate(() => !stopped && onMessage(message)), options);
-    for (const message of waiting.splice(0)) engine.receive(message);
-  });
+  const load = (): void => {
+    if (loading) return;
+    loading = true;
+    clearTimeout(timer);
+    void import('./usage-engine.js').then(({ UsageEngine }) => {
+      engine = new UsageEngine((message) => setImmediate(() => !stopped && onMessage(message)), options);
+      for (const message of waiting.splice(0)) engine.receive(message);
+    });
+  };
+  // Loading SQLite and opening the database takes 10-30 ms of this thread: a `serve` that has
+  // just started answers its first request before that, unless the request needs the engine (a
+  // budget). Anything but the settings and the start-up totals' question loads it at once (a
+  // row, a budget, a flush); the timer reports an unusable database soon after start.
+  const timer = setTimeout(load, LOAD_AFTER_MS);
   return {
-    post: (message) => (engine ? engine.receive(message) : waiting.push(message)),
+    post: (message) => {
+      if (engine) return engine.receive(message);
+      waiting.push(message);
+      if (!canWait(message)) load();
+    },
     stop: async () => {
       stopped = true;
+      clearTimeout(timer);
     },
   };
+}
+
+/** What the engine may be told before it has loaded: its settings, and the start-up totals' question. */
+function canWait(message: ToEngine): boolean {
+  return message.t === 'configure' || (message.t === 'call' && message.call.op === 'day_totals');
 }

@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { nodeCrypto } from './node-crypto.js';
 
 /** Whether the request presents `Authorization: Bearer <token>` (compared in constant time). */
 export function hasBearer(req: IncomingMessage, token: string): boolean {
@@ -13,7 +13,7 @@ export function hasBearer(req: IncomingMessage, token: string): boolean {
  * comparison runs over 32 bytes whatever their lengths (a length check would tell them apart).
  */
 export function sameSecret(given: string, expected: string): boolean {
-  return timingSafeEqual(sha256(given), expectedDigest(expected));
+  return nodeCrypto().timingSafeEqual(sha256(given), expectedDigest(expected));
 }
 
 // The expected side is a configured token: hashed once, not on every request.
@@ -31,5 +31,5 @@ function expectedDigest(token: string): Buffer {
 }
 
 function sha256(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
+  return nodeCrypto().createHash('sha256').update(text, 'utf8').digest();
 }

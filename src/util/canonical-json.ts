@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from './node-crypto.js';
 
 /**
  * JSON with every object's keys sorted, so two documents that differ only in key order are
@@ -16,5 +16,5 @@ export function canonicalJson(value: unknown): string {
 
 /** sha256 (hex) of the canonical JSON of `value`, after `scope` (what the same body means differently under). */
 export function jsonFingerprint(scope: string, value: unknown): string {
-  return createHash('sha256').update(scope).update('\u0000').update(canonicalJson(value)).digest('hex');
+  return nodeCrypto().createHash('sha256').update(scope).update('\u0000').update(canonicalJson(value)).digest('hex');
 }

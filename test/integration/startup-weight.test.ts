@@ -20,6 +20,8 @@ writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module'
 // require(), nor can it tell the hook's own thread from the main thread's), and the builtins it
 // loaded (Node's own, from process.moduleLoadList).
 writeFileSync(join(dir, 'required.cjs'), `const { isMainThread } = require('node:worker_threads'); if (isMainThread) process.on('exit', () => { for (const file of Object.keys(require.cache)) process.stderr.write('REQUIRED ' + file + '\\n'); for (const name of process.moduleLoadList) if (name.startsWith('NativeModule ')) process.stderr.write('BUILTIN ' + name.slice(13) + '\\n'); });\n`);
+// When the main thread has sent its first answer, whether SQLite (better-sqlite3) is loaded yet.
+writeFileSync(join(dir, 'first-answer.cjs'), `const { isMainThread } = require('node:worker_threads'); if (isMainThread) { const net = require('node:net'); const emit = net.Server.prototype.emit; let seen = false; net.Server.prototype.emit = function (event, req, res) { if (event === 'request' && !seen) { seen = true; res.once('finish', () => process.stderr.write('SQLITE_AT_FIRST_ANSWER ' + Object.keys(require.cache).some((file) => file.includes('/node_modules/better-sqlite3/')) + '\\n')); } return emit.apply(this, arguments); }; }\n`);
 // Every 100 ms, the young generation as V8 holds it now, and the most V8 has ever had malloc'd;
 // a worker thread (preloads run in each) says so.
 writeFileSync(join(dir, 'heap.cjs'), `const v8 = require('node:v8'); if (!require('node:worker_threads').isMainThread) process.stderr.write('WORKER\\n'); setInterval(() => process.stderr.write('YOUNG ' + v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').physical_space_size + '\\nPEAK_MALLOC ' + v8.getHeapStatistics().peak_malloced_memory + '\\n'), 100).unref();\n`);
@@ -63,7 +65,9 @@ describe('serve start-up stays light', () => {
     const required: string[] = [];
     const builtins: string[] = [];
     const urls: string[] = [];
-    const stop = await serveAnswering('light', ['--import', join(dir, 'register.mjs'), '--require', join(dir, 'required.cjs')], (line) => {
+    let sqliteAtFirstAnswer: string | undefined;
+    const stop = await serveAnswering('light', ['--import', join(dir, 'register.mjs'), '--require', join(dir, 'required.cjs'), '--require', join(dir, 'first-answer.cjs')], (line) => {
+      if (line.startsWith('SQLITE_AT_FIRST_ANSWER ')) sqliteAtFirstAnswer = line.slice(23);
       if (line.startsWith('LOADED ')) loaded.add(line.slice(7));
       if (line.startsWith('REQUIRED ')) required.push(line.slice(9));
       if (line.startsWith('BUILTIN ')) builtins.push(line.slice(8));
@@ -98,8 +102,9 @@ describe('serve start-up stays light', () => {
     // ...nor the savers, which this config's route does not have (src/server/server.ts, src/proxy/model-request.ts)...
     expect(modules.filter((id) => id === 'dist/savers/pipeline.js' || id === 'dist/savers/registry.js')).toEqual([]);
     // ...and writes its usage row on this thread (src/usage/engine-link.ts; a test below: no
-    // worker thread).
+    // worker thread), having answered first: SQLite loads after the first answer.
     expect(required.some((file) => file.includes('/node_modules/better-sqlite3/'))).toBe(true);
+    expect(sqliteAtFirstAnswer).toBe('false');
     // zod comes through src/util/zod.ts: its CommonJS build, with English and none of its other locales.
     expect([...loaded]).not.toContain('zod');
     expect(modules.some((id) => id.startsWith('node_modules/zod/'))).toBe(false);
@@ -110,9 +115,11 @@ describe('serve start-up stays light', () => {
     // http2StandIn): Node's copy of undici, which an ESM import of node:http loads on Node 22+
     // for its WebSocket export; http2, which undici's HTTP/2 client requires as it loads; tls,
     // which undici loads for its first https connection and src/providers/upstream-dispatcher.ts
-    // for a ca_file:, neither of them here.
+    // for a ca_file:, neither of them here; assert, which undici requires for its checks
+    // (assertStandIn); crypto, for hashes and owners' ids, not a request's own ids
+    // (src/util/node-crypto.ts, src/util/correlation-id.ts).
     expect(builtins).toContain('net'); // the list is there
-    expect(builtins.filter((name) => ['internal/deps/undici/undici', 'http2', 'tls'].includes(name))).toEqual([]);
+    expect(builtins.filter((name) => ['internal/deps/undici/undici', 'http2', 'tls', 'assert', 'crypto'].includes(name))).toEqual([]);
   }, 30_000);
 
   // Node 20's V8 has no GC call that shrinks the young generation (src/util/settle-when-quiet.ts).

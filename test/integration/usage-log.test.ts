@@ -248,6 +248,7 @@ describe('the usage writer (synthetic events)', () => {
     const db = join(tempDir(), 'usage.db');
     const config = loadConfigText(CONFIG(db), '/t/llm-route.yaml', {});
     const first = new UsageLog(new TelemetryBus(), config);
+    await first.flush(); // opened (and pruned) now, not when it is closed after the rows below
     const bus = new TelemetryBus();
     const log = new UsageLog(bus, config);
     const day = 86_400_000;

@@ -3,15 +3,17 @@ import { describe, expect, it, vi } from 'vitest';
 
 // Records what the comparison is given, to show that it never depends on the lengths.
 const compared = vi.hoisted(() => [] as Array<[number, number]>);
-vi.mock('node:crypto', async (importOriginal) => {
-  const crypto = await importOriginal<typeof import('node:crypto')>();
-  return {
+vi.mock('../../src/util/node-crypto.js', async (importOriginal) => {
+  const { nodeCrypto } = await importOriginal<typeof import('../../src/util/node-crypto.js')>();
+  const crypto = nodeCrypto();
+  const recording = {
     ...crypto,
     timingSafeEqual: (a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => {
       compared.push([a.byteLength, b.byteLength]);
       return crypto.timingSafeEqual(a, b);
     },
   };
+  return { nodeCrypto: () => recording };
 });
 
 const { hasBearer, sameSecret } = await import('../../src/util/bearer.js');

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { nodeCrypto } from '../../util/node-crypto.js';
 import type { Database, Statement } from 'better-sqlite3';
 import type { Budget } from '../../config/schema.js';
 import type { BudgetAmount, BudgetStatus, Reservation } from './ledger.js';
@@ -69,7 +69,7 @@ export class LedgerTables {
           return { ok: false, scope: budget.scope, unit: budget.unit, per: budget.per, remaining: Math.max(0, available), retryAfterMs: window.end - now };
         }
       }
-      const id = randomUUID();
+      const id = nodeCrypto().randomUUID();
       for (const budget of matching) {
         const window = budgetWindow(budget.per, now);
         const need = amount[budget.unit];

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { nodeCrypto } from '../../util/node-crypto.js';
 import type { TelemetryEvent } from '../../telemetry/events.js';
 import type { IncidentOpen } from '../store.js';
 
@@ -78,7 +78,7 @@ export class IncidentTracker {
   private open(route: string, tier: string, kind: IncidentKind, openedAt: number, trigger: Record<string, unknown>): void {
     const k = incidentKey(route, tier, kind);
     if (this.openKeys.has(k)) return;
-    const key = randomUUID();
+    const key = nodeCrypto().randomUUID();
     this.openKeys.set(k, key);
     this.sink.open({ key, route, tier, kind, openedAt, trigger });
   }
