@@ -46,6 +46,15 @@ describe('an unusable usage database never stops the proxy', () => {
     expect(usageLines(proxy.logs, 'usage_degraded')).toHaveLength(1);
   });
 
+  it('a corrupt file is reported soon after start even when no request comes (the engine loads after start, not on first use only)', async () => {
+    const db = join(tempDir(), 'usage.db');
+    writeFileSync(db, 'this is not a SQLite database either. '.repeat(200));
+    const proxy = await servingProxy(db);
+    const degraded = await waitFor(() => usageLines(proxy.logs, 'usage_degraded')[0], 5000, 'usage_degraded with no traffic');
+    expect(String(degraded.error)).toMatch(/^corrupt .*SQLITE_NOTADB/);
+    expect(proxy.server.usage.degraded).toMatch(/corrupt/);
+  });
+
   it('an unwritable path (its folder is a file): requests are answered, reported once', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'not-a-dir'), 'x');
