@@ -143,6 +143,44 @@ describe('the usage writer (synthetic events)', () => {
     expect(Number(/llm_cost_usd_total\{route="chat",tier="cloud"\} (\S+)/.exec(text)?.[1])).toBeCloseTo(expected, 12);
   });
 
+  it('a batch of estimates is counted a row at a time with the event loop running between: streams being relayed do not wait for the whole batch', async () => {
+    const db = join(tempDir(), 'usage.db');
+    const config = loadConfigText(CONFIG(db), '/t/llm-route.yaml', {});
+    const bus = new TelemetryBus();
+    const log = new UsageLog(bus, config);
+    // Every count is made to take 12 ms of this thread (a long prompt), past the engine's time
+    // slice; the spy notes how many event-loop turns had run when each count began.
+    const counter = await tokenCounter('o200k_base');
+    const realCount = counter.count;
+    const turnsAtCount: number[] = [];
+    let turns = 0;
+    let ticking = true;
+    const tick = (): void => {
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    counter.count = (text) => {
+      turnsAtCount.push(turns);
+      const until = performance.now() + 12;
+      while (performance.now() < until) {
+        /* a long prompt's worth of work */
+      }
+      return realCount(text);
+    };
+    try {
+      for (let i = 0; i < 5; i++) bus.emit(finished({ usage: undefined, estimate: { promptText: `prompt ${i}`, completionText: `answer ${i}` } }));
+      await log.close();
+    } finally {
+      counter.count = realCount;
+      ticking = false;
+    }
+    expect(turnsAtCount).toHaveLength(10); // a prompt and an answer per row
+    // A row's two counts share a turn; each row has its own.
+    expect(new Set(turnsAtCount).size).toBe(5);
+    expect(readRequests(db).map((r) => r.token_source)).toEqual(Array(5).fill('estimated:o200k_base'));
+  });
+
   it('estimates through a real proxy when the upstream reports no usage: the prompt\'s texts and the answer\'s, stream and not, any protocol', async () => {
     const dir = tempDir();
     const db = join(dir, 'usage.db');
