@@ -14,7 +14,14 @@ import type { AnswerReader, UpstreamDispatch } from './upstream-dispatch.js';
 export interface StreamEnd {
   /** null when the stream finished cleanly. */
   interruption: AttemptError | null;
+  /** The upstream's usage when it counts the whole answer: a stream cut before its finish has none (see `earlyUsage`). */
   usage: Usage | undefined;
+  /**
+   * What the upstream had reported when the stream ended before its finish (Anthropic's
+   * message_start: the prompt's count, an output of 0 or 1): its prompt figures hold, its
+   * completion is counted from the delivered `text` instead.
+   */
+  earlyUsage?: Usage;
   chunkErrors: number;
   /** The generated text, for a token estimate when the upstream reported no usage. */
   text: string;
@@ -131,7 +138,7 @@ export class StreamRelay implements AnswerReader, Upstream {
     this.interrupt(new AttemptError('broken_stream', message, { phase: 'body', failover: false, retryable: false }));
   }
 
-  /** Ends the stream with the output's error event for `err` (the total timeout, a recovery whose replay diverged). */
+  /** Ends the stream with the output's error event for `err` (a recovery whose replay diverged). */
   stop(err: AttemptError): void {
     this.interrupt(err);
   }
@@ -216,7 +223,11 @@ export class StreamRelay implements AnswerReader, Upstream {
     clearTimeout(this.idleTimer);
     this.dispatch.finish();
     const tally = this.tally;
-    this.resolveFinished({ interruption, usage: tally.usage, chunkErrors: tally.chunkErrors, text: tally.text(), open: this.leftOpen ? this.sink : null });
+    const whole = interruption === null || tally.sawFinish;
+    this.resolveFinished({
+      interruption, usage: whole ? tally.usage : undefined, earlyUsage: whole ? undefined : tally.usage,
+      chunkErrors: tally.chunkErrors, text: tally.text(), open: this.leftOpen ? this.sink : null,
+    });
   }
 
   private static idleExpired(relay: StreamRelay): void {
