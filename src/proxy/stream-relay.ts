@@ -63,6 +63,8 @@ export class StreamRelay implements AnswerReader, Upstream {
   private readonly output: StreamOutput;
   private readonly writer: ClientWriter;
   private readonly idleTimer: NodeJS.Timeout;
+  /** The tier's opt-in `stream_max_ms`; total_ms ended at commit (see UpstreamDispatch.handOver). */
+  private readonly capTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly input: RelayInput,
@@ -75,6 +77,8 @@ export class StreamRelay implements AnswerReader, Upstream {
     this.output = input.output;
     this.finished = new Promise((resolve) => (this.resolveFinished = resolve));
     this.idleTimer = setTimeout(StreamRelay.idleExpired, input.tier.timeouts.idle_ms, this);
+    const capMs = input.tier.timeouts.stream_max_ms;
+    if (capMs > 0) this.capTimer = setTimeout(StreamRelay.capReached, Math.max(0, capMs - dispatch.elapsedMs), this);
     this.writer = new ClientWriter(sink, this, input.client);
     this.writer.write(upToCommit);
   }
@@ -221,6 +225,7 @@ export class StreamRelay implements AnswerReader, Upstream {
     if (!this.relaying) return;
     this.relaying = false;
     clearTimeout(this.idleTimer);
+    clearTimeout(this.capTimer);
     this.dispatch.finish();
     const tally = this.tally;
     const whole = interruption === null || tally.sawFinish;
@@ -237,5 +242,11 @@ export class StreamRelay implements AnswerReader, Upstream {
       return;
     }
     relay.interrupt(timeoutError('idle_timeout', relay.input.tier.timeouts.idle_ms, 'idle'));
+  }
+
+  private static capReached(relay: StreamRelay): void {
+    const capMs = relay.input.tier.timeouts.stream_max_ms;
+    // The operator's cap, not the tier's failing: it says nothing about the tier's health.
+    relay.interrupt(new AttemptError('total_timeout', `stream not complete within stream_max_ms (${capMs} ms)`, { phase: 'total', failover: false, retryable: false, timedOut: true, blame: null }));
   }
 }

@@ -116,6 +116,21 @@ describe('a committed stream outlives total_ms while it flows', () => {
     expect(row).toMatchObject({ protocol: 'messages', outcome: 'ok', completion_tokens: await tokensOf(WORDS.join('')), token_source: ESTIMATED });
   });
 
+  it('the opt-in stream_max_ms does cut a flowing stream: one error event; the row counts what was delivered', async () => {
+    const { proxy, db } = await proxyWith(slowTokens(WORDS, 100), { ttft_ms: 500, idle_ms: 1000, stream_max_ms: 700 });
+    const started = performance.now();
+    const res = await chat(proxy, { stream: true });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(performance.now() - started).toBeGreaterThanOrEqual(650);
+    const delivered = sseText(text);
+    expect(delivered.length).toBeGreaterThan(0);
+    expect(WORDS.join('').startsWith(delivered) && delivered !== WORDS.join('')).toBe(true);
+    expect(errorEvents(text).map((e) => e.error)).toEqual([expect.objectContaining({ code: 'stream_interrupted', message: 'llm-route: stream not complete within stream_max_ms (700 ms)' })]);
+    const [row] = await rowsOf(proxy, db);
+    expect(row).toMatchObject({ outcome: 'interrupted', completion_tokens: await tokensOf(delivered), token_source: ESTIMATED });
+  });
+
   it('total_ms still bounds the wait for the first token', async () => {
     const late: Script = async (ctx) => {
       ctx.startStream();
@@ -164,7 +179,7 @@ describe('a stream that ends early is billed for what the client received', () =
 
   it('chat → openai: a client that leaves mid-stream; the row counts what was relayed before it left', async () => {
     const sent: string[] = [];
-    const { proxy, db } = await proxyWith(slowTokens(WORDS, 50, sent), { idle_ms: 5000 });
+    const { proxy, db } = await proxyWith(slowTokens(WORDS, 100, sent), { idle_ms: 5000 });
     const leave = new AbortController();
     const res = await chat(proxy, { stream: true }, { signal: leave.signal });
     const reader = res.body!.getReader();
