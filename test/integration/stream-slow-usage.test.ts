@@ -169,6 +169,20 @@ describe('a stream that ends early is billed for what the client received', () =
     expect(await completionMetric(proxy)).toBe(row.completion_tokens);
   });
 
+  it('messages client → openai upstream (translated): a stall past idle_ms is an error the Anthropic SDK raises; the row counts the delivered text', async () => {
+    const { proxy, db } = await proxyWith(stallAfterThree, { idle_ms: 300, total_ms: 60_000 });
+    const client = new Anthropic({ baseURL: proxy.origin, apiKey: 'x', maxRetries: 0 });
+    const stream = client.messages.stream({ model: 'chat', max_tokens: 100, messages: [{ role: 'user', content: 'count' }] });
+    let received = '';
+    stream.on('text', (t) => (received += t));
+    await expect(stream.finalMessage()).rejects.toThrow(/no bytes within 300 ms/);
+    expect(received).toBe(WORDS.slice(0, 3).join(''));
+
+    const [row] = await rowsOf(proxy, db);
+    expect(row).toMatchObject({ protocol: 'messages', outcome: 'interrupted', completion_tokens: await tokensOf(received), token_source: ESTIMATED });
+    expect(row.completion_tokens as number).toBeGreaterThan(0);
+  });
+
   it('chat → openai: an upstream break after 3 tokens records them', async () => {
     const { proxy, db } = await proxyWith(breakAfterThree, { idle_ms: 5000 });
     const { text } = await readAll(await chat(proxy, { stream: true }));
