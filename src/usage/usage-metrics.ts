@@ -10,8 +10,7 @@ import type { EstimatedItem } from './messages.js';
  * The usage metrics (SPEC "More metrics"): `llm_cost_usd_total{route,tier}` priced from the
  * upstream's usage as requests end (estimated usage, its tokens in `llm_tokens_total` too, is
  * added when the usage engine has counted it), `llm_tokens_total{kind="cached"}` beside the
- * prompt/completion series, and
- * `llm_budget_remaining{scope,unit}` as the ledger last saw it.
+ * prompt/completion series, and `llm_budget_remaining{scope,unit}` as the ledger last saw it.
  */
 export class UsageMetrics {
   private readonly cost: Counter<'route' | 'tier'>;
