@@ -4,6 +4,7 @@ import type { Reporter } from './positions.js';
 import { isRecord } from './raw-data.js';
 import { closestMatch } from './suggest.js';
 import { saverProblems } from './savers.js';
+import { streamCapProblems } from './stream-cap-checks.js';
 
 /**
  * What the schema cannot express: names are non-empty, tiers' providers are defined, tier names
@@ -15,6 +16,7 @@ export function crossCheck(data: unknown, report: Reporter): ConfigProblem[] {
   if (!isRecord(data)) return problems;
   problems.push(...saverProblems(data, report));
   problems.push(...budgetProblems(data, report));
+  problems.push(...streamCapProblems(data, report));
   const providers = isRecord(data.providers) ? Object.keys(data.providers) : undefined;
   for (const name of providers ?? []) {
     if (name.trim() === '') problems.push(report.at('key', ['providers', name], 'a provider name must not be empty'));

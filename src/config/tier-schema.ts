@@ -10,6 +10,8 @@ export const TimeoutsSchema = z.strictObject({
   ttft_ms: ms().optional(),
   idle_ms: ms().optional(),
   total_ms: ms().optional(),
+  /** Opt-in wall-clock cap on a streaming attempt, start to last byte, however it flows (0: none, the default). */
+  stream_max_ms: ms(0).optional(),
   /** TTFT budget for the first request after the tier was idle `cold_after_ms` (a model load). */
   cold_ttft_ms: ms().optional(),
   cold_after_ms: ms().optional(),
@@ -83,6 +85,7 @@ export const DEFAULT_TIMEOUTS: Required<Omit<TimeoutsConfig, 'cold_ttft_ms'>> = 
   ttft_ms: 10_000,
   idle_ms: 30_000,
   total_ms: 300_000,
+  stream_max_ms: 0,
   cold_after_ms: 300_000, // Ollama unloads an idle model after 5 minutes by default
 };
 

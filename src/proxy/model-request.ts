@@ -4,6 +4,7 @@ import type { Config, Route } from '../config/schema.js';
 import { closesConnection, readJsonBody } from '../http/read-body.js';
 import { requestText } from '../protocols/neutral.js';
 import { type ClientCodec, type ClientRequest, isUnsupported } from '../protocols/types.js';
+import type { Usage } from '../protocols/usage.js';
 import type { RequestFinished, RequestOutcome, SaverMeasure } from '../telemetry/events.js';
 import { Exchange } from './exchange.js';
 import { enterIdempotent, type IdempotentRun } from './idempotent-request.js';
@@ -135,9 +136,9 @@ async function answer(exchange: Exchange, route: Route, request: ClientRequest, 
       if (interruption) result = interruption.reason === 'client_abort' ? 'client_abort' : 'interrupted';
       return exchange.finish({
         tier: outcome.tier.name, status: 200, outcome: result, ttftMs: exchange.ttftMs, attempts, usage: end.usage,
-        estimate: end.usage ? undefined : estimateOf(request, end.text), chunkErrors: end.chunkErrors, committed: true, error: interruption?.message,
+        estimate: end.usage ? undefined : estimateOf(request, end.text, end.earlyUsage), chunkErrors: end.chunkErrors, committed: true, error: interruption?.message,
         ...(outcome.recovery?.resumed ? { resumed: outcome.recovery.resumed } : {}),
-        promptTruncated: detectTruncation(outcome.tier, end.usage, prompt),
+        promptTruncated: detectTruncation(outcome.tier, end.usage ?? end.earlyUsage, prompt),
       });
     }
     case 'unary': {
@@ -201,8 +202,14 @@ function exhausted(exchange: Exchange, route: string, planned: number, timedOut:
   exchange.finish({ tier: null, status, outcome: timedOut ? 'timeout' : 'failed', attempts, error: message });
 }
 
-/** The texts to count when a tier reported no usage (counted off the request path). */
-function estimateOf(request: ClientRequest, completionText: string): RequestFinished['estimate'] {
+/**
+ * The texts to count when a tier reported no usage (counted off the request path); a stream
+ * cut before its finish keeps the prompt figures its upstream had already reported.
+ */
+function estimateOf(request: ClientRequest, completionText: string, earlyUsage?: Usage): RequestFinished['estimate'] {
+  if (earlyUsage && earlyUsage.prompt_tokens > 0) {
+    return { promptText: '', completionText, prompt: { tokens: earlyUsage.prompt_tokens, cached: earlyUsage.cached_tokens ?? 0 } };
+  }
   const neutral = request.neutral();
   return { promptText: isUnsupported(neutral) ? '' : requestText(neutral), completionText };
 }

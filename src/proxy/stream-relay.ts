@@ -14,7 +14,14 @@ import type { AnswerReader, UpstreamDispatch } from './upstream-dispatch.js';
 export interface StreamEnd {
   /** null when the stream finished cleanly. */
   interruption: AttemptError | null;
+  /** The upstream's usage when it counts the whole answer: a stream cut before its finish has none (see `earlyUsage`). */
   usage: Usage | undefined;
+  /**
+   * What the upstream had reported when the stream ended before its finish (Anthropic's
+   * message_start: the prompt's count, an output of 0 or 1): its prompt figures hold, its
+   * completion is counted from the delivered `text` instead.
+   */
+  earlyUsage?: Usage;
   chunkErrors: number;
   /** The generated text, for a token estimate when the upstream reported no usage. */
   text: string;
@@ -56,6 +63,8 @@ export class StreamRelay implements AnswerReader, Upstream {
   private readonly output: StreamOutput;
   private readonly writer: ClientWriter;
   private readonly idleTimer: NodeJS.Timeout;
+  /** The tier's opt-in `stream_max_ms`; total_ms ended at commit (see UpstreamDispatch.handOver). */
+  private readonly capTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly input: RelayInput,
@@ -68,6 +77,8 @@ export class StreamRelay implements AnswerReader, Upstream {
     this.output = input.output;
     this.finished = new Promise((resolve) => (this.resolveFinished = resolve));
     this.idleTimer = setTimeout(StreamRelay.idleExpired, input.tier.timeouts.idle_ms, this);
+    const capMs = input.tier.timeouts.stream_max_ms;
+    if (capMs > 0) this.capTimer = setTimeout(StreamRelay.capReached, Math.max(0, capMs - dispatch.elapsedMs), this);
     this.writer = new ClientWriter(sink, this, input.client);
     this.writer.write(upToCommit);
   }
@@ -131,7 +142,7 @@ export class StreamRelay implements AnswerReader, Upstream {
     this.interrupt(new AttemptError('broken_stream', message, { phase: 'body', failover: false, retryable: false }));
   }
 
-  /** Ends the stream with the output's error event for `err` (the total timeout, a recovery whose replay diverged). */
+  /** Ends the stream with the output's error event for `err` (a recovery whose replay diverged). */
   stop(err: AttemptError): void {
     this.interrupt(err);
   }
@@ -214,9 +225,14 @@ export class StreamRelay implements AnswerReader, Upstream {
     if (!this.relaying) return;
     this.relaying = false;
     clearTimeout(this.idleTimer);
+    clearTimeout(this.capTimer);
     this.dispatch.finish();
     const tally = this.tally;
-    this.resolveFinished({ interruption, usage: tally.usage, chunkErrors: tally.chunkErrors, text: tally.text(), open: this.leftOpen ? this.sink : null });
+    const whole = interruption === null || tally.sawFinish;
+    this.resolveFinished({
+      interruption, usage: whole ? tally.usage : undefined, earlyUsage: whole ? undefined : tally.usage,
+      chunkErrors: tally.chunkErrors, text: tally.text(), open: this.leftOpen ? this.sink : null,
+    });
   }
 
   private static idleExpired(relay: StreamRelay): void {
@@ -226,5 +242,11 @@ export class StreamRelay implements AnswerReader, Upstream {
       return;
     }
     relay.interrupt(timeoutError('idle_timeout', relay.input.tier.timeouts.idle_ms, 'idle'));
+  }
+
+  private static capReached(relay: StreamRelay): void {
+    const capMs = relay.input.tier.timeouts.stream_max_ms;
+    // The operator's cap, not the tier's failing: it says nothing about the tier's health.
+    relay.interrupt(new AttemptError('total_timeout', `stream not complete within stream_max_ms (${capMs} ms)`, { phase: 'total', failover: false, retryable: false, timedOut: true, blame: null }));
   }
 }

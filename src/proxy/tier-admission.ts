@@ -141,7 +141,11 @@ export class RequestAdmission {
   }
 }
 
-/** Longest a request can stay at one tier (every attempt, with backoff), plus a margin: then its slot lapses by itself. */
+/**
+ * Longest a request can stay at one tier (every attempt, with backoff), plus a margin: then its
+ * slot lapses by itself. A committed stream outlives total_ms while it flows; only its opt-in
+ * stream_max_ms bounds it, so a longer stream may lose its slot early (never holds it forever).
+ */
 function slotLifetimeMs(tier: Tier): number {
-  return tier.retry.attempts * (tier.timeouts.total_ms + tier.retry.max_ms) + 5_000;
+  return tier.retry.attempts * (Math.max(tier.timeouts.total_ms, tier.timeouts.stream_max_ms) + tier.retry.max_ms) + 5_000;
 }

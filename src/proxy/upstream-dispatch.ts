@@ -55,9 +55,9 @@ function originOf(provider: Provider): string {
 
 /**
  * One call to one upstream, as an undici dispatch handler: no stream objects between the
- * socket and us. It owns what every attempt shares (dispatching, the total timer, aborting,
- * a non-2xx body turned into a typed AttemptError, the stale-socket retry) and hands a 2xx
- * answer to its reader, which decides what the body means.
+ * socket and us. It owns what every attempt shares (dispatching, the total timer until a
+ * stream commits, aborting, a non-2xx body turned into a typed AttemptError, the stale-socket
+ * retry) and hands a 2xx answer to its reader, which decides what the body means.
  *
  * Abort ordering: `cancel()` aborts through undici's controller, which destroys the socket
  * synchronously for an in-flight request; a request still waiting for a connection is
@@ -107,9 +107,14 @@ export class UpstreamDispatch implements Dispatcher.DispatchHandler {
     return this.controller !== null;
   }
 
-  /** From now on `reader` reads the answer (a committed stream's relay). */
+  /**
+   * From now on `reader` reads the answer (a committed stream's relay). total_ms ends here: a
+   * committed stream that keeps flowing (a slow local model, a long answer) is bounded by its
+   * relay's idle_ms and the answer's size cap, never cut while tokens still arrive.
+   */
   handOver(reader: AnswerReader): void {
     this.reader = reader;
+    clearTimeout(this.totalTimer);
   }
 
   /** The call is done with (failed before commit, or its relay ended): the total timer and the client's leaving no longer concern it. */

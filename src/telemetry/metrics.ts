@@ -57,7 +57,7 @@ export class Metrics {
   });
   private readonly tokens = new CounterCells({
     name: 'llm_tokens_total',
-    help: 'Tokens as reported by upstream usage.',
+    help: 'Tokens as reported by upstream usage, or counted by llm-route where the upstream reported none.',
     labelNames: ['route', 'tier', 'kind'],
     registers: [this.registry],
   });

@@ -97,10 +97,12 @@ export interface RequestFinished {
   /** As the upstream reported it; absent when it reported none. */
   usage?: Usage;
   /**
-   * Present only when a tier answered but reported no usage: the text to count with a
-   * tokenizer off the request path (the prompt's message contents and the answer's text).
+   * Present only when a tier answered but reported no usage (or, for a stream cut before its
+   * finish, usage that does not count the answer): the text to count with a tokenizer off the
+   * request path (the prompt's message contents and the text the client received). `prompt`:
+   * the upstream's own prompt figures, when it reported them before the stream ended.
    */
-  estimate?: { promptText: string; completionText: string };
+  estimate?: { promptText: string; completionText: string; prompt?: { tokens: number; cached: number } };
   /** Token savers that ran on the request, in order. */
   savers?: SaverMeasure[];
   chunkErrors: number;

@@ -29,6 +29,16 @@ export type FromEngine =
   | { t: 'reply'; id: number; ok: false; error: string }
   | { t: 'degraded'; path: string; error: string }
   | { t: 'recovered'; path: string; dropped: number }
-  /** Costs only the usage engine knows: requests whose tokens it estimated. */
-  | { t: 'estimated'; items: Array<{ route: string; tier: string; costUsd: number }> }
+  /** Tokens and costs only the usage engine knows: requests whose tokens it estimated. */
+  | { t: 'estimated'; items: EstimatedItem[] }
   | { t: 'budgets'; status: BudgetStatus[] };
+
+/** One request's estimated tokens (prompt, completion, cached) and their cost, for the metrics. */
+export interface EstimatedItem {
+  route: string;
+  tier: string;
+  costUsd: number;
+  prompt: number;
+  completion: number;
+  cached: number;
+}

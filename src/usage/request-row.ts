@@ -70,7 +70,9 @@ export function requestRow(e: LoggedRequest, book: PriceBook, counter: TokenCoun
     cached = e.usage.cached_tokens ?? 0;
     tokenSource = 'upstream';
   } else if (e.estimate && e.tier !== null && counter) {
-    prompt = counter.count(e.estimate.promptText);
+    const upstreamPrompt = e.estimate.prompt;
+    prompt = upstreamPrompt ? upstreamPrompt.tokens : counter.count(e.estimate.promptText);
+    cached = upstreamPrompt?.cached ?? 0;
     completion = counter.count(e.estimate.completionText);
     tokenSource = `estimated:${counter.encoding}`;
   }

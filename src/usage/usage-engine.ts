@@ -3,7 +3,7 @@ import { tokenCounter, type TokenCounter } from '../tokens/count.js';
 import { LedgerTables } from './budgets/ledger-tables.js';
 import { describeDbError } from './db-errors.js';
 import { EngineBudgets } from './engine-budgets.js';
-import type { EngineCall, FromEngine, ToEngine } from './messages.js';
+import type { EngineCall, EstimatedItem, FromEngine, ToEngine } from './messages.js';
 import type { PriceBook } from './price-book.js';
 import { type LoggedRequest, requestRow, type RequestRow } from './request-row.js';
 import { UsageStore } from './store.js';
@@ -147,9 +147,10 @@ export class UsageEngine {
   }
 
   private reportEstimated(rows: readonly RequestRow[]): void {
-    const items: Array<{ route: string; tier: string; costUsd: number }> = [];
+    const items: EstimatedItem[] = [];
     for (const row of rows) {
-      if (row.tier !== null && row.tokenSource !== 'upstream' && row.tokenSource !== null && row.costUsd > 0) items.push({ route: row.route, tier: row.tier, costUsd: row.costUsd });
+      if (row.tier === null || row.tokenSource === 'upstream' || row.tokenSource === null) continue;
+      items.push({ route: row.route, tier: row.tier, costUsd: row.costUsd, prompt: row.promptTokens, completion: row.completionTokens, cached: row.cachedTokens });
     }
     if (items.length > 0) this.send({ t: 'estimated', items });
   }

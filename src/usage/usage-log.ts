@@ -199,7 +199,7 @@ export class UsageLog {
         this.bus.emit({ type: 'usage_recovered', path: message.path, dropped: message.dropped });
         return;
       case 'estimated':
-        for (const item of message.items) this.metrics?.addCost(item.route, item.tier, item.costUsd);
+        for (const item of message.items) this.metrics?.addEstimated(item);
         return;
       case 'budgets':
         if (!this.budgetsElsewhere) this.metrics?.setBudgets(message.status as BudgetStatus[]);

@@ -4,12 +4,13 @@ import type { Config, Price } from '../config/schema.js';
 import type { RequestFinished } from '../telemetry/events.js';
 import type { BudgetStatus } from './budgets/ledger.js';
 import { costUsd } from './cost.js';
+import type { EstimatedItem } from './messages.js';
 
 /**
  * The usage metrics (SPEC "More metrics"): `llm_cost_usd_total{route,tier}` priced from the
- * upstream's usage as requests end (estimated usage is added when the usage engine has counted
- * it), `llm_tokens_total{kind="cached"}` beside the prompt/completion series, and
- * `llm_budget_remaining{scope,unit}` as the ledger last saw it.
+ * upstream's usage as requests end (estimated usage, its tokens in `llm_tokens_total` too, is
+ * added when the usage engine has counted it), `llm_tokens_total{kind="cached"}` beside the
+ * prompt/completion series, and `llm_budget_remaining{scope,unit}` as the ledger last saw it.
  */
 export class UsageMetrics {
   private readonly cost: Counter<'route' | 'tier'>;
@@ -18,6 +19,9 @@ export class UsageMetrics {
   private prices = new Map<string, Price>();
   private readonly costChildren = new Map<string, Counter.Internal>();
   private readonly cachedChildren = new Map<string, Counter.Internal>();
+  /** Estimated prompt and completion tokens join the series telemetry/metrics.ts keeps for upstream usage. */
+  private readonly promptChildren = new Map<string, Counter.Internal>();
+  private readonly completionChildren = new Map<string, Counter.Internal>();
 
   constructor(registry: Registry, config: Config) {
     this.cost = new prom.Counter({
@@ -29,7 +33,7 @@ export class UsageMetrics {
     // The prompt/completion series live in telemetry/metrics.ts; the cached kind joins them.
     this.tokens = (registry.getSingleMetric('llm_tokens_total') as Counter<string> | undefined) ?? new prom.Counter({
       name: 'llm_tokens_total',
-      help: 'Tokens as reported by upstream usage.',
+      help: 'Tokens as reported by upstream usage, or counted by llm-route where the upstream reported none.',
       labelNames: ['route', 'tier', 'kind'],
       registers: [registry],
     });
@@ -55,13 +59,18 @@ export class UsageMetrics {
     if (!usage || event.tier === null) return;
     const k = key(event.route, event.tier);
     const cached = usage.cached_tokens ?? 0;
-    if (cached > 0) this.cachedChild(k, event.route, event.tier).inc(cached);
+    if (cached > 0) this.tokenChild(this.cachedChildren, k, event.route, event.tier, 'cached').inc(cached);
     const price = this.prices.get(k);
     if (price) this.addCostAt(k, event.route, event.tier, costUsd(price, { prompt: usage.prompt_tokens, completion: usage.completion_tokens, cached }));
   }
 
-  addCost(route: string, tier: string, usd: number): void {
-    this.addCostAt(key(route, tier), route, tier, usd);
+  /** Tokens the usage engine counted (the upstream reported none, or a stream ended before its finish) and their cost. */
+  addEstimated(item: EstimatedItem): void {
+    const k = key(item.route, item.tier);
+    if (item.prompt > 0) this.tokenChild(this.promptChildren, k, item.route, item.tier, 'prompt').inc(item.prompt);
+    if (item.completion > 0) this.tokenChild(this.completionChildren, k, item.route, item.tier, 'completion').inc(item.completion);
+    if (item.cached > 0) this.tokenChild(this.cachedChildren, k, item.route, item.tier, 'cached').inc(item.cached);
+    this.addCostAt(k, item.route, item.tier, item.costUsd);
   }
 
   setBudgets(status: readonly BudgetStatus[]): void {
@@ -82,9 +91,9 @@ export class UsageMetrics {
     child.inc(usd);
   }
 
-  private cachedChild(k: string, route: string, tier: string): Counter.Internal {
-    let child = this.cachedChildren.get(k);
-    if (!child) this.cachedChildren.set(k, (child = this.tokens.labels(route, tier, 'cached')));
+  private tokenChild(children: Map<string, Counter.Internal>, k: string, route: string, tier: string, kind: 'prompt' | 'completion' | 'cached'): Counter.Internal {
+    let child = children.get(k);
+    if (!child) children.set(k, (child = this.tokens.labels(route, tier, kind)));
     return child;
   }
 }

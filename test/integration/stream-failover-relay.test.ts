@@ -117,7 +117,7 @@ describe('stream after commit: breaks and stalls', () => {
 });
 
 describe('stream after commit: the attempt\'s own limits', () => {
-  it('total_ms cuts a committed stream that keeps trickling: one error event', async () => {
+  it('total_ms does not cut a committed stream that keeps trickling: it completes, [DONE] and all', async () => {
     const trickle: Script = async (ctx) => {
       ctx.startStream();
       ctx.role();
@@ -128,21 +128,18 @@ describe('stream after commit: the attempt\'s own limits', () => {
       ctx.finish();
       ctx.done();
     };
-    const { local, cloud, p } = await setup(trickle, { idle_ms: 300, total_ms: 500 });
+    const { local, cloud, p } = await setup(trickle, { idle_ms: 1000, total_ms: 500 });
     const started = performance.now();
     const res = await chat(p, { stream: true });
     const text = await res.text();
-    const elapsed = performance.now() - started;
-    expect(elapsed).toBeGreaterThanOrEqual(450);
-    expect(elapsed).toBeLessThan(1300);
-    expect(sseText(text)).toMatch(/^\.+$/);
-    expect(sseText(text).length).toBeLessThan(30);
-    const errors = errorEvents(text);
-    expect(errors).toHaveLength(1);
-    expect(errors[0].error.code).toBe('stream_interrupted');
-    expect(sseData(text)).not.toContain('[DONE]');
-    await socketClosed(local, 0);
+    // Thirty waits of at least 50 ms: three times total_ms.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1450);
+    expect(sseText(text)).toBe('.'.repeat(30));
+    expect(errorEvents(text)).toHaveLength(0);
+    expect(sseData(text).at(-1)).toBe('[DONE]');
+    expect(local.requests).toHaveLength(1);
     expect(cloud.requests).toHaveLength(0);
+    expect((await requestLog(p)).outcome).toBe('ok');
   });
 
   it('a client that stops reading for longer than idle_ms is not an upstream stall', async () => {

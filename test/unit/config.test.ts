@@ -95,10 +95,10 @@ describe('loading a valid tier file', () => {
     const [local, cloud] = chat?.tiers ?? [];
     expect(local).toMatchObject({ route: 'chat', name: 'local', index: 0, model: 'qwen2.5:7b', weight: 100 });
     expect(local.provider).toBe(config.providers.get('ollama'));
-    expect(local.timeouts).toEqual({ connect_ms: 1000, ttft_ms: 2500, idle_ms: 10000, total_ms: 300000, cold_ttft_ms: 2500, cold_after_ms: 300000 });
+    expect(local.timeouts).toEqual({ connect_ms: 1000, ttft_ms: 2500, idle_ms: 10000, total_ms: 300000, stream_max_ms: 0, cold_ttft_ms: 2500, cold_after_ms: 300000 });
     expect(local.retry).toEqual({ attempts: 2, base_ms: 250, max_ms: 4000 });
     expect(cloud).toMatchObject({ name: 'cloud', index: 1 });
-    expect(cloud.timeouts).toEqual({ connect_ms: 2000, ttft_ms: 10000, idle_ms: 30000, total_ms: 300000, cold_ttft_ms: 10000, cold_after_ms: 300000 });
+    expect(cloud.timeouts).toEqual({ connect_ms: 2000, ttft_ms: 10000, idle_ms: 30000, total_ms: 300000, stream_max_ms: 0, cold_ttft_ms: 10000, cold_after_ms: 300000 });
   });
 
   it('merges defaults ← route ← tier for timeouts and retry, and names a tier after its provider', () => {
@@ -122,7 +122,7 @@ routes:
     );
     const [tier] = config.routes.get('chat')?.tiers ?? [];
     expect(tier.name).toBe('ollama');
-    expect(tier.timeouts).toEqual({ connect_ms: 2000, ttft_ms: 3000, idle_ms: 7000, total_ms: 300000, cold_ttft_ms: 3000, cold_after_ms: 300000 });
+    expect(tier.timeouts).toEqual({ connect_ms: 2000, ttft_ms: 3000, idle_ms: 7000, total_ms: 300000, stream_max_ms: 0, cold_ttft_ms: 3000, cold_after_ms: 300000 });
     expect(tier.retry).toEqual({ attempts: 3, base_ms: 250, max_ms: 1000 });
     expect(config.routes.get('chat')?.deadline_ms).toBe(60000);
   });
