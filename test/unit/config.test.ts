@@ -393,6 +393,9 @@ describe('config discovery', () => {
     expect(() => resolveConfigPath(undefined, {}, cwd)).toThrow(
       `no -c/--config was given, $LLM_ROUTE_CONFIG is not set, and ${join(cwd, 'llm-route.yaml')} does not exist`,
     );
+    // And how to get one (issue 34).
+    expect(() => resolveConfigPath(undefined, {}, cwd)).toThrow('run `llm-route init` to write one for this machine');
+    expect(() => resolveConfigPath('missing.yaml', {}, cwd)).toThrow(`\`llm-route init -c ${join(cwd, 'missing.yaml')}\` writes one`);
   });
 
   it('turns an unreadable file into a ConfigError', () => {
