@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { BENCH_DEFAULTS } from '../bench/defaults.js';
+import { INIT_ENV_HELP } from '../init/server-env.js';
 import type { BenchOptions } from './bench.js';
 
 // Each command's module is imported only when that command runs, so `--help` and `mock` stay fast.
@@ -71,6 +72,7 @@ export async function main(argv: string[]): Promise<void> {
     .addOption(configOption())
     .option('-y, --yes', 'no questions (also without a TTY)')
     .option('--force', 'replace an existing file')
+    .addHelpText('after', `\n${INIT_ENV_HELP.join('\n')}`)
     .action(async (opts) => {
       const { runInit } = await import('./init.js');
       process.exitCode = await runInit(opts);

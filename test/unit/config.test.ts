@@ -442,3 +442,20 @@ describe('helpers', () => {
     expect(formatProblem({ file: 'f.yaml', line: 0, col: 0, path: '', message: 'gone' })).toBe('f.yaml: gone');
   });
 });
+
+describe('warnings speak English', () => {
+  it('an anthropic / an ollama base_url with /v1 (issue 34: not "a anthropic")', () => {
+    const yaml = [
+      'version: 1',
+      'providers:',
+      '  a: { type: anthropic, base_url: "https://api.anthropic.com/v1" }',
+      '  o: { type: ollama, base_url: "http://127.0.0.1:11434/v1" }',
+      'routes:',
+      '  chat: { tiers: [{ provider: a, model: m }, { provider: o, model: m }] }',
+      '',
+    ].join('\n');
+    const warnings = loadConfigText(yaml, 'llm-route.yaml', {}).warnings;
+    expect(warnings.some((w) => w.includes('warning: an anthropic base_url usually has no /v1'))).toBe(true);
+    expect(warnings.some((w) => w.includes('warning: an ollama base_url usually has no /v1'))).toBe(true);
+  });
+});
