@@ -99,7 +99,8 @@ describe.skipIf(!isGitCheckout)('the README quick start, in a fresh clone, with 
 
     // npm ci → this checkout's node_modules (see above); npm link as written.
     symlinkSync(join(repoRoot, 'node_modules'), join(clone, 'node_modules'), 'dir');
-    const link = await run('npm link', 180_000);
+    // offline: proof that it asks no registry.
+    const link = await run('npm link', 180_000, { npm_config_offline: 'true' });
     expect(link).not.toBe('hung');
     expect((link as Ran).code, (link as Ran).stderr).toBe(0);
     expect(existsSync(join(prefixBin, 'llm-route'))).toBe(true);
