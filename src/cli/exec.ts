@@ -5,7 +5,7 @@ import { ConfigError } from '../config/errors.js';
 import { loadConfig, resolveConfigPath } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { startProviders, type StartedProviders } from '../launch/start-provider.js';
-import { clientSetup, type ClientSetup } from './exec-env.js';
+import { clientSetup, type ClientSetup, isCodex } from './exec-env.js';
 import { ProxyServer } from '../server/server.js';
 import { allTiers } from '../config/all-tiers.js';
 import { refreshFit } from '../fit/refresh-fit.js';
@@ -75,9 +75,13 @@ export async function runExec(command: string[], opts: ExecOptions): Promise<num
 
     if (signals.received) return 128 + constants.signals[signals.received];
     if (opts.log) writeLogLine({ event: 'listening', url: `${url}/v1`, config: config.file, command });
-    // No health checks here, but the tiers' windows are still learned (route by fit), in the background.
+    // No health checks here, but the tiers' windows are still learned (route by fit), in the
+    // background; Codex waits for them (each within its provider's health timeout): its
+    // `model_context_window` is the route's window (exec-env.ts).
     discovery = createStaleAwareAgent();
-    for (const tier of allTiers(config)) void refreshFit(tier, server.app.telemetry, { dispatcher: discovery });
+    const { telemetry } = server.app;
+    const discovering = allTiers(config).map((tier) => refreshFit(tier, telemetry, { dispatcher: discovery }));
+    if (isCodex(command[0])) await Promise.all(discovering);
 
     if (opts.route !== undefined && !config.routes.has(opts.route)) {
       process.stderr.write(`llm-route exec: unknown route "${opts.route}" (known: ${[...config.routes.keys()].join(', ')})\n`);
