@@ -9,6 +9,7 @@ import { startTraffic } from '../demo/traffic.js';
 import { ProxyServer } from '../server/server.js';
 import { TelemetryBus } from '../telemetry/bus.js';
 import { attachRequestLog } from '../telemetry/request-log.js';
+import type { DashboardHandle } from '../ui/render-dashboard.js';
 import { listenProblem } from '../util/listen-problem.js';
 import { showDashboard } from './dashboard.js';
 
@@ -65,23 +66,29 @@ async function demoIn(stateDir: string, opts: DemoOptions): Promise<number> {
       return 1;
     }
 
-    let stop!: (reason: string) => void;
-    const stopped = new Promise<string>((resolve) => (stop = resolve));
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    const ui = useUi ? await showDashboard(server, url, stop) : null;
-    if (!ui) process.stderr.write(`llm-route demo: proxy on ${url}/v1 (route "chat": local → cloud). Ctrl-C to stop.\n`);
+    // Listening: whatever happens next, the proxy closes too.
+    let ui: DashboardHandle | null = null;
+    let stopTraffic: (() => Promise<void>) | undefined;
+    try {
+      let stop!: (reason: string) => void;
+      const stopped = new Promise<string>((resolve) => (stop = resolve));
+      process.once('SIGINT', () => stop('SIGINT'));
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      ui = useUi ? await showDashboard(server, url, stop) : null;
+      if (!ui) process.stderr.write(`llm-route demo: proxy on ${url}/v1 (route "chat": local → cloud). Ctrl-C to stop.\n`);
 
-    const stopTraffic = startTraffic(`${url}/v1`, 700, ['hi', 'tell me a joke', 'summarise this', 'what is TTFT?']);
-    // From here the outage cycle owns the local mock (it stops and restarts it).
-    started.splice(started.indexOf(local), 1);
-    outages = startOutages(local, [...LOCAL_ARGS, '--port', String(local.port)]);
+      stopTraffic = startTraffic(`${url}/v1`, 700, ['hi', 'tell me a joke', 'summarise this', 'what is TTFT?']);
+      // From here the outage cycle owns the local mock (it stops and restarts it).
+      started.splice(started.indexOf(local), 1);
+      outages = startOutages(local, [...LOCAL_ARGS, '--port', String(local.port)]);
 
-    await stopped;
-    await stopTraffic();
-    await server.close(1_000);
-    ui?.unmount();
-    return 0;
+      await stopped;
+      return 0;
+    } finally {
+      await stopTraffic?.();
+      await server.close(1_000);
+      ui?.unmount();
+    }
   } finally {
     await Promise.all([outages?.stop(), ...started.map((child) => child.stop())]);
   }
