@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { buildPrivateCli, repoRoot, runCli, type CliProcess } from '../helpers/cli.js';
 import { sleep, useHarness } from '../helpers/harness.js';
+import { busyPort, processAlive } from '../helpers/ports.js';
 
 /**
  * Issue 34: every command that binds a port says a busy port the way `serve` does (its test:
@@ -30,13 +30,6 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-async function busyPort(): Promise<number> {
-  const server: Server = createServer((socket) => socket.destroy());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  h.defer(() => new Promise((resolve) => server.close(resolve)));
-  return (server.address() as { port: number }).port;
-}
-
 function inUse(command: string, port: number): string {
   return `llm-route ${command}: cannot listen on 127.0.0.1:${port}: the port is already in use (another llm-route?); stop it or choose another with --port\n`;
 }
@@ -55,18 +48,9 @@ function processesOfPrivateCli(): number[] {
   return out.split('\n').filter((line) => line.includes(cli.dir)).map((line) => Number(line.trim().split(/\s+/)[0]));
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 describe('a busy port', () => {
   it('demo: serve\'s line, exit 1 within seconds, and both mock children stopped', async () => {
-    const port = await busyPort();
+    const port = await busyPort(h.defer);
     const proc = runCli(cli.bin, ['demo', '--port', String(port), '--no-ui']);
     // The mock children's pids, seen while the demo starts them (they run the private CLI).
     const seen = new Set<number>();
@@ -83,12 +67,12 @@ describe('a busy port', () => {
     expect(proc.lines).toEqual([]);
     expect(seen.size, 'the two mock children were seen running').toBeGreaterThanOrEqual(2);
     // No child of it is left (the mocks are killed before the demo exits, so none is orphaned).
-    await expect.poll(() => [...seen].filter(alive), { timeout: 5_000, interval: 100 }).toEqual([]);
+    await expect.poll(() => [...seen].filter(processAlive), { timeout: 5_000, interval: 100 }).toEqual([]);
     expect(processesOfPrivateCli()).toEqual([]);
   }, 40_000);
 
   it('exec: serve\'s line, exit 1, and neither the provider\'s start: command nor the command ran', async () => {
-    const port = await busyPort();
+    const port = await busyPort(h.defer);
     const startedPid = join(dir, 'provider.pid');
     const ranMarker = join(dir, 'command-ran');
     // A provider that would record its pid and stay up: it must never be started.
@@ -106,12 +90,12 @@ describe('a busy port', () => {
     expect(existsSync(ranMarker)).toBe(false);
     if (existsSync(startedPid)) {
       const pid = Number(readFileSync(startedPid, 'utf8'));
-      expect.fail(`the provider's start: command ran (pid ${pid}, ${alive(pid) ? 'still running' : 'stopped'})`);
+      expect.fail(`the provider's start: command ran (pid ${pid}, ${processAlive(pid) ? 'still running' : 'stopped'})`);
     }
   }, 30_000);
 
   it('mock: serve\'s line and exit 1', async () => {
-    const port = await busyPort();
+    const port = await busyPort(h.defer);
     const proc = runCli(cli.bin, ['mock', '--port', String(port)]);
     const exit = await exitWithin(proc, 10_000);
     expect(exit, proc.stderr()).toEqual({ code: 1, signal: null });

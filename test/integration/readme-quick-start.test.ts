@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/cli.js';
+import { closedPort } from '../helpers/ports.js';
 
 /**
  * The README's first lines, run as a newcomer would, in a fresh `git clone` of this repository
@@ -146,12 +147,4 @@ async function demoOnAnotherPort(): Promise<number> {
   child.kill('SIGINT');
   expect(await exited).toBe(0);
   return requests;
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
