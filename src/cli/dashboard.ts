@@ -10,13 +10,16 @@ export async function showDashboard(server: ProxyServer, url: string, quit: (rea
   return renderDashboard({ bus: app.telemetry, config: () => app.config, listen: url, startedAt: app.startedAt, actions: dashboardActions(app, quit), usageBaseline: server.usage.startTotals });
 }
 
-/** What the UI's keys do: `k` is the kill switch (an admin override to 0, or clearing it), `p` checks, `r` reloads. */
+/**
+ * What the UI's keys do: `k` is the kill switch (an admin override to 0, or lifting that
+ * override: never a rollback or an alert, which keep their 0), `p` checks, `r` reloads.
+ */
 export function dashboardActions(app: AppContext, quit: (reason: string) => void): DashboardActions {
   return {
     quit: () => quit('q'),
     setKill: (route, tier, killed) => {
       if (killed) app.weights.setOverride(route, tier, 0);
-      else app.weights.clear(route, tier);
+      else app.weights.clearOverride(route, tier);
     },
     probe: () => void app.checkNow(),
     reload: () => void app.reload(),

@@ -9,6 +9,8 @@ import { startTraffic } from '../demo/traffic.js';
 import { ProxyServer } from '../server/server.js';
 import { TelemetryBus } from '../telemetry/bus.js';
 import { attachRequestLog } from '../telemetry/request-log.js';
+import type { DashboardHandle } from '../ui/render-dashboard.js';
+import { listenProblem } from '../util/listen-problem.js';
 import { showDashboard } from './dashboard.js';
 
 export interface DemoOptions {
@@ -39,36 +41,55 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
 }
 
 async function demoIn(stateDir: string, opts: DemoOptions): Promise<number> {
-  const local = await startMockProcess([...LOCAL_ARGS, '--port', '0']);
-  let cloud: MockProcess;
+  // Every failure from here on stops the children already started: a child left running
+  // would keep the demo alive with no UI to quit it (issue 34).
+  const started: MockProcess[] = [];
+  let outages: { stop(): Promise<void> } | undefined;
   try {
-    cloud = await startMockProcess([...CLOUD_ARGS, '--port', '0']);
-  } catch (err) {
-    await local.stop();
-    throw err;
+    const local = await startMockProcess([...LOCAL_ARGS, '--port', '0']);
+    started.push(local);
+    const cloud = await startMockProcess([...CLOUD_ARGS, '--port', '0']);
+    started.push(cloud);
+    const config = loadConfig(DEMO_FILE, { ...process.env, DEMO_LOCAL_URL: local.url, DEMO_CLOUD_URL: cloud.url });
+    config.usage.path = join(stateDir, 'usage.db');
+    const useUi = opts.ui !== false && process.stdout.isTTY === true && process.stdin.isTTY === true;
+    const telemetry = new TelemetryBus();
+    if (!useUi) attachRequestLog(telemetry, process.stdout);
+    const port = opts.port ?? config.server.port;
+    const server = new ProxyServer({ config, port, telemetry });
+    let url: string;
+    try {
+      url = (await server.listen()).url;
+    } catch (err) {
+      process.stderr.write(`llm-route demo: ${listenProblem(err, config.server.host, port)}\n`);
+      await server.close(0);
+      return 1;
+    }
+
+    // Listening: whatever happens next, the proxy closes too.
+    let ui: DashboardHandle | null = null;
+    let stopTraffic: (() => Promise<void>) | undefined;
+    try {
+      let stop!: (reason: string) => void;
+      const stopped = new Promise<string>((resolve) => (stop = resolve));
+      process.once('SIGINT', () => stop('SIGINT'));
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      ui = useUi ? await showDashboard(server, url, stop) : null;
+      if (!ui) process.stderr.write(`llm-route demo: proxy on ${url}/v1 (route "chat": local → cloud). Ctrl-C to stop.\n`);
+
+      stopTraffic = startTraffic(`${url}/v1`, 700, ['hi', 'tell me a joke', 'summarise this', 'what is TTFT?']);
+      // From here the outage cycle owns the local mock (it stops and restarts it).
+      started.splice(started.indexOf(local), 1);
+      outages = startOutages(local, [...LOCAL_ARGS, '--port', String(local.port)]);
+
+      await stopped;
+      return 0;
+    } finally {
+      await stopTraffic?.();
+      await server.close(1_000);
+      ui?.unmount();
+    }
+  } finally {
+    await Promise.all([outages?.stop(), ...started.map((child) => child.stop())]);
   }
-  const config = loadConfig(DEMO_FILE, { ...process.env, DEMO_LOCAL_URL: local.url, DEMO_CLOUD_URL: cloud.url });
-  config.usage.path = join(stateDir, 'usage.db');
-  const useUi = opts.ui !== false && process.stdout.isTTY === true && process.stdin.isTTY === true;
-  const telemetry = new TelemetryBus();
-  if (!useUi) attachRequestLog(telemetry, process.stdout);
-  const server = new ProxyServer({ config, port: opts.port ?? config.server.port, telemetry });
-  const { url } = await server.listen();
-
-  let stop!: (reason: string) => void;
-  const stopped = new Promise<string>((resolve) => (stop = resolve));
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  const ui = useUi ? await showDashboard(server, url, stop) : null;
-  if (!ui) process.stderr.write(`llm-route demo: proxy on ${url}/v1 (route "chat": local → cloud). Ctrl-C to stop.\n`);
-
-  const stopTraffic = startTraffic(`${url}/v1`, 700, ['hi', 'tell me a joke', 'summarise this', 'what is TTFT?']);
-  const outages = startOutages(local, [...LOCAL_ARGS, '--port', String(local.port)]);
-
-  await stopped;
-  await stopTraffic();
-  await server.close(1_000);
-  ui?.unmount();
-  await Promise.all([outages.stop(), cloud.stop()]);
-  return 0;
 }

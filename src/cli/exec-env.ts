@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
 import { findRoute } from '../config/find-route.js';
-import type { Config } from '../config/schema.js';
+import type { Config, Route } from '../config/schema.js';
+import { tierFit } from '../fit/tier-facts.js';
 
 /** What a command run by `exec` gets so that OpenAI, Anthropic and Codex clients inside it reach the private proxy. */
 export interface ClientSetup {
@@ -48,19 +49,32 @@ export function clientSetup(url: string, config: Config, command: string[], rout
     env,
     // With both set, Claude Code warns of an auth conflict; the proxy needs only one.
     unset: ['ANTHROPIC_API_KEY'],
-    command: isCodex(command[0]) ? [command[0], ...codexOverrides(base, codexRoute), ...command.slice(1)] : command,
+    command: isCodex(command[0]) ? [command[0], ...codexOverrides(base, codexRoute, routeWindow(config.routes.get(codexRoute))), ...command.slice(1)] : command,
   };
 }
 
-function isCodex(program: string | undefined): boolean {
+export function isCodex(program: string | undefined): boolean {
   return program !== undefined && /^codex(\.js|\.exe)?$/.test(basename(program));
 }
 
 /**
- * Codex ignores OPENAI_BASE_URL for its built-in provider and speaks only the Responses API:
- * it gets a provider of its own, by `-c` overrides (TOML values).
+ * The most tokens any tier of the route can take: the largest window when every tier's is
+ * known (configured or discovered), else undefined (a tier with no known window may take more).
  */
-function codexOverrides(base: string, route: string): string[] {
+function routeWindow(route: Route | undefined): number | undefined {
+  const windows = route?.tiers.map((tier) => tierFit(tier).context) ?? [];
+  return windows.length > 0 && windows.every((w) => w !== undefined) ? Math.max(...(windows as number[])) : undefined;
+}
+
+/**
+ * Codex ignores OPENAI_BASE_URL for its built-in provider and speaks only the Responses API:
+ * it gets a provider of its own, by `-c` overrides (TOML values). Codex's metadata catalog
+ * knows only OpenAI's model names, so for a route it warns "Model metadata for … not found"
+ * and uses fallback metadata; of that metadata, the window is what matters (Codex compacts its
+ * history at 90% of it), so it gets the route's as `model_context_window` when llm-route knows
+ * it. (A catalog of our own, `model_catalog_json`, would replace Codex's system prompt too.)
+ */
+function codexOverrides(base: string, route: string, window: number | undefined): string[] {
   const overrides = [
     'model_provider="llm-route"',
     'model_providers.llm-route.name="llm-route"',
@@ -69,5 +83,6 @@ function codexOverrides(base: string, route: string): string[] {
     'model_providers.llm-route.env_key="LLM_ROUTE_API_KEY"',
   ];
   overrides.push(`model=${JSON.stringify(route)}`);
+  if (window !== undefined) overrides.push(`model_context_window=${window}`);
   return overrides.flatMap((value) => ['-c', value]);
 }

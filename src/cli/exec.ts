@@ -5,11 +5,12 @@ import { ConfigError } from '../config/errors.js';
 import { loadConfig, resolveConfigPath } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { startProviders, type StartedProviders } from '../launch/start-provider.js';
-import { clientSetup, type ClientSetup } from './exec-env.js';
+import { clientSetup, type ClientSetup, isCodex } from './exec-env.js';
 import { ProxyServer } from '../server/server.js';
 import { allTiers } from '../config/all-tiers.js';
 import { refreshFit } from '../fit/refresh-fit.js';
 import { createStaleAwareAgent } from '../util/stale-socket-pool.js';
+import { listenProblem } from '../util/listen-problem.js';
 import { keepWasmOnBaselineTier } from '../util/wasm-baseline-tier.js';
 import type { Agent } from 'undici';
 import type { ProviderOutput } from '../telemetry/events.js';
@@ -24,6 +25,7 @@ export interface ExecOptions {
 }
 
 const CLOSE_GRACE_MS = 2_000;
+const EXEC_HOST = '127.0.0.1';
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 type ForwardedSignal = (typeof FORWARDED_SIGNALS)[number];
 
@@ -49,6 +51,18 @@ export async function runExec(command: string[], opts: ExecOptions): Promise<num
   let server: ProxyServer | undefined;
   let discovery: Agent | undefined;
   try {
+    // The port first, like serve: a busy port starts no provider, and says so in serve's words.
+    // Loopback only: the proxy exists for this one local command.
+    server = new ProxyServer({ config, host: EXEC_HOST, port: opts.port ?? 0, log: opts.log ? process.stderr : undefined });
+    let url: string;
+    try {
+      url = (await server.listen()).url;
+    } catch (err) {
+      process.stderr.write(`llm-route exec: ${listenProblem(err, EXEC_HOST, opts.port ?? 0)}\n`);
+      return 1;
+    }
+    server.settleWhenQuiet();
+
     // Provider output is shown while it starts (progress, the reason it fails); once it
     // serves, its request logs would interleave with the command's own output: --log only.
     let starting = true;
@@ -59,15 +73,15 @@ export async function runExec(command: string[], opts: ExecOptions): Promise<num
     providers = await startProviders(config, { onOutput: showOutput, signal: signals.abortSignal });
     starting = false;
 
-    // Loopback only: the proxy exists for this one local command.
-    server = new ProxyServer({ config, host: '127.0.0.1', port: opts.port ?? 0, log: opts.log ? process.stderr : undefined });
-    const { url } = await server.listen();
-    server.settleWhenQuiet();
     if (signals.received) return 128 + constants.signals[signals.received];
     if (opts.log) writeLogLine({ event: 'listening', url: `${url}/v1`, config: config.file, command });
-    // No health checks here, but the tiers' windows are still learned (route by fit), in the background.
+    // No health checks here, but the tiers' windows are still learned (route by fit), in the
+    // background; Codex waits for them (each within its provider's health timeout): its
+    // `model_context_window` is the route's window (exec-env.ts).
     discovery = createStaleAwareAgent();
-    for (const tier of allTiers(config)) void refreshFit(tier, server.app.telemetry, { dispatcher: discovery });
+    const { telemetry } = server.app;
+    const discovering = allTiers(config).map((tier) => refreshFit(tier, telemetry, { dispatcher: discovery }));
+    if (isCodex(command[0])) await Promise.all(discovering);
 
     if (opts.route !== undefined && !config.routes.has(opts.route)) {
       process.stderr.write(`llm-route exec: unknown route "${opts.route}" (known: ${[...config.routes.keys()].join(', ')})\n`);

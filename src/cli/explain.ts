@@ -23,7 +23,8 @@ const PROTOCOLS: readonly ClientProtocol[] = ['chat', 'responses', 'messages'];
 /**
  * `llm-route explain FILE.json`: which tiers a request body would try and which it would skip,
  * and why, with the numbers; it runs discovery itself and sends no model request.
- * 0 on success, 2 on bad input (the file, the tier file, the route, the protocol).
+ * 0 when some tier would be tried, 1 when none would (a one-line summary says why), 2 on bad
+ * input (the file, the tier file, the route, the protocol).
  */
 export async function runExplain(file: string, opts: ExplainOptions): Promise<number> {
   const fail = (message: string): number => {
@@ -63,7 +64,16 @@ export async function runExplain(file: string, opts: ExplainOptions): Promise<nu
   }
   const plan = await explainPlan(route, codec, parsed.request, unreachable);
   process.stdout.write(opts.json ? `${JSON.stringify(plan, null, 2)}\n` : planText(plan));
-  return 0;
+  if (plan.tiers.some((tier) => tier.decision === 'try')) return 0;
+  // Nothing would be sent: say so in one line (on stderr with --json, whose stdout is the document).
+  (opts.json ? process.stderr : process.stdout).write(`${noTierSummary(plan)}\n`);
+  return 1;
+}
+
+/** The line that ends a plan in which every tier is skipped. */
+function noTierSummary(plan: Explained): string {
+  const why = plan.tiers.map((tier) => `${tier.tier}: ${tier.reason}`).join(', ');
+  return `no tier would be tried (${why}): serve would answer this request with an error`;
 }
 
 /** Messages has a top-level `system` or Anthropic content blocks; Responses has `input`; else Chat. */

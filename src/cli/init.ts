@@ -4,8 +4,10 @@ import { createInterface } from 'node:readline/promises';
 import { ConfigError } from '../config/errors.js';
 import { loadConfigText } from '../config/load.js';
 import { cloudProvidersInEnv } from '../init/cloud-keys.js';
-import { discoverLocalServers, discoverOptionsFromEnv } from '../init/discover.js';
+import { discoverLocalServers } from '../init/discover.js';
+import { discoverOptionsFromEnv } from '../init/server-env.js';
 import { tierFileText } from '../init/tier-file.js';
+import { withArticle } from '../util/format.js';
 import { summarizeConfig } from './validate.js';
 
 export interface InitOptions {
@@ -27,14 +29,20 @@ export async function runInit(opts: InitOptions): Promise<number> {
   }
   const out = (line: string): boolean => process.stdout.write(`${line}\n`);
   out('Looking for local model servers and cloud keys…');
-  const { found, skipped } = await discoverLocalServers(discoverOptionsFromEnv());
+  const where = discoverOptionsFromEnv();
+  for (const [kind, { origin, from }] of Object.entries(where.origins ?? {})) out(`  ${kind}: asking ${origin} (from $${from.replace(', ', ', $')})`);
+  const { found, skipped } = await discoverLocalServers(where);
   const clouds = cloudProvidersInEnv();
   for (const server of found) out(`  found ${server.label} at ${server.baseUrl}: ${server.models.length === 0 ? 'no model loaded' : server.models.join(', ')}`);
   for (const line of skipped) out(`  ${line}`);
   // Names of the variables only: a key's value is never read into the file or the output.
-  for (const cloud of clouds) out(`  found $${cloud.envVar}: a ${cloud.name} tier (${cloud.model}), its key referenced as \${${cloud.envVar}}`);
+  for (const cloud of clouds) out(`  found $${cloud.envVar}: ${withArticle(cloud.name)} tier (${cloud.model}), its key referenced as \${${cloud.envVar}}`);
   const nothing = found.every((s) => s.models.length === 0) && clouds.length === 0;
-  if (nothing) out('  nothing usable found: writing the demo\'s mock tiers; install Ollama (https://ollama.com) or LM Studio, or set OPENAI_API_KEY / ANTHROPIC_API_KEY, then run `llm-route init --force`');
+  if (nothing) {
+    out('  nothing usable found: writing the demo\'s mock tiers; install Ollama (https://ollama.com) or LM Studio, or set OPENAI_API_KEY / ANTHROPIC_API_KEY, then run `llm-route init --force`');
+    out('  a server on another host or port? say where: OLLAMA_HOST=host:port, LLAMA_ARG_PORT=N, LLM_ROUTE_INIT_HOST=host,');
+    out('  LLM_ROUTE_INIT_PORTS=ollama=N,lmstudio=N,llamacpp=N,vllm=N (see `llm-route init --help`)');
+  }
 
   const text = tierFileText(found, clouds);
   let summary: string;

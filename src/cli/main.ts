@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { BENCH_DEFAULTS } from '../bench/defaults.js';
+import { addHelpFooters } from './help-texts.js';
 import type { BenchOptions } from './bench.js';
 
 // Each command's module is imported only when that command runs, so `--help` and `mock` stay fast.
@@ -10,6 +11,9 @@ export async function main(argv: string[]): Promise<void> {
     .description('One endpoint (OpenAI Chat Completions and Responses, Anthropic Messages) in front of ordered model tiers: local first, cloud as fallback.')
     .version(pkg.version)
     .showHelpAfterError()
+    // A bad flag or argument exits 2, like a bad tier file, for every command (inherited):
+    // exit 1 means the command's own failure (a busy port, an unhealthy tier).
+    .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
     // Lets `exec` hand every flag after its command to that command untouched.
     .enablePositionalOptions();
 
@@ -125,15 +129,15 @@ export async function main(argv: string[]): Promise<void> {
     .description('a fault-injecting OpenAI-compatible upstream for demos and resilience tests')
     .option('--host <host>', 'listen address', '127.0.0.1')
     .addOption(new Option('--port <port>', 'listen port (0 = any free port)').argParser(parsePort).default(0))
-    .option('--ttft-ms <ms|min:max>', 'delay before the first token (uniform range with min:max)', '0')
-    .option('--tokens-per-s <n>', 'token rate after the first (0 = as fast as possible)', '0')
-    .option('--tokens <n>', 'completion length in tokens', '20')
-    .option('--fail-rate <p>', 'share of requests answered with --fail-status', '0')
-    .option('--fail-status <status>', 'status used by --fail-rate', '503')
-    .option('--stall-rate <p>', 'share of streams that send headers, then nothing', '0')
+    .addOption(new Option('--ttft-ms <ms|min:max>', 'delay before the first token (uniform range with min:max)').default(0))
+    .addOption(new Option('--tokens-per-s <n>', 'token rate after the first (0 = as fast as possible)').default(0))
+    .addOption(new Option('--tokens <n>', 'completion length in tokens').default(20))
+    .addOption(new Option('--fail-rate <p>', 'share of requests answered with --fail-status').default(0))
+    .addOption(new Option('--fail-status <status>', 'status used by --fail-rate').default(503))
+    .addOption(new Option('--stall-rate <p>', 'share of streams that send headers, then nothing').default(0))
     .option('--die-after <n>', 'break the socket after N content chunks')
     .option('--die-rate <p>', 'share of answers whose socket breaks (after --die-after chunks, else a random one); 1 with --die-after alone')
-    .option('--malformed-rate <p>', 'share of chunks sent as invalid JSON', '0')
+    .addOption(new Option('--malformed-rate <p>', 'share of chunks sent as invalid JSON').default(0))
     .option('--name <name>', 'written into every completion so a reader can tell who answered', 'mock')
     .option('--seed <n>', 'seed for the fault dice (deterministic runs)')
     .action(async (opts) => {
@@ -182,6 +186,7 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = await runIncidentShow(id, { ...command.parent?.opts(), ...opts });
     });
 
+  addHelpFooters(program);
   await program.parseAsync(argv);
 }
 

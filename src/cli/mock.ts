@@ -1,5 +1,6 @@
 import { MockOptionsError, parseMockOptions, type MockOptions } from '../mock/options.js';
-import { startMock } from '../mock/server.js';
+import { type MockServer, startMock } from '../mock/server.js';
+import { listenProblem } from '../util/listen-problem.js';
 
 /** `llm-route mock`: prints one line with the URL (tests and the demo parse it), runs until SIGINT/SIGTERM. */
 export async function runMock(raw: Record<string, unknown>): Promise<void> {
@@ -13,7 +14,14 @@ export async function runMock(raw: Record<string, unknown>): Promise<void> {
     return;
   }
 
-  const mock = await startMock(options);
+  let mock: MockServer;
+  try {
+    mock = await startMock(options);
+  } catch (err) {
+    process.stderr.write(`llm-route mock: ${listenProblem(err, options.host, options.port)}\n`);
+    process.exitCode = 1;
+    return;
+  }
   process.stdout.write(`llm-route mock ${options.name} listening on ${mock.url}\n`);
 
   await new Promise<void>((resolve) => {

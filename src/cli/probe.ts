@@ -125,16 +125,17 @@ function probeReport(routes: Route[], probed: Probed[]): { ok: boolean; routes: 
   return { ok: probed.every(({ check }) => check.status === 'healthy'), routes: byRoute };
 }
 
-/** What is worth knowing about a healthy tier: the server's own remark, and whether Ollama had the model loaded. */
+/** What is worth knowing about a tier, failing or not: the server's own remark, and whether Ollama had the model loaded. */
 function notes(check: TierCheck): string {
   const said: string[] = [];
   if (check.loaded === false) said.push('not loaded: the next request loads it');
   if (check.loaded === true) said.push('loaded');
   if (check.note !== undefined) said.push(check.note);
-  return said.length === 0 ? '' : `note: ${said.join('; ')}`;
+  return said.join('; ');
 }
 
-const HEADER = ['ROUTE', 'TIER', 'PROVIDER/MODEL', 'REACHABLE', 'MODEL', 'TTFT', 'CONTEXT', 'STATE', 'ERROR'];
+// Errors and notes in columns of their own: a note ("loaded") is no error.
+const HEADER = ['ROUTE', 'TIER', 'PROVIDER/MODEL', 'REACHABLE', 'MODEL', 'TTFT', 'CONTEXT', 'STATE', 'ERROR', 'NOTE'];
 
 function probeTable(probed: Probed[]): string {
   const rows = probed.map(({ tier, check, fit }) => [
@@ -146,7 +147,8 @@ function probeTable(probed: Probed[]): string {
     check.ttftMs === null ? '-' : `${check.ttftMs} ms`,
     fit.context === undefined ? '?' : `${fit.context} (${fit.contextSource})`,
     check.status,
-    check.error ?? notes(check),
+    check.error ?? '-',
+    notes(check),
   ]);
   const widths = HEADER.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
   const line = (cells: string[]): string => cells.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd();

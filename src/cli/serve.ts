@@ -6,6 +6,7 @@ import { ProxyServer } from '../server/server.js';
 import { TelemetryBus } from '../telemetry/bus.js';
 import { attachRequestLog } from '../telemetry/request-log.js';
 import type { DashboardHandle } from '../ui/render-dashboard.js';
+import { listenProblem } from '../util/listen-problem.js';
 import { keepWasmOnBaselineTier } from '../util/wasm-baseline-tier.js';
 import { showDashboard } from './dashboard.js';
 
@@ -99,16 +100,6 @@ export async function runServe(opts: ServeOptions): Promise<number> {
   await providers?.stopAll();
   if (!useUi) writeLine({ event: 'stopped' });
   return 0;
-}
-
-/** One line a user can act on: which address, and why. */
-function listenProblem(err: unknown, host: string, port: number): string {
-  const code = (err as NodeJS.ErrnoException).code;
-  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
-  if (code === 'EADDRINUSE') return `cannot listen on ${where}: the port is already in use (another llm-route?); stop it or choose another with --port`;
-  if (code === 'EACCES') return `cannot listen on ${where}: permission denied (ports below 1024 need privileges); choose another with --port`;
-  if (code === 'EADDRNOTAVAIL') return `cannot listen on ${where}: no such address on this machine; check --host`;
-  return `cannot listen on ${where}: ${(err as Error).message}`;
 }
 
 /** Resolves on SIGINT/SIGTERM or an explicit stop (the UI's `q`), with what stopped it. */

@@ -5,6 +5,7 @@ import { isRecord } from './raw-data.js';
 import { closestMatch } from './suggest.js';
 import { saverProblems } from './savers.js';
 import { streamCapProblems } from './stream-cap-checks.js';
+import { withArticle } from '../util/format.js';
 
 /**
  * What the schema cannot express: names are non-empty, tiers' providers are defined, tier names
@@ -94,7 +95,7 @@ export function configWarnings(data: unknown, report: Reporter): ConfigProblem[]
       const type = provider.type;
       if ((type === 'anthropic' || type === 'ollama') && /\/v1\/?$/.test(provider.base_url)) {
         const example = type === 'anthropic' ? 'https://api.anthropic.com' : 'http://127.0.0.1:11434';
-        warnings.push(report.at('value', ['providers', name, 'base_url'], `warning: a ${type} base_url usually has no /v1 (llm-route adds ${type === 'anthropic' ? '/v1/messages' : '/api/chat'}), e.g. ${example}`));
+        warnings.push(report.at('value', ['providers', name, 'base_url'], `warning: ${withArticle(type)} base_url usually has no /v1 (llm-route adds ${type === 'anthropic' ? '/v1/messages' : '/api/chat'}), e.g. ${example}`));
       }
     }
   }

@@ -1,4 +1,4 @@
-import { compileGlobs, type GlobMatcher } from '../util/glob.js';
+import { compileGlobs, type GlobMatcher, matchesGlob } from '../util/glob.js';
 import type { Config, Route } from './schema.js';
 
 /** Per config: each route with an alias matcher, in file order, compiled on first use. */
@@ -24,4 +24,14 @@ export function findRoute(config: Config, model: string): Route | undefined {
     aliasTables.set(config, table);
   }
   return table.find((entry) => entry.matches(model))?.route;
+}
+
+/**
+ * Whether `model` reached `route` (what findRoute gave) only through a catch-all alias `*`:
+ * no route has that name and no other alias of the route matches it. That is how a typo
+ * (`caht`) gets a 200 from a route that takes every name, so the log says it (issue 34).
+ */
+export function reachedOnlyByCatchAll(config: Config, model: string, route: Route): boolean {
+  if (config.routes.has(model) || !route.aliases.includes('*')) return false;
+  return !route.aliases.some((alias) => alias !== '*' && matchesGlob(alias, model));
 }

@@ -43,12 +43,12 @@ export function resolveConfigPath(cliPath?: string, env: Env = process.env, cwd:
   throw fileProblem(
     '',
     `no tier file found: no -c/--config was given, $LLM_ROUTE_CONFIG is not set, and ${local} does not exist; ` +
-      `create ${DEFAULT_FILE} or pass -c FILE`,
+      `run \`llm-route init\` to write one for this machine (it finds local model servers and cloud keys), or pass -c FILE`,
   );
 }
 
 function existingFile(file: string, source: string): string {
-  if (!existsSync(file)) throw fileProblem(file, `tier file not found (${source})`);
+  if (!existsSync(file)) throw fileProblem(file, `tier file not found (${source}); \`llm-route init -c ${file}\` writes one`);
   return file;
 }
 

@@ -121,6 +121,20 @@ export class WeightControl implements SharedWeights {
     return override;
   }
 
+  /**
+   * Clears the admin override only (the UI's `k` lifting its kill switch): a rollback or a
+   * firing alert keeps the tier at 0, as its own reason says.
+   */
+  clearOverride(route: string, tier: string): boolean {
+    const control = this.tiers.get(tierKey(route, tier));
+    if (!control) return false;
+    control.admin?.cancelExpiry?.();
+    control.admin = null;
+    this.emit(route, tier, control, 'cleared');
+    this.shareChange(route, tier, control, 'cleared');
+    return true;
+  }
+
   /** Clears the admin override and any rollback. */
   clear(route: string, tier: string): boolean {
     const control = this.tiers.get(tierKey(route, tier));

@@ -9,7 +9,7 @@ import { tierFit } from './tier-facts.js';
 export interface ExplainedTier {
   tier: string;
   decision: 'try' | 'skip';
-  /** Why skipped (`too_long`, `unsupported:vision`, `down`, `weight`, …), or what to know of a tier tried; null: nothing. */
+  /** Why skipped (`too_long`, `unsupported:vision`, `weight`, …), or what to know of a tier tried (`unreachable`); null: nothing. */
   reason: string | null;
   /** The tier's window in tokens; null: unknown. */
   context: number | null;
@@ -29,7 +29,8 @@ export interface Explained {
 /**
  * The plan the routing loop would make for `request` (SPEC "llm-route explain"), with the
  * same fit check, without sending anything. `unreachable`: tiers discovery could not reach
- * (said `down`). A tier's weight and circuit are the running server's; here a weight of 0 skips.
+ * (still tried, as serve would: reason `unreachable`). A tier's weight and circuit are the
+ * running server's; here a weight of 0 skips.
  */
 export async function explainPlan(route: Route, codec: ClientCodec, request: ClientRequest, unreachable: ReadonlySet<Tier>): Promise<Explained> {
   const prompt = new PromptCount(request);
@@ -45,10 +46,6 @@ export async function explainPlan(route: Route, codec: ClientCodec, request: Cli
       tiers.push(row('skip', 'weight', 'weight 0: switched off'));
       continue;
     }
-    if (unreachable.has(tier)) {
-      tiers.push(row('skip', 'down', 'its server did not answer discovery'));
-      continue;
-    }
     const call = UpstreamCall.prepare(tier, codec, request);
     if (isUnsupported(call)) {
       tiers.push(row('skip', 'unsupported', call.unsupported));
@@ -57,6 +54,12 @@ export async function explainPlan(route: Route, codec: ClientCodec, request: Cli
     const verdict = await checkFit(tier, request, call.request.body, prompt);
     if (!verdict.fits) {
       tiers.push(row('skip', verdict.outcome === 'unsupported' ? `unsupported:${verdict.input}` : 'too_long', verdict.message));
+      continue;
+    }
+    // Not skipped: serve has no reason to think it down before trying it (its circuit opens
+    // only on failures it sees), so it tries it and a refused connection fails over at once.
+    if (unreachable.has(tier)) {
+      tiers.push(row('try', 'unreachable', 'its server did not answer discovery: serve still tries it, and fails over to the next tier if it does not answer'));
       continue;
     }
     const weighted = tier.weight < 100 ? `weight ${tier.weight}%: tried on that share of requests` : undefined;

@@ -28,6 +28,8 @@ const NAMES: Record<ServerKind, string> = { ollama: 'Ollama', lmstudio: 'LM Stud
 export interface DiscoverOptions {
   host?: string;
   ports?: Partial<Record<ServerKind, number>>;
+  /** A whole origin for a kind (from the server's own variable, e.g. OLLAMA_HOST), and which variable said it. */
+  origins?: Partial<Record<ServerKind, { origin: string; from: string }>>;
   timeoutMs?: number;
 }
 
@@ -105,35 +107,29 @@ export async function discoverLocalServers(opts: DiscoverOptions = {}): Promise<
   const timeoutMs = opts.timeoutMs ?? 800;
   const kinds = Object.keys(DEFAULT_PORTS) as ServerKind[];
   const results = await Promise.all(kinds.map(async (kind) => {
-    const port = opts.ports?.[kind] ?? DEFAULT_PORTS[kind];
     const hostPart = host.includes(':') ? `[${host}]` : host;
-    return { kind, port, result: await PROBES[kind](`http://${hostPart}:${port}`, timeoutMs) };
+    const origin = opts.origins?.[kind]?.origin ?? `http://${hostPart}:${opts.ports?.[kind] ?? DEFAULT_PORTS[kind]}`;
+    return { kind, origin, result: await PROBES[kind](origin, timeoutMs) };
   }));
   const found: FoundServer[] = [];
   const skipped: string[] = [];
-  const seenPorts = new Set<number>();
-  for (const { kind, port, result } of results) {
+  const seenOrigins = new Set<string>();
+  for (const { kind, origin, result } of results) {
     if (result && 'kind' in result) {
       // Two kinds on one port (a server listing /v1/models answers every OpenAI-style probe): the first wins.
-      if (seenPorts.has(port)) continue;
-      seenPorts.add(port);
+      if (seenOrigins.has(origin)) continue;
+      seenOrigins.add(origin);
       found.push(result);
     } else if (result) {
-      skipped.push(`port ${port} answers, but not as ${NAMES[kind]} (HTTP ${result.status}${result.body === undefined ? ', not JSON' : ''}): skipped`);
+      skipped.push(`${portName(origin, host)} answers, but not as ${NAMES[kind]} (HTTP ${result.status}${result.body === undefined ? ', not JSON' : ''}): skipped`);
     }
   }
   return { found, skipped };
 }
 
-/**
- * Test and odd-setup hook: LLM_ROUTE_INIT_HOST, and LLM_ROUTE_INIT_PORTS as
- * "ollama=11434,lmstudio=1234,llamacpp=8080,vllm=8000" (any subset).
- */
-export function discoverOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): DiscoverOptions {
-  const ports: Partial<Record<ServerKind, number>> = {};
-  for (const pair of (env.LLM_ROUTE_INIT_PORTS ?? '').split(',')) {
-    const [kind, port] = pair.split('=').map((s) => s.trim());
-    if (kind in DEFAULT_PORTS && /^\d+$/.test(port ?? '')) ports[kind as ServerKind] = Number(port);
-  }
-  return { host: env.LLM_ROUTE_INIT_HOST || undefined, ports };
+/** "port 8080" on the host init looks at, else the whole origin (one a server's variable named). */
+function portName(origin: string, host: string): string {
+  const url = new URL(origin);
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  return url.hostname.replace(/^\[|\]$/g, '') === host && url.pathname === '/' ? `port ${port}` : origin;
 }

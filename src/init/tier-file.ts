@@ -9,6 +9,14 @@ function slug(label: string): string {
   return label.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'local';
 }
 
+/** Why every model name lands on `chat`, and what that costs (a typo is answered too). */
+const ALIAS_NOTE = [
+  '# Clients name a route in `model`. aliases: ["*"] sends every other name here (claude-…,',
+  '# gpt-…, and a typo like "caht" too: it is answered, and the log says once per name that it',
+  '# came only through "*"). To have unknown names refused (404), list globs instead, e.g.',
+  '# aliases: ["claude-*", "gpt-*"]. default_route takes requests that name no model.',
+];
+
 /**
  * The text of a commented tier file: one route `chat` taking every model name (`aliases: ["*"]`,
  * `default_route`), each local server a tier (its first model; the others as comments) in
@@ -60,8 +68,7 @@ export function tierFileText(found: FoundServer[], clouds: CloudProvider[], when
   }
   lines.push(
     '',
-    '# Clients name a route in `model`; "*" sends every name (claude-…, gpt-…) here, and',
-    '# default_route takes requests without one.',
+    ...ALIAS_NOTE,
     'default_route: chat',
     'routes:',
     '  chat:',
@@ -90,6 +97,7 @@ function mockFile(head: string[]): string {
     '    type: openai',
     '    base_url: "http://127.0.0.1:4102/v1"',
     '',
+    ...ALIAS_NOTE,
     'default_route: chat',
     'routes:',
     '  chat:',

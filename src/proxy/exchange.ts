@@ -69,6 +69,11 @@ export class Exchange implements CommitPort {
     if (announce) this.ctx.telemetry.emit({ type: 'request_start', id: this.id, route: route.name, stream: request.stream, protocol: this.codec.protocol });
   }
 
+  /** The request's `model` reached `route` only through its `*` alias: the log says so (once per name). */
+  noteCatchAll(route: Route, model: string): void {
+    this.ctx.telemetry.emit({ type: 'catch_all_alias', route: route.name, model: model.slice(0, 100) });
+  }
+
   /** A whole answer made by llm-route itself (not a tier's). */
   respondJson(status: number, value: unknown, headers: Record<string, string> = {}): void {
     const body = JSON.stringify(value);

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { findRouteOrDefault } from '../config/find-route.js';
+import { findRouteOrDefault, reachedOnlyByCatchAll } from '../config/find-route.js';
 import type { Config, Route } from '../config/schema.js';
 import { closesConnection, readJsonBody } from '../http/read-body.js';
 import { requestText } from '../protocols/neutral.js';
@@ -96,6 +96,7 @@ export async function admit(req: IncomingMessage, exchange: Exchange): Promise<{
     exchange.finish({ tier: null, status: 404, outcome: 'bad_request', error: `unknown route "${name.slice(0, 100)}"` });
     return null;
   }
+  if (reachedOnlyByCatchAll(exchange.config, name, route)) exchange.noteCatchAll(route, name);
   return { route, request: parsed.request };
 }
 

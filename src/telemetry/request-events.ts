@@ -23,6 +23,14 @@ export interface AttemptRecord {
   message?: string;
 }
 
+/** A request whose `model` names no route and matched only a route's catch-all alias `*`. */
+export interface CaughtByCatchAll {
+  type: 'catch_all_alias';
+  route: string;
+  /** The client's model name, cut to 100 characters. */
+  model: string;
+}
+
 export interface RequestStarted {
   type: 'request_start';
   id: string;

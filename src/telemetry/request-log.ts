@@ -11,6 +11,9 @@ export function attachRequestLog(bus: TelemetryBus, out: Writable): () => void {
   const batch = new LineBatch(out);
   // A dropped control is said once per tier and reason, not on every request that carries it.
   const dropsSaid = new Set<string>();
+  // So is a model name that reached a route only through its `*` alias (a typo answered 200),
+  // for the first CATCH_ALL_NAMES_SAID names: clients choose them, the set must stay bounded.
+  const catchAllSaid = new Set<string>();
   const unsubscribe = bus.subscribe((event: TelemetryEvent) => {
     if (event.type === 'request_start') return batch.started();
     if (event.type === 'request_end') batch.ended();
@@ -18,6 +21,11 @@ export function attachRequestLog(bus: TelemetryBus, out: Writable): () => void {
       const key = `${event.route}\0${event.tier}\0${event.message}`;
       if (dropsSaid.has(key)) return;
       dropsSaid.add(key);
+    }
+    if (event.type === 'catch_all_alias') {
+      const key = `${event.route}\0${event.model}`;
+      if (catchAllSaid.has(key) || catchAllSaid.size >= CATCH_ALL_NAMES_SAID) return;
+      catchAllSaid.add(key);
     }
     const line = event.type === 'request_end' ? toLogLine(event, '') : toControlLine(event, '');
     if (!line) return;
@@ -84,6 +92,8 @@ class LineBatch {
   };
 }
 
+const CATCH_ALL_NAMES_SAID = 1_000;
+
 /** How long a line may wait for the lines of other open requests. */
 const FLUSH_AFTER_MS = 2;
 const MAX_BATCH_CHARS = 64 * 1024;
@@ -105,6 +115,11 @@ function toControlLine(event: TelemetryEvent, time: string): Record<string, unkn
       const { type, ...fields } = event;
       return { time, event: type, ...fields };
     }
+    case 'catch_all_alias':
+      return {
+        time, event: event.type, route: event.route, model: event.model,
+        message: `model "${event.model}" names no route; route "${event.route}" took it only through its catch-all alias "*" (said once per name)`,
+      };
     case 'health_check': {
       if (event.ok && event.kind !== 'warmup') return null; // a passing periodic check is noise
       const { type, ...fields } = event;

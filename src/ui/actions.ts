@@ -2,7 +2,7 @@
 export interface DashboardActions {
   /** Stop gracefully: drain requests in flight, then exit. */
   quit(): void;
-  /** Kill switch of one tier: `killed` true sets its weight to 0, false lifts the override. */
+  /** Kill switch of one tier: `killed` true sets its weight to 0, false lifts that override (a rollback stays). */
   setKill(route: string, tier: string, killed: boolean): void;
   /** Health-check every tier now. */
   probe(): void;

@@ -106,7 +106,7 @@ function selectableTiers(config: Config, state: DashboardState): SelectableTier[
   const out: SelectableTier[] = [];
   for (const route of config.routes.values()) {
     for (const tier of route.tiers) {
-      out.push({ route: route.name, tier: tier.name, weight: () => state.effectiveWeight(route.name, tier.name, tier.weight) });
+      out.push({ route: route.name, tier: tier.name, killed: () => state.killSwitchOn(route.name, tier.name) });
     }
   }
   return out;

@@ -113,6 +113,11 @@ export class DashboardState {
     this.today.setBaseline(totals, at);
   }
 
+  /** Whether the tier's kill switch is on (an admin override to 0), as the last weight event said. */
+  killSwitchOn(route: string, tier: string): boolean {
+    return this.tiers.peek(route, tier)?.weightLayers.admin?.weight === 0;
+  }
+
   /** The weight a tier runs with now: as the last weight event said, else the configured one. */
   effectiveWeight(route: string, tier: string, configured: number): number {
     return this.tiers.peek(route, tier)?.weight ?? configured;

@@ -52,3 +52,8 @@ export function formatCount(n: number): string {
   if (n < 1_000_000) return `${Math.round(n / 1000)}k`;
   return `${(n / 1_000_000).toFixed(1)}M`;
 }
+
+/** `an openai`, `an anthropic`, `a groq`: the article English puts before a lower-case name (by its first letter). */
+export function withArticle(word: string): string {
+  return `${/^[aeiou]/i.test(word) ? 'an' : 'a'} ${word}`;
+}

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { completion, type Script } from '../helpers/fake-upstream.js';
 import { fetchMetrics, metric, useHarness, waitFor } from '../helpers/harness.js';
 import type { RunningProxy } from '../helpers/proxy.js';
-import { BACKENDS, instances, useRedis } from '../helpers/state-kit.js';
+import { describeEachBackend, instances, useRedis } from '../helpers/state-kit.js';
 import { useTempDirs } from '../helpers/usage-kit.js';
 
 const h = useHarness();
@@ -25,7 +25,7 @@ async function remaining(p: RunningProxy): Promise<number | undefined> {
   return metric((await fetchMetrics(p)).samples, 'llm_budget_remaining', { scope: 'route:chat', unit: 'tokens' });
 }
 
-describe.each(BACKENDS)('budgets on the request path (%s)', (backend) => {
+describeEachBackend('budgets on the request path (%s)', (backend) => {
   it('many parallel requests through both instances never overspend a small budget; the rest get 429 with Retry-After at the window\'s end', async () => {
     const fake = await h.fake();
     fake.always(spendsItAll);

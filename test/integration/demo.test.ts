@@ -5,20 +5,12 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/cli.js';
+import { processAlive } from '../helpers/ports.js';
 
 /** The pids whose parent is `pid`. */
 function childrenOf(pid: number): number[] {
   const out = execFileSync('ps', ['-eo', 'pid=,ppid='], { encoding: 'utf8' });
   return out.trim().split('\n').map((l) => l.trim().split(/\s+/).map(Number)).filter(([, ppid]) => ppid === pid).map(([child]) => child);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('llm-route demo', () => {
@@ -42,7 +34,7 @@ describe('llm-route demo', () => {
 
     demo.kill('SIGINT');
     expect(await exited).toBe(0);
-    await expect.poll(() => mocks.filter(alive), { timeout: 5_000, interval: 100 }).toEqual([]);
+    await expect.poll(() => mocks.filter(processAlive), { timeout: 5_000, interval: 100 }).toEqual([]);
   }, 30_000);
 
   it("keeps its traffic in a temporary usage database of its own, removed at exit, never in the user's state dir", async () => {

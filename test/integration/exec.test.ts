@@ -190,6 +190,26 @@ describe('llm-route exec', () => {
     expect(key).toBe('llm-route');
   });
 
+  it('codex gets the route\'s window as model_context_window when every tier\'s is known: the largest (issue 34)', async () => {
+    const bin = join(dir, 'bin');
+    mkdirSync(bin, { recursive: true });
+    const fakeCodex = join(bin, 'codex');
+    writeFileSync(fakeCodex, `#!${process.execPath}\nconsole.log(JSON.stringify(process.argv.slice(2)));\n`);
+    chmodSync(fakeCodex, 0o755);
+    const windowsOf = async (contexts: Array<number | undefined>): Promise<string[]> => {
+      const tiers = contexts.map((context, i) => `      - { name: t${i}, provider: m, model: m-model${context === undefined ? '' : `, context: ${context}`} }`);
+      const file = join(dir, `codex-window-${contexts.join('-')}.yaml`);
+      writeFileSync(file, ['version: 1', 'providers:', '  m:', '    type: openai', `    base_url: ${mock.url}`, 'routes:', '  chat:', '    tiers:', ...tiers, ''].join('\n'));
+      const run = await finished(exec(['-c', file, '--', fakeCodex, 'exec', 'hi']));
+      expect(run.code, run.stderr).toBe(0);
+      const argv = JSON.parse(run.stdout[0]) as string[];
+      return argv.filter((a, i) => argv[i - 1] === '-c' && a.startsWith('model_context_window='));
+    };
+    expect(await windowsOf([8192, 32768])).toEqual(['model_context_window=32768']);
+    expect(await windowsOf([8192])).toEqual(['model_context_window=8192']);
+    expect(await windowsOf([8192, undefined])).toEqual([]); // the mock documents no window: unknown
+  });
+
   it('exits 127 when the command does not exist', async () => {
     const run = await finished(exec(['-c', configFile, '--', join(dir, 'no-such-command')]));
     expect(run.code).toBe(127);

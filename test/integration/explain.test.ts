@@ -76,11 +76,30 @@ describe('the real CLI: llm-route explain FILE.json', () => {
     expect(short.stdout).toMatch(/try\s+local\s+\(window 1024, needs \d+\): fits/);
   });
 
-  it('a tier whose server answers nothing is down', async () => {
+  it('a tier whose server answers nothing is still tried, as serve would (issue 34): try, reason unreachable', async () => {
     const yaml = configYaml({ tiers: [{ name: 'gone', url: 'http://127.0.0.1:1/v1' }] });
     const run = await explain(yaml, { model: 'chat', messages: [{ role: 'user', content: 'hi' }] }, ['--json']);
     expect(run.code, run.stderr).toBe(0);
-    expect((JSON.parse(run.stdout) as Plan).tiers).toEqual([expect.objectContaining({ tier: 'gone', decision: 'skip', reason: 'down' })]);
+    expect((JSON.parse(run.stdout) as Plan).tiers).toEqual([expect.objectContaining({ tier: 'gone', decision: 'try', reason: 'unreachable' })]);
+    const text = await explain(yaml, { model: 'chat', messages: [{ role: 'user', content: 'hi' }] });
+    expect(text.stdout).toMatch(/try\s+gone\s+\(window unknown, needs \d+\): its server did not answer discovery: serve still tries it/);
+    expect(text.stdout).not.toMatch(/skip/);
+  });
+
+  it('when every tier is skipped: a one-line summary last, exit 1 (text and --json)', async () => {
+    const { llama } = await servers();
+    // Too long for the 1,024-token local tier; the other one switched off by weight.
+    const onlyLocal = configYaml({ tiers: [{ name: 'local', url: llama.url, model: 'tiny' }, { name: 'off', url: 'http://127.0.0.1:1/v1', weight: 0 }] });
+    const body = { model: 'chat', max_tokens: 100, messages: [{ role: 'user', content: 'word '.repeat(2000) }] };
+    const text = await explain(onlyLocal, body);
+    expect(text.code, text.stderr).toBe(1);
+    const lines = text.stdout.split('\n');
+    expect(lines.at(-1)).toBe('no tier would be tried (local: too_long, off: weight): serve would answer this request with an error');
+    expect(lines.filter((l) => /^\s+skip\s/.test(l))).toHaveLength(2);
+    const json = await explain(onlyLocal, body, ['--json']);
+    expect(json.code).toBe(1);
+    expect((JSON.parse(json.stdout) as Plan).tiers.map((t) => t.decision)).toEqual(['skip', 'skip']);
+    expect(json.stderr).toBe('no tier would be tried (local: too_long, off: weight): serve would answer this request with an error\n');
   });
 
   it('exits 2 on bad input: not JSON, an unknown route, a body the protocol refuses', async () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { completion, healthyStream, type Script } from '../helpers/fake-upstream.js';
 import { fetchMetrics, metric, socketClosed, useHarness, waitFor } from '../helpers/harness.js';
 import { chat, type RunningProxy, sseText } from '../helpers/proxy.js';
-import { BACKENDS, instances, useRedis } from '../helpers/state-kit.js';
+import { describeEachBackend, instances, useRedis } from '../helpers/state-kit.js';
 
 const h = useHarness();
 const redis = useRedis();
@@ -14,7 +14,7 @@ const keyed = (key: string) => ({ headers: { 'Idempotency-Key': key } });
 /** A stream that takes a while, so a duplicate arrives while it runs. */
 const slowStream = (words: string[], delayMs: number): Script => healthyStream(words, { delayMs });
 
-describe.each(BACKENDS)('Idempotency-Key (%s)', (backend) => {
+describeEachBackend('Idempotency-Key (%s)', (backend) => {
   it('one key sent to both instances at once executes upstream once; both get the answer, the duplicate marked replayed', async () => {
     const fake = await h.fake();
     fake.always(slowStream(['one ', 'two ', 'three'], 60));

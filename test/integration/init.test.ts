@@ -28,10 +28,10 @@ async function closedPort(): Promise<number> {
   return s.port;
 }
 
-/** `llm-route init ARGS` in a fresh dir, no TTY, with only the given cloud keys set. */
+/** `llm-route init ARGS` in a fresh dir, no TTY, with only the given cloud keys and server variables set. */
 function init(args: string[], ports: Record<string, number>, env: Record<string, string> = {}, dir = freshDir()): Promise<{ code: number | null; out: string; err: string; dir: string }> {
   const base: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/_API_KEY$/.test(k) && k !== 'LLM_ROUTE_CONFIG') base[k] = v;
+  for (const [k, v] of Object.entries(process.env)) if (!/_API_KEY$|^OLLAMA_HOST$|^LLAMA_ARG_|^LLM_ROUTE_/.test(k)) base[k] = v;
   const child = spawn(process.execPath, [join(repoRoot, 'bin/llm-route.js'), 'init', ...args], {
     cwd: dir, stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...base, ...env, LLM_ROUTE_INIT_PORTS: Object.entries(ports).map(([k, v]) => `${k}=${v}`).join(',') },
@@ -136,5 +136,54 @@ describe('llm-route init', () => {
     expect(text + run.out + run.err).not.toContain(SECRET);
     const config = loadConfig(join(run.dir, 'llm-route.yaml'), keys);
     expect(config.routes.get('chat')?.tiers.map((t) => t.name)).toEqual(['openai', 'openrouter', 'gemini']);
+  }, 30_000);
+
+  it('honours OLLAMA_HOST (as Ollama reads it) and llama-server\'s LLAMA_ARG_PORT, and says where it asked (issue 34)', async () => {
+    const ollama = await serverOf(ollamaTags(['llama3.2:latest']));
+    const llama = await serverOf(llamaCppServer('tiny.gguf'));
+    const closed = await closedPort();
+    // Only LM Studio and vLLM are pinned by LLM_ROUTE_INIT_PORTS: Ollama and llama.cpp come from their own variables.
+    const run = await init(['--yes'], { lmstudio: closed, vllm: closed }, { OLLAMA_HOST: `0.0.0.0:${ollama.port}`, LLAMA_ARG_PORT: String(llama.port) });
+    expect(run.code, run.err).toBe(0);
+    expect(run.out).toContain(`ollama: asking http://127.0.0.1:${ollama.port} (from $OLLAMA_HOST)`);
+    expect(run.out).toContain(`llamacpp: asking http://127.0.0.1:${llama.port} (from $LLAMA_ARG_PORT)`);
+    const config = loadConfig(join(run.dir, 'llm-route.yaml'), {});
+    expect(config.routes.get('chat')?.tiers.map((t) => [t.name, t.provider.base_url])).toEqual([
+      ['ollama', `http://127.0.0.1:${ollama.port}`],
+      ['llama-cpp', `http://127.0.0.1:${llama.port}/v1`],
+    ]);
+  }, 30_000);
+
+  it('LLM_ROUTE_INIT_PORTS wins over OLLAMA_HOST; an OLLAMA_HOST with a scheme is read as a URL', async () => {
+    const ollama = await serverOf(ollamaTags(['llama3.2:latest']));
+    const closed = await closedPort();
+    const pinned = await init(['--yes'], { ollama: closed, lmstudio: closed, llamacpp: closed, vllm: closed }, { OLLAMA_HOST: `127.0.0.1:${ollama.port}` });
+    expect(pinned.out).not.toContain('from $OLLAMA_HOST');
+    expect(pinned.out).toMatch(/nothing usable found/);
+    const url = await init(['--yes'], { lmstudio: closed, llamacpp: closed, vllm: closed }, { OLLAMA_HOST: `http://localhost:${ollama.port}/` });
+    expect(url.code, url.err).toBe(0);
+    expect(loadConfig(join(url.dir, 'llm-route.yaml'), {}).routes.get('chat')?.tiers[0].provider.base_url).toBe(`http://localhost:${ollama.port}`);
+  }, 30_000);
+
+  it('"nothing found" and --help name the variables that say where to look; English articles', async () => {
+    const closed = await closedPort();
+    const run = await init(['--yes'], { ollama: closed, lmstudio: closed, llamacpp: closed, vllm: closed });
+    for (const name of ['OLLAMA_HOST', 'LLAMA_ARG_PORT', 'LLM_ROUTE_INIT_HOST', 'LLM_ROUTE_INIT_PORTS', 'llm-route init --help']) expect(run.out).toContain(name);
+    const help = await init(['--help'], {});
+    expect(help.code).toBe(0);
+    for (const name of ['OLLAMA_HOST', 'LLAMA_ARG_HOST', 'LLAMA_ARG_PORT', 'LLM_ROUTE_INIT_HOST', 'LLM_ROUTE_INIT_PORTS', 'ANTHROPIC_API_KEY']) expect(help.out).toContain(name);
+    const keyed = await init(['--yes'], { ollama: closed, lmstudio: closed, llamacpp: closed, vllm: closed }, { OPENAI_API_KEY: SECRET, GROQ_API_KEY: SECRET });
+    expect(keyed.out).toContain('found $OPENAI_API_KEY: an openai tier');
+    expect(keyed.out).toContain('found $GROQ_API_KEY: a groq tier');
+    expect(keyed.out).not.toMatch(/\ba [aeiou]/);
+  }, 30_000);
+
+  it('the file explains its catch-all alias: a typo is answered too, and how to refuse unknown names', async () => {
+    const closed = await closedPort();
+    const run = await init(['--yes'], { ollama: closed, lmstudio: closed, llamacpp: closed, vllm: closed }, { OPENAI_API_KEY: SECRET });
+    const text = readFileSync(join(run.dir, 'llm-route.yaml'), 'utf8');
+    expect(text).toContain('aliases: ["*"]');
+    expect(text).toMatch(/a typo like "caht" too: it is answered, and the log says once per name/);
+    expect(text).toContain('aliases: ["claude-*", "gpt-*"]');
   }, 30_000);
 });

@@ -392,10 +392,23 @@ describe('the real CLI: llm-route probe', () => {
     ]));
     expect(run.code, run.stderr).toBe(1);
     const lines = run.stdout.split('\n');
-    expect(lines[0]).toMatch(/^ROUTE\s+TIER\s+PROVIDER\/MODEL\s+REACHABLE\s+MODEL\s+TTFT\s+CONTEXT\s+STATE\s+ERROR$/);
-    expect(lines[1]).toMatch(/^chat\s+good\s+p_good\/m\s+✓\s+✓\s+\d+ ms\s+\?\s+healthy$/);
+    expect(lines[0]).toMatch(/^ROUTE\s+TIER\s+PROVIDER\/MODEL\s+REACHABLE\s+MODEL\s+TTFT\s+CONTEXT\s+STATE\s+ERROR\s+NOTE$/);
+    expect(lines[1]).toMatch(/^chat\s+good\s+p_good\/m\s+✓\s+✓\s+\d+ ms\s+\?\s+healthy\s+-$/);
     expect(lines[2]).toMatch(/^chat\s+refused\s+p_refused\/x\s+✗\s+\?\s+-\s+\?\s+unhealthy\s+connection refused/);
     expect(run.stdout).toContain('1 of 2 tiers healthy');
+  }, 30_000);
+
+  it('a healthy tier\'s note goes in the NOTE column, its ERROR cell says - (issue 34)', async () => {
+    const llama = await FakeLlamaServer.start();
+    h.defer(() => llama.close());
+    const run = await probe(tierFile([{ name: 'local', url: llama.url, model: 'qwen2.5-7b-instruct' }]));
+    expect(run.code, run.stderr).toBe(0);
+    const [header, row] = run.stdout.split('\n');
+    const noteAt = header.indexOf('NOTE');
+    expect(header.indexOf('ERROR')).toBeLessThan(noteAt);
+    expect(row).toMatch(/\shealthy\s+-\s+model "qwen2\.5-7b-instruct" is not in the provider's model list/);
+    expect(row.indexOf('model "qwen2.5')).toBe(noteAt);
+    expect(row).not.toContain('note:');
   }, 30_000);
 
   it('exits 2 on a bad tier file, naming where', async () => {

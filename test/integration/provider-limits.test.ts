@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { completion, healthyStream, type Script } from '../helpers/fake-upstream.js';
 import { fetchMetrics, metric, sleep, useHarness } from '../helpers/harness.js';
 import { chat, type RunningProxy } from '../helpers/proxy.js';
-import { BACKENDS, instances, useRedis } from '../helpers/state-kit.js';
+import { describeEachBackend, instances, useRedis } from '../helpers/state-kit.js';
 
 const h = useHarness();
 const redis = useRedis();
@@ -22,7 +22,7 @@ function heldFor(ms: number, seen: { now: number; max: number }): Script {
   };
 }
 
-describe.each(BACKENDS)('provider limits (%s)', (backend) => {
+describeEachBackend('provider limits (%s)', (backend) => {
   it('rpm is shared by the instances: a burst gets the bucket (within one request), the rest 429 with Retry-After in the client\'s protocol', async () => {
     const fake = await h.fake();
     fake.always((ctx) => ctx.json(200, completion('ok')));

@@ -1,5 +1,4 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +7,7 @@ import { buildPrivateCli, runCli } from '../helpers/cli.js';
 import { healthyStream } from '../helpers/fake-upstream.js';
 import { sleep, useHarness } from '../helpers/harness.js';
 import { withModelList } from '../helpers/control-kit.js';
+import { busyPort } from '../helpers/ports.js';
 
 /** `llm-route serve` binds its port before anything else: a busy port sends nothing upstream. */
 
@@ -24,13 +24,6 @@ afterAll(() => {
   cli?.remove();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
-
-async function busyPort(): Promise<number> {
-  const server: Server = createServer((socket) => socket.destroy());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  h.defer(() => new Promise((resolve) => server.close(resolve)));
-  return (server.address() as { port: number }).port;
-}
 
 /** A local tier (warmed up, checked every 50 ms) and a provider whose `start:` leaves a marker file. */
 function tierFile(localUrl: string, marker: string, port: number): string {
@@ -52,7 +45,7 @@ describe('serve on a busy port', () => {
   it('one clear line on stderr, exit 1, and no upstream traffic: no warm-up, no check, no start: command', async () => {
     const local = await h.fake();
     local.always(withModelList(['local-model'], healthyStream(['hi'])));
-    const port = await busyPort();
+    const port = await busyPort(h.defer);
     const marker = join(dir, 'busy-marker');
     const proc = runCli(cli.bin, ['serve', '--no-ui', '-c', tierFile(local.url, marker, port)], { LLM_ROUTE_CONFIG: undefined });
     h.defer(() => {

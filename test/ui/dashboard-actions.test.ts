@@ -33,6 +33,26 @@ describe('the UI keys act on the running proxy', () => {
     expect(quits).toEqual(['q']);
   });
 
+  it('k on a rolled-back tier never restores it: its kill switch comes and goes, the rollback stays (issue 34)', async () => {
+    const local = await h.fake();
+    const cloud = await h.fake();
+    local.always(healthyStream(['local']));
+    cloud.always(healthyStream(['cloud']));
+    const p: RunningProxy = await h.proxy({ tiers: [{ name: 'local', url: local.url }, { name: 'cloud', url: cloud.url }] });
+    const actions = dashboardActions(p.server.app, () => undefined);
+    const weights = p.server.app.weights;
+    weights.rollBack('chat', 'local', 'error rate 50% > 40%');
+
+    actions.setKill('chat', 'local', true);
+    expect(weights.view('chat', 'local')).toMatchObject({ effective: 0, override: { weight: 0 }, rollback: { reason: 'error rate 50% > 40%' } });
+    actions.setKill('chat', 'local', false);
+    expect(weights.view('chat', 'local')).toMatchObject({ effective: 0, override: null, rollback: { reason: 'error rate 50% > 40%' } });
+    const res = await chat(p, { stream: true });
+    expect(res.headers.get('x-llm-route-tier')).toBe('cloud');
+    await res.text();
+    expect(local.requests).toHaveLength(0);
+  });
+
   it('p probes every tier and each shows its result in the log, also when all are healthy', async () => {
     const local = await FakeUpstream.start();
     const cloud = await FakeUpstream.start();

@@ -173,6 +173,13 @@ describe('Dashboard: keys', () => {
     ui.stdin.write('k');
     await until(() => expect(actions.setKill).toHaveBeenLastCalledWith('embed', 'main', false));
 
+    // A rolled-back tier (weight 0, no kill switch): k turns the kill switch on, never restores it (issue 34).
+    emit({ type: 'weight', route: 'embed', tier: 'main', weight: 0, configured: 100, source: 'rollback', reason: 'error rate', layers: { ...NO_LAYERS, rollback: 'error rate' } });
+    await waitForFrame(ui, (f) => expect(rowOf(f, 'main')).toContain('0 (rolled back)'));
+    ui.stdin.write('k');
+    await until(() => expect(actions.setKill).toHaveBeenLastCalledWith('embed', 'main', true));
+    await waitForFrame(ui, (f) => expect(f).toContain('killing embed/main…'));
+
     ui.stdin.write(DOWN); // already last: stays
     ui.stdin.write(UP);
     await waitForFrame(ui, (f) => expect(rowOf(f, 'canary')).toMatch(/^› canary/));
@@ -184,6 +191,10 @@ describe('Dashboard: keys', () => {
     let frame = await waitForFrame(ui, (f) => expect(f).toContain('kill switch of the selected tier'));
     expect(frame).toContain('reload the tier file');
     expect(frame).toContain('time to first token, last 60 s');
+    // Every word the table and header show is explained (issue 34): ttft trend, ctx, pending.
+    expect(frame).toMatch(/ttft trend\s+time to first token of its last 12 streams, oldest first/);
+    expect(frame).toMatch(/ctx\s+context window in tokens the fit check uses/);
+    expect(frame).toMatch(/pending\s+requests still waiting for a first token/);
     expect(frame).not.toContain('recent requests');
     ui.stdin.write('?');
     frame = await waitForFrame(ui, (f) => expect(f).toContain('recent requests'));

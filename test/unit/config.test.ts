@@ -393,6 +393,9 @@ describe('config discovery', () => {
     expect(() => resolveConfigPath(undefined, {}, cwd)).toThrow(
       `no -c/--config was given, $LLM_ROUTE_CONFIG is not set, and ${join(cwd, 'llm-route.yaml')} does not exist`,
     );
+    // And how to get one (issue 34).
+    expect(() => resolveConfigPath(undefined, {}, cwd)).toThrow('run `llm-route init` to write one for this machine');
+    expect(() => resolveConfigPath('missing.yaml', {}, cwd)).toThrow(`\`llm-route init -c ${join(cwd, 'missing.yaml')}\` writes one`);
   });
 
   it('turns an unreadable file into a ConfigError', () => {
@@ -437,5 +440,22 @@ describe('helpers', () => {
     expect(formatPath(['routes', 'chat', 'tiers', 0, 'timeouts', 'ttft_ms'])).toBe('routes.chat.tiers[0].timeouts.ttft_ms');
     expect(formatPath(['routes', 'qwen2.5:7b'])).toBe('routes["qwen2.5:7b"]');
     expect(formatProblem({ file: 'f.yaml', line: 0, col: 0, path: '', message: 'gone' })).toBe('f.yaml: gone');
+  });
+});
+
+describe('warnings speak English', () => {
+  it('an anthropic / an ollama base_url with /v1 (issue 34: not "a anthropic")', () => {
+    const yaml = [
+      'version: 1',
+      'providers:',
+      '  a: { type: anthropic, base_url: "https://api.anthropic.com/v1" }',
+      '  o: { type: ollama, base_url: "http://127.0.0.1:11434/v1" }',
+      'routes:',
+      '  chat: { tiers: [{ provider: a, model: m }, { provider: o, model: m }] }',
+      '',
+    ].join('\n');
+    const warnings = loadConfigText(yaml, 'llm-route.yaml', {}).warnings;
+    expect(warnings.some((w) => w.includes('warning: an anthropic base_url usually has no /v1'))).toBe(true);
+    expect(warnings.some((w) => w.includes('warning: an ollama base_url usually has no /v1'))).toBe(true);
   });
 });

@@ -1,4 +1,5 @@
 import { Box, Text } from 'ink';
+import { TREND_BARS } from '../layout/table-columns.js';
 
 const KEYS: [string, string][] = [
   ['↑ ↓', 'select a tier'],
@@ -16,9 +17,15 @@ const COLUMNS: [string, string][] = [
   ['reqs errs', 'requests that reached the tier; its failed attempts and broken streams'],
   ['f/o', 'requests that failed over from the tier to the next'],
   ['p50 p95 p99', 'time to first token, last 60 s (at most 200 streams)'],
+  ['ttft trend', `time to first token of its last ${TREND_BARS} streams, oldest first: a taller bar is a slower start`],
+  ['ctx', 'context window in tokens the fit check uses (discovered, configured or learned); – unknown'],
 ];
 
-/** The keys and what the table's columns mean. */
+const LINES: [string, string][] = [
+  ['pending', 'requests still waiting for a first token: not yet committed to a tier (all, and per route)'],
+];
+
+/** The keys, what the table's columns mean, and the header's and route lines' words. */
 export function HelpOverlay() {
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1}>
@@ -26,6 +33,8 @@ export function HelpOverlay() {
       {KEYS.map(([key, what]) => <HelpLine key={key} name={key} what={what} />)}
       <Text bold>columns</Text>
       {COLUMNS.map(([name, what]) => <HelpLine key={name} name={name} what={what} />)}
+      <Text bold>header and routes</Text>
+      {LINES.map(([name, what]) => <HelpLine key={name} name={name} what={what} />)}
     </Box>
   );
 }

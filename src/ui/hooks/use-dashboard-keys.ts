@@ -6,8 +6,8 @@ import type { DashboardActions } from '../actions.js';
 export interface SelectableTier {
   route: string;
   tier: string;
-  /** The weight in force now: a kill switch turns on when it is above 0. */
-  weight: () => number;
+  /** Whether its kill switch is on now: `k` then lifts it, else turns it on (a rolled-back tier too). */
+  killed: () => boolean;
 }
 
 export interface DashboardKeyHandlers {
@@ -61,7 +61,7 @@ export function useDashboardKeys(handlers: DashboardKeyHandlers): DashboardKeys 
     if (input === 'k') {
       const target = tiers[current];
       if (!target) return;
-      const kill = target.weight() > 0;
+      const kill = !target.killed();
       notify(`${kill ? 'killing' : 'restoring'} ${target.route}/${target.tier}…`);
       return run(notify, () => actions.setKill(target.route, target.tier, kill));
     }
