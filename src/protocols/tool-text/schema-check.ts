@@ -39,7 +39,11 @@ function compiledFor(schema: Record<string, unknown>): ValidateFunction | null {
   const known = compiled.get(key);
   if (known !== undefined) return known;
   if (compiled.size >= MAX_SCHEMAS) compiled.clear();
-  ajv ??= new (require('ajv') as { default: AjvClass }).default({ coerceTypes: true, strict: false, allErrors: false, validateSchema: false });
+  if (!ajv) {
+    // The class first, then `new`: tsc drops the parentheses of `new (require(…)).default(…)`.
+    const Ajv = (require('ajv') as { default: AjvClass }).default;
+    ajv = new Ajv({ coerceTypes: true, strict: false, allErrors: false, validateSchema: false });
+  }
   let validate: ValidateFunction | null;
   try {
     // `$schema` names a dialect (draft-07, 2020-12): the keywords tools use are the same in each.
