@@ -33,6 +33,8 @@ export class UpstreamCall {
     readonly relayed: boolean,
     private readonly client: ClientCodec,
     private readonly clientRequest: ClientRequest,
+    /** Tool calls written as text are recovered (not in a continuation of llm-route's own making: its answer is text already begun). */
+    private readonly readsTextCalls = true,
   ) {}
 
   /** The call for `tier`, or why the tier cannot carry this request. */
@@ -92,7 +94,7 @@ export class UpstreamCall {
     const wire = wireFor(tier.provider, request.protocol);
     const upstream = wire.encodeRequest(tier.provider, tier, neutral, request.stream, request.headers);
     if (isUnsupported(upstream)) return upstream;
-    return new UpstreamCall(tier, wire, upstream, false, client, request);
+    return new UpstreamCall(tier, wire, upstream, false, client, request, false);
   }
 
   /** A fresh reader of one attempt's stream: the wire's, behind the hold of tool calls written as text when the request has tools. */
@@ -147,7 +149,7 @@ export class UpstreamCall {
 
   /** The request's tool-text scope on this tier (null: nothing to recover); never for llm-route's own answer tool. */
   private toolText(): ToolTextScope | null {
-    return this.request.answerTool ? null : toolTextScope(this.tier, this.clientRequest);
+    return this.request.answerTool || !this.readsTextCalls ? null : toolTextScope(this.tier, this.clientRequest);
   }
 
   private decodeResponse(body: Buffer): NeutralResponse | 'not_json' {

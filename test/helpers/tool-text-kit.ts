@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { chunk, type Script } from './fake-upstream.js';
+import { chunk, type Script, type ScriptContext } from './fake-upstream.js';
 import { ollamaDone, ollamaLineText, startOllamaStream } from './ollama-upstream.js';
 import type { RunningProxy } from './proxy.js';
 
@@ -52,14 +52,7 @@ export function sseContent(pieces: string[], opts: { stallAfter?: boolean } = {}
   return async (ctx) => {
     ctx.startStream();
     ctx.role();
-    for (const piece of pieces) {
-      const event = `data: ${JSON.stringify(chunk({ content: piece }))}\n\n`;
-      const cut = Math.floor(event.length / 2);
-      ctx.raw(event.slice(0, cut));
-      await ctx.wait(2);
-      ctx.raw(event.slice(cut));
-      await ctx.wait(2);
-    }
+    for (const piece of pieces) await inHalves(ctx, `data: ${JSON.stringify(chunk({ content: piece }))}\n\n`);
     if (opts.stallAfter) return void (await ctx.closed);
     ctx.finish();
     ctx.usage(40, 12);
@@ -67,21 +60,24 @@ export function sseContent(pieces: string[], opts: { stallAfter?: boolean } = {}
   };
 }
 
-/** Ollama's /api/chat streaming `pieces` as content lines, each line written in two halves. */
-export function ollamaContent(pieces: string[], opts: { stallAfter?: boolean } = {}): Script {
+/** Ollama's /api/chat streaming `pieces` as content lines (after `thinking` ones), each line written in two halves. */
+export function ollamaContent(pieces: string[], opts: { stallAfter?: boolean; thinking?: string[] } = {}): Script {
   return async (ctx) => {
     startOllamaStream(ctx);
-    for (const piece of pieces) {
-      const line = ollamaLineText({ content: piece });
-      const cut = Math.floor(line.length / 2);
-      ctx.raw(line.slice(0, cut));
-      await ctx.wait(2);
-      ctx.raw(line.slice(cut));
-      await ctx.wait(2);
-    }
+    for (const thought of opts.thinking ?? []) await inHalves(ctx, ollamaLineText({ thinking: thought }));
+    for (const piece of pieces) await inHalves(ctx, ollamaLineText({ content: piece }));
     if (opts.stallAfter) return void (await ctx.closed);
     ollamaDone(ctx, 40, 12);
   };
+}
+
+/** One event (or line) written as two TCP writes, its first half first. */
+async function inHalves(ctx: ScriptContext, text: string): Promise<void> {
+  const cut = Math.floor(text.length / 2);
+  ctx.raw(text.slice(0, cut));
+  await ctx.wait(2);
+  ctx.raw(text.slice(cut));
+  await ctx.wait(2);
 }
 
 /** Splits a form's text into pieces that cut its tags in the middle (`<tool_` | `call>`). */

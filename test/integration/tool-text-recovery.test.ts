@@ -61,6 +61,15 @@ describe('tool calls written as text become native calls', () => {
     expect(seen.bodies[0]).not.toContain('parameter');
   });
 
+  it('reasoning before the form is held with it and kept: a thinking block, then the tool_use (Ollama\'s thinking field)', async () => {
+    const { local, proxy } = await localAndCloud('ollama');
+    local.always(ollamaContent(piecesOf(`\n\n${HERMES}`), { thinking: ['The user wants ', 'a listing.'] }));
+    const message = await anthropicClient(proxy, fetch).messages.stream({ model: 'chat', max_tokens: 512, messages: [{ role: 'user', content: 'ls' }], tools: MESSAGES_TOOLS }).finalMessage();
+    expect(message.content.map((block) => block.type)).toEqual(['thinking', 'tool_use']);
+    expect(message.content[0]).toMatchObject({ thinking: 'The user wants a listing.' });
+    expect(message.content[1]).toMatchObject({ name: 'Bash', input: { command: 'ls -la' } });
+  });
+
   it('Responses client: Mistral [TOOL_CALLS] from Ollama → a function_call item', async () => {
     const { local, proxy } = await localAndCloud('ollama');
     local.always(ollamaContent(piecesOf(MISTRAL, 4)));

@@ -146,9 +146,11 @@ export class TextCallReader implements StreamReader {
     }
     this.report(recovery.repaired ? 'repaired' : 'recovered', recovery.calls, recovery.repaired, format);
     this.state = 'converted';
+    // The reasoning before the call is the answer's too; the form's text is replaced by its calls.
+    const reasoning = this.held.filter((part) => part.type.startsWith('reasoning-'));
     this.held = [];
     this.text = this.text.slice(end);
-    const parts = [...this.out, ...this.recovered(recovery)];
+    const parts = [...reasoning, ...this.out, ...this.recovered(recovery)];
     if (finish) parts.push(this.finished(finish));
     this.setParts(facts, parts, EVENT_REWRITTEN);
   }
