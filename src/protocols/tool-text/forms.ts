@@ -80,16 +80,17 @@ export function formatOf(lead: string): ToolTextFormat | null {
  * Where the first form of `text` closes (the index just past it), or -1 while it is open.
  * Tagged forms close at `</tool_call>`, a fence at its closing ```; the others (Mistral's,
  * Llama's, bare JSON) run to the end of the answer, and close only when the stream ends.
+ * `searched`: how much of `text` an earlier call saw open, so a long call is scanned once.
  */
-export function firstCloseOf(format: ToolTextFormat, text: string): number {
+export function firstCloseOf(format: ToolTextFormat, text: string, searched = 0): number {
   if (format === 'hermes' || format === 'qwen3_xml') {
-    const at = text.indexOf(TOOL_CALL_CLOSE);
+    const at = text.indexOf(TOOL_CALL_CLOSE, Math.max(0, searched - TOOL_CALL_CLOSE.length));
     return at < 0 ? -1 : at + TOOL_CALL_CLOSE.length;
   }
   if (format === 'json') {
-    const lead = text.trimStart();
-    if (!lead.startsWith(FENCE)) return -1;
-    const at = text.indexOf(FENCE, text.indexOf(FENCE) + FENCE.length);
+    const open = text.indexOf(FENCE);
+    if (open < 0 || text.slice(0, open).trim() !== '') return -1;
+    const at = text.indexOf(FENCE, Math.max(open + FENCE.length, searched - FENCE.length));
     return at < 0 ? -1 : at + FENCE.length;
   }
   return -1;

@@ -27,6 +27,8 @@ export class TextCallReader implements StreamReader {
   /** The answer's text held (while holding), or still to convert (after commit). */
   private text = '';
   private format: ToolTextFormat | null = null;
+  /** How much of the held text was searched for the form's close (a long call is scanned once). */
+  private searched = 0;
   private readonly out: StreamPart[] = [];
   private madeCalls = false;
 
@@ -109,7 +111,8 @@ export class TextCallReader implements StreamReader {
     if (plain || (ended && this.state === 'opening')) return this.release(facts, finish);
     if (this.state === 'opening') return this.settle(facts);
     this.format ??= formatOf(this.text.trimStart());
-    const closedAt = this.format ? firstCloseOf(this.format, this.text) : -1;
+    const closedAt = this.format ? firstCloseOf(this.format, this.text, this.searched) : -1;
+    this.searched = this.text.length;
     if (ended || closedAt >= 0) return this.close(facts, ended ? this.text.length : closedAt, finish);
     this.settle(facts);
   }
