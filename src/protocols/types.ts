@@ -138,10 +138,11 @@ export interface WireCodec {
 export interface StreamReader {
   read(data: string, facts: EventFacts): void;
   /**
-   * A reader that holds content before commit (a tool call written as text, see tool-text/):
-   * why the attempt fails when the TTFT budget ends while it holds; null when it holds nothing.
+   * A reader that holds content before commit (a tool call written as text, see tool-text/),
+   * told that the TTFT budget ended: `badCall`, why the attempt fails; 'released', the held
+   * content is in `facts` as one event, to commit now (the route's last tier); null: nothing held.
    */
-  holding?(): string | null;
+  ttftEnded?(facts: EventFacts): { badCall: string } | 'released' | null;
 }
 
 /**

@@ -122,13 +122,18 @@ export class StreamAttempt implements AnswerReader {
     // done line, Responses' response.completed) is an answer that happens to be empty.
     if (flags & EVENT_DONE && !(flags & EVENT_CONTENT)) return this.stop(emptyStream());
     tally.noteEnding(flags);
-    const piece = this.input.output.event(tally.facts, raw);
+    this.take(raw);
+  };
+
+  /** The event read into the tally's facts: what the output makes of it is held; content commits. */
+  private take(raw: Buffer): void {
+    const piece = this.input.output.event(this.tally.facts, raw);
     // The output may have ended the attempt on this very event (a recovery's replay that differs from its first text on).
     if (!this.waiting) return;
     if (piece === RAW) this.held.push(raw);
     else if (piece) this.held.push(piece);
-    if (flags & EVENT_CONTENT) this.commit();
-  };
+    if (this.tally.facts.flags & EVENT_CONTENT) this.commit();
+  }
 
   /** The commit point: the client gets its answer and the held events; the relay takes the rest. */
   private commit(): void {
@@ -146,8 +151,10 @@ export class StreamAttempt implements AnswerReader {
 
   private static ttftExpired(attempt: StreamAttempt): void {
     const { ttftLimit, ttftBudgetMs } = attempt.input;
-    // A tool call written as text that has not closed within the budget is the tier's bad call, not a silence.
-    const holding = attempt.tally.holding();
-    attempt.stop(holding ? badToolCall(holding) : timeoutError(ttftLimit, ttftBudgetMs, attempt.phase()));
+    // A tool call written as text still open when the budget ends is the tier's bad call, not a
+    // silence; on the route's last tier it goes out as written (src/protocols/tool-text/).
+    const held = attempt.tally.ttftEnded();
+    if (held === 'released') return attempt.take(Buffer.alloc(0));
+    attempt.stop(held ? badToolCall(held.badCall) : timeoutError(ttftLimit, ttftBudgetMs, attempt.phase()));
   }
 }

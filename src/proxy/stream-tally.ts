@@ -24,9 +24,9 @@ export class StreamTally {
     this.reader = reader;
   }
 
-  /** Why the attempt fails if its TTFT budget ends now: the reader holds a tool call written as text that has not closed (null: nothing held). */
-  holding(): string | null {
-    return this.reader.holding?.() ?? null;
+  /** The TTFT budget ended: what the reader makes of a tool call written as text it still holds (see StreamReader.ttftEnded). */
+  ttftEnded(): { badCall: string } | 'released' | null {
+    return this.reader.ttftEnded?.(this.facts) ?? null;
   }
 
   /** Reads one event's data into `facts`, keeping its usage and text; false for a malformed event (counted, to be dropped). */

@@ -61,11 +61,14 @@ export function sseContent(pieces: string[], opts: { stallAfter?: boolean } = {}
 }
 
 /** Ollama's /api/chat streaming `pieces` as content lines (after `thinking` ones), each line written in two halves. */
-export function ollamaContent(pieces: string[], opts: { stallAfter?: boolean; thinking?: string[] } = {}): Script {
+export function ollamaContent(pieces: string[], opts: { stallAfter?: boolean; thinking?: string[]; pause?: { after: number; ms: number } } = {}): Script {
   return async (ctx) => {
     startOllamaStream(ctx);
     for (const thought of opts.thinking ?? []) await inHalves(ctx, ollamaLineText({ thinking: thought }));
-    for (const piece of pieces) await inHalves(ctx, ollamaLineText({ content: piece }));
+    for (const [i, piece] of pieces.entries()) {
+      await inHalves(ctx, ollamaLineText({ content: piece }));
+      if (opts.pause?.after === i) await ctx.wait(opts.pause.ms);
+    }
     if (opts.stallAfter) return void (await ctx.closed);
     ollamaDone(ctx, 40, 12);
   };

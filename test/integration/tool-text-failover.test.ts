@@ -96,6 +96,22 @@ describe('tool calls written as text that cannot be run', () => {
       { format: 'hermes', calls: 0, repaired: false, result: 'passed_as_text' },
     ]);
   });
+
+  it('on the last tier, a form still open when ttft_ms ends goes out as written at that moment, the rest after it', async () => {
+    const { local, proxy } = await routeOf('ollama', { cloud: false, timeouts: { ttft_ms: 300 } });
+    const pieces = piecesOf(HERMES);
+    local.always(ollamaContent(pieces, { pause: { after: 3, ms: 2000 } }));
+    const stream = await openaiClient(proxy, fetch).chat.completions.create({ model: 'chat', stream: true, messages: [{ role: 'user', content: 'x' }], tools: CHAT_TOOLS });
+    let text = '';
+    for await (const c of stream) text += c.choices[0]?.delta.content ?? '';
+    expect(text).toBe(HERMES);
+    const line = await requestLog(proxy);
+    expect(line.attempts).toMatchObject([{ tier: 'local', outcome: 'ok' }]);
+    expect(line.tool_text).toEqual({ format: 'hermes', calls: 0, repaired: false, result: 'passed_as_text' });
+    // Committed when the budget ended, not when the model finished.
+    expect(line.ttft_ms as number).toBeGreaterThanOrEqual(290);
+    expect(line.ttft_ms as number).toBeLessThan(2000);
+  });
 });
 
 describe('what tool text leaves alone', () => {

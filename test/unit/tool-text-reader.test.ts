@@ -60,10 +60,16 @@ describe('TextCallReader', () => {
     const { reader, scope } = readerFor();
     const facts = newFacts();
     reader.read(JSON.stringify(chunk({ content: '<tool_' })), facts);
-    expect(reader.holding()).toBeNull();
+    expect(reader.ttftEnded(facts)).toBeNull();
     reader.read(JSON.stringify(chunk({ content: 'call>\n{"name": "Bash"' })), facts);
-    expect(reader.holding()).toMatch(/still open when the TTFT budget ended/);
+    expect(reader.ttftEnded(facts)).toEqual({ badCall: expect.stringMatching(/still open when the TTFT budget ended/) });
     expect(scope.reports).toEqual([{ tier: 'local', format: 'hermes', calls: 0, repaired: false, result: 'failed_over' }]);
+    // On the last tier the held text comes back as one event's content, to commit.
+    const last = readerFor(true).reader;
+    last.read(JSON.stringify(chunk({ content: '<tool_call>\n{"name"' })), facts);
+    expect(last.ttftEnded(facts)).toBe('released');
+    expect(facts.flags & EVENT_CONTENT).toBeTruthy();
+    expect(facts.parts.filter((p) => p.type === 'text-delta')).toEqual([{ type: 'text-delta', id: 'text-0', delta: '<tool_call>\n{"name"' }]);
   });
 
   it('a bad call is an error event for the attempt; on the last tier, the text as written', () => {

@@ -34,10 +34,18 @@ export class TextCallReader implements StreamReader {
 
   constructor(private readonly inner: StreamReader, private readonly scope: ToolTextScope, private readonly tier: { name: string; last?: boolean }) {}
 
-  holding(): string | null {
+  ttftEnded(facts: EventFacts): { badCall: string } | 'released' | null {
     if (this.state !== 'holding') return null;
+    if (this.tier.last) {
+      // No tier is left to ask: what the model wrote so far goes out, and the rest after it.
+      this.report('passed_as_text', 0, false);
+      this.out.length = 0;
+      facts.flags = 0;
+      this.release(facts, null);
+      return 'released';
+    }
     this.report('failed_over', 0, false);
-    return `a ${this.format ?? 'tool call'} form still open when the TTFT budget ended`;
+    return { badCall: `a ${this.format ?? 'tool call'} form still open when the TTFT budget ended` };
   }
 
   read(data: string, facts: EventFacts): void {
