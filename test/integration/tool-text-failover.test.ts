@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { completion, healthyStream } from '../helpers/fake-upstream.js';
 import { fetchMetrics, metric, readAll, requestLog, socketClosed, useHarness } from '../helpers/harness.js';
@@ -5,26 +6,29 @@ import { ollamaWhole } from '../helpers/ollama-upstream.js';
 import { chat, sseText, type TierSpec } from '../helpers/proxy.js';
 import { anthropicClient, CHAT_TOOLS, MESSAGES_TOOLS, nativeBashCall, ollamaContent, openaiClient, piecesOf, recordingFetch, sseContent } from '../helpers/tool-text-kit.js';
 import { HERMES } from '../helpers/tool-text-forms.js';
+import { readAttempts, readRequests, useTempDirs } from '../helpers/usage-kit.js';
 
 // SPEC "Tool calls written as text": a call the client cannot run fails over before the client
 // has seen a byte of it (proven by the bytes it got); on the last tier it goes out as written;
 // a plain answer on a route with tools is the byte relay it always was.
 const h = useHarness();
+const tempDir = useTempDirs();
 const UNKNOWN_TOOL = HERMES.replace('Bash', 'Nope');
 const MISSING_ARG = '<tool_call>\n{"name": "Read", "arguments": {"limit": 3}}\n</tool_call>';
 
-async function routeOf(local: 'openai' | 'ollama', opts: { cloud?: boolean; localExtra?: Record<string, unknown>; timeouts?: Record<string, number> } = {}) {
+async function routeOf(local: 'openai' | 'ollama', opts: { cloud?: boolean; localExtra?: Record<string, unknown>; timeouts?: Record<string, number>; usageDb?: string } = {}) {
   const localFake = await h.fake();
   const cloud = await h.fake();
   const tiers: TierSpec[] = [{ name: 'local', url: local === 'ollama' ? `http://127.0.0.1:${localFake.port}` : localFake.url, type: local, model: 'qwen2.5-coder:7b', extra: opts.localExtra, timeouts: opts.timeouts }];
   if (opts.cloud !== false) tiers.push({ name: 'cloud', url: cloud.url });
-  const proxy = await h.proxy({ tiers });
+  const proxy = await h.proxy({ tiers, ...(opts.usageDb ? { top: { usage: { path: opts.usageDb } } } : {}) });
   return { local: localFake, cloud, proxy };
 }
 
 describe('tool calls written as text that cannot be run', () => {
   it('an unknown tool fails over before the client saw a byte of it; the next tier gets the same payload', async () => {
-    const { local, cloud, proxy } = await routeOf('ollama');
+    const db = join(tempDir(), 'usage.db');
+    const { local, cloud, proxy } = await routeOf('ollama', { usageDb: db });
     local.always(ollamaContent(piecesOf(UNKNOWN_TOOL)));
     cloud.always(nativeBashCall);
     const seen = recordingFetch();
@@ -46,6 +50,10 @@ describe('tool calls written as text that cannot be run', () => {
     expect(line.tool_text).toEqual({ format: 'hermes', calls: 0, repaired: false, result: 'failed_over' });
     const { samples } = await fetchMetrics(proxy);
     expect(metric(samples, 'llm_tool_text_total', { route: 'chat', tier: 'local', format: 'hermes', result: 'failed_over' })).toBe(1);
+    // The usage row (a real SQLite file) keeps it too.
+    await proxy.server.usage.flush();
+    expect(readRequests(db).map((r) => [r.tier, r.tool_text])).toEqual([['cloud', JSON.stringify({ format: 'hermes', calls: 0, repaired: false, result: 'failed_over' })]]);
+    expect(readAttempts(db).map((a) => [a.tier, a.outcome])).toEqual([['local', 'bad_tool_call'], ['cloud', 'ok']]);
   });
 
   it('arguments that break the schema fail over too (Messages client, translated local tier, non-stream as well)', async () => {
