@@ -101,7 +101,7 @@ export class UpstreamCall {
   streamReader(): StreamReader {
     const reader = this.wire.reader();
     const scope = this.toolText();
-    return scope ? new TextCallReader(reader, scope, this.tier) : reader;
+    return scope ? new TextCallReader(reader, scope, this.tier, this.relayed) : reader;
   }
 
   /** A fresh stream output for one attempt. */

@@ -11,12 +11,12 @@ import { CHAT_TOOLS } from '../helpers/tool-text-kit.js';
 import { HERMES } from '../helpers/tool-text-forms.js';
 
 // The hold as a reader: what the commit rule (EVENT_CONTENT) sees of each Chat event.
-function readerFor(last = false) {
+function readerFor(last = false, holdsReasoning = true) {
   const parsed = chatClient.parse({ model: 'chat', messages: [{ role: 'user', content: 'x' }], tools: CHAT_TOOLS }, {});
   if (!parsed.ok) throw new Error(parsed.message);
   const scope = toolTextScope(tier('local'), parsed.request);
   if (!scope) throw new Error('no scope');
-  return { reader: new TextCallReader(chatWire.reader(), scope, { name: 'local', last }), scope };
+  return { reader: new TextCallReader(chatWire.reader(), scope, { name: 'local', last }, holdsReasoning), scope };
 }
 
 function feed(reader: TextCallReader, pieces: string[]) {
@@ -56,11 +56,15 @@ describe('TextCallReader', () => {
     expect(read[3].parts.filter((p) => p.type === 'text-delta').map((p) => (p as { delta: string }).delta)).toEqual(['\n', '<', 'b>bold</b>']);
   });
 
-  it('says what it holds when the TTFT budget ends (and nothing before a form opens), and reports it', () => {
-    const { reader, scope } = readerFor();
+  it('says what it holds when the TTFT budget ends, and reports it; content that is not yet a form goes out then', () => {
+    const early = readerFor().reader;
     const facts = newFacts();
+    early.read(JSON.stringify(chunk({ content: '<tool_' })), facts);
+    expect(early.ttftEnded(facts)).toBe('released');
+    expect(facts.parts.filter((p) => p.type === 'text-delta')).toEqual([{ type: 'text-delta', id: 'text-0', delta: '<tool_' }]);
+    const { reader, scope } = readerFor();
+    expect(reader.ttftEnded(facts)).toBeNull(); // nothing held
     reader.read(JSON.stringify(chunk({ content: '<tool_' })), facts);
-    expect(reader.ttftEnded(facts)).toBeNull();
     reader.read(JSON.stringify(chunk({ content: 'call>\n{"name": "Bash"' })), facts);
     expect(reader.ttftEnded(facts)).toEqual({ badCall: expect.stringMatching(/still open when the TTFT budget ended/) });
     expect(scope.reports).toEqual([{ tier: 'local', format: 'hermes', calls: 0, repaired: false, result: 'failed_over' }]);
@@ -79,5 +83,31 @@ describe('TextCallReader', () => {
     const last = feed(readerFor(true).reader, [bad]);
     const delivered = last.flatMap((r) => r.parts).filter((p) => p.type === 'text-delta').map((p) => (p as { delta: string }).delta).join('');
     expect(delivered).toBe(bad);
+  });
+
+  it('a relayed stream holds reasoning with the text; when ttft_ms ends on reasoning alone it goes out (no failure)', () => {
+    const { reader } = readerFor();
+    const facts = newFacts();
+    reader.read(JSON.stringify(chunk({ reasoning_content: 'thinking…' })), facts);
+    expect(facts.flags & EVENT_CONTENT).toBe(0);
+    expect(reader.ttftEnded(facts)).toBe('released');
+    expect(facts.flags & EVENT_CONTENT).toBeTruthy();
+    expect(facts.parts.filter((p) => p.type === 'reasoning-delta')).toEqual([{ type: 'reasoning-delta', id: 'reasoning-0', delta: 'thinking…' }]);
+  });
+
+  it('a rendered stream commits on reasoning as before, still converts a form after it, and passes a bad one as text (no failover after commit)', () => {
+    const good = readerFor(false, false).reader;
+    const facts = newFacts();
+    good.read(JSON.stringify(chunk({ reasoning_content: 'plan' })), facts);
+    expect(facts.flags & EVENT_CONTENT).toBeTruthy();
+    good.read(JSON.stringify(chunk({ content: HERMES })), facts);
+    expect(facts.parts.map((p) => p.type)).toContain('tool-input-start');
+
+    const { reader: bad, scope } = readerFor(false, false);
+    bad.read(JSON.stringify(chunk({ reasoning_content: 'plan' })), facts);
+    bad.read(JSON.stringify(chunk({ content: HERMES.replace('Bash', 'Nope') })), facts);
+    bad.read(JSON.stringify(chunk({}, 'stop')), facts);
+    expect(facts.flags & EVENT_ERROR).toBe(0);
+    expect(scope.reports).toEqual([{ tier: 'local', format: 'hermes', calls: 0, repaired: false, result: 'passed_as_text' }]);
   });
 });

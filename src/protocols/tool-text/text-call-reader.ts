@@ -1,6 +1,6 @@
 import { readFactsOfParts } from '../part-facts.js';
 import type { StreamPart } from '../stream-part.js';
-import { EVENT_BAD_TOOL_CALL, EVENT_DONE, EVENT_ERROR, EVENT_MALFORMED, EVENT_REWRITTEN, EVENT_USAGE_ONLY, type EventFacts, type StreamReader } from '../types.js';
+import { EVENT_BAD_TOOL_CALL, EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, EVENT_MALFORMED, EVENT_REWRITTEN, EVENT_USAGE_ONLY, type EventFacts, type StreamReader } from '../types.js';
 import { firstCloseOf, formatOf, mayOpen, openingOf, type ToolTextFormat } from './forms.js';
 import { recoverCalls, type Recovery } from './recover.js';
 import { type ToolTextScope } from './scope.js';
@@ -31,10 +31,29 @@ export class TextCallReader implements StreamReader {
   private searched = 0;
   private readonly out: StreamPart[] = [];
   private madeCalls = false;
+  /** Content has gone out (the stream committed): a bad call can no longer fail over. */
+  private committed = false;
 
-  constructor(private readonly inner: StreamReader, private readonly scope: ToolTextScope, private readonly tier: { name: string; last?: boolean }) {}
+  /**
+   * `holdsReasoning`: a relayed stream holds reasoning with the text after it (its bytes cannot
+   * be rendered after commit); a rendered one lets reasoning commit as it always did, and still
+   * converts a form that follows it.
+   */
+  constructor(
+    private readonly inner: StreamReader,
+    private readonly scope: ToolTextScope,
+    private readonly tier: { name: string; last?: boolean },
+    private readonly holdsReasoning = true,
+  ) {}
 
   ttftEnded(facts: EventFacts): { badCall: string } | 'released' | null {
+    if (this.state === 'opening' && this.held.length > 0) {
+      // Only reasoning (or whitespace) is held: the model is answering, so it goes out now; a form after it stays text.
+      this.out.length = 0;
+      facts.flags = 0;
+      this.release(facts, null);
+      return 'released';
+    }
     if (this.state !== 'holding') return null;
     if (this.tier.last) {
       // No tier is left to ask: what the model wrote so far goes out, and the rest after it.
@@ -68,7 +87,7 @@ export class TextCallReader implements StreamReader {
         if (first === '') return false;
         return !mayOpen(first[0]);
       }
-      if (part.type === 'reasoning-delta' && part.delta !== '') return false;
+      if (part.type === 'reasoning-delta' && part.delta !== '' && this.holdsReasoning) return false;
       if (part.type === 'tool-input-start' || part.type === 'opaque' || ofOtherChoice(part)) return true;
     }
     // No content in this event: nothing to hold yet.
@@ -91,10 +110,13 @@ export class TextCallReader implements StreamReader {
           break;
         case 'text-start':
         case 'text-end':
+          this.held.push(part);
+          break;
         case 'reasoning-start':
         case 'reasoning-delta':
         case 'reasoning-end':
-          this.held.push(part);
+          if (this.holdsReasoning) this.held.push(part);
+          else out.push(part);
           break;
         case 'finish':
           ended = true;
@@ -146,7 +168,7 @@ export class TextCallReader implements StreamReader {
     const recovery = recoverCalls(this.text.slice(0, end), format, this.scope.tools);
     if (recovery.kind === 'not_a_call') return this.release(facts, finish);
     if (recovery.kind === 'invalid') {
-      if (this.tier.last) {
+      if (this.tier.last || this.committed) {
         this.report('passed_as_text', 0, recovery.repaired, format);
         return this.release(facts, finish);
       }
@@ -211,6 +233,7 @@ export class TextCallReader implements StreamReader {
     facts.usage = undefined;
     readFactsOfParts(parts, facts);
     facts.flags |= kept | flags;
+    if (facts.flags & EVENT_CONTENT) this.committed = true;
   }
 
   private report(result: 'recovered' | 'repaired' | 'failed_over' | 'passed_as_text', calls: number, repaired: boolean, format = this.format ?? 'json'): void {
