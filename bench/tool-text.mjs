@@ -98,6 +98,8 @@ function heldCall() {
   if (!String(out).includes('"tool_calls"')) throw new Error('the call was not converted');
   return ms;
 }
+// The first request with tools loads ajv on the next turn of the event loop (warmSchemaChecks), while the model writes.
+await new Promise((resolve) => setImmediate(resolve));
 const cold = heldCall();
 const warm = Array.from({ length: 2000 }, heldCall).sort((a, b) => a - b);
-console.log(`held call, closing event: first in the process ${cold.toFixed(2)} ms (ajv loaded, schema compiled); then p50 ${warm[1000].toFixed(3)} ms, p99 ${warm[1980].toFixed(3)} ms`);
+console.log(`held call, closing event: first of its schema ${cold.toFixed(2)} ms (compiled; ajv loaded earlier, off the request); then p50 ${warm[1000].toFixed(3)} ms, p99 ${warm[1980].toFixed(3)} ms`);

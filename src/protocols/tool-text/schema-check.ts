@@ -28,6 +28,28 @@ export function checkArguments(schema: Record<string, unknown>, args: Record<str
   return (ajv as AjvInstance).errorsText(validate.errors);
 }
 
+let warming = false;
+
+/**
+ * Loads ajv soon, off the current request (the first request with tools asks for it): loading
+ * and a first compile take 50–100 ms once per process, which a held call would otherwise wait for.
+ */
+export function warmSchemaChecks(): void {
+  if (ajv || warming) return;
+  warming = true;
+  // A first compile runs ajv's code generation cold (~30 ms); a throwaway schema takes that here.
+  setImmediate(() => loadedAjv().compile({ type: 'object', properties: { a: { type: 'string', enum: ['x'] }, b: { type: 'integer' } }, required: ['a'] })).unref();
+}
+
+function loadedAjv(): AjvInstance {
+  if (!ajv) {
+    // The class first, then `new`: tsc drops the parentheses of `new (require(…)).default(…)`.
+    const Ajv = (require('ajv') as { default: AjvClass }).default;
+    ajv = new Ajv({ coerceTypes: true, strict: false, allErrors: false, validateSchema: false });
+  }
+  return ajv;
+}
+
 function validatorFor(schema: Record<string, unknown>): ValidateFunction | null {
   let validate = byObject.get(schema);
   if (validate === undefined) byObject.set(schema, (validate = compiledFor(schema)));
@@ -39,16 +61,11 @@ function compiledFor(schema: Record<string, unknown>): ValidateFunction | null {
   const known = compiled.get(key);
   if (known !== undefined) return known;
   if (compiled.size >= MAX_SCHEMAS) compiled.clear();
-  if (!ajv) {
-    // The class first, then `new`: tsc drops the parentheses of `new (require(…)).default(…)`.
-    const Ajv = (require('ajv') as { default: AjvClass }).default;
-    ajv = new Ajv({ coerceTypes: true, strict: false, allErrors: false, validateSchema: false });
-  }
   let validate: ValidateFunction | null;
   try {
     // `$schema` names a dialect (draft-07, 2020-12): the keywords tools use are the same in each.
     const { $schema: _dialect, ...rest } = schema;
-    validate = ajv.compile(rest);
+    validate = loadedAjv().compile(rest);
   } catch {
     validate = null;
   }

@@ -7,6 +7,7 @@ import { toolList as responsesTools } from '../responses/to-neutral.js';
 import { isUnsupported, type ClientRequest } from '../types.js';
 import type { ToolTextFormat } from './forms.js';
 import type { ToolSchemas } from './recover.js';
+import { warmSchemaChecks } from './schema-check.js';
 
 /** How one attempt's tool call written as text ended (SPEC: the log line's `tool_text`, the metric's labels). */
 export interface ToolTextReport {
@@ -64,6 +65,7 @@ function scopeOf(request: ClientRequest): ToolTextScope | null {
   if (!Array.isArray(body.tools) || body.tools.length === 0 || choosesNone(request.protocol, body.tool_choice)) return null;
   const list = toolsOf(request.protocol, body.tools);
   if (list.length === 0) return null;
+  warmSchemaChecks();
   return new ToolTextScope(new Map(list.map((tool) => [tool.name, tool.parameters])), request.protocol);
 }
 
