@@ -69,6 +69,8 @@ export const TierSchema = z.strictObject({
   /** Whether the model takes images / tools; auto = discovered (unknown: sent). */
   vision: z.union([z.literal('auto'), z.boolean()]).optional(),
   tools: z.union([z.literal('auto'), z.boolean()]).optional(),
+  /** Tool calls the model writes as text (src/tool-text/): auto recovers them when the request has tools; off relays the text as is. */
+  tool_text: z.enum(['auto', 'off']).optional(),
 });
 
 export type TimeoutsConfig = z.infer<typeof TimeoutsSchema>;

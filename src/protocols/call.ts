@@ -4,8 +4,12 @@ import type { NeutralRequest, NeutralResponse } from './neutral.js';
 import { isInvalidSignature, messagesWithoutThinking, neutralWithoutSignedThinking } from './foreign-thinking.js';
 import { isReasoningRefusal } from './reasoning.js';
 import { wireFor } from './registry.js';
+import { toolTextScope, type ToolTextScope } from './tool-text/scope.js';
+import { TextCallOutput } from './tool-text/text-call-output.js';
+import { TextCallReader } from './tool-text/text-call-reader.js';
+import { recoverWholeAnswer } from './tool-text/whole-answer.js';
 import { TranslatedOutput } from './translated-output.js';
-import { isUnsupported, readParts, type ClientCodec, type ClientRequest, type StreamOutput, type Unsupported, type UpstreamAnswer, type UpstreamRequest, type WireCodec } from './types.js';
+import { isUnsupported, readParts, type ClientCodec, type ClientRequest, type StreamOutput, type StreamReader, type Unsupported, type UpstreamAnswer, type UpstreamRequest, type WireCodec } from './types.js';
 import type { Usage } from './usage.js';
 
 /** A whole answer as the client gets it. */
@@ -29,6 +33,8 @@ export class UpstreamCall {
     readonly relayed: boolean,
     private readonly client: ClientCodec,
     private readonly clientRequest: ClientRequest,
+    /** Tool calls written as text are recovered (not in a continuation of llm-route's own making: its answer is text already begun). */
+    private readonly readsTextCalls = true,
   ) {}
 
   /** The call for `tier`, or why the tier cannot carry this request. */
@@ -88,18 +94,39 @@ export class UpstreamCall {
     const wire = wireFor(tier.provider, request.protocol);
     const upstream = wire.encodeRequest(tier.provider, tier, neutral, request.stream, request.headers);
     if (isUnsupported(upstream)) return upstream;
-    return new UpstreamCall(tier, wire, upstream, false, client, request);
+    return new UpstreamCall(tier, wire, upstream, false, client, request, false);
+  }
+
+  /** A fresh reader of one attempt's stream: the wire's, behind the hold of tool calls written as text when the request has tools. */
+  streamReader(): StreamReader {
+    const reader = this.wire.reader();
+    const scope = this.toolText();
+    return scope ? new TextCallReader(reader, scope, this.tier, this.relayed) : reader;
   }
 
   /** A fresh stream output for one attempt. */
   streamOutput(): StreamOutput {
-    if (this.relayed) return this.client.relay(this.clientRequest);
+    if (this.relayed) {
+      const relay = this.client.relay(this.clientRequest);
+      // A relay whose answer may turn out to be a call written as text waits for the reader's decision.
+      return this.toolText() ? new TextCallOutput(relay, this.client.renderer(this.clientRequest)) : relay;
+    }
     const renderer = this.client.renderer(this.clientRequest);
     return this.request.answerTool ? new TranslatedOutput(renderer, new AnswerToolStage(readParts, this.request.answerTool)) : new TranslatedOutput(renderer);
   }
 
-  /** A whole 2xx answer for the client, with its usage; 'not_json' when the body is not an answer. */
-  unaryAnswer(status: number, contentType: string, body: Buffer): { answer: ShapedAnswer; usage: Usage | undefined } | 'not_json' {
+  /**
+   * A whole 2xx answer for the client, with its usage; 'not_json' when the body is not an
+   * answer; `badToolCall` when its text is a tool call the client cannot run (see tool-text/).
+   */
+  unaryAnswer(status: number, contentType: string, body: Buffer): { answer: ShapedAnswer; usage: Usage | undefined } | 'not_json' | { badToolCall: string } {
+    const scope = this.toolText();
+    if (scope) {
+      const response = this.decodeResponse(body);
+      const recovered = response === 'not_json' ? null : recoverWholeAnswer(response, scope, this.tier);
+      if (recovered && 'badToolCall' in recovered) return recovered;
+      if (recovered) return { answer: { status, contentType: 'application/json', body: Buffer.from(this.client.renderResponse(recovered, this.clientRequest)) }, usage: recovered.usage };
+    }
     if (this.relayed) {
       const usage = this.wire.readUsage(body);
       if (usage === 'not_json') return usage;
@@ -118,6 +145,11 @@ export class UpstreamCall {
       return { status: upstream.status, contentType: typeof type === 'string' ? type : 'application/json', body: upstream.body };
     }
     return { status: upstream.status, contentType: 'application/json', body: Buffer.from(this.client.translateRejection(upstream.status, message)) };
+  }
+
+  /** The request's tool-text scope on this tier (null: nothing to recover); never for llm-route's own answer tool. */
+  private toolText(): ToolTextScope | null {
+    return this.request.answerTool || !this.readsTextCalls ? null : toolTextScope(this.tier, this.clientRequest);
   }
 
   private decodeResponse(body: Buffer): NeutralResponse | 'not_json' {

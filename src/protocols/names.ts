@@ -21,6 +21,8 @@ export type AttemptReason =
   | 'context_length' | 'content_policy' | 'bad_request'
   // a 2xx answer that is not one
   | 'bad_response' | 'empty_stream' | 'upstream_error' | 'broken_stream' | 'answer_too_large'
+  // a tool call written as text that the client cannot run (src/protocols/tool-text/)
+  | 'bad_tool_call'
   // a mid-stream recovery whose replay is not the answer the client has
   | 'replay_diverged'
   // not the tier's doing: a request it cannot carry, the client leaving, the server stopping

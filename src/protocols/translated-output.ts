@@ -1,5 +1,5 @@
 import type { StreamPart } from './stream-part.js';
-import { readParts, type EventFacts, type PartStage, type StreamOutput, type StreamRenderer } from './types.js';
+import { newFacts, readParts, type EventFacts, type PartStage, type StreamOutput, type StreamRenderer } from './types.js';
 
 /**
  * A stream from a server in one protocol, rendered for a client in another: each event's
@@ -13,6 +13,17 @@ export class TranslatedOutput implements StreamOutput {
 
   event(facts: EventFacts): Buffer | null {
     const text = this.renderer.render(this.staged(facts));
+    return text === '' ? null : Buffer.from(text);
+  }
+
+  /** Several events' parts at once (what waited for a decision, see tool-text/text-call-output.ts). */
+  renderAll(events: ReadonlyArray<readonly StreamPart[]>): Buffer | null {
+    let text = '';
+    const facts = newFacts();
+    for (const parts of events) {
+      facts.parts = parts;
+      text += this.renderer.render(this.staged(facts));
+    }
     return text === '' ? null : Buffer.from(text);
   }
 

@@ -46,6 +46,8 @@ export const EVENT_USAGE_ONLY = 8; // nothing but usage (chat: hidden from clien
 export const EVENT_ERROR = 16; // an error reported inside the stream
 export const EVENT_MALFORMED = 32; // not valid JSON, or not an event of the protocol
 export const EVENT_DONE = 64; // the protocol's terminator: nothing meaningful follows
+export const EVENT_REWRITTEN = 128; // its parts are not what the upstream's bytes say (a tool call recovered from text): a relay renders from here on
+export const EVENT_BAD_TOOL_CALL = 256; // with EVENT_ERROR: a tool call written as text that the client cannot run (src/protocols/tool-text/)
 
 const NO_PARTS: readonly StreamPart[] = Object.freeze([]);
 
@@ -135,6 +137,12 @@ export interface WireCodec {
  */
 export interface StreamReader {
   read(data: string, facts: EventFacts): void;
+  /**
+   * A reader that holds content before commit (a tool call written as text, see tool-text/),
+   * told that the TTFT budget ended: `badCall`, why the attempt fails; 'released', the held
+   * content is in `facts` as one event, to commit now (the route's last tier); null: nothing held.
+   */
+  ttftEnded?(facts: EventFacts): { badCall: string } | 'released' | null;
 }
 
 /**
@@ -228,8 +236,8 @@ export const RAW = Symbol('raw');
 export interface StreamOutput {
   /** Whether events reach the client as their own bytes (the byte relay). */
   readonly relays: boolean;
-  /** What the client gets for one read, well-formed event: RAW, bytes, or null (nothing). */
-  event(facts: EventFacts): typeof RAW | Buffer | null;
+  /** What the client gets for one read, well-formed event (`raw`: its upstream bytes): RAW, bytes, or null (nothing). */
+  event(facts: EventFacts, raw: Buffer): typeof RAW | Buffer | null;
   /** A comment or field-less event (keep-alive), after commit: its bytes, or null. */
   keepAlive(raw: Buffer): Buffer | null;
   /** The answer is complete (`terminated`: the upstream sent its terminator): what ends the client's stream well. */

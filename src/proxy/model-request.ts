@@ -6,7 +6,8 @@ import { requestText } from '../protocols/neutral.js';
 import { type ClientCodec, type ClientRequest, isUnsupported } from '../protocols/types.js';
 import type { Usage } from '../protocols/usage.js';
 import type { RequestFinished, RequestOutcome, SaverMeasure } from '../telemetry/events.js';
-import { Exchange } from './exchange.js';
+import { reportsOf } from '../protocols/tool-text/scope.js';
+import { Exchange, type FinishFields } from './exchange.js';
 import { enterIdempotent, type IdempotentRun } from './idempotent-request.js';
 import type { ProxyContext } from './proxy-context.js';
 import { type Limited, routeRequest, type RoutingOutcome } from './route-request.js';
@@ -122,6 +123,12 @@ async function saveTokens(exchange: Exchange, route: Route, request: ClientReque
   return { request: reparsed.ok ? reparsed.request : request, savers };
 }
 
+/** The request's tool calls written as text, for its end (none: nothing). */
+function toolTextOf(request: ClientRequest): Pick<FinishFields, 'toolText'> {
+  const reports = reportsOf(request);
+  return reports.length > 0 ? { toolText: [...reports] } : {};
+}
+
 /**
  * Answers the client in the shape the routing loop ended in, and records the request's end.
  * The tier that answered settles its limits and budgets to what it used.
@@ -139,7 +146,7 @@ async function answer(exchange: Exchange, route: Route, request: ClientRequest, 
         tier: outcome.tier.name, status: 200, outcome: result, ttftMs: exchange.ttftMs, attempts, usage: end.usage,
         estimate: end.usage ? undefined : estimateOf(request, end.text, end.earlyUsage), chunkErrors: end.chunkErrors, committed: true, error: interruption?.message,
         ...(outcome.recovery?.resumed ? { resumed: outcome.recovery.resumed } : {}),
-        promptTruncated: detectTruncation(outcome.tier, end.usage ?? end.earlyUsage, prompt),
+        promptTruncated: detectTruncation(outcome.tier, end.usage ?? end.earlyUsage, prompt), ...toolTextOf(request),
       });
     }
     case 'unary': {
@@ -149,7 +156,7 @@ async function answer(exchange: Exchange, route: Route, request: ClientRequest, 
       return exchange.finish({
         tier: outcome.tier.name, status: unary.answer.status, outcome: 'ok', attempts, usage: unary.usage,
         estimate: unary.usage ? undefined : estimateOf(request, outcome.call.answerText(unary.upstreamBody)),
-        promptTruncated: detectTruncation(outcome.tier, unary.usage, prompt),
+        promptTruncated: detectTruncation(outcome.tier, unary.usage, prompt), ...toolTextOf(request),
       });
     }
     case 'rejected':

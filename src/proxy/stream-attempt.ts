@@ -3,7 +3,7 @@ import { EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, RAW } from '../protocols/types.
 import type { TelemetryBus } from '../telemetry/bus.js';
 import type { Framer } from '../sse/framer.js';
 import { AttemptError, type Phase, timeoutError } from './attempt-error.js';
-import { emptyStream, MAX_EVENT_BYTES, tooLargeEvent, upstreamErrorBeforeContent } from './stream-errors.js';
+import { badToolCall, emptyStream, MAX_EVENT_BYTES, tooLargeEvent, upstreamErrorBeforeContent } from './stream-errors.js';
 import type { CommitPort } from './stream-sink.js';
 import { type RelayInput, StreamRelay } from './stream-relay.js';
 import { StreamTally } from './stream-tally.js';
@@ -47,7 +47,7 @@ export class StreamAttempt implements AnswerReader {
 
   constructor(private readonly input: StreamAttemptInput) {
     this.framer = input.call.wire.framer();
-    this.tally = new StreamTally(input.call.wire, input.telemetry, input.route, input.tier.name);
+    this.tally = new StreamTally(input.call.streamReader(), input.telemetry, input.route, input.tier.name);
     this.committed = new Promise((resolve) => (this.resolveCommitted = resolve));
     this.ttftTimer = setTimeout(StreamAttempt.ttftExpired, input.ttftBudgetMs, this);
     this.dispatch = new UpstreamDispatch(input, this);
@@ -117,18 +117,23 @@ export class StreamAttempt implements AnswerReader {
     const tally = this.tally;
     if (!tally.read(data)) return;
     const flags = tally.facts.flags;
-    if (flags & EVENT_ERROR) return this.stop(upstreamErrorBeforeContent(data));
+    if (flags & EVENT_ERROR) return this.stop(upstreamErrorBeforeContent(data, tally.facts));
     // A terminator before any content is an empty stream; one that is also the finish (Ollama's
     // done line, Responses' response.completed) is an answer that happens to be empty.
     if (flags & EVENT_DONE && !(flags & EVENT_CONTENT)) return this.stop(emptyStream());
     tally.noteEnding(flags);
-    const piece = this.input.output.event(tally.facts);
+    this.take(raw);
+  };
+
+  /** The event read into the tally's facts: what the output makes of it is held; content commits. */
+  private take(raw: Buffer): void {
+    const piece = this.input.output.event(this.tally.facts, raw);
     // The output may have ended the attempt on this very event (a recovery's replay that differs from its first text on).
     if (!this.waiting) return;
     if (piece === RAW) this.held.push(raw);
     else if (piece) this.held.push(piece);
-    if (flags & EVENT_CONTENT) this.commit();
-  };
+    if (this.tally.facts.flags & EVENT_CONTENT) this.commit();
+  }
 
   /** The commit point: the client gets its answer and the held events; the relay takes the rest. */
   private commit(): void {
@@ -146,6 +151,10 @@ export class StreamAttempt implements AnswerReader {
 
   private static ttftExpired(attempt: StreamAttempt): void {
     const { ttftLimit, ttftBudgetMs } = attempt.input;
-    attempt.stop(timeoutError(ttftLimit, ttftBudgetMs, attempt.phase()));
+    // A tool call written as text still open when the budget ends is the tier's bad call, not a
+    // silence; on the route's last tier it goes out as written (src/protocols/tool-text/).
+    const held = attempt.tally.ttftEnded();
+    if (held === 'released') return attempt.take(Buffer.alloc(0));
+    attempt.stop(held ? badToolCall(held.badCall) : timeoutError(ttftLimit, ttftBudgetMs, attempt.phase()));
   }
 }

@@ -1,3 +1,4 @@
+import { EVENT_BAD_TOOL_CALL, type EventFacts } from '../protocols/types.js';
 import { AttemptError } from './attempt-error.js';
 
 /** A stream event can not sensibly be larger: past this, the upstream is not speaking its protocol. */
@@ -19,7 +20,20 @@ export function emptyStream(): AttemptError {
   return new AttemptError('empty_stream', 'the stream ended before its first content event', { phase: 'first_token', failover: true, retryable: false });
 }
 
-/** The upstream reported an error inside the stream before any content: the next tier may answer. */
-export function upstreamErrorBeforeContent(data: string): AttemptError {
+/** The upstream reported an error inside the stream before any content (or its reader found a bad tool call in it): the next tier may answer. */
+export function upstreamErrorBeforeContent(data: string, facts: EventFacts): AttemptError {
+  if (facts.flags & EVENT_BAD_TOOL_CALL) {
+    const error = facts.parts.find((part) => part.type === 'error');
+    return badToolCall(error?.type === 'error' ? error.message : 'a tool call written as text that cannot be run');
+  }
   return new AttemptError('upstream_error', `error event before first token: ${data.slice(0, 200)}`, { phase: 'first_token', failover: true, retryable: false });
+}
+
+/**
+ * A tool call the model wrote as text that the client cannot run (an unknown tool, arguments
+ * invalid after repair, a form that never closed within ttft_ms): the tier's fault, not its
+ * provider's health; the next tier gets the same payload (SPEC "Tool calls written as text").
+ */
+export function badToolCall(message: string): AttemptError {
+  return new AttemptError('bad_tool_call', `bad tool call written as text: ${message}`, { phase: 'first_token', failover: true, retryable: false, blame: 'tier' });
 }

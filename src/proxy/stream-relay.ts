@@ -122,7 +122,7 @@ export class StreamRelay implements AnswerReader, Upstream {
       return this.interrupt(new AttemptError('upstream_error', 'the upstream reported an error after the first token', { phase: 'body', failover: false, retryable: false }), this.output.upstreamError(raw, tally.facts));
     }
     tally.noteEnding(flags);
-    this.keep(this.output.event(tally.facts), raw);
+    this.keep(this.output.event(tally.facts, raw), raw);
   };
 
   onEnd(): void {

@@ -1,4 +1,4 @@
-import { EVENT_DONE, EVENT_FINISH, EVENT_MALFORMED, newFacts, type StreamReader, type WireCodec } from '../protocols/types.js';
+import { EVENT_DONE, EVENT_FINISH, EVENT_MALFORMED, newFacts, type StreamReader } from '../protocols/types.js';
 import { mergeUsage, type Usage } from '../protocols/usage.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 
@@ -19,9 +19,14 @@ export class StreamTally {
   /** The wire's reader of this one stream (stateful: block ids, tool-call numbering). */
   private readonly reader: StreamReader;
 
-  /** Malformed events are reported as `chunk_error`s of `route` and `tier`. */
-  constructor(wire: WireCodec, private readonly telemetry: TelemetryBus, private readonly route: string, private readonly tier: string) {
-    this.reader = wire.reader();
+  /** `reader`: the wire's reader of this stream (the call's, see UpstreamCall.streamReader). Malformed events are reported as `chunk_error`s of `route` and `tier`. */
+  constructor(reader: StreamReader, private readonly telemetry: TelemetryBus, private readonly route: string, private readonly tier: string) {
+    this.reader = reader;
+  }
+
+  /** The TTFT budget ended: what the reader makes of a tool call written as text it still holds (see StreamReader.ttftEnded). */
+  ttftEnded(): { badCall: string } | 'released' | null {
+    return this.reader.ttftEnded?.(this.facts) ?? null;
   }
 
   /** Reads one event's data into `facts`, keeping its usage and text; false for a malformed event (counted, to be dropped). */

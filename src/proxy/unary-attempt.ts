@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { ShapedAnswer } from '../protocols/call.js';
 import type { Usage } from '../protocols/usage.js';
 import { AttemptError, type Phase, timeoutError } from './attempt-error.js';
+import { badToolCall } from './stream-errors.js';
 import { type AnswerReader, type AttemptInput, UpstreamDispatch } from './upstream-dispatch.js';
 
 /** A whole non-streaming answer, shaped for the client: the commit point is its last byte. */
@@ -57,6 +58,7 @@ export class UnaryAttempt implements AnswerReader {
     if (shaped === 'not_json') {
       return this.stop(new AttemptError('bad_response', 'upstream answered with a body that is not JSON', { phase: 'body', failover: true, retryable: false }));
     }
+    if ('badToolCall' in shaped) return this.stop(badToolCall(shaped.badToolCall));
     this.settle({ ok: true, answer: { ...shaped, upstreamBody: body } });
   }
 

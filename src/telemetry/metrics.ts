@@ -76,6 +76,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly toolTexts = new CounterCells({
+    name: 'llm_tool_text_total',
+    help: 'Tool calls written as text, once per request and attempt: recovered, repaired, failed_over or passed_as_text.',
+    labelNames: ['route', 'tier', 'format', 'result'],
+    registers: [this.registry],
+  });
+
   private readonly tierState = new GaugeCells({
     name: 'llm_tier_state',
     help: 'Tier health: 0 healthy, 1 degraded, 2 down (circuit open).',
@@ -147,6 +154,7 @@ export class Metrics {
           this.child3(this.tokens, event.route, tier, 'completion').inc(event.usage.completion_tokens);
         }
         if (event.promptTruncated) this.child(this.truncations, event.route, tier).inc();
+        for (const report of event.toolText ?? []) this.child4(this.toolTexts, event.route, report.tier, report.format, report.result).inc();
         return;
       }
       case 'tier_state':

@@ -1,3 +1,4 @@
+import type { ToolTextReport } from '../protocols/tool-text/scope.js';
 import type { Usage } from '../protocols/usage.js';
 import type { AttemptOutcome, AttemptReason, ClientProtocol, RequestOutcome } from '../protocols/names.js';
 
@@ -119,6 +120,8 @@ export interface RequestFinished {
   resumed?: ResumedStream;
   /** The tier read fewer than 70% of the prompt tokens counted before sending: it cut the prompt silently (SPEC "Route by fit"). */
   promptTruncated?: { sent: number; read: number };
+  /** Tool calls the model wrote as text, one report per attempt that held one (SPEC "Tool calls written as text"); the last is the request's. */
+  toolText?: ToolTextReport[];
 }
 
 /** A mid-stream recovery: from which tier to which, by which means, after how much text, and how it went. */

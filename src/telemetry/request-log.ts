@@ -1,3 +1,4 @@
+import { toolTextSummary } from '../protocols/tool-text/scope.js';
 import type { Writable } from 'node:stream';
 import type { TelemetryBus } from './bus.js';
 import type { RequestFinished, TelemetryEvent } from './events.js';
@@ -153,7 +154,9 @@ export function toLogLine(event: RequestFinished, time = new Date().toISOString(
   }
   if (event.chunkErrors > 0) line.chunk_errors = event.chunkErrors;
   if (event.promptTruncated) line.prompt_truncated = event.promptTruncated;
+  if (event.toolText?.length) line.tool_text = toolTextSummary(event.toolText);
   if (event.error) line.error = event.error;
   if (event.resumed) line.resumed = event.resumed;
   return line;
 }
+

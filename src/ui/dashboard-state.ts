@@ -1,3 +1,4 @@
+import { toolTextSummary } from '../protocols/tool-text/scope.js';
 import type { Config, Route, Tier } from '../config/schema.js';
 import { type AttemptFinished, type HealthChecked, isLimitSkip, provesTierAlive, type RequestFinished, type TelemetryEvent, type WeightChanged } from '../telemetry/events.js';
 import {
@@ -279,7 +280,13 @@ function recentRequest({ at, event }: Finished): RecentRequest {
     ttftMs: event.ttftMs,
     completionTokens: event.usage?.completion_tokens,
     ...(event.resumed ? { resumed: resumedNote(event.resumed) } : {}),
+    ...(event.toolText?.length ? { toolText: toolTextNote(event.toolText) } : {}),
   };
+}
+
+function toolTextNote(reports: NonNullable<Finished['event']['toolText']>): string {
+  const { format, result } = toolTextSummary(reports);
+  return `tool text ${format} ${result.replaceAll('_', ' ')}`;
 }
 
 function resumedNote(resumed: NonNullable<Finished['event']['resumed']>): string {

@@ -51,6 +51,8 @@ export interface RecentRequest {
   completionTokens: number | undefined;
   /** A stream that broke and was resumed (or tried to be): `resumed a→b by continue`, `resume diverged`. */
   resumed?: string;
+  /** A tool call the model wrote as text: `tool text hermes recovered`, `tool text json failed over`. */
+  toolText?: string;
 }
 
 export interface DashboardSnapshot {

@@ -79,6 +79,8 @@ const STEPS: string[] = [
   `ALTER TABLE requests ADD COLUMN resumed TEXT`,
   // 3: a tier that cut the prompt silently (SPEC "Route by fit"): {"sent":N,"read":M}
   'ALTER TABLE requests ADD COLUMN prompt_truncated TEXT;',
+  // 4: a tool call the model wrote as text (SPEC "Tool calls written as text"): {"format","calls","repaired","result"}
+  'ALTER TABLE requests ADD COLUMN tool_text TEXT;',
 ];
 
 export const SCHEMA_VERSION = STEPS.length;

@@ -1,3 +1,4 @@
+import { toolTextSummary } from '../protocols/tool-text/scope.js';
 import type { RequestFinished } from '../telemetry/events.js';
 import type { TokenCounter } from '../tokens/count.js';
 import { priceRequest, type PriceBook } from './price-book.js';
@@ -6,7 +7,7 @@ import { priceRequest, type PriceBook } from './price-book.js';
 export type LoggedRequest = Pick<
   RequestFinished,
   'id' | 'startedAt' | 'protocol' | 'route' | 'tier' | 'provider' | 'model' | 'status' | 'outcome' | 'stream' | 'ttftMs'
-  | 'durationMs' | 'usage' | 'chunkErrors' | 'attempts' | 'savers' | 'estimate' | 'resumed' | 'promptTruncated'
+  | 'durationMs' | 'usage' | 'chunkErrors' | 'attempts' | 'savers' | 'estimate' | 'resumed' | 'promptTruncated' | 'toolText'
 >;
 
 export type TokenSource = 'upstream' | `estimated:${string}`;
@@ -51,6 +52,8 @@ export interface RequestRow {
   resumed: string | null;
   /** `{"sent":N,"read":M}` when the tier cut the prompt silently, else null. */
   promptTruncated: string | null;
+  /** The request's tool call written as text, `{"format","calls","repaired","result"}` (its last attempt's), else null. */
+  toolText: string | null;
   attempts: AttemptRow[];
 }
 
@@ -104,6 +107,7 @@ export function requestRow(e: LoggedRequest, book: PriceBook, counter: TokenCoun
     saverFailures: savers.filter((s) => s.failed).length,
     resumed: e.resumed ? `${e.resumed.how}:${e.resumed.result}` : null,
     promptTruncated: e.promptTruncated ? JSON.stringify(e.promptTruncated) : null,
+    toolText: e.toolText?.length ? JSON.stringify(toolTextSummary(e.toolText)) : null,
     attempts: e.attempts.map((a) => ({ tier: a.tier, attempt: a.attempt, outcome: a.outcome, status: a.status ?? null, ms: a.ms })),
   };
 }

@@ -10,7 +10,12 @@ export function startOllamaStream(ctx: ScriptContext): void {
 }
 
 export function ollamaLine(ctx: ScriptContext, message: Record<string, unknown>, extra: Record<string, unknown> = {}): void {
-  ctx.raw(`${JSON.stringify({ model: 'qwen2.5:7b', created_at: CREATED_AT, message: { role: 'assistant', content: '', ...message }, done: false, ...extra })}\n`);
+  ctx.raw(ollamaLineText(message, extra));
+}
+
+/** One line of a streamed answer, as Ollama writes it. */
+export function ollamaLineText(message: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
+  return `${JSON.stringify({ model: 'qwen2.5:7b', created_at: CREATED_AT, message: { role: 'assistant', content: '', ...message }, done: false, ...extra })}\n`;
 }
 
 export function ollamaDone(ctx: ScriptContext, promptTokens: number, evalTokens: number, doneReason = 'stop'): void {

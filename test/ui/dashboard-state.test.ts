@@ -75,6 +75,16 @@ describe('request path text', () => {
     expect(recent.map((r) => r.resumed)).toEqual([undefined, 'resume diverged', 'resumed local→cloud by continue']);
   });
 
+  it('marks a tool call written as text in the recent list: recovered, or failed over to the next tier', () => {
+    const recent = stateWith([
+      ...requestEvents('chat', [attempt('local', 'ok')], { toolText: [{ tier: 'local', format: 'hermes', calls: 1, repaired: false, result: 'recovered' }] }),
+      ...requestEvents('chat', [attempt('local', 'bad_tool_call'), attempt('cloud', 'ok')], { toolText: [{ tier: 'local', format: 'qwen3_xml', calls: 0, repaired: false, result: 'failed_over' }] }),
+      ...requestEvents('chat', [attempt('local', 'ok')]),
+    ]).snapshot(config, T0).recent;
+    expect(recent.map((r) => r.toolText)).toEqual([undefined, 'tool text qwen3_xml failed over', 'tool text hermes recovered']);
+    expect(recent[1].path).toBe('local ✗ bad tool call → cloud ✓');
+  });
+
   it('keeps the last 50 finished requests', () => {
     const events: TelemetryEvent[] = [];
     for (let i = 0; i < 60; i++) events.push(...requestEvents('chat', [attempt('local', 'ok', { ms: i })], { ttftMs: i }));

@@ -105,7 +105,7 @@ function argumentsText(value: unknown): string {
   return value === undefined ? '{}' : JSON.stringify(value);
 }
 
-function tools(value: unknown): NeutralTool[] {
+export function tools(value: unknown): NeutralTool[] {
   if (!Array.isArray(value)) return [];
   const out: NeutralTool[] = [];
   for (const tool of value) {

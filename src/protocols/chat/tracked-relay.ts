@@ -26,11 +26,11 @@ export class TrackedChatRelay implements StreamOutput {
     if (this.identity) this.renderer.continueAs(this.identity);
   }
 
-  event(facts: EventFacts): typeof RAW | Buffer | null {
+  event(facts: EventFacts, raw: Buffer): typeof RAW | Buffer | null {
     this.delivered.decode(facts, this.scratch);
     this.scratch.length = 0;
     if (this.identity === null) this.identity = identityOf(facts.json);
-    return this.relay.event(facts);
+    return this.relay.event(facts, raw);
   }
 
   keepAlive(raw: Buffer): Buffer | null {

@@ -153,7 +153,7 @@ function assistantParts(content: unknown, toolNames: Map<string, string>): Assis
 /** Tools that run at Anthropic itself (server tools). */
 const AT_ANTHROPIC = /^(web_search|web_fetch|code_execution)_/;
 
-function toolList(value: unknown): { tools: NeutralTool[]; hosted: string[] } | Unsupported {
+export function toolList(value: unknown): { tools: NeutralTool[]; hosted: string[] } | Unsupported {
   const tools: NeutralTool[] = [];
   const hosted: string[] = [];
   if (!Array.isArray(value)) return { tools, hosted };

@@ -130,7 +130,7 @@ function userParts(content: unknown): NeutralPart[] | Unsupported {
 const AT_OPENAI = new Set(['web_search', 'web_search_preview', 'file_search', 'code_interpreter', 'image_generation', 'mcp']);
 
 /** Function tools (those in a namespace too); `hosted`: tools only OpenAI can carry (custom, local_shell, computer use, …). */
-function toolList(value: unknown, namespace?: string): { tools: NeutralTool[]; hosted: string[] } {
+export function toolList(value: unknown, namespace?: string): { tools: NeutralTool[]; hosted: string[] } {
   const tools: NeutralTool[] = [];
   const hosted: string[] = [];
   if (!Array.isArray(value)) return { tools, hosted };

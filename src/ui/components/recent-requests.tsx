@@ -48,6 +48,7 @@ function RecentLine({ request, routeWidth }: { request: RecentRequest; routeWidt
       <Text dimColor={request.completionTokens === undefined}>{cell(request.completionTokens === undefined ? '–' : formatCount(request.completionTokens), 8, 'right')}</Text>
       <Text>{'  '}{request.path}</Text>
       {request.resumed ? <Text color="cyan">{`  (${request.resumed})`}</Text> : null}
+      {request.toolText ? <Text color="magenta">{`  (${request.toolText})`}</Text> : null}
       {note ? <Text color="yellow">{`  (${note})`}</Text> : null}
     </Text>
   );

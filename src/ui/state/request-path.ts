@@ -14,6 +14,7 @@ const REASON_LABELS: Record<string, string> = {
   empty_stream: 'empty',
   upstream_error: 'error event',
   bad_response: 'bad response',
+  bad_tool_call: 'bad tool call',
   context_length: 'too long',
   model_not_found: 'no model',
   auth: 'auth',

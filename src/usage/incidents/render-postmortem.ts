@@ -15,6 +15,7 @@ const REMEDY: Record<string, string> = {
   connect_timeout: 'connections to the tier timed out: check the network path and add health checks',
   idle_timeout: 'streams stalled mid-answer: lower idle_ms so broken streams end sooner, and reduce the tier\'s batch size',
   broken_stream: 'streams broke: the upstream cuts connections under load (VRAM, aggressive TCP timeouts); cap its concurrency',
+  bad_tool_call: 'the local model wrote tool calls as text that could not be run (an unknown tool, arguments invalid after repair): a larger model, or its own tool template (Ollama: a model with tools support), writes them better',
   empty_stream: 'streams ended before their first token: the upstream cuts connections under load; cap its concurrency',
   unreachable: 'the tier\'s host was unreachable: check the network path and add health checks',
   model_not_found: 'the model was not present on the tier (404): pull it, or fix the tier\'s `model`',

@@ -1,0 +1,81 @@
+import type { Tier } from '../../config/schema.js';
+import { tools as chatTools } from '../chat/to-neutral.js';
+import { toolList as messagesTools } from '../messages/to-neutral.js';
+import type { ClientProtocol } from '../names.js';
+import type { NeutralTool } from '../neutral.js';
+import { toolList as responsesTools } from '../responses/to-neutral.js';
+import { isUnsupported, type ClientRequest } from '../types.js';
+import type { ToolTextFormat } from './forms.js';
+import type { ToolSchemas } from './recover.js';
+import { warmSchemaChecks } from './schema-check.js';
+
+/** How one attempt's tool call written as text ended (SPEC: the log line's `tool_text`, the metric's labels). */
+export interface ToolTextReport {
+  tier: string;
+  format: ToolTextFormat;
+  calls: number;
+  repaired: boolean;
+  result: 'recovered' | 'repaired' | 'failed_over' | 'passed_as_text';
+}
+
+/**
+ * One request's tools as tool text needs them (name → schema, read once from the client's
+ * body, without the rest of its neutral form) and what each attempt made of text calls.
+ */
+export class ToolTextScope {
+  readonly reports: ToolTextReport[] = [];
+  /** Ids in the client's style: Messages' `toolu_…`, OpenAI's `call_…`. */
+  readonly idPrefix: string;
+
+  constructor(readonly tools: ToolSchemas, protocol: ClientProtocol) {
+    this.idPrefix = protocol === 'messages' ? 'toolu_' : 'call_';
+  }
+
+  report(report: ToolTextReport): void {
+    this.reports.push(report);
+  }
+}
+
+/** What the request log and the usage row say of a request's tool text: its last attempt's report, without the tier. */
+export function toolTextSummary(reports: readonly ToolTextReport[]): Omit<ToolTextReport, 'tier'> {
+  const { format, calls, repaired, result } = reports[reports.length - 1];
+  return { format, calls, repaired, result };
+}
+
+const scopes = new WeakMap<ClientRequest, ToolTextScope | null>();
+
+/**
+ * The request's tool-text scope for `tier`, or null when there is nothing to recover: the tier
+ * says `tool_text: off`, the request offers no tools, or its tool_choice is "none".
+ */
+export function toolTextScope(tier: Tier, request: ClientRequest): ToolTextScope | null {
+  if (tier.tool_text === 'off' || request.operation === 'count_tokens') return null;
+  let scope = scopes.get(request);
+  if (scope === undefined) scopes.set(request, (scope = scopeOf(request)));
+  return scope;
+}
+
+/** The request's scope when one was made (the request's end reads its reports). */
+export function reportsOf(request: ClientRequest): readonly ToolTextReport[] {
+  return scopes.get(request)?.reports ?? [];
+}
+
+function scopeOf(request: ClientRequest): ToolTextScope | null {
+  const body = request.body;
+  if (!Array.isArray(body.tools) || body.tools.length === 0 || choosesNone(request.protocol, body.tool_choice)) return null;
+  const list = toolsOf(request.protocol, body.tools);
+  if (list.length === 0) return null;
+  warmSchemaChecks();
+  return new ToolTextScope(new Map(list.map((tool) => [tool.name, tool.parameters])), request.protocol);
+}
+
+function toolsOf(protocol: ClientProtocol, value: unknown): NeutralTool[] {
+  if (protocol === 'chat') return chatTools(value);
+  const list = protocol === 'messages' ? messagesTools(value) : responsesTools(value);
+  return isUnsupported(list) ? [] : list.tools;
+}
+
+function choosesNone(protocol: ClientProtocol, choice: unknown): boolean {
+  if (protocol === 'messages') return typeof choice === 'object' && choice !== null && (choice as { type?: unknown }).type === 'none';
+  return choice === 'none';
+}
