@@ -59,6 +59,8 @@ export interface Route {
   /** What a committed stream that breaks does: end with an error, or resume (at most `resume_max` times). */
   on_break: 'error' | 'resume';
   resume_max: number;
+  /** Streams: the next tier starts as well when the one being tried has no first content after this long; null: no hedging. */
+  hedge_ms: number | null;
 }
 
 /** The usage log after loading: `path` is absolute, or null for the default in the state dir (see usage/paths.ts). */

@@ -3,24 +3,24 @@ import { type ShapedAnswer, UpstreamCall } from '../protocols/call.js';
 import { redactSecrets } from '../providers/redact-secrets.js';
 import { type AttemptRecord, isLimitSkip } from '../telemetry/events.js';
 import type { AttemptError } from './attempt-error.js';
-import { type AttemptSite, type Limited, type Opening, openTier, startStream, waitBudget } from './attempt-start.js';
+import { type AttemptSite, type Limited, type Opening, openTier, recordFailure, waitBudget } from './attempt-start.js';
+import { type Flight, HedgeDoor, type HedgeEnd, race, startFlight } from './hedge.js';
 import { retryDelayMs } from './backoff.js';
 import { sleep } from '../util/sleep.js';
 import { planTiers } from './plan.js';
 import { Recovery } from './resume/recovery.js';
-import { ResumeState } from './resume/resume-state.js';
 import { tierFit } from '../fit/tier-facts.js';
 import { PromptCount } from '../fit/prompt-count.js';
 import { type PayloadFailure, payloadFailure, type TooLongNumbers } from '../fit/payload-failure.js';
 import { recordAttempt, type RoutingDeps, type RoutingRequest } from './routing.js';
-import { type CommitResult, StreamAttempt } from './stream-attempt.js';
+import type { CommitResult } from './stream-attempt.js';
 import type { StreamRelay } from './stream-relay.js';
 import { type UnaryAnswer, UnaryAttempt, type UnaryResult } from './unary-attempt.js';
 
 export type { Limited } from './attempt-start.js';
 
 export type RoutingOutcome =
-  | { kind: 'stream'; tier: Tier; call: UpstreamCall; relay: StreamRelay; attempts: AttemptRecord[]; recovery: Recovery | null }
+  | { kind: 'stream'; tier: Tier; call: UpstreamCall; relay: StreamRelay; attempts: AttemptRecord[]; recovery: Recovery | null; hedge?: HedgeEnd }
   | { kind: 'unary'; tier: Tier; call: UpstreamCall; answer: UnaryAnswer; attempts: AttemptRecord[] }
   /** The payload's fault: the upstream's own error goes to the client. */
   | { kind: 'rejected'; tier: Tier; answer: ShapedAnswer; error: AttemptError; attempts: AttemptRecord[] }
@@ -36,6 +36,13 @@ export type RoutingOutcome =
 /** One request's way through its plan: what the tiers said so far. */
 interface Walk extends AttemptSite {
   plan: Tier[];
+  /** Plan indexes below this one were opened (a hedge opens tiers ahead of the loop). */
+  opened: number;
+  /** A route with hedge_ms: every streaming attempt commits through it, so only one can. */
+  door: HedgeDoor | null;
+  /** A hedge that became the attempt in flight when the one it hedged failed: the next tier's first try. */
+  carried: Flight | null;
+  hedge?: HedgeEnd;
   unsupported: string[];
   tooLong: TooLongNumbers[];
   limited: Limited | null;
@@ -53,18 +60,23 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
   const { tiers: plan, allDown } = planTiers(req.route, deps.gate, deps.random);
   const walk: Walk = {
     req, deps, plan, allDown, deadlineAt: req.arrivedAt + req.route.deadline_ms, prompt: req.prompt ?? new PromptCount(req.request),
-    attempts: [], unsupported: [], tooLong: [], limited: null, allTimedOut: true,
+    attempts: [], unsupported: [], tooLong: [], limited: null, allTimedOut: true, opened: 0, carried: null, door: null,
   };
+  if (req.route.hedge_ms !== null && req.request.stream && plan.length > 1) walk.door = new HedgeDoor(req.port, walk.attempts);
   for (let t = 0; t < plan.length; t++) {
+    const carried = walk.carried?.t === t ? walk.carried : null;
+    if (carried) walk.carried = null;
+    else if (t < walk.opened) continue;
+    walk.opened = Math.max(walk.opened, t + 1);
     // Answers at once unless a tokenizer or a limit must be waited for: no promise per tier otherwise.
-    const opening = openTier(walk, plan[t]);
+    const opening = carried ? { open: true as const, call: carried.call } : openTier(walk, plan[t]);
     const opened = opening instanceof Promise ? await opening : opening;
     if (!opened.open) {
       if (opened.why === 'aborted') return { kind: 'aborted', attempts: walk.attempts };
       noteRefusal(walk, plan[t], opened);
       continue;
     }
-    const verdict = await tryTier(walk, t, opened.call);
+    const verdict = await tryTier(walk, t, opened.call, carried);
     if (verdict !== 'next') return verdict;
   }
   return noAnswer(walk);
@@ -78,7 +90,7 @@ function noteRefusal(walk: Walk, tier: Tier, refused: Exclude<Opening, { open: t
 }
 
 /** The tier's tries: its answer, or why the loop goes on to the next tier (or stops). */
-async function tryTier(walk: Walk, t: number, first: UpstreamCall): Promise<TierVerdict> {
+async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flight | null): Promise<TierVerdict> {
   const { req, deps, attempts } = walk;
   const tier = walk.plan[t];
   const admission = deps.admission;
@@ -101,14 +113,12 @@ async function tryTier(walk: Walk, t: number, first: UpstreamCall): Promise<Tier
     }
     let tried: Tried;
     if (req.request.stream) {
-      // Only a resume route keeps what the client has (src/proxy/resume/resume-state.ts); others pay nothing.
-      const resume = req.route.on_break === 'resume' && req.route.resume_max > 0 ? new ResumeState(call, req.codec, req.request) : null;
-      const attempt = startStream(walk, tier, call, { output: resume ? resume.output : call.streamOutput(), port: req.port, keepOpen: resume?.keepOpen });
-      if (!(attempt instanceof StreamAttempt)) {
-        attempts.push({ tier: tier.name, attempt: n, outcome: 'deadline', ms: 0, message: attempt.message });
+      const flight = n === 1 && carried ? carried : startFlight(walk, t, tier, call, n, walk.door);
+      if (!('attempt' in flight)) {
+        attempts.push({ tier: tier.name, attempt: n, outcome: 'deadline', ms: 0, message: flight.message });
         return { kind: 'exhausted', timedOut: true, planned: walk.plan.length, attempts, limited: walk.limited };
       }
-      tried = streamResult(walk, t, call, n, attempt, resume, await attempt.committed);
+      tried = await streamTry(walk, flight);
     } else {
       const attempt = new UnaryAttempt({ tier, call, pool: deps.pools.get(tier.provider), client: req.client });
       tried = unaryResult(walk, tier, call, n, attempt, await attempt.result);
@@ -117,6 +127,12 @@ async function tryTier(walk: Walk, t: number, first: UpstreamCall): Promise<Tier
     const error = tried.error;
     if (error.reason === 'client_abort' || error.reason === 'shutdown') return { kind: 'aborted', attempts };
     recordAttempt(req, deps, attempts, tier, n, error.reason, tried.elapsedMs, error.status, error.blame, error.message);
+    if (walk.carried) {
+      // It failed while its hedge ran: the hedge is the attempt in flight now, whatever this one's fault.
+      lastError = error;
+      if (!error.timedOut) walk.allTimedOut = false;
+      break;
+    }
     const again = resent === 0 ? call.retryWithout(error.status, error.message) : null;
     if (again) {
       call = again;
@@ -163,13 +179,67 @@ function retryDelay(walk: Walk, tier: Tier, error: AttemptError, n: number, last
 type Tried = RoutingOutcome | { error: AttemptError; elapsedMs: number };
 
 /** A streaming try's verdict: committed (the stream is the answer; the client was answered at commit), or why not. */
-function streamResult(walk: Walk, t: number, call: UpstreamCall, n: number, attempt: StreamAttempt, resume: ResumeState | null, result: CommitResult): Tried {
-  if (!result.committed) return { error: result.error, elapsedMs: attempt.elapsedMs };
+function streamResult(walk: Walk, flight: Flight, result: CommitResult): Tried {
+  if (!result.committed) return { error: result.error, elapsedMs: flight.attempt.elapsedMs };
   const { req, deps, attempts } = walk;
-  const tier = walk.plan[t];
-  recordAttempt(req, deps, attempts, tier, n, 'ok', result.elapsedMs, undefined, null);
+  const { tier, call, resume, t } = flight;
+  recordAttempt(req, deps, attempts, tier, flight.n, 'ok', result.elapsedMs, undefined, null);
   const recovery = resume && new Recovery({ site: walk, state: resume, plan: walk.plan, at: t });
-  return { kind: 'stream', tier, call, relay: result.relay, attempts, recovery };
+  return { kind: 'stream', tier, call, relay: result.relay, attempts, recovery, ...(walk.hedge ? { hedge: walk.hedge } : {}) };
+}
+
+/** A streaming try: alone, or (hedge_ms) raced by the next tier's once it has no first content in time. */
+async function streamTry(walk: Walk, flight: Flight): Promise<Tried> {
+  const hedgeMs = walk.req.route.hedge_ms;
+  // Routes without hedge_ms, and the plan's last tier, arm no timer.
+  if (!walk.door || hedgeMs === null || flight.t >= walk.plan.length - 1) return streamResult(walk, flight, await flight.attempt.committed);
+  const end = await race(flight, hedgeMs, walk.door, walk.req.arrivedAt, { start: (after) => startHedge(walk, after), failed: (hedge, error) => hedgeFailed(walk, hedge, error) });
+  if (end.kind === 'alone') return streamResult(walk, flight, end.result);
+  if (end.kind === 'handed') {
+    walk.carried = end.next;
+    return { error: end.error, elapsedMs: flight.attempt.elapsedMs };
+  }
+  const { loser, hedged } = end;
+  const { req, deps } = walk;
+  recordAttempt(req, deps, walk.attempts, loser.tier, loser.n, 'hedge_lost', loser.attempt.elapsedMs, undefined, null, `tier ${hedged.winner} delivered first content first`);
+  deps.admission?.leave(loser.tier);
+  const usage = loser.attempt.usageSoFar;
+  walk.hedge = { hedged, ...(usage ? { loserUsage: { tier: loser.tier.name, provider: loser.tier.provider.name, model: loser.tier.model, usage } } : {}) };
+  return streamResult(walk, end.winner, end.result);
+}
+
+/** The next tier after plan index `after` that opens (each refusal recorded as the loop would), its attempt started through the door. */
+async function startHedge(walk: Walk, after: number): Promise<Flight | null> {
+  for (let u = Math.max(after + 1, walk.opened); u < walk.plan.length; u++) {
+    walk.opened = u + 1;
+    const tier = walk.plan[u];
+    const opened = await openTier(walk, tier);
+    if (!opened.open) {
+      if (opened.why === 'aborted') return null;
+      noteRefusal(walk, tier, opened);
+      continue;
+    }
+    // The first committed while this tier's limit was waited for: no hedge after a commit.
+    if (!walk.door || walk.door.committed) {
+      walk.deps.admission?.leave(tier);
+      return null;
+    }
+    const flight = startFlight(walk, u, tier, opened.call, 1, walk.door);
+    if ('attempt' in flight) {
+      walk.req.onFallback?.();
+      return flight;
+    }
+    walk.deps.admission?.leave(tier);
+    return null;
+  }
+  return null;
+}
+
+/** A hedge failed while the attempt it hedged runs on: recorded as any failure, its tier's hold given back. */
+function hedgeFailed(walk: Walk, hedge: Flight, error: AttemptError): void {
+  recordFailure(walk, hedge.tier, hedge.n, error, hedge.attempt.elapsedMs);
+  if (!error.timedOut) walk.allTimedOut = false;
+  walk.deps.admission?.leave(hedge.tier);
 }
 
 /** A non-streaming try's verdict: the whole answer, or why not. */

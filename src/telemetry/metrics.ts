@@ -69,6 +69,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly hedges = new CounterCells({
+    name: 'llm_hedges_total',
+    help: 'Streams on a hedge_ms route whose next tier started as well, by which of the two committed (first_won, second_won).',
+    labelNames: ['route', 'result'],
+    registers: [this.registry],
+  });
+
   private readonly truncations = new CounterCells({
     name: 'llm_prompt_truncated_total',
     help: 'Answers whose tier read under 70% of the prompt tokens sent: it cut the prompt silently.',
@@ -147,6 +154,11 @@ export class Metrics {
           this.child3(this.tokens, event.route, tier, 'completion').inc(event.usage.completion_tokens);
         }
         if (event.promptTruncated) this.child(this.truncations, event.route, tier).inc();
+        if (event.hedged) this.child(this.hedges, event.route, event.hedged.result).inc();
+        if (event.loserUsage) {
+          this.child3(this.tokens, event.route, event.loserUsage.tier, 'prompt').inc(event.loserUsage.usage.prompt_tokens);
+          this.child3(this.tokens, event.route, event.loserUsage.tier, 'completion').inc(event.loserUsage.usage.completion_tokens);
+        }
         return;
       }
       case 'tier_state':

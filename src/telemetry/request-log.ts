@@ -140,5 +140,7 @@ export function toLogLine(event: RequestFinished, time = new Date().toISOString(
   if (event.promptTruncated) line.prompt_truncated = event.promptTruncated;
   if (event.error) line.error = event.error;
   if (event.resumed) line.resumed = event.resumed;
+  if (event.hedged) line.hedged = { at_ms: event.hedged.at_ms, winner: event.hedged.winner, loser: event.hedged.loser };
+  if (event.loserUsage) line.loser_usage = { tier: event.loserUsage.tier, ...event.loserUsage.usage };
   return line;
 }

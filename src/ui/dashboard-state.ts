@@ -274,6 +274,7 @@ function recentRequest({ at, event }: Finished): RecentRequest {
     ttftMs: event.ttftMs,
     completionTokens: event.usage?.completion_tokens,
     ...(event.resumed ? { resumed: resumedNote(event.resumed) } : {}),
+    ...(event.hedged ? { hedged: `hedged at ${event.hedged.at_ms} ms: ${event.hedged.winner} won, ${event.hedged.loser} stopped` } : {}),
   };
 }
 

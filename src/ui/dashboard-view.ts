@@ -51,6 +51,8 @@ export interface RecentRequest {
   completionTokens: number | undefined;
   /** A stream that broke and was resumed (or tried to be): `resumed a→b by continue`, `resume diverged`. */
   resumed?: string;
+  /** Two tiers raced for the first token (hedge_ms): `hedged at 800 ms: cloud won, local stopped`. */
+  hedged?: string;
 }
 
 export interface DashboardSnapshot {

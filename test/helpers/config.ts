@@ -18,5 +18,5 @@ export function tier(name: string, fields: Partial<Tier> = {}): Tier {
 }
 
 export function route(tiers: Tier[], name = 'chat'): Route {
-  return { name, tiers: tiers.map((t, index) => ({ ...t, index, route: name })), deadline_ms: 120_000, aliases: [], savers: [], on_break: 'error', resume_max: 1 };
+  return { name, tiers: tiers.map((t, index) => ({ ...t, index, route: name })), deadline_ms: 120_000, aliases: [], savers: [], on_break: 'error', resume_max: 1, hedge_ms: null };
 }

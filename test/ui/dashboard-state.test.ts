@@ -75,6 +75,14 @@ describe('request path text', () => {
     expect(recent.map((r) => r.resumed)).toEqual([undefined, 'resume diverged', 'resumed local→cloud by continue']);
   });
 
+  it('marks a hedged stream in the recent list with who won', () => {
+    const recent = stateWith([
+      ...requestEvents('chat', [attempt('local', 'hedge_lost'), attempt('cloud', 'ok')], { hedged: { at_ms: 800, winner: 'cloud', loser: 'local', result: 'second_won' } }),
+      ...requestEvents('chat', [attempt('local', 'ok')]),
+    ]).snapshot(config, T0).recent;
+    expect(recent.map((r) => r.hedged)).toEqual([undefined, 'hedged at 800 ms: cloud won, local stopped']);
+  });
+
   it('keeps the last 50 finished requests', () => {
     const events: TelemetryEvent[] = [];
     for (let i = 0; i < 60; i++) events.push(...requestEvents('chat', [attempt('local', 'ok', { ms: i })], { ttftMs: i }));

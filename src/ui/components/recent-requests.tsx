@@ -48,6 +48,7 @@ function RecentLine({ request, routeWidth }: { request: RecentRequest; routeWidt
       <Text dimColor={request.completionTokens === undefined}>{cell(request.completionTokens === undefined ? '–' : formatCount(request.completionTokens), 8, 'right')}</Text>
       <Text>{'  '}{request.path}</Text>
       {request.resumed ? <Text color="cyan">{`  (${request.resumed})`}</Text> : null}
+      {request.hedged ? <Text color="magenta">{`  (${request.hedged})`}</Text> : null}
       {note ? <Text color="yellow">{`  (${note})`}</Text> : null}
     </Text>
   );
