@@ -12,6 +12,7 @@ import { UsageToday } from './state/usage-today.js';
 import type { DayTotals } from '../usage/store.js';
 import { weightText } from './state/weight-layers.js';
 import { tierFit } from '../fit/tier-facts.js';
+import { loadedOf } from '../health/loaded-models.js';
 import type { DashboardSnapshot, RecentRequest, RouteView, SnapshotLimits, TierView } from './dashboard-view.js';
 
 export type { DashboardSnapshot, RecentRequest, RouteView, SnapshotLimits, TierView } from './dashboard-view.js';
@@ -163,6 +164,7 @@ export class DashboardState {
       ttft: stats?.ttft.percentiles(now) ?? null,
       ttftHistory: stats?.ttft.recent(historyLength) ?? [],
       context: tierFit(tier).context ?? null,
+      ...loadedField(tier),
     };
   }
 
@@ -261,6 +263,11 @@ export class DashboardState {
   private addLog(at: number, line: Omit<LogLine, 'at'>): void {
     this.log.push({ at, ...line });
   }
+}
+
+function loadedField(tier: Tier): Pick<TierView, 'loaded'> {
+  const loaded = loadedOf(tier);
+  return loaded === undefined ? {} : { loaded };
 }
 
 function recentRequest({ at, event }: Finished): RecentRequest {

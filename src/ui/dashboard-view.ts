@@ -28,6 +28,8 @@ export interface TierView {
   ttftHistory: number[];
   /** The tier's context window in tokens as the fit check knows it; null: unknown. */
   context: number | null;
+  /** Its server's word on the model: loaded, or not (cold); absent when the server says nothing. */
+  loaded?: boolean;
 }
 
 export interface RouteView {
