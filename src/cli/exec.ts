@@ -68,6 +68,8 @@ export async function runExec(command: string[], opts: ExecOptions): Promise<num
     // No health checks here, but the tiers' windows are still learned (route by fit), in the background.
     discovery = createStaleAwareAgent();
     for (const tier of allTiers(config)) void refreshFit(tier, server.app.telemetry, { dispatcher: discovery });
+    // warm: true tiers load their models now, while the command starts.
+    if (allTiers(config).some((tier) => tier.warm)) void import('../health/warm-models.js').then((warm) => warm.warmTiers(config, discovery));
 
     if (opts.route !== undefined && !config.routes.has(opts.route)) {
       process.stderr.write(`llm-route exec: unknown route "${opts.route}" (known: ${[...config.routes.keys()].join(', ')})\n`);

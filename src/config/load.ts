@@ -152,6 +152,7 @@ function buildConfig(raw: RawConfig, file: string, warnings: string[]): Config {
       ollama: { ...raw.providers[tier.provider].ollama, ...tier.ollama },
       tokenizer: tier.tokenizer ?? DEFAULT_ENCODING,
       prefill: tier.prefill ?? prefillByDefault(providers.get(tier.provider) as Provider),
+      warm: tier.warm ?? false,
       fit: { context: tier.context ?? 'auto', max_prompt_tokens: tier.max_prompt_tokens, vision: tier.vision ?? 'auto', tools: tier.tools ?? 'auto' },
       ...priceOf(tier.price ?? providers.get(tier.provider)?.price),
     }));

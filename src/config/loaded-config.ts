@@ -38,6 +38,8 @@ export interface Tier {
   price?: Price;
   /** Continues a trailing assistant message (mid-stream recovery by continuation). */
   prefill: boolean;
+  /** Load the model at serve's and exec's start. */
+  warm: boolean;
   /** What the tier file says of the model's limits (SPEC "Route by fit"); 'auto': discovered. */
   fit: TierFitConfig;
 }
