@@ -146,7 +146,7 @@ function probeReport(routes: Route[], probed: Probed[]): { ok: boolean; routes: 
 /** What is worth knowing about a healthy tier: the server's own remark, and whether its server had the model loaded. */
 function notes(check: TierCheck): string {
   const said: string[] = [];
-  if (check.loaded === false) said.push('not loaded: the next request loads it');
+  if (check.loaded === false) said.push('cold (not loaded): the next request loads it');
   if (check.loaded === true) said.push('loaded');
   if (check.note !== undefined) said.push(check.note);
   return said.length === 0 ? '' : `note: ${said.join('; ')}`;

@@ -148,3 +148,38 @@ describe('probe --json says loaded: true|false', () => {
     expect(report.routes.chat.map((t) => [t.tier, t.loaded])).toEqual([['warm', true], ['cold', false]]);
   });
 });
+
+describe('llama-swap\'s loading progress (sendLoadingState) is never first content', () => {
+  /** proxy/process.go statusResponseWriter.sendData: a chunk with nothing but the progress text. */
+  const progress = (text: string) => ({ choices: [{ delta: { reasoning_content: text } }] });
+
+  it('a tier that only reports loading until its ttft_ms fails over; one that then answers commits on its answer', async () => {
+    const loading = await h.fake();
+    const cloud = await h.fake();
+    loading.always(async (ctx) => {
+      ctx.startStream();
+      ctx.event(progress('━━━━━\n'));
+      ctx.event(progress('llama-swap loading model: local-model\n'));
+      for (let i = 0; i < 20 && !ctx.isClosed(); i++) {
+        await ctx.wait(50);
+        ctx.event(progress('.'));
+      }
+      if (ctx.isClosed()) return;
+      ctx.event(progress('\nDone! (1.02s)\n'));
+      ctx.role();
+      for (const word of WORDS) ctx.content(word);
+      ctx.finish();
+      ctx.done();
+    });
+    cloud.always(healthyStream(['from cloud']));
+    const failing = await h.proxy({ tiers: [{ name: 'local', url: loading.url, timeouts: { ttft_ms: 400 } }, { name: 'cloud', url: cloud.url }] });
+    expect((await streamWith('chat', failing)).text).toBe('from cloud');
+    expect((await requestLog(failing)).attempts).toEqual([expect.objectContaining({ tier: 'local', outcome: 'ttft_timeout' }), expect.objectContaining({ tier: 'cloud', outcome: 'ok' })]);
+
+    const patient = await h.proxy({ tiers: [{ name: 'local', url: loading.url, timeouts: { ttft_ms: 5000 } }, { name: 'cloud', url: cloud.url }] });
+    // Given time, the tier's answer after the progress is what commits (a translated client here).
+    const seen = await streamWith('messages', patient);
+    expect(seen.text).toBe(WORDS.join(''));
+    expect((await requestLog(patient)).tier).toBe('local');
+  });
+});
