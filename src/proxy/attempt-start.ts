@@ -94,14 +94,21 @@ function admit(site: AttemptSite, tier: Tier, call: UpstreamCall): Opening | Pro
 
 /** One more request at a tier whose room the request holds: it needs room in its provider's rpm bucket. */
 function admitAgain(site: AttemptSite, tier: Tier, call: UpstreamCall, n: number): Opening | Promise<Opening> {
-  const admission = site.deps.admission;
-  if (!admission) return { open: true, call };
-  return admission.retry(tier, site.req.client, waitBudget(site)).then((ok): Opening => {
-    if (ok) return { open: true, call };
-    if (site.req.client.aborted) return { open: false, why: 'aborted' };
-    recordAttempt(site.req, site.deps, site.attempts, tier, n, 'rate_limited', 0, undefined, null, `provider ${tier.provider.name} at its rpm limit: no retry`);
+  if (!site.deps.admission) return { open: true, call };
+  return admitRetry(site, tier, n).then((verdict): Opening => {
+    if (verdict === 'ok') return { open: true, call };
+    if (verdict === 'aborted') return { open: false, why: 'aborted' };
     return { open: false, why: 'limited', limited: { outcome: 'rate_limited', retryAfterMs: 0 } };
   });
+}
+
+/** One more try at a tier the request holds: room in its provider's rpm bucket (waiting as entering does), else recorded. */
+export async function admitRetry(site: AttemptSite, tier: Tier, n: number): Promise<'ok' | 'refused' | 'aborted'> {
+  const admission = site.deps.admission;
+  if (!admission || (await admission.retry(tier, site.req.client, waitBudget(site)))) return 'ok';
+  if (site.req.client.aborted) return 'aborted';
+  recordAttempt(site.req, site.deps, site.attempts, tier, n, 'rate_limited', 0, undefined, null, `provider ${tier.provider.name} at its rpm limit: no retry`);
+  return 'refused';
 }
 
 /** Another request took this tier's half-open trial since planning: leave the trial to it. */

@@ -3,7 +3,7 @@ import { type ShapedAnswer, UpstreamCall } from '../protocols/call.js';
 import { redactSecrets } from '../providers/redact-secrets.js';
 import { type AttemptRecord, isLimitSkip } from '../telemetry/events.js';
 import type { AttemptError } from './attempt-error.js';
-import { type AttemptSite, type Limited, type Opening, openTier, recordFailure, waitBudget } from './attempt-start.js';
+import { admitRetry, type AttemptSite, type Limited, type Opening, openTier, recordFailure } from './attempt-start.js';
 import { type Flight, HedgeDoor, type HedgeEnd, race, startFlight } from './hedge.js';
 import { retryDelayMs } from './backoff.js';
 import { sleep } from '../util/sleep.js';
@@ -102,10 +102,10 @@ async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flig
 
   for (let n = 1; n <= tier.retry.attempts + resent; n++) {
     if (req.client.aborted) return { kind: 'aborted', attempts };
-    if (n > 1 && admission && !(await admission.retry(tier, req.client, waitBudget(walk)))) {
-      if (req.client.aborted) return { kind: 'aborted', attempts };
-      recordAttempt(req, deps, attempts, tier, n, 'rate_limited', 0, undefined, null, `provider ${tier.provider.name} at its rpm limit: no retry`);
-      break;
+    if (n > 1 && admission) {
+      const again = await admitRetry(walk, tier, n);
+      if (again === 'aborted') return { kind: 'aborted', attempts };
+      if (again === 'refused') break;
     }
     if (call.request.dropped && call !== droppedSaid) {
       deps.telemetry.emit({ type: 'control_dropped', route: req.route.name, tier: tier.name, message: call.request.dropped });
