@@ -57,6 +57,25 @@ describe('a recovery goes through admission like any attempt', () => {
     expect(routes.routes.chat.tiers.find((t) => t.name === 'b')?.state).toBe('healthy');
   });
 
+  it('a recovery on a cold tier gets its cold_ttft_ms, as any attempt there would', async () => {
+    const a = await h.fake();
+    const b = await h.fake();
+    a.always(breakAfter(2));
+    // b has never answered (cold): its model loads for 600 ms, past ttft_ms but inside cold_ttft_ms.
+    b.always(async (ctx) => {
+      await ctx.wait(600);
+      return healthyStream(WORDS.slice(2))(ctx);
+    });
+    const proxy = await h.proxy({
+      tiers: [{ name: 'a', url: a.url, retry: { attempts: 1 } }, { name: 'b', url: b.url, retry: { attempts: 1 }, timeouts: { ttft_ms: 200, cold_ttft_ms: 5000 } }],
+      routeKeys: { on_break: 'resume' },
+    });
+    const seen = await streamWith('chat', proxy);
+    expect(seen.failed).toBeNull();
+    expect(seen.text).toBe(WORDS.join(''));
+    expect((await requestLog(proxy)).resumed).toMatchObject({ to: 'b', result: 'ok' });
+  });
+
   it('with room, the same route recovers (the guard is what refused above)', async () => {
     const { b, proxy } = await brokenThenGuarded({ provider: { limits: { tpm: 1_000_000, queue_ms: 0 } } });
     const seen = await streamWith('chat', proxy);
