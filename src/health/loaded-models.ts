@@ -34,17 +34,30 @@ export function resetLoadedModels(): void {
 
 type Reader = (tier: Tier, http: Http) => Promise<boolean | undefined>;
 
+/** Which server said it, and what: whether the tier's model is loaded. */
+export interface ServerWord {
+  server: 'ollama' | 'llama-swap' | 'llama.cpp router' | 'lmstudio';
+  loaded: boolean;
+}
+
 /**
  * Asks the tier's server whether its model is loaded; undefined when it documents none of
  * these (a cloud API is not asked). Throws what the request threw (a timeout, a refused connection).
  */
 export async function readLoaded(tier: Tier, http: Http): Promise<boolean | undefined> {
+  return (await readServerWord(tier, http))?.loaded;
+}
+
+export async function readServerWord(tier: Tier, http: Http): Promise<ServerWord | undefined> {
   if (tier.provider.type === 'anthropic') return undefined;
-  if (isOllama(tier.provider)) return ollama(tier, http);
+  if (isOllama(tier.provider)) {
+    const loaded = await ollama(tier, http);
+    return loaded === undefined ? undefined : { server: 'ollama', loaded };
+  }
   if (!isLocalNetworkHost(new URL(tier.provider.base_url).hostname)) return undefined;
-  for (const reader of [llamaSwap, llamaCppRouter, lmStudio]) {
+  for (const [server, reader] of OPENAI_TYPE_READERS) {
     const loaded = await reader(tier, http);
-    if (loaded !== undefined) return loaded;
+    if (loaded !== undefined) return { server, loaded };
   }
   return undefined;
 }
@@ -79,3 +92,5 @@ const lmStudio: Reader = async (tier, http) => {
   if (!isRecord(entry) || typeof entry.state !== 'string') return undefined;
   return entry.state === 'loaded';
 };
+
+const OPENAI_TYPE_READERS: ReadonlyArray<[ServerWord['server'], Reader]> = [['llama-swap', llamaSwap], ['llama.cpp router', llamaCppRouter], ['lmstudio', lmStudio]];

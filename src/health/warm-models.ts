@@ -3,15 +3,17 @@ import type { Config, Tier } from '../config/schema.js';
 import { allTiers } from '../config/all-tiers.js';
 import { redactSecrets } from '../providers/redact-secrets.js';
 import { Deadline } from './deadline.js';
-import { recordLoaded } from './loaded-models.js';
+import { readServerWord, recordLoaded, type ServerWord } from './loaded-models.js';
 import { besideApiRoot, getJson, isOllama } from './model-list.js';
 
 /**
  * `warm: true` (SPEC "Warm models and hedged first tokens"): at serve's and exec's start, the
  * tier's server is asked to load its model, in the way the server documents, so a session's
  * first prompt does not pay the load. Ollama: `POST /api/generate` with the model and no
- * prompt (its documented load request), with the tier's keep_alive as written; llama.cpp's
- * router mode: `POST /models/load`. Other servers document no load request: nothing is sent.
+ * prompt (its documented load request), with the tier's keep_alive as written. A server that
+ * says the model is not loaded yet: llama.cpp's router `POST /models/load`, LM Studio (0.4+)
+ * `POST /api/v1/models/load` (asked only when not loaded: a second request loads a second
+ * instance). llama-swap documents no load request (a model loads on its first request).
  */
 export async function warmModel(tier: Tier, opts: { timeoutMs: number; dispatcher?: Dispatcher }): Promise<{ ok: boolean; message: string }> {
   const base = new URL(tier.provider.base_url);
@@ -24,17 +26,20 @@ export async function warmModel(tier: Tier, opts: { timeoutMs: number; dispatche
       const answer = await getJson(besideApiRoot(base, '/api/generate'), tier.provider, http, body);
       return settle(tier, answer.status, answer.message);
     }
-    if (tier.provider.type === 'openai') {
-      const answer = await getJson(besideApiRoot(base, '/models/load'), tier.provider, http, { model: tier.model });
-      return settle(tier, answer.status, answer.message);
-    }
-    return { ok: false, message: `${tier.provider.type} documents no load request` };
+    const word = await readServerWord(tier, http);
+    if (word?.loaded) return { ok: true, message: 'already loaded' };
+    const path = word ? LOAD_PATHS[word.server] : undefined;
+    if (!path) return { ok: false, message: `${word?.server ?? tier.provider.type} documents no load request` };
+    const answer = await getJson(besideApiRoot(base, path), tier.provider, http, { model: tier.model });
+    return settle(tier, answer.status, answer.message);
   } catch (error) {
     return { ok: false, message: redactSecrets(deadline.timedOut ? `no answer within ${opts.timeoutMs} ms` : (error as Error).message, tier.provider) };
   } finally {
     deadline.dispose();
   }
 }
+
+const LOAD_PATHS: Partial<Record<ServerWord['server'], string>> = { 'llama.cpp router': '/models/load', lmstudio: '/api/v1/models/load' };
 
 function settle(tier: Tier, status: number, message: string): { ok: boolean; message: string } {
   const ok = status >= 200 && status < 300;

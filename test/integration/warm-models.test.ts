@@ -3,7 +3,8 @@ import { stringify } from 'yaml';
 import { loadConfigText } from '../../src/config/load.js';
 import { loadedOf, resetLoadedModels } from '../../src/health/loaded-models.js';
 import { warmTiers } from '../../src/health/warm-models.js';
-import { pathOf } from '../helpers/fit-servers.js';
+import { llamaRouterModels, lmStudioModels, pathOf } from '../helpers/fit-servers.js';
+import type { Script } from '../helpers/fake-upstream.js';
 import { useHarness } from '../helpers/harness.js';
 
 // warm: true (SPEC "Warm models and hedged first tokens"): the server is asked to load the model at start.
@@ -11,25 +12,41 @@ import { useHarness } from '../helpers/harness.js';
 const h = useHarness();
 afterEach(() => resetLoadedModels());
 
+/** A server answering GETs at `answers`, and its load request at `loadPath`; anything else 404. */
+function loadable(answers: Record<string, unknown>, loadPath: string): Script {
+  return (ctx) => {
+    const path = pathOf(ctx);
+    if (ctx.req.method === 'GET' && path in answers) return ctx.json(200, answers[path]);
+    if (ctx.req.method === 'POST' && path === loadPath) return ctx.json(200, { status: 'loaded' });
+    return ctx.json(404, { error: { message: `no ${path}` } });
+  };
+}
+
 describe('warm: true', () => {
-  it('Ollama gets its documented load request (the model, no prompt, the tier\'s keep_alive as written); llama.cpp\'s router gets /models/load; tiers without warm get nothing', async () => {
+  it('Ollama gets its documented load request (the model, no prompt, the tier\'s keep_alive as written); llama.cpp\'s router /models/load, LM Studio /api/v1/models/load when not loaded; tiers without warm get nothing', async () => {
     const ollama = await h.fake();
     // Ollama's answer to a load request (docs/api.md "Load a model").
     ollama.always((ctx) => ctx.json(200, { model: 'qwen3:8b', created_at: '2026-12-03T13:40:00.000Z', response: '', done: true, done_reason: 'load' }));
     const router = await h.fake();
-    router.always((ctx) => (pathOf(ctx) === '/models/load' ? ctx.json(200, { success: true }) : ctx.json(404, { error: 'no' })));
+    router.always(loadable({ '/models': llamaRouterModels([{ id: 'gemma-3-4b', value: 'unloaded' }]) }, '/models/load'));
+    const lms = await h.fake();
+    lms.always(loadable({ '/api/v0/models': lmStudioModels() }, '/api/v1/models/load'));
     const cold = await h.fake();
     const config = loadConfigText(stringify({
       version: 1,
       providers: {
         ollama: { type: 'ollama', base_url: ollama.url.replace(/\/v1$/, '') },
         router: { type: 'openai', base_url: router.url },
+        lms: { type: 'openai', base_url: lms.url },
         other: { type: 'openai', base_url: cold.url },
       },
       routes: {
         chat: { tiers: [
           { provider: 'ollama', model: 'qwen3:8b', warm: true, ollama: { keep_alive: '30m' } },
           { provider: 'router', model: 'gemma-3-4b', warm: true },
+          // LM Studio: one model not loaded (asked to load), one loaded (a second load would load a second instance).
+          { provider: 'lms', model: 'qwen2-vl-7b-instruct', warm: true },
+          { provider: 'lms', model: 'meta-llama-3.1-8b-instruct', warm: true, name: 'loaded' },
           { provider: 'other', model: 'm' },
         ] },
         // The same server and model on a second route is asked once.
@@ -38,7 +55,9 @@ describe('warm: true', () => {
     }), 'f.yaml', {});
     await warmTiers(config);
     expect(ollama.requests.map((r) => [r.url, r.body])).toEqual([['/api/generate', { model: 'qwen3:8b', keep_alive: '30m' }]]);
-    expect(router.requests.map((r) => [r.url, r.body])).toEqual([['/models/load', { model: 'gemma-3-4b' }]]);
+    const posts = (fake: typeof router) => fake.requests.filter((r) => r.url.endsWith('/load')).map((r) => [r.url, r.body]);
+    expect(posts(router)).toEqual([['/models/load', { model: 'gemma-3-4b' }]]);
+    expect(posts(lms)).toEqual([['/api/v1/models/load', { model: 'qwen2-vl-7b-instruct' }]]);
     expect(cold.requests).toHaveLength(0);
     // Ollama answers once the model is in memory: it is loaded now.
     expect(loadedOf(config.routes.get('chat')!.tiers[0])).toBe(true);
