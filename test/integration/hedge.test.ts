@@ -211,6 +211,24 @@ describe('hedged first tokens', () => {
     expect(line.attempts).toEqual([expect.objectContaining({ tier: 'b', outcome: 'budget' }), expect.objectContaining({ tier: 'a', outcome: 'ok' })]);
   });
 
+  it('the route deadline bounds both: two stalled tiers end in a 504 at deadline_ms, both sockets closed', async () => {
+    const a = await h.fake();
+    const b = await h.fake();
+    const aClosed: number[] = [];
+    const bClosed: number[] = [];
+    a.always(stalled(aClosed));
+    b.always(stalled(bClosed));
+    const proxy = await h.proxy({ tiers: [{ name: 'a', url: a.url, timeouts: { ttft_ms: 20_000 } }, { name: 'b', url: b.url, timeouts: { ttft_ms: 20_000 } }], deadline_ms: 600, routeKeys: { hedge_ms: 100 } });
+    const started = performance.now();
+    const seen = await streamWith('chat', proxy);
+    expect(seen.failed).toMatch(/504/);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    await waitFor(() => aClosed.length === 1 && bClosed.length === 1, 3000, 'both sockets to close');
+    const line = await nthLine(proxy, 0);
+    expect(line.status).toBe(504);
+    expect(line.attempts).toEqual([expect.objectContaining({ tier: 'a', outcome: 'deadline' }), expect.objectContaining({ tier: 'b', outcome: 'deadline' })]);
+  });
+
   it('non-stream requests and routes without hedge_ms never start a second tier while the first is within its budget', async () => {
     const a = await h.fake();
     const b = await h.fake();
