@@ -82,6 +82,8 @@ export async function runExec(command: string[], opts: ExecOptions): Promise<num
     const { telemetry } = server.app;
     const discovering = allTiers(config).map((tier) => refreshFit(tier, telemetry, { dispatcher: discovery }));
     if (isCodex(command[0])) await Promise.all(discovering);
+    // warm: true tiers load their models now, while the command starts.
+    if (allTiers(config).some((tier) => tier.warm)) void import('../health/warm-models.js').then((warm) => warm.warmTiers(config, discovery));
 
     if (opts.route !== undefined && !config.routes.has(opts.route)) {
       process.stderr.write(`llm-route exec: unknown route "${opts.route}" (known: ${[...config.routes.keys()].join(', ')})\n`);

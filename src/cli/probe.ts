@@ -2,6 +2,9 @@ import { loadTierFileOrReport } from './load-tier-file.js';
 import type { Config, Route, Tier } from '../config/schema.js';
 import { checkTier, type TierCheck } from '../health/check-tier.js';
 import { createStaleAwareAgent } from '../util/stale-socket-pool.js';
+import type { Dispatcher } from 'undici';
+import { Deadline } from '../health/deadline.js';
+import { readLoaded } from '../health/loaded-models.js';
 import { discoverTier } from '../fit/discover.js';
 import { recordDiscovered, type TierFit, tierFit } from '../fit/tier-facts.js';
 
@@ -43,11 +46,14 @@ export async function runProbe(opts: ProbeOptions): Promise<number> {
   const agent = createStaleAwareAgent();
   try {
     const probes = routes.flatMap((route) => route.tiers.map(async (tier): Promise<Probed> => {
-      const [check, discovery] = await Promise.all([
+      // Asked before the 1-token request, which would load the model itself.
+      const loaded = await loadedBefore(tier, timeoutMs ?? tier.provider.health.timeout_ms, agent);
+      const [checked, discovery] = await Promise.all([
         checkTier(tier, { timeoutMs: timeoutMs ?? defaultTimeoutMs(tier), ttft: true, dispatcher: agent }),
         discoverTier(tier, { timeoutMs: timeoutMs ?? tier.provider.health.timeout_ms, dispatcher: agent }),
       ]);
       recordDiscovered(tier, discovery.facts);
+      const check = loaded === undefined ? checked : { ...checked, loaded };
       return { tier, check, fit: tierFit(tier) };
     }));
     const probed = await Promise.all(probes);
@@ -55,6 +61,18 @@ export async function runProbe(opts: ProbeOptions): Promise<number> {
     return probed.every(({ check }) => check.status === 'healthy') ? 0 : 1;
   } finally {
     await agent.destroy().catch(() => undefined);
+  }
+}
+
+/** The server's word on whether the tier's model is loaded (Ollama, llama-swap, llama.cpp's router, LM Studio); undefined: it says nothing. */
+async function loadedBefore(tier: Tier, timeoutMs: number, agent: Dispatcher): Promise<boolean | undefined> {
+  const deadline = new Deadline(timeoutMs, undefined);
+  try {
+    return await readLoaded(tier, { signal: deadline.signal, dispatcher: agent });
+  } catch {
+    return undefined;
+  } finally {
+    deadline.dispose();
   }
 }
 
@@ -90,7 +108,7 @@ interface TierReport {
   error?: string;
   /** Worth knowing though healthy (a server that serves any model name). */
   note?: string;
-  /** Ollama: whether the model was in memory (false: the next request waits for a load). */
+  /** The server's word: whether the model was in memory (false: the next request waits for a load); absent when it says nothing. */
   loaded?: boolean | null;
   /** The context window in tokens (null: unknown, no pre-check) and where it came from. */
   context: number | null;
@@ -125,10 +143,10 @@ function probeReport(routes: Route[], probed: Probed[]): { ok: boolean; routes: 
   return { ok: probed.every(({ check }) => check.status === 'healthy'), routes: byRoute };
 }
 
-/** What is worth knowing about a tier, failing or not: the server's own remark, and whether Ollama had the model loaded. */
+/** What is worth knowing about a tier, failing or not: the server's own remark, and whether its server had the model loaded. */
 function notes(check: TierCheck): string {
   const said: string[] = [];
-  if (check.loaded === false) said.push('not loaded: the next request loads it');
+  if (check.loaded === false) said.push('cold (not loaded): the next request loads it');
   if (check.loaded === true) said.push('loaded');
   if (check.note !== undefined) said.push(check.note);
   return said.join('; ');

@@ -1,3 +1,4 @@
+import { allTiers } from '../config/all-tiers.js';
 import { ConfigError } from '../config/errors.js';
 import { loadConfig, resolveConfigPath } from '../config/load.js';
 import type { Config } from '../config/schema.js';
@@ -80,6 +81,8 @@ export async function runServe(opts: ServeOptions): Promise<number> {
       providers = await startProviders(config, { onOutput: (event) => telemetry.emit(event), signal: stopSignal.abort.signal });
     }
     server.startActiveChecks();
+    // warm: true tiers load their models now, in the background (loaded only when a tier asks for it).
+    if (allTiers(config).some((tier) => tier.warm)) void import('../health/warm-models.js').then((warm) => warm.warmTiers(config));
   } catch (err) {
     if (!stopSignal.abort.signal.aborted) {
       ui?.unmount();

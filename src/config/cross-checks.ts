@@ -43,6 +43,9 @@ export function crossCheck(data: unknown, report: Reporter): ConfigProblem[] {
     if (routeName.trim() === '') problems.push(report.at('key', ['routes', routeName], 'a route name must not be empty'));
     else if (!headerSafe(routeName)) problems.push(report.at('key', ['routes', routeName], unsafeNameMessage('route', routeName)));
     if (!isRecord(route) || !Array.isArray(route.tiers)) continue;
+    if (route.hedge_ms !== undefined && route.tiers.length < 2) {
+      problems.push(report.at('key', ['routes', routeName, 'hedge_ms'], 'hedge_ms starts the next tier as well: a route with one tier has none to start'));
+    }
     const firstIndexByName = new Map<string, number>();
     route.tiers.forEach((tier: unknown, index: number) => {
       if (!isRecord(tier)) return;

@@ -152,6 +152,7 @@ function buildConfig(raw: RawConfig, file: string, warnings: string[]): Config {
       ollama: { ...raw.providers[tier.provider].ollama, ...tier.ollama },
       tokenizer: tier.tokenizer ?? DEFAULT_ENCODING,
       prefill: tier.prefill ?? prefillByDefault(providers.get(tier.provider) as Provider),
+      warm: tier.warm ?? false,
       fit: { context: tier.context ?? 'auto', max_prompt_tokens: tier.max_prompt_tokens, vision: tier.vision ?? 'auto', tools: tier.tools ?? 'auto' },
       tool_text: tier.tool_text ?? 'auto',
       last: index === route.tiers.length - 1,
@@ -159,7 +160,7 @@ function buildConfig(raw: RawConfig, file: string, warnings: string[]): Config {
     }));
     const savers = readSavers(route.savers ?? raw.savers ?? [], []).specs; // crossCheck vouched for them
     routes.set(routeName, { name: routeName, tiers, deadline_ms: route.deadline_ms, aliases: route.aliases ?? [], savers,
-      on_break: route.on_break, resume_max: route.resume?.max ?? 1 });
+      on_break: route.on_break, resume_max: route.resume?.max ?? 1, hedge_ms: route.hedge_ms ?? null });
   }
   return { file, server: resolveServer(raw.server), providers, routes, default_route: raw.default_route ?? null, warnings, usage: resolveUsage(raw.usage, file), budgets: (raw.budgets ?? []).map(resolveBudget),
     idempotency: raw.idempotency, state: raw.state };

@@ -38,6 +38,8 @@ export interface Tier {
   price?: Price;
   /** Continues a trailing assistant message (mid-stream recovery by continuation). */
   prefill: boolean;
+  /** Load the model at serve's and exec's start. */
+  warm: boolean;
   /** What the tier file says of the model's limits (SPEC "Route by fit"); 'auto': discovered. */
   fit: TierFitConfig;
   /** Tool calls written as text: recovered (auto, the default when absent) or relayed as text (off). */
@@ -63,6 +65,8 @@ export interface Route {
   /** What a committed stream that breaks does: end with an error, or resume (at most `resume_max` times). */
   on_break: 'error' | 'resume';
   resume_max: number;
+  /** Streams: the next tier starts as well when the one being tried has no first content after this long; null: no hedging. */
+  hedge_ms: number | null;
 }
 
 /** The usage log after loading: `path` is absolute, or null for the default in the state dir (see usage/paths.ts). */

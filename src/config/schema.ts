@@ -30,6 +30,8 @@ export const RouteSchema = z.strictObject({
   /** A committed stream that breaks or stalls: `error` ends it with the protocol's error event; `resume` recovers it (src/proxy/resume/). */
   on_break: z.enum(['error', 'resume']).default('error'),
   resume: z.strictObject({ max: z.number().int().min(0).max(1).default(1) }).optional(),
+  /** Streams: when the tier being tried has no first content this many ms after it started, the next tier starts too (src/proxy/hedge.ts). */
+  hedge_ms: ms().optional(),
 });
 
 export const ConfigSchema = z.strictObject({

@@ -62,6 +62,8 @@ export const TierSchema = z.strictObject({
   price: PriceSchema.optional(),
   /** Takes a trailing assistant message as the start of its answer (mid-stream recovery continues there); default by type, see load.ts. */
   prefill: z.boolean().optional(),
+  /** `serve` and `exec` ask the tier's server to load its model at start (src/health/warm-models.ts). */
+  warm: z.boolean().optional(),
   /** Route by fit (src/fit/): the model's context window in tokens; auto = discovered from the server. */
   context: z.union([z.literal('auto'), z.number().int().min(1)]).optional(),
   /** The user's cap: a prompt of more tokens skips this tier (a slow prefill). */

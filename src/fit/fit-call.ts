@@ -12,23 +12,27 @@ export type FittedCall = { fits: true; call: UpstreamCall } | Exclude<FitVerdict
  * call to send — for an Ollama tier with the window it needs. Synchronous unless a count is
  * needed (a prompt near a limit), so a route with no known window pays no await.
  */
-export function fitCall(tier: Tier, codec: ClientCodec, request: ClientRequest, call: UpstreamCall, prompt: PromptCount): FittedCall | Promise<FittedCall> {
+export function fitCall(tier: Tier, codec: ClientCodec, request: ClientRequest, call: UpstreamCall, prompt: PromptCount, prepare?: Prepare): FittedCall | Promise<FittedCall> {
+  const again = prepare ?? ((t: Tier) => UpstreamCall.prepare(t, codec, request));
   const verdict = checkFit(tier, request, call.request.body, prompt);
-  if (verdict instanceof Promise) return verdict.then((v) => withWindow(v, tier, codec, request, call, prompt));
-  return withWindow(verdict, tier, codec, request, call, prompt);
+  if (verdict instanceof Promise) return verdict.then((v) => withWindow(v, tier, request, call, prompt, again));
+  return withWindow(verdict, tier, request, call, prompt, again);
 }
 
-function withWindow(verdict: FitVerdict, tier: Tier, codec: ClientCodec, request: ClientRequest, call: UpstreamCall, prompt: PromptCount): FittedCall | Promise<FittedCall> {
+/** Writes the request for a tier (a recovery's continuation writes it its own way). */
+type Prepare = (tier: Tier) => UpstreamCall | { unsupported: string };
+
+function withWindow(verdict: FitVerdict, tier: Tier, request: ClientRequest, call: UpstreamCall, prompt: PromptCount, prepare: Prepare): FittedCall | Promise<FittedCall> {
   if (!verdict.fits) return verdict;
   const window = ollamaNumCtx(tier, request, call.request.body, prompt);
   if (window === undefined) return { fits: true, call };
-  if (window instanceof Promise) return window.then((numCtx) => ({ fits: true, call: windowed(tier, codec, request, call, numCtx) }));
-  return { fits: true, call: windowed(tier, codec, request, call, window) };
+  if (window instanceof Promise) return window.then((numCtx) => ({ fits: true, call: windowed(tier, call, numCtx, prepare) }));
+  return { fits: true, call: windowed(tier, call, window, prepare) };
 }
 
 /** The window is set, not hoped for: Ollama cuts a longer prompt silently. */
-function windowed(tier: Tier, codec: ClientCodec, request: ClientRequest, call: UpstreamCall, numCtx: number | undefined): UpstreamCall {
+function windowed(tier: Tier, call: UpstreamCall, numCtx: number | undefined, prepare: Prepare): UpstreamCall {
   if (numCtx === undefined) return call;
-  const prepared = UpstreamCall.prepare({ ...tier, ollama: { ...tier.ollama, num_ctx: numCtx } }, codec, request);
+  const prepared = prepare({ ...tier, ollama: { ...tier.ollama, num_ctx: numCtx } });
   return prepared instanceof UpstreamCall ? prepared : call;
 }

@@ -1,3 +1,4 @@
+import { loadedOf } from './loaded-models.js';
 import type { Config, Tier } from '../config/schema.js';
 import { allTiers } from '../config/all-tiers.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
@@ -86,6 +87,9 @@ export class HealthBoard {
   }
 
   isCold(tier: Tier): boolean {
+    // The server's word wins over the guess both ways: a model it lists as loaded is warm before its first answer.
+    const loaded = loadedOf(tier);
+    if (loaded !== undefined) return !loaded;
     const health = this.tiers.get(tierKey(tier.route, tier.name));
     return health === undefined || this.now() - health.lastSuccessAt > tier.timeouts.cold_after_ms;
   }

@@ -5,6 +5,8 @@ import type { TelemetryBus } from '../telemetry/bus.js';
 import type { HealthChecked } from '../telemetry/events.js';
 import { createStaleAwareAgent } from '../util/stale-socket-pool.js';
 import { checkTier, type TierCheck } from './check-tier.js';
+import { Deadline } from './deadline.js';
+import { readLoaded, recordLoaded } from './loaded-models.js';
 
 type CheckKind = HealthChecked['kind'];
 
@@ -27,6 +29,8 @@ const LOADING_POLL_MS = 1_000;
 const LOADING_REPORT_MS = 5_000;
 /** …and leaves it to the next scheduled warm-up after this long. */
 const LOADING_GIVE_UP_MS = 10 * 60_000;
+/** While requests arrive, a tier's server is asked what it has loaded at most this often. */
+const LOADED_REFRESH_MS = 5_000;
 
 /**
  * Active health checks (`health.interval_ms` on a provider) and warm-ups of local tiers (a
@@ -41,16 +45,27 @@ export class HealthChecker {
   private readonly aborts = new Set<AbortController>();
   /** Its own connections, stale-aware: a socket the server closed after a stream is not a failed check. */
   private agent: Agent | null = null;
+  private readonly tiersByKey = new Map<string, Tier>();
+  private readonly loadedReadAt = new Map<Tier, number>();
+  private unsubscribe: (() => void) | null = null;
 
-  constructor(private readonly bus: TelemetryBus, private config: Config, private readonly discoverFit: FitDiscovery) {}
+  constructor(private readonly bus: TelemetryBus, private config: Config, private readonly discoverFit: FitDiscovery, private readonly now: () => number = Date.now) {}
 
   start(): void {
     this.running = true;
+    // Requests that reach a tier keep its loaded state fresh, from here, never on their own path.
+    this.unsubscribe = this.bus.subscribe((event) => {
+      if (event.type !== 'attempt_end') return;
+      const tier = this.tiersByKey.get(`${event.route}\u0000${event.tier}`);
+      if (tier && this.now() - (this.loadedReadAt.get(tier) ?? 0) >= LOADED_REFRESH_MS) setImmediate(() => void this.refreshLoaded(tier));
+    });
     this.configure(this.config);
   }
 
   stop(): void {
     this.running = false;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
     for (const schedule of this.schedules) if (schedule.timer) clearInterval(schedule.timer);
     this.schedules = [];
     for (const abort of this.aborts) abort.abort();
@@ -63,7 +78,9 @@ export class HealthChecker {
     if (!this.running) return;
     for (const schedule of this.schedules) if (schedule.timer) clearInterval(schedule.timer);
     this.schedules = [];
+    this.tiersByKey.clear();
     for (const tier of allTiers(config)) {
+      this.tiersByKey.set(`${tier.route}\u0000${tier.name}`, tier);
       // Each tier's limits, learned at start and on every reload (and again with each check).
       void this.discover(tier);
       const { health } = tier.provider;
@@ -137,8 +154,28 @@ export class HealthChecker {
     const abort = new AbortController();
     this.aborts.add(abort);
     try {
-      await this.discoverFit(tier, this.bus, { signal: abort.signal, dispatcher: this.dispatcher() });
+      await Promise.all([this.discoverFit(tier, this.bus, { signal: abort.signal, dispatcher: this.dispatcher() }), this.refreshLoaded(tier)]);
     } finally {
+      this.aborts.delete(abort);
+      this.inFlight.delete(id);
+    }
+  }
+
+  /** Asks the tier's server whether its model is loaded (SPEC "Warm models and hedged first tokens"); one at a time per tier, never throws. */
+  private async refreshLoaded(tier: Tier): Promise<void> {
+    const id = `loaded\u0000${tier.route}\u0000${tier.name}`;
+    if (this.inFlight.has(id) || !this.running) return;
+    this.inFlight.add(id);
+    this.loadedReadAt.set(tier, this.now());
+    const abort = new AbortController();
+    this.aborts.add(abort);
+    const deadline = new Deadline(tier.provider.health.timeout_ms, abort.signal);
+    try {
+      recordLoaded(tier, await readLoaded(tier, { signal: deadline.signal, dispatcher: this.dispatcher() }));
+    } catch {
+      // no answer: the server's last word stands until it says otherwise
+    } finally {
+      deadline.dispose();
       this.aborts.delete(abort);
       this.inFlight.delete(id);
     }

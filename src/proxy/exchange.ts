@@ -12,7 +12,7 @@ import { isShutdown } from './shutdown.js';
 import { type CommitPort, ResponseSink, type StreamSink } from './stream-sink.js';
 
 export type FinishFields = Pick<RequestFinished, 'tier' | 'status' | 'outcome'> &
-  Partial<Pick<RequestFinished, 'ttftMs' | 'usage' | 'estimate' | 'chunkErrors' | 'committed' | 'error' | 'attempts' | 'resumed' | 'promptTruncated' | 'toolText'>>;
+  Partial<Pick<RequestFinished, 'ttftMs' | 'usage' | 'estimate' | 'chunkErrors' | 'committed' | 'error' | 'attempts' | 'resumed' | 'promptTruncated' | 'toolText' | 'hedged' | 'loserUsage'>>;
 
 /**
  * One request's life: the config and pools it was admitted under (a snapshot taken at its

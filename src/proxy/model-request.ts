@@ -146,6 +146,7 @@ async function answer(exchange: Exchange, route: Route, request: ClientRequest, 
         tier: outcome.tier.name, status: 200, outcome: result, ttftMs: exchange.ttftMs, attempts, usage: end.usage,
         estimate: end.usage ? undefined : estimateOf(request, end.text, end.earlyUsage), chunkErrors: end.chunkErrors, committed: true, error: interruption?.message,
         ...(outcome.recovery?.resumed ? { resumed: outcome.recovery.resumed } : {}),
+        ...(outcome.hedge ? { hedged: outcome.hedge.hedged, loserUsage: outcome.hedge.loserUsage } : {}),
         promptTruncated: detectTruncation(outcome.tier, end.usage ?? end.earlyUsage, prompt), ...toolTextOf(request),
       });
     }

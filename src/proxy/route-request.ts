@@ -1,31 +1,26 @@
 import type { Tier } from '../config/schema.js';
 import { type ShapedAnswer, UpstreamCall } from '../protocols/call.js';
-import { isUnsupported } from '../protocols/types.js';
 import { redactSecrets } from '../providers/redact-secrets.js';
 import { type AttemptRecord, isLimitSkip } from '../telemetry/events.js';
-import { type AttemptError, timeoutError } from './attempt-error.js';
+import type { AttemptError } from './attempt-error.js';
+import { admitRetry, type AttemptSite, type Limited, type Opening, openTier, recordFailure } from './attempt-start.js';
+import { type Flight, HedgeDoor, type HedgeEnd, race, startFlight } from './hedge.js';
 import { retryDelayMs } from './backoff.js';
 import { sleep } from '../util/sleep.js';
 import { planTiers } from './plan.js';
 import { Recovery } from './resume/recovery.js';
-import { ResumeState } from './resume/resume-state.js';
-import { type FittedCall, fitCall } from '../fit/fit-call.js';
 import { tierFit } from '../fit/tier-facts.js';
 import { PromptCount } from '../fit/prompt-count.js';
 import { type PayloadFailure, payloadFailure, type TooLongNumbers } from '../fit/payload-failure.js';
 import { recordAttempt, type RoutingDeps, type RoutingRequest } from './routing.js';
-import { type CommitResult, StreamAttempt } from './stream-attempt.js';
+import type { CommitResult } from './stream-attempt.js';
 import type { StreamRelay } from './stream-relay.js';
 import { type UnaryAnswer, UnaryAttempt, type UnaryResult } from './unary-attempt.js';
 
-/** The soonest a tier skipped for llm-route's own limit or budget takes requests again. */
-export interface Limited {
-  outcome: 'budget' | 'rate_limited';
-  retryAfterMs: number;
-}
+export type { Limited } from './attempt-start.js';
 
 export type RoutingOutcome =
-  | { kind: 'stream'; tier: Tier; call: UpstreamCall; relay: StreamRelay; attempts: AttemptRecord[]; recovery: Recovery | null }
+  | { kind: 'stream'; tier: Tier; call: UpstreamCall; relay: StreamRelay; attempts: AttemptRecord[]; recovery: Recovery | null; hedge?: HedgeEnd }
   | { kind: 'unary'; tier: Tier; call: UpstreamCall; answer: UnaryAnswer; attempts: AttemptRecord[] }
   /** The payload's fault: the upstream's own error goes to the client. */
   | { kind: 'rejected'; tier: Tier; answer: ShapedAnswer; error: AttemptError; attempts: AttemptRecord[] }
@@ -39,14 +34,15 @@ export type RoutingOutcome =
   | { kind: 'aborted'; attempts: AttemptRecord[] };
 
 /** One request's way through its plan: what the tiers said so far. */
-interface Walk {
-  req: RoutingRequest;
-  deps: RoutingDeps;
+interface Walk extends AttemptSite {
   plan: Tier[];
-  allDown: boolean;
-  deadlineAt: number;
-  prompt: PromptCount;
-  attempts: AttemptRecord[];
+  /** Plan indexes below this one were opened (a hedge opens tiers ahead of the loop). */
+  opened: number;
+  /** A route with hedge_ms: every streaming attempt commits through it, so only one can. */
+  door: HedgeDoor | null;
+  /** A hedge that became the attempt in flight when the one it hedged failed: the next tier's first try. */
+  carried: Flight | null;
+  hedge?: HedgeEnd;
   unsupported: string[];
   tooLong: TooLongNumbers[];
   limited: Limited | null;
@@ -64,74 +60,37 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
   const { tiers: plan, allDown } = planTiers(req.route, deps.gate, deps.random);
   const walk: Walk = {
     req, deps, plan, allDown, deadlineAt: req.arrivedAt + req.route.deadline_ms, prompt: req.prompt ?? new PromptCount(req.request),
-    attempts: [], unsupported: [], tooLong: [], limited: null, allTimedOut: true,
+    attempts: [], unsupported: [], tooLong: [], limited: null, allTimedOut: true, opened: 0, carried: null, door: null,
   };
+  if (req.route.hedge_ms !== null && req.request.stream && plan.length > 1) walk.door = new HedgeDoor(req.port, walk.attempts);
   for (let t = 0; t < plan.length; t++) {
-    const tier = plan[t];
-    // Both steps answer at once unless a tokenizer or a limit must be waited for: no promise per tier otherwise.
-    const found = callFor(walk, tier);
-    const call = found instanceof Promise ? await found : found;
-    if (call === null) continue;
-    const entering = enterTier(walk, tier);
-    const entry = entering instanceof Promise ? await entering : entering;
-    if (entry === 'aborted') return { kind: 'aborted', attempts: walk.attempts };
-    if (entry === 'skipped') continue;
-    const verdict = await tryTier(walk, t, call);
+    const carried = walk.carried?.t === t ? walk.carried : null;
+    if (carried) walk.carried = null;
+    else if (t < walk.opened) continue;
+    walk.opened = Math.max(walk.opened, t + 1);
+    // Answers at once unless a tokenizer or a limit must be waited for: no promise per tier otherwise.
+    const opening = carried ? { open: true as const, call: carried.call } : openTier(walk, plan[t]);
+    const opened = opening instanceof Promise ? await opening : opening;
+    if (!opened.open) {
+      if (opened.why === 'aborted') return { kind: 'aborted', attempts: walk.attempts };
+      noteRefusal(walk, plan[t], opened);
+      continue;
+    }
+    const verdict = await tryTier(walk, t, opened.call, carried);
     if (verdict !== 'next') return verdict;
   }
   return noAnswer(walk);
 }
 
-/** The call for `tier` when it can carry the request and holds it (SPEC "Route by fit"); null (recorded) when not. */
-function callFor(walk: Walk, tier: Tier): UpstreamCall | null | Promise<UpstreamCall | null> {
-  const { req, deps, attempts } = walk;
-  const prepared = UpstreamCall.prepare(tier, req.codec, req.request);
-  if (isUnsupported(prepared)) {
-    walk.unsupported.push(`${tier.name}: ${prepared.unsupported}`);
-    recordAttempt(req, deps, attempts, tier, 1, 'unsupported', 0, undefined, null, prepared.unsupported);
-    return null;
-  }
-  if (req.request.operation === 'count_tokens') return prepared;
-  const checked = fitCall(tier, req.codec, req.request, prepared, walk.prompt);
-  return checked instanceof Promise ? checked.then((fitted) => fittedCall(walk, tier, fitted)) : fittedCall(walk, tier, checked);
-}
-
-/** The fit check's verdict on a call: the call to send, or null (recorded: too long, or a tier that cannot take it). */
-function fittedCall(walk: Walk, tier: Tier, fitted: FittedCall): UpstreamCall | null {
-  if (fitted.fits) return fitted.call;
-  const { req, deps, attempts } = walk;
-  // Nothing is sent to a tier that cannot hold the request: no health penalty either.
-  if (fitted.outcome === 'unsupported') walk.unsupported.push(`${tier.name}: ${fitted.message}`);
-  else walk.tooLong.push({ prompt: fitted.prompt, limit: fitted.limit });
-  recordAttempt(req, deps, attempts, tier, 1, fitted.outcome, 0, undefined, null, fitted.message);
-  return null;
-}
-
-type Entry = 'entered' | 'skipped' | 'aborted';
-
-/** Takes the tier's room under llm-route's own limits and budgets (a route with none waits for nothing), then its half-open trial. */
-function enterTier(walk: Walk, tier: Tier): Entry | Promise<Entry> {
-  const admission = walk.deps.admission;
-  if (!admission) return claimTrial(walk, tier);
-  return admission.enter(tier, walk.req.client, waitBudget(walk)).then((entry): Entry => {
-    if (entry.ok) return claimTrial(walk, tier);
-    if (entry.outcome === 'aborted') return 'aborted';
-    // Skipped by llm-route's own limit or budget: no request was sent, the tier's health is not concerned.
-    recordAttempt(walk.req, walk.deps, walk.attempts, tier, 1, entry.outcome, entry.waitedMs, undefined, null, entry.message);
-    if (!walk.limited || entry.retryAfterMs < walk.limited.retryAfterMs) walk.limited = { outcome: entry.outcome, retryAfterMs: entry.retryAfterMs };
-    return 'skipped';
-  });
-}
-
-/** Another request took this tier's half-open trial since planning: leave the trial to it. */
-function claimTrial(walk: Walk, tier: Tier): Entry {
-  if (walk.allDown || walk.deps.gate.claim(tier)) return 'entered';
-  walk.deps.admission?.leave(tier);
-  return 'skipped';
+/** Why a tier was passed over, kept for the request's answer when no tier answers. */
+function noteRefusal(walk: Walk, tier: Tier, refused: Exclude<Opening, { open: true }>): void {
+  if (refused.why === 'unsupported') walk.unsupported.push(`${tier.name}: ${refused.message}`);
+  else if (refused.why === 'too_long') walk.tooLong.push(refused.numbers);
+  else if (refused.why === 'limited' && (!walk.limited || refused.limited.retryAfterMs < walk.limited.retryAfterMs)) walk.limited = refused.limited;
 }
 
 /** The tier's tries: its answer, or why the loop goes on to the next tier (or stops). */
-async function tryTier(walk: Walk, t: number, first: UpstreamCall): Promise<TierVerdict> {
+async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flight | null): Promise<TierVerdict> {
   const { req, deps, attempts } = walk;
   const tier = walk.plan[t];
   const admission = deps.admission;
@@ -143,10 +102,10 @@ async function tryTier(walk: Walk, t: number, first: UpstreamCall): Promise<Tier
 
   for (let n = 1; n <= tier.retry.attempts + resent; n++) {
     if (req.client.aborted) return { kind: 'aborted', attempts };
-    if (n > 1 && admission && !(await admission.retry(tier, req.client, waitBudget(walk)))) {
-      if (req.client.aborted) return { kind: 'aborted', attempts };
-      recordAttempt(req, deps, attempts, tier, n, 'rate_limited', 0, undefined, null, `provider ${tier.provider.name} at its rpm limit: no retry`);
-      break;
+    if (n > 1 && admission) {
+      const again = await admitRetry(walk, tier, n);
+      if (again === 'aborted') return { kind: 'aborted', attempts };
+      if (again === 'refused') break;
     }
     if (call.request.dropped && call !== droppedSaid) {
       deps.telemetry.emit({ type: 'control_dropped', route: req.route.name, tier: tier.name, message: call.request.dropped });
@@ -154,14 +113,12 @@ async function tryTier(walk: Walk, t: number, first: UpstreamCall): Promise<Tier
     }
     let tried: Tried;
     if (req.request.stream) {
-      // Only a resume route keeps what the client has (src/proxy/resume/resume-state.ts); others pay nothing.
-      const resume = req.route.on_break === 'resume' && req.route.resume_max > 0 ? new ResumeState(call, req.codec, req.request) : null;
-      const attempt = startStream(walk, t, call, resume);
-      if (!(attempt instanceof StreamAttempt)) {
-        attempts.push({ tier: tier.name, attempt: n, outcome: 'deadline', ms: 0, message: attempt.message });
+      const flight = n === 1 && carried ? carried : startFlight(walk, t, tier, call, n, walk.door);
+      if (!('attempt' in flight)) {
+        attempts.push({ tier: tier.name, attempt: n, outcome: 'deadline', ms: 0, message: flight.message });
         return { kind: 'exhausted', timedOut: true, planned: walk.plan.length, attempts, limited: walk.limited };
       }
-      tried = streamResult(walk, t, call, n, attempt, resume, await attempt.committed);
+      tried = await streamTry(walk, flight);
     } else {
       const attempt = new UnaryAttempt({ tier, call, pool: deps.pools.get(tier.provider), client: req.client });
       tried = unaryResult(walk, tier, call, n, attempt, await attempt.result);
@@ -170,6 +127,12 @@ async function tryTier(walk: Walk, t: number, first: UpstreamCall): Promise<Tier
     const error = tried.error;
     if (error.reason === 'client_abort' || error.reason === 'shutdown') return { kind: 'aborted', attempts };
     recordAttempt(req, deps, attempts, tier, n, error.reason, tried.elapsedMs, error.status, error.blame, error.message);
+    if (walk.carried) {
+      // It failed while its hedge ran: the hedge is the attempt in flight now, whatever this one's fault.
+      lastError = error;
+      if (!error.timedOut) walk.allTimedOut = false;
+      break;
+    }
     const again = resent === 0 ? call.retryWithout(error.status, error.message) : null;
     if (again) {
       call = again;
@@ -215,32 +178,68 @@ function retryDelay(walk: Walk, tier: Tier, error: AttemptError, n: number, last
 
 type Tried = RoutingOutcome | { error: AttemptError; elapsedMs: number };
 
-/** A streaming try on its way, or (not sent) the route's deadline that has passed. */
-function startStream(walk: Walk, t: number, call: UpstreamCall, resume: ResumeState | null): StreamAttempt | AttemptError {
+/** A streaming try's verdict: committed (the stream is the answer; the client was answered at commit), or why not. */
+function streamResult(walk: Walk, flight: Flight, result: CommitResult): Tried {
+  if (!result.committed) return { error: result.error, elapsedMs: flight.attempt.elapsedMs };
   const { req, deps, attempts } = walk;
-  const tier = walk.plan[t];
-  const remaining = walk.deadlineAt - performance.now();
-  if (remaining <= 0) return timeoutError('deadline', req.route.deadline_ms, 'first_token');
-  // The first request after the tier was idle may have to wait for a model load.
-  const ttftMs = deps.gate.isCold(tier) ? tier.timeouts.cold_ttft_ms : tier.timeouts.ttft_ms;
-  const budget = Math.min(ttftMs, Math.ceil(remaining));
-  return new StreamAttempt({
-    tier, call, pool: deps.pools.get(tier.provider), client: req.client,
-    ttftBudgetMs: budget, ttftLimit: budget < ttftMs ? 'deadline' : 'ttft_timeout',
-    output: resume ? resume.output : call.streamOutput(),
-    port: req.port, ordinal: attempts.length + 1, telemetry: deps.telemetry, route: req.route.name,
-    keepOpen: resume?.keepOpen,
-  });
+  const { tier, call, resume, t } = flight;
+  recordAttempt(req, deps, attempts, tier, flight.n, 'ok', result.elapsedMs, undefined, null);
+  const recovery = resume && new Recovery({ site: walk, state: resume, plan: walk.plan, at: t });
+  return { kind: 'stream', tier, call, relay: result.relay, attempts, recovery, ...(walk.hedge ? { hedge: walk.hedge } : {}) };
 }
 
-/** A streaming try's verdict: committed (the stream is the answer; the client was answered at commit), or why not. */
-function streamResult(walk: Walk, t: number, call: UpstreamCall, n: number, attempt: StreamAttempt, resume: ResumeState | null, result: CommitResult): Tried {
-  if (!result.committed) return { error: result.error, elapsedMs: attempt.elapsedMs };
-  const { req, deps, attempts } = walk;
-  const tier = walk.plan[t];
-  recordAttempt(req, deps, attempts, tier, n, 'ok', result.elapsedMs, undefined, null);
-  const recovery = resume && new Recovery({ req, deps, state: resume, plan: walk.plan, at: t, deadlineAt: walk.deadlineAt, attempts });
-  return { kind: 'stream', tier, call, relay: result.relay, attempts, recovery };
+/** A streaming try: alone, or (hedge_ms) raced by the next tier's once it has no first content in time. */
+async function streamTry(walk: Walk, flight: Flight): Promise<Tried> {
+  const hedgeMs = walk.req.route.hedge_ms;
+  // Routes without hedge_ms, and the plan's last tier, arm no timer.
+  if (!walk.door || hedgeMs === null || flight.t >= walk.plan.length - 1) return streamResult(walk, flight, await flight.attempt.committed);
+  const end = await race(flight, hedgeMs, walk.door, walk.req.arrivedAt, { start: (after) => startHedge(walk, after), failed: (hedge, error) => hedgeFailed(walk, hedge, error) });
+  if (end.kind === 'alone') return streamResult(walk, flight, end.result);
+  if (end.kind === 'handed') {
+    walk.carried = end.next;
+    return { error: end.error, elapsedMs: flight.attempt.elapsedMs };
+  }
+  const { loser, hedged } = end;
+  const { req, deps } = walk;
+  recordAttempt(req, deps, walk.attempts, loser.tier, loser.n, 'hedge_lost', loser.attempt.elapsedMs, undefined, null, `tier ${hedged.winner} delivered first content first`);
+  deps.admission?.leave(loser.tier);
+  const usage = loser.attempt.usageSoFar;
+  walk.hedge = { hedged, ...(usage ? { loserUsage: { tier: loser.tier.name, provider: loser.tier.provider.name, model: loser.tier.model, usage } } : {}) };
+  return streamResult(walk, end.winner, end.result);
+}
+
+/** The next tier after plan index `after` that opens (each refusal recorded as the loop would), its attempt started through the door. */
+async function startHedge(walk: Walk, after: number): Promise<Flight | null> {
+  for (let u = Math.max(after + 1, walk.opened); u < walk.plan.length; u++) {
+    walk.opened = u + 1;
+    const tier = walk.plan[u];
+    const opened = await openTier(walk, tier);
+    if (!opened.open) {
+      if (opened.why === 'aborted') return null;
+      noteRefusal(walk, tier, opened);
+      continue;
+    }
+    // The first committed while this tier's limit was waited for: no hedge after a commit.
+    if (!walk.door || walk.door.committed) {
+      walk.deps.admission?.leave(tier);
+      return null;
+    }
+    const flight = startFlight(walk, u, tier, opened.call, 1, walk.door);
+    if ('attempt' in flight) {
+      walk.req.onFallback?.();
+      return flight;
+    }
+    walk.deps.admission?.leave(tier);
+    return null;
+  }
+  return null;
+}
+
+/** A hedge failed while the attempt it hedged runs on: recorded as any failure, its tier's hold given back. */
+function hedgeFailed(walk: Walk, hedge: Flight, error: AttemptError): void {
+  recordFailure(walk, hedge.tier, hedge.n, error, hedge.attempt.elapsedMs);
+  if (!error.timedOut) walk.allTimedOut = false;
+  walk.deps.admission?.leave(hedge.tier);
 }
 
 /** A non-streaming try's verdict: the whole answer, or why not. */
@@ -248,11 +247,6 @@ function unaryResult(walk: Walk, tier: Tier, call: UpstreamCall, n: number, atte
   if (!result.ok) return { error: result.error, elapsedMs: attempt.elapsedMs };
   recordAttempt(walk.req, walk.deps, walk.attempts, tier, n, 'ok', attempt.elapsedMs, result.answer.answer.status, null);
   return { kind: 'unary', tier, call, answer: result.answer, attempts: walk.attempts };
-}
-
-/** How long a limit may keep a stream waiting: what is left of its deadline. */
-function waitBudget(walk: Walk): number {
-  return walk.req.request.stream ? walk.deadlineAt - performance.now() : Infinity;
 }
 
 /** Every planned tier was passed over or failed: why, in the shape the client's answer takes. */

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, RAW } from '../protocols/types.js';
+import type { Usage } from '../protocols/usage.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 import type { Framer } from '../sse/framer.js';
 import { AttemptError, type Phase, timeoutError } from './attempt-error.js';
@@ -56,6 +57,11 @@ export class StreamAttempt implements AnswerReader {
 
   get elapsedMs(): number {
     return this.dispatch.elapsedMs;
+  }
+
+  /** Issue 32 (hedging): what the upstream reported of its usage so far (a stopped hedge's loser may have been billed for it). */
+  get usageSoFar(): Usage | undefined {
+    return this.tally.usage;
   }
 
   /** Ends the attempt from outside (a recovery whose replay diverged): before commit a failure, after it the error event. */

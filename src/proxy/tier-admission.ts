@@ -36,6 +36,13 @@ export type TierEntry =
   | { ok: false; outcome: 'budget' | 'rate_limited'; retryAfterMs: number; waitedMs: number; message: string }
   | { ok: false; outcome: 'aborted' };
 
+/** The tier that answered and what it used: the upstream's usage, else its answer's text to estimate from. */
+export interface Answered {
+  tier: Tier;
+  usage: Usage | undefined;
+  completionText: () => string;
+}
+
 interface Held {
   tier: Tier;
   budget: string | null;
@@ -120,15 +127,20 @@ export class RequestAdmission {
    * The request ended. The tier that answered (if any) settles its hold to what it used (the
    * upstream's usage, else estimated); everything else held goes back.
    */
-  end(answered: { tier: Tier; usage: Usage | undefined; completionText: () => string } | null): void {
-    for (const held of this.held.values()) {
-      if (answered && held.tier === answered.tier) {
-        const used = usedTokens(answered.usage, this.promptTokens(), answered.usage ? '' : answered.completionText());
-        if (held.budget) void this.state.budgets.settle(held.budget, actualSpend(held.tier, used));
-        if (held.lease) void this.state.limits.settle(held.lease, used.prompt_tokens + used.completion_tokens);
-      } else this.giveBack(held);
-    }
+  end(answered: Answered | null): void {
+    if (answered) this.settle(answered);
+    for (const held of this.held.values()) this.giveBack(held);
     this.held.clear();
+  }
+
+  /** A tier answered (a stream's mid-stream recovery answers on a second one): its hold settles to what it used. */
+  settle(answered: Answered): void {
+    const held = this.held.get(answered.tier);
+    if (!held) return;
+    this.held.delete(answered.tier);
+    const used = usedTokens(answered.usage, this.promptTokens(), answered.usage ? '' : answered.completionText());
+    if (held.budget) void this.state.budgets.settle(held.budget, actualSpend(held.tier, used));
+    if (held.lease) void this.state.limits.settle(held.lease, used.prompt_tokens + used.completion_tokens);
   }
 
   private giveBack(held: Held): void {

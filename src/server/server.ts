@@ -80,7 +80,7 @@ export class ProxyServer {
     const now = (): number => clock.now();
     const health = new HealthBoard(telemetry, config, now);
     const weights = new WeightControl(telemetry, config, clock);
-    this.checker = new HealthChecker(telemetry, config, refreshFit);
+    this.checker = new HealthChecker(telemetry, config, refreshFit, now);
     const metrics = new Metrics(telemetry, config);
     this.usage = new UsageLog(telemetry, config, { registry: metrics.registry, ...options.usage });
     this.state = openState({ config, telemetry, registry: metrics.registry, weights, embeddedBudgets: this.usage.budgets, takeBudgetGauge: () => this.usage.takeBudgetGauge() });

@@ -69,6 +69,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly hedges = new CounterCells({
+    name: 'llm_hedges_total',
+    help: 'Streams on a hedge_ms route whose next tier started as well, by which of the two committed (first_won, second_won).',
+    labelNames: ['route', 'result'],
+    registers: [this.registry],
+  });
+
   private readonly truncations = new CounterCells({
     name: 'llm_prompt_truncated_total',
     help: 'Answers whose tier read under 70% of the prompt tokens sent: it cut the prompt silently.',
@@ -155,6 +162,11 @@ export class Metrics {
         }
         if (event.promptTruncated) this.child(this.truncations, event.route, tier).inc();
         for (const report of event.toolText ?? []) this.child4(this.toolTexts, event.route, report.tier, report.format, report.result).inc();
+        if (event.hedged) this.child(this.hedges, event.route, event.hedged.result).inc();
+        if (event.loserUsage) {
+          this.child3(this.tokens, event.route, event.loserUsage.tier, 'prompt').inc(event.loserUsage.usage.prompt_tokens);
+          this.child3(this.tokens, event.route, event.loserUsage.tier, 'completion').inc(event.loserUsage.usage.completion_tokens);
+        }
         return;
       }
       case 'tier_state':

@@ -118,10 +118,23 @@ export interface RequestFinished {
   error?: string;
   /** A committed stream that broke and was recovered (or tried to be) on a resume route. */
   resumed?: ResumedStream;
+  /** Two attempts raced for the first token (a route with hedge_ms). */
+  hedged?: HedgedStream;
+  /** The hedge's loser's tokens, when its upstream reported any before it was stopped (a paid tier may bill them). */
+  loserUsage?: { tier: string; provider: string; model: string; usage: Usage };
   /** The tier read fewer than 70% of the prompt tokens counted before sending: it cut the prompt silently (SPEC "Route by fit"). */
   promptTruncated?: { sent: number; read: number };
   /** Tool calls the model wrote as text, one report per attempt that held one (SPEC "Tool calls written as text"); the last is the request's. */
   toolText?: ToolTextReport[];
+}
+
+/** A hedged first token: when the second attempt started (ms from the request's arrival), which tier won, which lost. */
+export interface HedgedStream {
+  at_ms: number;
+  winner: string;
+  loser: string;
+  /** Whether the attempt that was hedged won, or its hedge (the metric's label; not on the log line). */
+  result: 'first_won' | 'second_won';
 }
 
 /** A mid-stream recovery: from which tier to which, by which means, after how much text, and how it went. */

@@ -157,6 +157,8 @@ export function toLogLine(event: RequestFinished, time = new Date().toISOString(
   if (event.toolText?.length) line.tool_text = toolTextSummary(event.toolText);
   if (event.error) line.error = event.error;
   if (event.resumed) line.resumed = event.resumed;
+  if (event.hedged) line.hedged = { at_ms: event.hedged.at_ms, winner: event.hedged.winner, loser: event.hedged.loser };
+  if (event.loserUsage) line.loser_usage = { tier: event.loserUsage.tier, ...event.loserUsage.usage };
   return line;
 }
 

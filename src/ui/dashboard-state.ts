@@ -13,6 +13,7 @@ import { UsageToday } from './state/usage-today.js';
 import type { DayTotals } from '../usage/store.js';
 import { weightText } from './state/weight-layers.js';
 import { tierFit } from '../fit/tier-facts.js';
+import { loadedOf } from '../health/loaded-models.js';
 import type { DashboardSnapshot, RecentRequest, RouteView, SnapshotLimits, TierView } from './dashboard-view.js';
 
 export type { DashboardSnapshot, RecentRequest, RouteView, SnapshotLimits, TierView } from './dashboard-view.js';
@@ -169,6 +170,7 @@ export class DashboardState {
       ttft: stats?.ttft.percentiles(now) ?? null,
       ttftHistory: stats?.ttft.recent(historyLength) ?? [],
       context: tierFit(tier).context ?? null,
+      ...loadedField(tier),
     };
   }
 
@@ -269,6 +271,11 @@ export class DashboardState {
   }
 }
 
+function loadedField(tier: Tier): Pick<TierView, 'loaded'> {
+  const loaded = loadedOf(tier);
+  return loaded === undefined ? {} : { loaded };
+}
+
 function recentRequest({ at, event }: Finished): RecentRequest {
   return {
     at,
@@ -281,6 +288,7 @@ function recentRequest({ at, event }: Finished): RecentRequest {
     completionTokens: event.usage?.completion_tokens,
     ...(event.resumed ? { resumed: resumedNote(event.resumed) } : {}),
     ...(event.toolText?.length ? { toolText: toolTextNote(event.toolText) } : {}),
+    ...(event.hedged ? { hedged: `hedged at ${event.hedged.at_ms} ms: ${event.hedged.winner} won, ${event.hedged.loser} stopped` } : {}),
   };
 }
 

@@ -28,6 +28,8 @@ export interface TierView {
   ttftHistory: number[];
   /** The tier's context window in tokens as the fit check knows it; null: unknown. */
   context: number | null;
+  /** Its server's word on the model: loaded, or not (cold); absent when the server says nothing. */
+  loaded?: boolean;
 }
 
 export interface RouteView {
@@ -53,6 +55,8 @@ export interface RecentRequest {
   resumed?: string;
   /** A tool call the model wrote as text: `tool text hermes recovered`, `tool text json failed over`. */
   toolText?: string;
+  /** Two tiers raced for the first token (hedge_ms): `hedged at 800 ms: cloud won, local stopped`. */
+  hedged?: string;
 }
 
 export interface DashboardSnapshot {

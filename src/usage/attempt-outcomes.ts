@@ -3,7 +3,7 @@
  * deadline, the client leaving, or a tier skipped before it was tried. They are neither
  * failures nor successes in an incident's error rate.
  */
-export const NEUTRAL_OUTCOMES = ['bad_request', 'content_policy', 'deadline', 'client_abort', 'unsupported', 'budget', 'too_long'] as const;
+export const NEUTRAL_OUTCOMES = ['bad_request', 'content_policy', 'deadline', 'client_abort', 'unsupported', 'budget', 'too_long', 'hedge_lost'] as const;
 
 /** SQL: llm-route's own limits skipped the tier (an upstream's 429 is `rate_limited` too, with its status). */
 const LIMIT_SKIP_SQL = "(a.outcome = 'rate_limited' AND a.status IS NULL)";

@@ -7,7 +7,7 @@ import { priceRequest, type PriceBook } from './price-book.js';
 export type LoggedRequest = Pick<
   RequestFinished,
   'id' | 'startedAt' | 'protocol' | 'route' | 'tier' | 'provider' | 'model' | 'status' | 'outcome' | 'stream' | 'ttftMs'
-  | 'durationMs' | 'usage' | 'chunkErrors' | 'attempts' | 'savers' | 'estimate' | 'resumed' | 'promptTruncated' | 'toolText'
+  | 'durationMs' | 'usage' | 'chunkErrors' | 'attempts' | 'savers' | 'estimate' | 'resumed' | 'promptTruncated' | 'toolText' | 'loserUsage'
 >;
 
 export type TokenSource = 'upstream' | `estimated:${string}`;
@@ -79,7 +79,14 @@ export function requestRow(e: LoggedRequest, book: PriceBook, counter: TokenCoun
     completion = counter.count(e.estimate.completionText);
     tokenSource = `estimated:${counter.encoding}`;
   }
-  const { cost, saved } = priceRequest(book, e.route, e.tier, { prompt, completion, cached });
+  let { cost, saved } = priceRequest(book, e.route, e.tier, { prompt, completion, cached });
+  if (e.loserUsage) {
+    // A hedge's loser reported tokens before it was stopped: a paid tier may bill them, so they count, at its own price.
+    const lost = e.loserUsage.usage;
+    const priced = priceRequest(book, e.route, e.loserUsage.tier, { prompt: lost.prompt_tokens, completion: lost.completion_tokens, cached: lost.cached_tokens ?? 0 });
+    [prompt, completion, cached] = [prompt + lost.prompt_tokens, completion + lost.completion_tokens, cached + (lost.cached_tokens ?? 0)];
+    [cost, saved] = [cost + priced.cost, saved + priced.saved];
+  }
   const savers = e.savers ?? [];
   return {
     id: e.id,

@@ -12,11 +12,11 @@ export function tier(name: string, fields: Partial<Tier> = {}): Tier {
     route: 'chat', name, index: 0, provider, model: `${name}-model`, weight: 100,
     timeouts: { ...DEFAULT_TIMEOUTS, cold_ttft_ms: DEFAULT_TIMEOUTS.ttft_ms }, retry: { ...DEFAULT_RETRY },
     circuit: { ...DEFAULT_CIRCUIT, slow_ttft_ms: 8000 }, rollback: null, tokenizer: 'o200k_base',
-    max_tokens: 4096, max_tokens_cap: undefined, ollama: {}, prefill: true,
+    max_tokens: 4096, max_tokens_cap: undefined, ollama: {}, prefill: true, warm: false,
     fit: { context: 'auto', max_prompt_tokens: undefined, vision: 'auto', tools: 'auto' }, ...fields,
   };
 }
 
 export function route(tiers: Tier[], name = 'chat'): Route {
-  return { name, tiers: tiers.map((t, index) => ({ ...t, index, route: name })), deadline_ms: 120_000, aliases: [], savers: [], on_break: 'error', resume_max: 1 };
+  return { name, tiers: tiers.map((t, index) => ({ ...t, index, route: name })), deadline_ms: 120_000, aliases: [], savers: [], on_break: 'error', resume_max: 1, hedge_ms: null };
 }

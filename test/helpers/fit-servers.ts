@@ -73,3 +73,16 @@ export function openaiServer(answers: Record<string, unknown>, text = 'from loca
 export function pathOf(ctx: ScriptContext): string {
   return (ctx.req.url ?? '').split('?')[0];
 }
+
+/** llama-swap `GET /running` (proxy/proxymanager.go listRunningProcessesHandler): `{"running":[{"model","state"}]}`. */
+export function llamaSwapRunning(running: Array<{ model: string; state: 'ready' | 'starting' | 'stopping' }>): Record<string, unknown> {
+  return { running };
+}
+
+/** llama.cpp router mode `GET /models` (tools/server README, "Using multiple models"): each model's `status.value`. */
+export function llamaRouterModels(models: Array<{ id: string; value: 'loaded' | 'loading' | 'unloaded' }>): Record<string, unknown> {
+  return {
+    data: models.map(({ id, value }) => ({ id, object: 'model', owned_by: 'llamacpp', created: 1764547200, in_cache: true, path: `/models/${id}.gguf`, status: { value, args: ['llama-server', '--ctx-size', '4096'] } })),
+    object: 'list',
+  };
+}

@@ -64,8 +64,8 @@ describe('active health checks', () => {
     const p = await startFileProxy(controlYaml({ tiers: [{ name: 'local', url: local.url, health: { warmup: false } }] }), { activeChecks: true });
     h.defer(() => p.close());
     await new Promise((resolve) => setTimeout(resolve, 500));
-    // Route by fit reads the window from the server's documented endpoints at start (GETs only).
-    expect(local.requests.filter((r) => !['/v1/models', '/props', '/api/v0/models'].includes(r.url))).toEqual([]);
+    // Route by fit reads the window, and the loaded state, from the server's documented endpoints at start (GETs only).
+    expect(local.requests.filter((r) => !['/v1/models', '/props', '/api/v0/models', '/running', '/models'].includes(r.url))).toEqual([]);
   });
 
   it('without activeChecks (embedded/test servers) nothing is checked or warmed up', async () => {

@@ -9,6 +9,8 @@ import { sparkline } from '../../src/ui/sparkline.js';
 import { WeightControl } from '../../src/control/weights.js';
 import { TelemetryBus } from '../../src/telemetry/bus.js';
 import { ManualClock } from '../helpers/clock.js';
+import { recordLoaded, resetLoadedModels } from '../../src/health/loaded-models.js';
+import { providerModel } from '../../src/ui/layout/tier-cells.js';
 import { requestEvents, testConfig } from './fixtures.js';
 
 const T0 = 1_700_000_000_000;
@@ -83,6 +85,29 @@ describe('request path text', () => {
     ]).snapshot(config, T0).recent;
     expect(recent.map((r) => r.toolText)).toEqual([undefined, 'tool text qwen3_xml failed over', 'tool text hermes recovered']);
     expect(recent[1].path).toBe('local ✗ bad tool call → cloud ✓');
+  });
+
+  it('marks a hedged stream in the recent list with who won', () => {
+    const recent = stateWith([
+      ...requestEvents('chat', [attempt('local', 'hedge_lost'), attempt('cloud', 'ok')], { hedged: { at_ms: 800, winner: 'cloud', loser: 'local', result: 'second_won' } }),
+      ...requestEvents('chat', [attempt('local', 'ok')]),
+    ]).snapshot(config, T0).recent;
+    expect(recent.map((r) => r.hedged)).toEqual([undefined, 'hedged at 800 ms: cloud won, local stopped']);
+  });
+
+  it('shows what each tier\'s server says of its model: loaded, cold, or nothing', () => {
+    const state = stateWith([]);
+    const [first, second] = config.routes.get('chat')!.tiers;
+    recordLoaded(first, true);
+    recordLoaded(second, false);
+    try {
+      expect(tierOf(state, 'chat', first.name).loaded).toBe(true);
+      expect(providerModel(tierOf(state, 'chat', second.name))).toBe(`${second.provider.name}/${second.model} (cold)`);
+      recordLoaded(second, undefined);
+      expect(tierOf(state, 'chat', second.name)).not.toHaveProperty('loaded');
+    } finally {
+      resetLoadedModels();
+    }
   });
 
   it('keeps the last 50 finished requests', () => {

@@ -325,6 +325,14 @@ describe('cross-checks', () => {
     expect(explicit[0]).toMatchObject({ line: 12, path: 'routes.chat.tiers[1].name' });
   });
 
+  it('hedge_ms: a positive number of ms on a route with a tier to hedge to', () => {
+    expect(problemsOf(`${withTier('')}    hedge_ms: 500\n`).map((p) => p.message)).toEqual(['hedge_ms starts the next tier as well: a route with one tier has none to start']);
+    expect(problemsOf(`${withTier('      - provider: ollama\n        model: n\n        name: b\n')}    hedge_ms: 0\n`).map((p) => p.path)).toEqual(['routes.chat.hedge_ms']);
+    const two = loadConfigText(`${withTier('      - provider: ollama\n        model: n\n        name: b\n')}    hedge_ms: 800\n`, 'f.yaml', {});
+    expect(two.routes.get('chat')?.hedge_ms).toBe(800);
+    expect(loadConfigText(withTier(''), 'f.yaml', {}).routes.get('chat')?.hedge_ms).toBeNull();
+  });
+
   it('rejects an empty route name', () => {
     const text = withTier('').replace('  chat:', '  "":');
     expect(problemsOf(text).map((p) => p.message)).toEqual(['a route name must not be empty']);

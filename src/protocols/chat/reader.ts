@@ -39,6 +39,8 @@ export class ChatReader implements StreamReader {
     if (chunk === null) return;
     if (chunk.error != null) {
       parts.push({ type: 'error', message: errorMessage(chunk.error) });
+    } else if (isLoadingProgress(chunk)) {
+      // Not the model's answer: it neither commits nor reaches a translated client (issue 32).
     } else if (Array.isArray(chunk.choices)) {
       for (let position = 0; position < chunk.choices.length; position++) {
         const choice: unknown = chunk.choices[position];
@@ -114,6 +116,19 @@ export class ChatReader implements StreamReader {
     if (choice !== 0) part.choice = choice;
     this.parts.push(part);
   }
+}
+
+/**
+ * llama-swap's `sendLoadingState` progress while it loads a model: exactly
+ * `{"choices":[{"delta":{"reasoning_content":"…"}}]}` (proxy/process.go statusResponseWriter),
+ * without the id, object, index and finish_reason every real chunk carries.
+ */
+function isLoadingProgress(chunk: Record<string, unknown>): boolean {
+  if (chunk.id !== undefined || chunk.object !== undefined || !Array.isArray(chunk.choices) || chunk.choices.length !== 1) return false;
+  const choice: unknown = chunk.choices[0];
+  if (!isRecord(choice) || choice.index !== undefined || choice.finish_reason !== undefined || !isRecord(choice.delta)) return false;
+  const keys = Object.keys(choice.delta);
+  return keys.length === 1 && keys[0] === 'reasoning_content' && Object.keys(chunk).length === 1;
 }
 
 function errorMessage(error: unknown): string {

@@ -3,10 +3,11 @@ import { UpstreamCall } from '../../protocols/call.js';
 import type { NeutralMessage, NeutralRequest } from '../../protocols/neutral.js';
 import { TranslatedOutput } from '../../protocols/translated-output.js';
 import { isUnsupported, readParts } from '../../protocols/types.js';
+import { type AttemptSite, openTier, type Prepare, recordFailure, startStream } from '../attempt-start.js';
 import { redactSecrets } from '../../providers/redact-secrets.js';
-import type { AttemptRecord, ResumedStream } from '../../telemetry/events.js';
-import { AttemptError, timeoutError } from '../attempt-error.js';
-import { recordAttempt, type RoutingDeps, type RoutingRequest } from '../routing.js';
+import type { ResumedStream } from '../../telemetry/events.js';
+import { AttemptError } from '../attempt-error.js';
+import { recordAttempt, type RoutingRequest } from '../routing.js';
 import { type CommitResult, StreamAttempt } from '../stream-attempt.js';
 import type { StreamEnd, StreamRelay } from '../stream-relay.js';
 import type { CommitPort, StreamSink } from '../stream-sink.js';
@@ -14,17 +15,15 @@ import { RecoveryDecoder, type RecoveryMeans } from './recovery-decoder.js';
 import type { ResumeState } from './resume-state.js';
 
 export interface RecoveryInput {
-  req: RoutingRequest;
-  deps: RoutingDeps;
+  /** The request's attempts start here, the recovery's as any other (fit, limits, budgets, TTFT budget). */
+  site: AttemptSite;
   state: ResumeState;
   /** The request's plan, and where in it the committed tier stands. */
   plan: Tier[];
   at: number;
-  deadlineAt: number;
-  attempts: AttemptRecord[];
 }
 
-type Run = CommitResult & { diverged: () => boolean };
+type Run = (CommitResult | { committed: false; error: AttemptError; refused: string }) & { diverged: () => boolean };
 
 /**
  * Mid-stream recovery (SPEC "Mid-stream recovery (opt-in)"): when the committed stream of a
@@ -45,25 +44,40 @@ export class Recovery {
     const end = await first.finished;
     const sink = end.open;
     if (!sink || !end.interruption) return end;
-    const { state, plan, at } = this.input;
-    const tier = this.recoveryTier();
-    if (!tier) return this.giveUp(end, sink, end.interruption.message);
+    const { state, plan, at, site } = this.input;
     const delivered = state.delivered.text();
-    const resumed: ResumedStream = { from: plan[at].name, to: tier.name, how: tier.prefill ? 'continue' : 'replay', at_chars: delivered.length, result: 'failed' };
-    this.resumed = resumed;
-    let run = await this.run(tier, resumed.how, delivered, sink);
-    // A tier that refuses the prefill (current Claude models do) is asked the plain request instead.
-    if (!run.committed && resumed.how === 'continue' && (run.error.status === 400 || run.error.reason === 'unsupported')) {
-      resumed.how = 'replay';
-      run = await this.run(tier, 'replay', delivered, sink);
+    let refused: string | null = null;
+    for (const tier of this.recoveryTiers()) {
+      const how: RecoveryMeans = tier.prefill ? 'continue' : 'replay';
+      let run = await this.run(tier, how, delivered, sink, tier === plan[at]);
+      // Not sent (too long for it, or llm-route's own limit or budget said no): the next candidate.
+      if (!run.committed && 'refused' in run) {
+        refused = `its recovery on tier ${tier.name} was refused: ${run.refused}`;
+        continue;
+      }
+      const resumed: ResumedStream = { from: plan[at].name, to: tier.name, how, at_chars: delivered.length, result: 'failed' };
+      this.resumed = resumed;
+      // A tier that refuses the prefill (current Claude models do) is asked the plain request instead.
+      if (!run.committed && how === 'continue' && (run.error.status === 400 || run.error.reason === 'unsupported')) {
+        resumed.how = 'replay';
+        run = await this.run(tier, 'replay', delivered, sink, true);
+      }
+      if (!run.committed) {
+        site.deps.admission?.leave(tier);
+        resumed.result = run.diverged() ? 'diverged' : 'failed';
+        // Upstream words can echo the key; they go to the client here.
+        const why = 'refused' in run ? run.refused : redactSecrets(run.error.message, tier.provider);
+        return this.giveUp(end, sink, `${end.interruption.message}; its recovery on tier ${tier.name} failed: ${why}`, run.error);
+      }
+      return this.second(end, run, resumed, tier);
     }
-    if (!run.committed) {
-      resumed.result = run.diverged() ? 'diverged' : 'failed';
-      // Upstream words can echo the key; they go to the client here.
-      const why = redactSecrets(run.error.message, tier.provider);
-      return this.giveUp(end, sink, `${end.interruption.message}; its recovery on tier ${tier.name} failed: ${why}`, run.error);
-    }
+    return this.giveUp(end, sink, refused ? `${end.interruption.message}; ${refused}` : end.interruption.message);
+  }
+
+  /** The recovery's own stream, to its end; its tier settles what it used (the first tier settles at the request's end). */
+  private async second(end: StreamEnd, run: Run & CommitResult & { committed: true }, resumed: ResumedStream, tier: Tier): Promise<StreamEnd> {
     const second = await run.relay.finished;
+    if (tier !== this.input.plan[this.input.at]) this.input.site.deps.admission?.settle({ tier, usage: second.usage, completionText: () => second.text });
     resumed.result = second.interruption ? (run.diverged() ? 'diverged' : 'failed') : 'ok';
     return {
       interruption: second.interruption,
@@ -74,48 +88,44 @@ export class Recovery {
     };
   }
 
-  /** The next tier in the plan that can carry the request (the one that broke is suspect), else the same one with a retry left. */
-  private recoveryTier(): Tier | null {
-    const { plan, at, req } = this.input;
-    for (let t = at + 1; t < plan.length; t++) {
-      if (!isUnsupported(UpstreamCall.prepare(plan[t], req.codec, req.request))) return plan[t];
-    }
-    return plan[at].retry.attempts > 1 ? plan[at] : null;
+  /** The next tiers in the plan (the one that broke is suspect), then the same one if its retry rules allow another try. */
+  private recoveryTiers(): Tier[] {
+    const { plan, at } = this.input;
+    const after = plan.slice(at + 1);
+    return plan[at].retry.attempts > 1 ? [...after, plan[at]] : after;
   }
 
-  private async run(tier: Tier, how: RecoveryMeans, delivered: string, sink: StreamSink): Promise<Run> {
-    const { req, deps, state, deadlineAt } = this.input;
-    const n = this.input.attempts.filter((a) => a.tier === tier.name).length + 1;
+  /** One recovery attempt, started as any attempt is (src/proxy/attempt-start.ts); `held`: the request holds the tier's room already. */
+  private async run(tier: Tier, how: RecoveryMeans, delivered: string, sink: StreamSink, held: boolean): Promise<Run> {
+    const { site, state } = this.input;
+    const { req, attempts } = site;
+    const n = attempts.filter((a) => a.tier === tier.name).length + 1;
     let diverged = false;
-    const failed = (error: AttemptError): Run => {
-      recordAttempt(req, deps, this.input.attempts, tier, n, error.reason, 0, error.status, null, error.message);
-      return { committed: false, error, diverged: () => diverged };
-    };
-    const remaining = deadlineAt - performance.now();
-    if (remaining <= 0) return failed(timeoutError('deadline', req.route.deadline_ms, 'first_token'));
-    const call = how === 'continue'
-      ? continuationCall(tier, req, delivered, state.delivered.pieces)
-      : UpstreamCall.prepare(tier, req.codec, req.request);
-    if (isUnsupported(call)) return failed(new AttemptError('unsupported', call.unsupported, { phase: 'connect', failover: false, retryable: false, blame: null }));
-    const budget = Math.min(tier.timeouts.ttft_ms, Math.ceil(remaining));
+    const prepare: Prepare = how === 'continue'
+      ? (t) => continuationCall(t, req, delivered, state.delivered.pieces)
+      : (t) => UpstreamCall.prepare(t, req.codec, req.request);
+    const opening = await openTier(site, tier, { prepare, held, n });
+    if (!opening.open) {
+      if (opening.why === 'aborted') return { committed: false, error: new AttemptError('client_abort', 'client disconnected', { phase: 'connect', failover: false, retryable: false, blame: null }), diverged: () => diverged };
+      const message = attempts.at(-1)?.message ?? opening.why;
+      return { committed: false, error: new AttemptError('unsupported', message, { phase: 'connect', failover: false, retryable: false, blame: null }), refused: message, diverged: () => diverged };
+    }
     // The client has its status and the stream's opening: the recovery writes on where the first left off.
     const port: CommitPort = { commit: () => sink };
-    const attempt: StreamAttempt = new StreamAttempt({
-      tier, call, pool: deps.pools.get(tier.provider), client: req.client,
-      ttftBudgetMs: budget,
-      ttftLimit: budget < tier.timeouts.ttft_ms ? 'deadline' : 'ttft_timeout',
-      output: new TranslatedOutput(state.recoveryRenderer(), new RecoveryDecoder(readParts, how, delivered, (message) => {
-        diverged = true;
-        attempt.cut(new AttemptError('replay_diverged', message, { phase: 'body', failover: false, retryable: false, blame: null }));
-      })),
-      port, ordinal: this.input.attempts.length + 1, telemetry: deps.telemetry, route: req.route.name,
-    });
-    const result = await attempt.committed;
-    if (!result.committed) {
-      recordAttempt(req, deps, this.input.attempts, tier, n, result.error.reason, attempt.elapsedMs, result.error.status, result.error.blame, result.error.message);
-      return { ...result, diverged: () => diverged };
+    let started: StreamAttempt | null = null;
+    const output = new TranslatedOutput(state.recoveryRenderer(), new RecoveryDecoder(readParts, how, delivered, (message) => {
+      diverged = true;
+      started?.cut(new AttemptError('replay_diverged', message, { phase: 'body', failover: false, retryable: false, blame: null }));
+    }));
+    const attempt = startStream(site, tier, opening.call, { output, port });
+    if (!(attempt instanceof StreamAttempt)) {
+      recordFailure(site, tier, n, attempt, 0);
+      return { committed: false, error: attempt, diverged: () => diverged };
     }
-    recordAttempt(req, deps, this.input.attempts, tier, n, 'ok', result.elapsedMs, undefined, null);
+    started = attempt;
+    const result = await attempt.committed;
+    if (!result.committed) recordFailure(site, tier, n, result.error, attempt.elapsedMs);
+    else recordAttempt(req, site.deps, attempts, tier, n, 'ok', result.elapsedMs, undefined, null);
     return { ...result, diverged: () => diverged };
   }
 

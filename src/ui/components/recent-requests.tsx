@@ -49,6 +49,7 @@ function RecentLine({ request, routeWidth }: { request: RecentRequest; routeWidt
       <Text>{'  '}{request.path}</Text>
       {request.resumed ? <Text color="cyan">{`  (${request.resumed})`}</Text> : null}
       {request.toolText ? <Text color="magenta">{`  (${request.toolText})`}</Text> : null}
+      {request.hedged ? <Text color="magenta">{`  (${request.hedged})`}</Text> : null}
       {note ? <Text color="yellow">{`  (${note})`}</Text> : null}
     </Text>
   );

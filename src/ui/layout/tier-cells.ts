@@ -24,8 +24,10 @@ export function tierCellText(tier: TierView, key: Exclude<ColumnKey, 'marker'>):
   }
 }
 
+/** `provider/model`, with its server's word on the model when it says: `(loaded)` or `(cold)`. */
 export function providerModel(tier: TierView): string {
-  return `${tier.provider}/${tier.model}`;
+  const said = tier.loaded === undefined ? '' : tier.loaded ? ' (loaded)' : ' (cold)';
+  return `${tier.provider}/${tier.model}${said}`;
 }
 
 /** The widest tier name, provider/model and weight text, so those columns fit their data. */

@@ -1,0 +1,151 @@
+import type { Tier } from '../config/schema.js';
+import { UpstreamCall } from '../protocols/call.js';
+import { isUnsupported } from '../protocols/types.js';
+import type { AttemptRecord } from '../telemetry/events.js';
+import { type FittedCall, fitCall } from '../fit/fit-call.js';
+import type { PromptCount } from '../fit/prompt-count.js';
+import type { TooLongNumbers } from '../fit/payload-failure.js';
+import { type AttemptError, timeoutError } from './attempt-error.js';
+import { recordAttempt, type RoutingDeps, type RoutingRequest } from './routing.js';
+import { StreamAttempt, type StreamAttemptInput } from './stream-attempt.js';
+
+/**
+ * Where attempts of one request start: failover, mid-stream recovery and hedging all start
+ * theirs here, so none can skip a step (DESIGN "One way to start an attempt").
+ */
+export interface AttemptSite {
+  req: RoutingRequest;
+  deps: RoutingDeps;
+  attempts: AttemptRecord[];
+  /** performance.now() when the route's deadline passes. */
+  deadlineAt: number;
+  prompt: PromptCount;
+  /** Every planned tier is down: they are tried without half-open trial claims. */
+  allDown: boolean;
+}
+
+/** The soonest a tier skipped for llm-route's own limit or budget takes requests again. */
+export interface Limited {
+  outcome: 'budget' | 'rate_limited';
+  retryAfterMs: number;
+}
+
+/** A tier opened for this request, or why not (each refusal already recorded in the request's attempts). */
+export type Opening =
+  | { open: true; call: UpstreamCall }
+  | { open: false; why: 'unsupported'; message: string }
+  | { open: false; why: 'too_long'; numbers: TooLongNumbers }
+  | { open: false; why: 'limited'; limited: Limited }
+  /** Another request holds the tier's half-open trial. */
+  | { open: false; why: 'trial_taken' }
+  | { open: false; why: 'aborted' };
+
+/** How to write the request for a tier; a recovery's continuation writes it differently. */
+export type Prepare = (tier: Tier) => UpstreamCall | { unsupported: string };
+
+export interface OpenOptions {
+  prepare?: Prepare;
+  /** The request already holds the tier's room (one more try on it): only its rpm is asked again. */
+  held?: boolean;
+  /** The try's number on the tier, as its record says (1 unless held). */
+  n?: number;
+}
+
+/**
+ * A tier's steps before its first attempt, in order: can it carry the request, does the
+ * request fit it (with Ollama's num_ctx set), llm-route's own limits and budgets, its
+ * half-open trial. Synchronous unless a tokenizer or a limit must be waited for.
+ */
+export function openTier(site: AttemptSite, tier: Tier, options: OpenOptions = {}): Opening | Promise<Opening> {
+  const { req } = site;
+  const { prepare } = options;
+  const prepared = prepare ? prepare(tier) : UpstreamCall.prepare(tier, req.codec, req.request);
+  if (isUnsupported(prepared)) return refused(site, tier, 'unsupported', prepared.unsupported);
+  if (req.request.operation === 'count_tokens') return admit(site, tier, prepared);
+  const fitted = fitCall(tier, req.codec, req.request, prepared, site.prompt, prepare);
+  return fitted instanceof Promise ? fitted.then((f) => afterFit(site, tier, f, options)) : afterFit(site, tier, fitted, options);
+}
+
+function afterFit(site: AttemptSite, tier: Tier, fitted: FittedCall, options: OpenOptions): Opening | Promise<Opening> {
+  if (fitted.fits) return options.held ? admitAgain(site, tier, fitted.call, options.n ?? 1) : admit(site, tier, fitted.call);
+  // Nothing is sent to a tier that cannot hold the request: no health penalty either.
+  if (fitted.outcome === 'unsupported') return refused(site, tier, 'unsupported', fitted.message);
+  recordAttempt(site.req, site.deps, site.attempts, tier, 1, fitted.outcome, 0, undefined, null, fitted.message);
+  return { open: false, why: 'too_long', numbers: { prompt: fitted.prompt, limit: fitted.limit } };
+}
+
+function refused(site: AttemptSite, tier: Tier, outcome: 'unsupported', message: string): Opening {
+  recordAttempt(site.req, site.deps, site.attempts, tier, 1, outcome, 0, undefined, null, message);
+  return { open: false, why: outcome, message };
+}
+
+/** Takes the tier's room under llm-route's own limits and budgets (a route with none waits for nothing), then its half-open trial. */
+function admit(site: AttemptSite, tier: Tier, call: UpstreamCall): Opening | Promise<Opening> {
+  const admission = site.deps.admission;
+  if (!admission) return claimTrial(site, tier, call);
+  return admission.enter(tier, site.req.client, waitBudget(site)).then((entry): Opening => {
+    if (entry.ok) return claimTrial(site, tier, call);
+    if (entry.outcome === 'aborted') return { open: false, why: 'aborted' };
+    // Skipped by llm-route's own limit or budget: no request was sent, the tier's health is not concerned.
+    recordAttempt(site.req, site.deps, site.attempts, tier, 1, entry.outcome, entry.waitedMs, undefined, null, entry.message);
+    return { open: false, why: 'limited', limited: { outcome: entry.outcome, retryAfterMs: entry.retryAfterMs } };
+  });
+}
+
+/** One more request at a tier whose room the request holds: it needs room in its provider's rpm bucket. */
+function admitAgain(site: AttemptSite, tier: Tier, call: UpstreamCall, n: number): Opening | Promise<Opening> {
+  if (!site.deps.admission) return { open: true, call };
+  return admitRetry(site, tier, n).then((verdict): Opening => {
+    if (verdict === 'ok') return { open: true, call };
+    if (verdict === 'aborted') return { open: false, why: 'aborted' };
+    return { open: false, why: 'limited', limited: { outcome: 'rate_limited', retryAfterMs: 0 } };
+  });
+}
+
+/** One more try at a tier the request holds: room in its provider's rpm bucket (waiting as entering does), else recorded. */
+export async function admitRetry(site: AttemptSite, tier: Tier, n: number): Promise<'ok' | 'refused' | 'aborted'> {
+  const admission = site.deps.admission;
+  if (!admission || (await admission.retry(tier, site.req.client, waitBudget(site)))) return 'ok';
+  if (site.req.client.aborted) return 'aborted';
+  recordAttempt(site.req, site.deps, site.attempts, tier, n, 'rate_limited', 0, undefined, null, `provider ${tier.provider.name} at its rpm limit: no retry`);
+  return 'refused';
+}
+
+/** Another request took this tier's half-open trial since planning: leave the trial to it. */
+function claimTrial(site: AttemptSite, tier: Tier, call: UpstreamCall): Opening {
+  if (site.allDown || site.deps.gate.claim(tier)) return { open: true, call };
+  site.deps.admission?.leave(tier);
+  return { open: false, why: 'trial_taken' };
+}
+
+/** How long a limit may keep a stream waiting: what is left of its deadline. */
+export function waitBudget(site: AttemptSite): number {
+  return site.req.request.stream ? site.deadlineAt - performance.now() : Infinity;
+}
+
+/** What only the caller knows of a streaming attempt: where its output goes and how. */
+export type StreamPlace = Pick<StreamAttemptInput, 'output' | 'port' | 'keepOpen'> & { ordinal?: number };
+
+/**
+ * A streaming attempt on an opened tier, on its way; or (nothing sent) the route's deadline
+ * that has passed. Its TTFT budget: cold_ttft_ms for a tier that is cold (it may have to load
+ * its model), else ttft_ms, cut to what the deadline leaves.
+ */
+export function startStream(site: AttemptSite, tier: Tier, call: UpstreamCall, place: StreamPlace): StreamAttempt | AttemptError {
+  const { req, deps } = site;
+  const remaining = site.deadlineAt - performance.now();
+  if (remaining <= 0) return timeoutError('deadline', req.route.deadline_ms, 'first_token');
+  const ttftMs = deps.gate.isCold(tier) ? tier.timeouts.cold_ttft_ms : tier.timeouts.ttft_ms;
+  const budget = Math.min(ttftMs, Math.ceil(remaining));
+  return new StreamAttempt({
+    tier, call, pool: deps.pools.get(tier.provider), client: req.client,
+    ttftBudgetMs: budget, ttftLimit: budget < ttftMs ? 'deadline' : 'ttft_timeout',
+    output: place.output, port: place.port, keepOpen: place.keepOpen,
+    ordinal: place.ordinal ?? site.attempts.length + 1, telemetry: deps.telemetry, route: req.route.name,
+  });
+}
+
+/** An attempt that gave no answer, as the request's attempts and the `attempt_end` event record it. */
+export function recordFailure(site: AttemptSite, tier: Tier, n: number, error: AttemptError, elapsedMs: number): void {
+  recordAttempt(site.req, site.deps, site.attempts, tier, n, error.reason, elapsedMs, error.status, error.blame, error.message);
+}

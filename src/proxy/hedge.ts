@@ -1,0 +1,156 @@
+import type { Tier } from '../config/schema.js';
+import type { UpstreamCall } from '../protocols/call.js';
+import type { AttemptRecord, HedgedStream, RequestFinished } from '../telemetry/events.js';
+import { AttemptError } from './attempt-error.js';
+import { type AttemptSite, startStream } from './attempt-start.js';
+import { ResumeState } from './resume/resume-state.js';
+import { type CommitResult, StreamAttempt } from './stream-attempt.js';
+import type { CommitPort, StreamSink } from './stream-sink.js';
+
+/**
+ * Hedged first tokens (SPEC "Warm models and hedged first tokens"): when the attempt in flight
+ * has no first content `hedge_ms` after it started, the next tier starts as well; the first of
+ * the two to commit wins, the other is stopped in that same instant (its socket destroyed).
+ * At most two in flight, and none started after a commit.
+ */
+
+/** A streaming attempt on its way, and what it was started with. */
+export interface Flight {
+  /** Its tier's place in the request's plan. */
+  t: number;
+  tier: Tier;
+  call: UpstreamCall;
+  attempt: StreamAttempt;
+  resume: ResumeState | null;
+  /** Its try number on its tier. */
+  n: number;
+}
+
+/** A race that was won: who started when, who won; the loser's tokens when its upstream reported any. */
+export interface HedgeEnd {
+  hedged: HedgedStream;
+  loserUsage?: RequestFinished['loserUsage'];
+}
+
+export type RaceEnd =
+  /** The flight settled with no other attempt in flight: its own commit or failure. */
+  | { kind: 'alone'; result: CommitResult }
+  /** One of two committed; the loser was stopped before it could write a byte. */
+  | { kind: 'won'; winner: Flight; result: CommitResult & { committed: true }; loser: Flight; hedged: HedgedStream }
+  /** The first failed while its hedge runs on: the hedge is now the attempt in flight. */
+  | { kind: 'handed'; error: AttemptError; next: Flight };
+
+/**
+ * The one way to the client (the commit port) for attempts that may race: the first to commit
+ * goes through and every other attempt still waiting is stopped at once, inside that commit,
+ * so no loser can reach the client afterwards.
+ */
+export class HedgeDoor {
+  private readonly waiting = new Set<StreamAttempt>();
+  private opened = false;
+
+  constructor(private readonly port: CommitPort, private readonly attempts: AttemptRecord[]) {}
+
+  get committed(): boolean {
+    return this.opened;
+  }
+
+  /** A port for one attempt; `enter` ties it to the attempt once that exists. */
+  portFor(): CommitPort & { attempt: StreamAttempt | null } {
+    const door = this;
+    const port = { attempt: null as StreamAttempt | null, commit: (tier: Tier, _n: number): StreamSink => door.commit(port.attempt, tier) };
+    return port;
+  }
+
+  enter(attempt: StreamAttempt, port: { attempt: StreamAttempt | null }): void {
+    port.attempt = attempt;
+    this.waiting.add(attempt);
+  }
+
+  /** The attempt settled on its own (failed): it no longer races. */
+  leave(attempt: StreamAttempt): void {
+    this.waiting.delete(attempt);
+  }
+
+  private commit(winner: StreamAttempt | null, tier: Tier): StreamSink {
+    this.opened = true;
+    if (winner) this.waiting.delete(winner);
+    const losers = [...this.waiting];
+    this.waiting.clear();
+    for (const loser of losers) loser.stop(hedgeLost(tier.name));
+    // The client's attempt count: those recorded, the losers stopped just now, and this one.
+    return this.port.commit(tier, this.attempts.length + losers.length + 1);
+  }
+}
+
+function hedgeLost(winner: string): AttemptError {
+  return new AttemptError('hedge_lost', `tier ${winner} delivered first content first`, { phase: 'first_token', failover: false, retryable: false, blame: null });
+}
+
+/** What racing needs of the routing loop: a hedge started as any attempt is, and a failed one recorded. */
+export interface HedgeSteps {
+  /** Opens the tiers after plan index `after` (fit, limits, budgets) and starts the first that opens, through the door; null: none. */
+  start(after: number): Promise<Flight | null>;
+  /** A hedge that failed while the first runs on: recorded, its tier's hold given back. */
+  failed(hedge: Flight, error: AttemptError): void;
+}
+
+/**
+ * Waits for the flight in flight, starting a hedge once `hedgeMs` passed since the flight
+ * started without its first content. A hedge that fails leaves the first alone; the next
+ * hedge is timed from the first's start again (so it starts at once, on the tier after).
+ */
+export async function race(first: Flight, hedgeMs: number, door: HedgeDoor, arrivedAt: number, steps: HedgeSteps): Promise<RaceEnd> {
+  const own = first.attempt.committed;
+  let settled: CommitResult | null = null;
+  void own.then((result) => (settled = result));
+  let after = first.t;
+  for (;;) {
+    if (!(await timesOut(own, hedgeMs - first.attempt.elapsedMs))) return { kind: 'alone', result: await own };
+    const atMs = Math.round(performance.now() - arrivedAt);
+    const hedge = settled ? null : await steps.start(after);
+    if (!hedge) return { kind: 'alone', result: await own };
+    after = hedge.t;
+    // The first committed while the hedge's tier was being opened (a limit's wait): it is ahead, the hedge never started.
+    const early = settled as CommitResult | null;
+    if (early?.committed) return { kind: 'alone', result: early };
+    const next = await Promise.race([own.then((r) => ({ flight: first, r })), hedge.attempt.committed.then((r) => ({ flight: hedge, r }))]);
+    // A commit stops the other inside it, so the loser's verdict can come first: the winner's follows.
+    const other = next.flight === first ? hedge : first;
+    const done = !next.r.committed && next.r.error.reason === 'hedge_lost' ? { flight: other, r: await other.attempt.committed } : next;
+    if (done.r.committed) {
+      const [winner, loser] = done.flight === first ? [first, hedge] : [hedge, first];
+      return { kind: 'won', winner, result: done.r, loser, hedged: { at_ms: atMs, winner: winner.tier.name, loser: loser.tier.name, result: winner === first ? 'first_won' : 'second_won' } };
+    }
+    door.leave(done.flight.attempt);
+    if (done.flight === first) return { kind: 'handed', error: done.r.error, next: hedge };
+    steps.failed(hedge, done.r.error);
+  }
+}
+
+/** true when `ms` pass before `promise` settles; no timer at all when it has already passed. */
+function timesOut(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  if (ms <= 0) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms, true);
+    void promise.then(() => {
+      clearTimeout(timer);
+      resolve(false);
+    });
+  });
+}
+
+/**
+ * A streaming attempt on an opened tier, started as any is (src/proxy/attempt-start.ts); with a
+ * door, its commit goes through it. On a resume route it keeps what the client has, for a recovery.
+ */
+export function startFlight(site: AttemptSite, t: number, tier: Tier, call: UpstreamCall, n: number, door: HedgeDoor | null): Flight | AttemptError {
+  const { req } = site;
+  // Only a resume route keeps what the client has (src/proxy/resume/resume-state.ts); others pay nothing.
+  const resume = req.route.on_break === 'resume' && req.route.resume_max > 0 ? new ResumeState(call, req.codec, req.request) : null;
+  const port = door ? door.portFor() : null;
+  const attempt = startStream(site, tier, call, { output: resume ? resume.output : call.streamOutput(), port: port ?? req.port, keepOpen: resume?.keepOpen });
+  if (!(attempt instanceof StreamAttempt)) return attempt;
+  if (door && port) door.enter(attempt, port);
+  return { t, tier, call, attempt, resume, n };
+}
