@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { findRouteOrDefault } from '../config/find-route.js';
-import type { Config, Route } from '../config/schema.js';
+import type { Config, Route, Rule } from '../config/schema.js';
 import { closesConnection, readJsonBody } from '../http/read-body.js';
 import { requestText } from '../protocols/neutral.js';
 import { type ClientCodec, type ClientRequest, isUnsupported } from '../protocols/types.js';
@@ -13,6 +12,7 @@ import { RequestAdmission } from './tier-admission.js';
 import { refuseStream } from './refuse-stream.js';
 import { PromptCount } from '../fit/prompt-count.js';
 import { detectTruncation } from '../fit/truncation.js';
+import { chooseRoute } from '../rules/choose-route.js';
 
 /**
  * A request for a model (Chat Completions, Responses, Messages), read top-down: admit it,
@@ -27,7 +27,7 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
     const admitted = await admit(req, exchange);
     if (!admitted) return;
     const { request, savers } = await saveTokens(exchange, admitted.route, admitted.request, req);
-    exchange.begin(admitted.route, request, { savers });
+    exchange.begin(admitted.route, request, { savers, rule: admitted.rule?.label });
     // No key, no deduplication: a request without one pays nothing here.
     const key = admitted.request.headers.idempotencyKey;
     if (key !== undefined) {
@@ -68,7 +68,7 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
 }
 
 /** Reads, parses and validates the body and finds its route; null when the client was answered with an error. */
-export async function admit(req: IncomingMessage, exchange: Exchange): Promise<{ route: Route; request: ClientRequest } | null> {
+export async function admit(req: IncomingMessage, exchange: Exchange): Promise<{ route: Route; request: ClientRequest; rule: Rule | null } | null> {
   const body = await readJsonBody(req, exchange.config.server.max_body_bytes);
   if (!body.ok) {
     if (body.status === 499) {
@@ -87,15 +87,23 @@ export async function admit(req: IncomingMessage, exchange: Exchange): Promise<{
     return null;
   }
   const name = parsed.request.model;
-  const route = findRouteOrDefault(exchange.config, name);
-  if (!route) {
+  const chosen = await chooseRoute(exchange.config, parsed.request, req.headers, body.bytes);
+  if (!chosen) {
     const known = [...exchange.config.routes.keys()].join(', ');
     exchange.respondError({ status: 404, kind: 'not_found', code: 'model_not_found', message: `unknown route "${name}": the model must name a route (known: ${known})` });
     // Not labelled with the name: clients choose it, and metric series must stay bounded.
     exchange.finish({ tier: null, status: 404, outcome: 'bad_request', error: `unknown route "${name.slice(0, 100)}"` });
     return null;
   }
-  return { route, request: parsed.request };
+  const { route, rule } = chosen;
+  if (route.tiers.length === 0) {
+    // Local only, and no tier of the route is on the local network: fail closed, nothing sent.
+    const message = `no_local_tier: route "${route.name}" is local-only for this request and none of its tiers is on the local network`;
+    exchange.respondError({ status: 503, kind: 'unavailable', code: 'no_local_tier', message });
+    exchange.finish({ tier: null, status: 503, outcome: 'failed', error: message });
+    return null;
+  }
+  return { route, request: parsed.request, rule };
 }
 
 /** A body without `model` names the default route, when the tier file has one (as LiteLLM and llama.cpp accept). */

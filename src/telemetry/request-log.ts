@@ -130,6 +130,7 @@ export function toLogLine(event: RequestFinished, time = new Date().toISOString(
     ttft_ms: event.ttftMs === undefined ? null : Math.round(event.ttftMs),
     duration_ms: Math.round(event.durationMs),
   };
+  if (event.rule !== undefined) line.rule = event.rule;
   if (event.usage) line.usage = event.usage;
   if (event.savers) {
     // What the savers measured, beside what the upstream billed: how far the estimate is from the bill.

@@ -274,6 +274,7 @@ function recentRequest({ at, event }: Finished): RecentRequest {
     ttftMs: event.ttftMs,
     completionTokens: event.usage?.completion_tokens,
     ...(event.resumed ? { resumed: resumedNote(event.resumed) } : {}),
+    ...(event.rule !== undefined ? { rule: event.rule } : {}),
   };
 }
 

@@ -51,6 +51,8 @@ export interface RecentRequest {
   completionTokens: number | undefined;
   /** A stream that broke and was resumed (or tried to be): `resumed a→b by continue`, `resume diverged`. */
   resumed?: string;
+  /** The rule of `rules:` that chose the route (its name or index); absent: the model name did. */
+  rule?: string | number;
 }
 
 export interface DashboardSnapshot {
