@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Config, Route, Rule } from '../config/schema.js';
+import type { Config, Route, Rule, Tier } from '../config/schema.js';
 import { closesConnection, readJsonBody } from '../http/read-body.js';
 import { requestText } from '../protocols/neutral.js';
 import { type ClientCodec, type ClientRequest, isUnsupported } from '../protocols/types.js';
@@ -11,7 +11,8 @@ import { type Limited, routeRequest, type RoutingOutcome } from './route-request
 import { RequestAdmission } from './tier-admission.js';
 import { refuseStream } from './refuse-stream.js';
 import { PromptCount } from '../fit/prompt-count.js';
-import { detectTruncation } from '../fit/truncation.js';
+import { detectTruncation, watchTruncation } from '../fit/truncation.js';
+import type { Usage } from '../protocols/usage.js';
 import { chooseRoute } from '../rules/choose-route.js';
 
 /**
@@ -46,7 +47,10 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
       { id, route: admitted.route, request, codec, port: exchange, arrivedAt: exchange.arrivedAt, client: exchange.client, onFallback: idempotent?.onFallback, prompt },
       { pools: exchange.pools, gate: ctx.gate, telemetry: ctx.telemetry, random: ctx.random, admission },
     );
-    await answer(exchange, admitted.route, request, outcome, admission, prompt);
+    // A tier of unknown window that read suspiciously little: checked after the answer, said on a line of its own.
+    const checkLate = (tier: Tier, usage: Usage | undefined): void => watchTruncation(tier, usage, prompt, admitted.bytes,
+      ({ sent, read }) => ctx.telemetry.emit({ type: 'prompt_truncated', id, route: admitted.route.name, tier: tier.name, sent, read }));
+    await answer(exchange, admitted.route, request, outcome, admission, prompt, checkLate);
   } catch (err) {
     // A bug must cost one request, never the server; and it still ends with its request_end.
     process.stderr.write(`llm-route: internal error on ${req.method} ${req.url}: ${(err as Error).stack ?? err}\n`);
@@ -68,7 +72,7 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
 }
 
 /** Reads, parses and validates the body and finds its route; null when the client was answered with an error. */
-export async function admit(req: IncomingMessage, exchange: Exchange): Promise<{ route: Route; request: ClientRequest; rule: Rule | null } | null> {
+export async function admit(req: IncomingMessage, exchange: Exchange): Promise<{ route: Route; request: ClientRequest; rule: Rule | null; bytes: number } | null> {
   const body = await readJsonBody(req, exchange.config.server.max_body_bytes);
   if (!body.ok) {
     if (body.status === 499) {
@@ -103,7 +107,7 @@ export async function admit(req: IncomingMessage, exchange: Exchange): Promise<{
     exchange.finish({ tier: null, status: 503, outcome: 'failed', error: message });
     return null;
   }
-  return { route, request: parsed.request, rule };
+  return { route, request: parsed.request, rule, bytes: body.bytes };
 }
 
 /** A body without `model` names the default route, when the tier file has one (as LiteLLM and llama.cpp accept). */
@@ -132,7 +136,8 @@ async function saveTokens(exchange: Exchange, route: Route, request: ClientReque
  * Answers the client in the shape the routing loop ended in, and records the request's end.
  * The tier that answered settles its limits and budgets to what it used.
  */
-async function answer(exchange: Exchange, route: Route, request: ClientRequest, outcome: RoutingOutcome, admission: RequestAdmission | null, prompt: PromptCount): Promise<void> {
+async function answer(exchange: Exchange, route: Route, request: ClientRequest, outcome: RoutingOutcome, admission: RequestAdmission | null, prompt: PromptCount,
+  checkLate: (tier: Tier, usage: Usage | undefined) => void): Promise<void> {
   const attempts = outcome.attempts;
   switch (outcome.kind) {
     case 'stream': {
@@ -141,6 +146,7 @@ async function answer(exchange: Exchange, route: Route, request: ClientRequest, 
       const interruption = end.interruption;
       let result: RequestOutcome = 'ok';
       if (interruption) result = interruption.reason === 'client_abort' ? 'client_abort' : 'interrupted';
+      checkLate(outcome.tier, end.usage);
       return exchange.finish({
         tier: outcome.tier.name, status: 200, outcome: result, ttftMs: exchange.ttftMs, attempts, usage: end.usage,
         estimate: end.usage ? undefined : estimateOf(request, end.text), chunkErrors: end.chunkErrors, committed: true, error: interruption?.message,
@@ -152,6 +158,7 @@ async function answer(exchange: Exchange, route: Route, request: ClientRequest, 
       const { answer: unary } = outcome;
       exchange.respond(unary.answer, outcome.tier, attempts.length);
       admission?.end({ tier: outcome.tier, usage: unary.usage, completionText: () => outcome.call.answerText(unary.upstreamBody) });
+      checkLate(outcome.tier, unary.usage);
       return exchange.finish({
         tier: outcome.tier.name, status: unary.answer.status, outcome: 'ok', attempts, usage: unary.usage,
         estimate: unary.usage ? undefined : estimateOf(request, outcome.call.answerText(unary.upstreamBody)),

@@ -105,6 +105,8 @@ export class DashboardState {
         return this.addLog(at, stateLine(event));
       case 'fit_discovered':
         return this.addLog(at, fitLine(event));
+      case 'prompt_truncated':
+        return this.warnTruncation(event.route, event.tier, event, at);
     }
   }
 
