@@ -91,7 +91,8 @@ export async function admit(req: IncomingMessage, exchange: Exchange): Promise<{
     return null;
   }
   const name = parsed.request.model;
-  const chosen = await chooseRoute(exchange.config, parsed.request, req.headers, body.bytes);
+  const choosing = chooseRoute(exchange.config, parsed.request, req.headers, body.bytes);
+  const chosen = choosing instanceof Promise ? await choosing : choosing;
   if (!chosen) {
     const known = [...exchange.config.routes.keys()].join(', ');
     exchange.respondError({ status: 404, kind: 'not_found', code: 'model_not_found', message: `unknown route "${name}": the model must name a route (known: ${known})` });
