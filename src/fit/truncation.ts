@@ -39,7 +39,7 @@ export function detectTruncation(tier: Tier, usage: Usage | undefined, prompt: P
  * line: the request's has been written).
  */
 export function watchTruncation(tier: Tier, usage: Usage | undefined, prompt: PromptCount, bodyBytes: number, found: (truncation: Truncation) => void): void {
-  if (!cutsSilently(tier) || prompt.made !== undefined || !usage || usage.prompt_tokens <= 0) return;
+  if (!servesOpenModels(tier) || prompt.made !== undefined || !usage || usage.prompt_tokens <= 0) return;
   const read = usage.prompt_tokens;
   if (bodyBytes < SMALLEST_CHECKED_BYTES || read * SUSPICIOUS_BYTES_PER_TOKEN >= bodyBytes) return;
   setImmediate(() => {
@@ -54,6 +54,16 @@ export function watchTruncation(tier: Tier, usage: Usage | undefined, prompt: Pr
 // gateways that report 0) must never teach it a tiny window it would keep.
 function cutsSilently(tier: Tier): boolean {
   return tier.provider.local || tier.provider.type === 'ollama';
+}
+
+/**
+ * Stricter for the late check, which needs no count made near a limit: only the servers that cut
+ * (Ollama, and Chat Completions servers on this machine: llama.cpp, vLLM, LM Studio, Ollama's /v1).
+ * An Anthropic or Responses endpoint on loopback is a gateway to a cloud API, which refuses
+ * instead — and seen in Claude Code's real run: a low usage figure there must not teach a window.
+ */
+function servesOpenModels(tier: Tier): boolean {
+  return tier.provider.type === 'ollama' || (tier.provider.type === 'openai' && tier.provider.local);
 }
 
 function judge(tier: Tier, sent: number, read: number): Truncation | undefined {

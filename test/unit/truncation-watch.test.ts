@@ -46,10 +46,13 @@ describe('watchTruncation: the late check on a tier of unknown window', () => {
     expect(tierFit(local).context).toBeUndefined();
   });
 
-  it('a cloud tier, no usage, or a count made before sending: nothing to do', async () => {
+  it('a cloud tier, an Anthropic gateway on loopback, no usage, or a count made before sending: nothing to do', async () => {
     const cloud = tier('cloud', { provider: { ...tier('x').provider, local: false, type: 'openai' } });
+    // As in Claude Code's real run: an anthropic-type tier on 127.0.0.1 reported 10 input tokens for a tool call.
+    const gateway = tier('gateway', { provider: { ...tier('x').provider, local: true, type: 'anthropic' } });
     const none = counting(8000);
     watchTruncation(cloud, usage(2048), none.prompt, 40_000, () => undefined);
+    watchTruncation(gateway, usage(10), none.prompt, 50_000, () => undefined);
     watchTruncation(tier('local'), undefined, none.prompt, 40_000, () => undefined);
     const made = { made: 8000, tokens: async () => 8000 } as unknown as PromptCount;
     watchTruncation(tier('local'), usage(2048), made, 40_000, () => { throw new Error('counted before: detectTruncation reports it'); });
