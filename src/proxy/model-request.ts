@@ -72,7 +72,7 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
 }
 
 /** Reads, parses and validates the body and finds its route; null when the client was answered with an error. */
-export async function admit(req: IncomingMessage, exchange: Exchange): Promise<{ route: Route; request: ClientRequest; rule: Rule | null; bytes: number } | null> {
+export async function admit(req: IncomingMessage, exchange: Exchange, { counting = false } = {}): Promise<{ route: Route; request: ClientRequest; rule: Rule | null; bytes: number } | null> {
   const body = await readJsonBody(req, exchange.config.server.max_body_bytes);
   if (!body.ok) {
     if (body.status === 499) {
@@ -101,7 +101,8 @@ export async function admit(req: IncomingMessage, exchange: Exchange): Promise<{
     return null;
   }
   const { route, rule } = chosen;
-  if (route.tiers.length === 0) {
+  // A token count without a tier is llm-route's own estimate: nothing leaves the machine.
+  if (route.tiers.length === 0 && !counting) {
     // Local only, and no tier of the route is on the local network: fail closed, nothing sent.
     const message = `no_local_tier: route "${route.name}" is local-only for this request and none of its tiers is on the local network`;
     exchange.respondError({ status: 503, kind: 'unavailable', code: 'no_local_tier', message });

@@ -90,7 +90,7 @@ describe('local only: fails closed, nothing reaches a tier off the local network
     expect(proxy.connects).toEqual([]);
   });
 
-  it('no local tier at all: 503 no_local_tier in each protocol, and the cloud gets nothing (count_tokens neither)', async () => {
+  it('no local tier at all: 503 no_local_tier in each protocol (a token count: the estimate), and the cloud gets nothing', async () => {
     const { p } = await proxyWithLocalDown();
     const chat = await fetch(`${p.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'cloud-only', messages: [{ role: 'user', content: 'secret' }] }) });
     expect(chat.status).toBe(503);
@@ -109,7 +109,10 @@ describe('local only: fails closed, nothing reaches a tier off the local network
     expect(body.type).toBe('error');
     expect(body.error.type).toBe('api_error');
     expect(body.error.message).toMatch(/^no_local_tier: /);
-    await expect(anthropic.messages.countTokens({ model: 'cloud-only', messages: [{ role: 'user', content: 'secret' }] })).rejects.toMatchObject({ status: 503 });
+    // A token count needs no tier: llm-route's own estimate, and nothing leaves the machine.
+    const counted = await anthropic.messages.countTokens({ model: 'cloud-only', messages: [{ role: 'user', content: 'secret' }] }).withResponse();
+    expect(counted.data.input_tokens).toBeGreaterThan(0);
+    expect(counted.response.headers.get('x-llm-route-estimated')).toBe('true');
     // The header on a route with no local tier: the same.
     await expect(new OpenAI({ baseURL: p.baseURL, apiKey: 'x', maxRetries: 0, defaultHeaders: { 'x-llm-route-local-only': '1' } })
       .chat.completions.create({ model: 'cloud-only', messages: [{ role: 'user', content: 'secret' }] })).rejects.toMatchObject({ status: 503 });
