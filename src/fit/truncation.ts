@@ -13,6 +13,12 @@ const TRUNCATED_BELOW = 0.7;
 const SUSPICIOUS_BYTES_PER_TOKEN = 6;
 /** Bodies this small are never checked late: no local server's window is that small. */
 const SMALLEST_CHECKED_BYTES = 4096;
+/**
+ * A late check never learns a window under this: a truncation reads about a whole window (Ollama's
+ * smallest default is 2,048), while an Ollama that counts only the tokens its KV cache did not
+ * hold (versions before its fix, ollama#16414) reports an agent's new turn — tens or hundreds.
+ */
+const SMALLEST_WINDOW = 1024;
 
 export interface Truncation {
   sent: number;
@@ -41,7 +47,7 @@ export function detectTruncation(tier: Tier, usage: Usage | undefined, prompt: P
 export function watchTruncation(tier: Tier, usage: Usage | undefined, prompt: PromptCount, bodyBytes: number, found: (truncation: Truncation) => void): void {
   if (!servesOpenModels(tier) || prompt.made !== undefined || !usage || usage.prompt_tokens <= 0) return;
   const read = usage.prompt_tokens;
-  if (bodyBytes < SMALLEST_CHECKED_BYTES || read * SUSPICIOUS_BYTES_PER_TOKEN >= bodyBytes) return;
+  if (read < SMALLEST_WINDOW || bodyBytes < SMALLEST_CHECKED_BYTES || read * SUSPICIOUS_BYTES_PER_TOKEN >= bodyBytes) return;
   setImmediate(() => {
     prompt.tokens(tier.tokenizer).then((sent) => {
       const truncation = judge(tier, sent, read);

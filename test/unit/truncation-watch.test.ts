@@ -37,8 +37,8 @@ describe('watchTruncation: the late check on a tier of unknown window', () => {
   it('a suspicious count that shows the whole prompt was read (images, base64) reports nothing', async () => {
     const local = tier('local');
     const found: Truncation[] = [];
-    const images = counting(900);
-    watchTruncation(local, usage(880), images.prompt, 300_000, (t) => found.push(t));
+    const images = counting(1500);
+    watchTruncation(local, usage(1450), images.prompt, 300_000, (t) => found.push(t));
     await turn();
     await turn();
     expect(images.asked()).toBe(1);
@@ -46,13 +46,15 @@ describe('watchTruncation: the late check on a tier of unknown window', () => {
     expect(tierFit(local).context).toBeUndefined();
   });
 
-  it('a cloud tier, an Anthropic gateway on loopback, no usage, or a count made before sending: nothing to do', async () => {
+  it('a cloud tier, an Anthropic gateway on loopback, a figure too small to be a window, no usage, or a count made before sending: nothing to do', async () => {
     const cloud = tier('cloud', { provider: { ...tier('x').provider, local: false, type: 'openai' } });
     // As in Claude Code's real run: an anthropic-type tier on 127.0.0.1 reported 10 input tokens for a tool call.
     const gateway = tier('gateway', { provider: { ...tier('x').provider, local: true, type: 'anthropic' } });
     const none = counting(8000);
     watchTruncation(cloud, usage(2048), none.prompt, 40_000, () => undefined);
     watchTruncation(gateway, usage(10), none.prompt, 50_000, () => undefined);
+    // An Ollama that counts only what its KV cache did not hold: an agent's new turn, not a window.
+    watchTruncation(tier('local'), usage(300), none.prompt, 120_000, () => undefined);
     watchTruncation(tier('local'), undefined, none.prompt, 40_000, () => undefined);
     const made = { made: 8000, tokens: async () => 8000 } as unknown as PromptCount;
     watchTruncation(tier('local'), usage(2048), made, 40_000, () => { throw new Error('counted before: detectTruncation reports it'); });
