@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, formatProblem } from '../../../src/config/errors.js';
 import { findRoute } from '../../../src/config/find-route.js';
 import { loadConfigText } from '../../../src/config/load.js';
+import { summarizeConfig } from '../../../src/cli/validate.js';
 
 const HEAD = `version: 1
 providers:
@@ -36,6 +37,7 @@ describe('rules: in the tier file', () => {
 `, '/t/llm-route.yaml', {});
     expect(config.rules?.map((rule) => [rule.label, rule.route])).toEqual([['background', 'chat'], [1, 'cloud']]);
     expect(config.rules?.[1].when).toEqual({ images: true, prompt_tokens: '>= 60000', header: { 'X-Team': 'infra' } });
+    expect(summarizeConfig(config)).toBe('ok: /t/llm-route.yaml — 2 routes (chat: local; cloud: cloud), 3 providers, 2 rules');
   });
 
   it('validate reports every bad rule at file:line:col: unknown keys, values, routes and comparisons', () => {
