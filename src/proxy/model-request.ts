@@ -14,6 +14,7 @@ import { PromptCount } from '../fit/prompt-count.js';
 import { detectTruncation, watchTruncation } from '../fit/truncation.js';
 import type { Usage } from '../protocols/usage.js';
 import { chooseRoute } from '../rules/choose-route.js';
+import { tiersExcluded } from '../rules/local-only.js';
 
 /**
  * A request for a model (Chat Completions, Responses, Messages), read top-down: admit it,
@@ -101,12 +102,10 @@ export async function admit(req: IncomingMessage, exchange: Exchange, { counting
     return null;
   }
   const { route, rule } = chosen;
+  // Local only, and no tier of the route is on the local network: fail closed, nothing sent.
   // A token count without a tier is llm-route's own estimate: nothing leaves the machine.
   if (route.tiers.length === 0 && !counting) {
-    // Local only, and no tier of the route is on the local network: fail closed, nothing sent.
-    const message = `no_local_tier: route "${route.name}" is local-only for this request and none of its tiers is on the local network`;
-    exchange.respondError({ status: 503, kind: 'unavailable', code: 'no_local_tier', message });
-    exchange.finish({ tier: null, status: 503, outcome: 'failed', error: message });
+    noLocalTier(exchange, route.name, 'none of its tiers is on the local network', []);
     return null;
   }
   return { route, request: parsed.request, rule, bytes: body.bytes };
@@ -181,6 +180,8 @@ async function answer(exchange: Exchange, route: Route, request: ClientRequest, 
       return exchange.finish({ tier: null, status: 400, outcome: 'bad_request', attempts, error: outcome.failure.message });
     case 'exhausted':
       if (outcome.limited) return limitedAnswer(exchange, route.name, outcome.limited, attempts);
+      // Local tiers failed where a cloud one was left out: the pin, not the tiers, is why there is no answer.
+      if (tiersExcluded(route) > 0) return noLocalTier(exchange, route.name, `its local tiers could not answer (${attempts.map((a) => `${a.tier}: ${a.outcome}`).join('; ') || 'none was drawn'})`, attempts);
       return exhausted(exchange, route.name, outcome.planned, outcome.timedOut, attempts);
     case 'aborted':
       return exchange.endAborted(attempts);
@@ -200,6 +201,13 @@ function limitedAnswer(exchange: Exchange, route: string, limited: Limited, atte
   const code = limited.outcome === 'budget' ? 'budget_exhausted' : 'rate_limited';
   exchange.respondError({ status: 429, kind: 'rate_limit', code, message, extra: { attempts } }, { 'retry-after': retryAfterS, 'x-llm-route-attempts': attempts.length });
   exchange.finish({ tier: null, status: 429, outcome: 'failed', attempts, error: message });
+}
+
+/** SPEC "Local only": 503 no_local_tier, in the client's protocol (fails closed). */
+function noLocalTier(exchange: Exchange, route: string, why: string, attempts: RequestFinished['attempts']): void {
+  const message = `no_local_tier: route "${route}" is local-only for this request and ${why}`;
+  exchange.respondError({ status: 503, kind: 'unavailable', code: 'no_local_tier', message, extra: { attempts } }, { 'x-llm-route-attempts': attempts.length });
+  exchange.finish({ tier: null, status: 503, outcome: 'failed', attempts, error: message });
 }
 
 function exhausted(exchange: Exchange, route: string, planned: number, timedOut: boolean, attempts: RequestFinished['attempts']): void {

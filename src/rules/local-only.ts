@@ -9,6 +9,8 @@ export const LOCAL_ONLY_HEADER = 'x-llm-route-local-only';
 const localProviders = new WeakMap<Provider, boolean>();
 /** Per route: the route with its non-local tiers taken out. */
 const localRoutes = new WeakMap<Route, Route>();
+/** Per such local-only route: how many tiers it lost. */
+const excludedCounts = new WeakMap<Route, number>();
 
 export function isLocalTier(tier: Tier): boolean {
   let local = localProviders.get(tier.provider);
@@ -34,6 +36,7 @@ export function localOnly(route: Route): Route {
   if (!local) {
     local = { ...route, tiers: route.tiers.filter(isLocalTier) };
     localRoutes.set(route, local);
+    excludedCounts.set(local, route.tiers.length - local.tiers.length);
   }
   return local;
 }
@@ -41,4 +44,9 @@ export function localOnly(route: Route): Route {
 /** The tiers a local-only request never reaches, for `explain`. */
 export function excludedTiers(route: Route): Tier[] {
   return route.tiers.filter((tier) => !isLocalTier(tier));
+}
+
+/** How many tiers local-only took out of this route as the routing loop got it (0: none, or not local-only). */
+export function tiersExcluded(route: Route): number {
+  return excludedCounts.get(route) ?? 0;
 }

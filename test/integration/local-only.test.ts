@@ -68,13 +68,20 @@ describe('local only: fails closed, nothing reaches a tier off the local network
     expect(cloud.requests).toEqual(['POST /v1/chat/completions']);
   });
 
-  it('a local_only route whose local tier fails: the client gets the local failure, the cloud gets nothing', async () => {
+  it('a local_only route whose local tier fails: 503 no_local_tier naming the local failure, the cloud gets nothing', async () => {
     const { p, local } = await proxyWithLocalDown();
     const sdk = new OpenAI({ baseURL: p.baseURL, apiKey: 'x', maxRetries: 0 });
     const failed = await sdk.chat.completions.create({ model: 'private', messages: [{ role: 'user', content: 'secret' }] }).catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(OpenAI.APIError);
-    expect((failed as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
-    expect(local.requests).toHaveLength(1);
+    expect(failed).toMatchObject({ status: 503, code: 'no_local_tier', type: 'service_unavailable' });
+    const error = (failed as InstanceType<typeof OpenAI.APIError>).error as { message: string; attempts: Array<{ tier: string; outcome: string }> };
+    expect(error.message).toMatch(/^no_local_tier: route "private" is local-only for this request and its local tiers could not answer \(local: server_error\)/);
+    expect(error.attempts.map((a) => a.tier)).toEqual(['local']);
+    // A Messages stream (Claude Code's shape): the same, before any byte of a stream.
+    const stream = new Anthropic({ baseURL: p.origin, apiKey: 'x', maxRetries: 0 }).messages.stream({ model: 'private', max_tokens: 16, messages: [{ role: 'user', content: 'secret' }] });
+    const streamError = await stream.finalMessage().catch((e: unknown) => e);
+    expect(streamError).toMatchObject({ status: 503, error: { type: 'error', error: { type: 'api_error', message: expect.stringMatching(/^no_local_tier: /) } } });
+    expect(local.requests).toHaveLength(2);
     expect(cloud.requests).toEqual([]);
     expect(proxy.connects).toEqual([]);
   });
@@ -82,9 +89,9 @@ describe('local only: fails closed, nothing reaches a tier off the local network
   it('the x-llm-route-local-only: 1 header makes one request local-only; any other value loosens nothing', async () => {
     const { p, local } = await proxyWithLocalDown();
     const pinned = new OpenAI({ baseURL: p.baseURL, apiKey: 'x', maxRetries: 0, defaultHeaders: { 'x-llm-route-local-only': '1' } });
-    await expect(pinned.responses.create({ model: 'mixed', input: 'secret' })).rejects.toMatchObject({ status: 502 });
+    await expect(pinned.responses.create({ model: 'mixed', input: 'secret' })).rejects.toMatchObject({ status: 503, code: 'no_local_tier' });
     const loosen = new OpenAI({ baseURL: p.baseURL, apiKey: 'x', maxRetries: 0, defaultHeaders: { 'x-llm-route-local-only': '0' } });
-    await expect(loosen.chat.completions.create({ model: 'private', messages: [{ role: 'user', content: 'secret' }] })).rejects.toMatchObject({ status: 502 });
+    await expect(loosen.chat.completions.create({ model: 'private', messages: [{ role: 'user', content: 'secret' }] })).rejects.toMatchObject({ status: 503, code: 'no_local_tier' });
     expect(local.requests).toHaveLength(2);
     expect(cloud.requests).toEqual([]);
     expect(proxy.connects).toEqual([]);
