@@ -105,6 +105,7 @@ export async function admit(req: IncomingMessage, exchange: Exchange, { counting
   // Local only, and no tier of the route is on the local network: fail closed, nothing sent.
   // A token count without a tier is llm-route's own estimate: nothing leaves the machine.
   if (route.tiers.length === 0 && !counting) {
+    exchange.begin(route, parsed.request, { rule: rule?.label }); // its log line and metrics name the route
     noLocalTier(exchange, route.name, 'none of its tiers is on the local network', []);
     return null;
   }

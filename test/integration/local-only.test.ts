@@ -104,7 +104,7 @@ describe('local only: fails closed, nothing reaches a tier off the local network
     const chatBody = (await chat.json()) as { error: { type: string; code: string; message: string } };
     expect(chatBody.error).toMatchObject({ type: 'service_unavailable', code: 'no_local_tier' });
     expect(chatBody.error.message).toMatch(/route "cloud-only" is local-only .* none of its tiers is on the local network/);
-    expect((await logLine(p, chat.headers.get('x-request-id'))).status).toBe(503);
+    expect(await logLine(p, chat.headers.get('x-request-id'))).toMatchObject({ route: 'cloud-only', status: 503, outcome: 'failed', tier: null });
 
     const sdkError = await new OpenAI({ baseURL: p.baseURL, apiKey: 'x', maxRetries: 0 }).responses.create({ model: 'cloud-only', input: 'secret' }).catch((e: unknown) => e);
     expect(sdkError).toMatchObject({ status: 503, code: 'no_local_tier', type: 'service_unavailable' });
