@@ -26,19 +26,26 @@ const IMAGE_TYPES = new Set(['image', 'image_url', 'input_image']);
 
 /** An image anywhere in the conversation (`messages`, or Responses' `input`), tool results included. */
 export function hasImages(body: Record<string, unknown>): boolean {
-  return containsImage(body.messages, 0) || containsImage(body.input, 0);
+  return partsHaveImage(body.messages, 0) || partsHaveImage(body.input, 0);
 }
 
 // Content nests a few levels (message → tool_result → content → image); a hostile body's depth
-// is already bounded by the JSON reader, this bound keeps the walk short anyway.
+// is already bounded by the JSON reader, this bound keeps the walk short anyway. Plain loops:
+// an 80 KB agent history is a few hundred parts, walked in a few µs.
 const MAX_DEPTH = 8;
 
-function containsImage(value: unknown, depth: number): boolean {
-  if (depth > MAX_DEPTH || value === null || typeof value !== 'object') return false;
-  if (Array.isArray(value)) return value.some((item) => containsImage(item, depth + 1));
-  const record = value as Record<string, unknown>;
-  if (typeof record.type === 'string' && IMAGE_TYPES.has(record.type)) return true;
-  return containsImage(record.content, depth + 1) || containsImage(record.output, depth + 1);
+function partsHaveImage(list: unknown, depth: number): boolean {
+  if (!Array.isArray(list) || depth > MAX_DEPTH) return false;
+  for (let i = 0; i < list.length; i++) {
+    const part: unknown = list[i];
+    if (part === null || typeof part !== 'object') continue;
+    const { type, content, output } = part as { type?: unknown; content?: unknown; output?: unknown };
+    if (typeof type === 'string' && IMAGE_TYPES.has(type)) return true;
+    // A message's or a tool result's own parts (a string content has none).
+    if (typeof content === 'object' && partsHaveImage(content, depth + 1)) return true;
+    if (typeof output === 'object' && partsHaveImage(output, depth + 1)) return true;
+  }
+  return false;
 }
 
 function field(value: unknown, key: string): unknown {

@@ -4,7 +4,7 @@ import { clientCodec } from '../../../src/protocols/registry.js';
 import type { ClientProtocol } from '../../../src/protocols/names.js';
 import { boundVerdict, compare, matchRules } from '../../../src/rules/match-rules.js';
 import { RequestFacts } from '../../../src/rules/request-facts.js';
-import { asksThinking } from '../../../src/rules/request-traits.js';
+import { asksThinking, hasImages } from '../../../src/rules/request-traits.js';
 
 const config = (rules: string) => loadConfigText(`version: 1
 providers:
@@ -70,5 +70,16 @@ describe('thinking, as each protocol asks for it', () => {
     expect(asksThinking('responses', { reasoning: { effort: 'minimal' } })).toBe(false);
     expect(asksThinking('responses', { reasoning: { effort: 'high' } })).toBe(true);
     expect(asksThinking('responses', {})).toBe(false);
+  });
+});
+
+describe('images, anywhere in the conversation', () => {
+  it('Chat image_url, Messages image in a tool result, Responses input_image in a message and in a tool output; text alone is none', () => {
+    expect(hasImages({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AA' } }] }] })).toBe(true);
+    expect(hasImages({ messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AA' } }] }] }] })).toBe(true);
+    expect(hasImages({ input: [{ type: 'message', role: 'user', content: [{ type: 'input_image', image_url: 'data:image/png;base64,AA' }] }] })).toBe(true);
+    expect(hasImages({ input: [{ type: 'function_call_output', call_id: 'c', output: [{ type: 'input_image', image_url: 'data:image/png;base64,AA' }] }] })).toBe(true);
+    expect(hasImages({ messages: [{ role: 'user', content: 'an image of a cat' }, { role: 'user', content: [{ type: 'text', text: '"type":"image"' }] }] })).toBe(false);
+    expect(hasImages({ input: 'image' })).toBe(false);
   });
 });
