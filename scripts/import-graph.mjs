@@ -28,6 +28,7 @@ export const LAYERS = [
   ['state'], //                      the state seam: limits, budgets (usage's ledger), idempotency, SharedWeights
   ['health'], //                     tier checks, circuits, the health board
   ['fit'], //                        what a tier can take, learned by discovery (which asks health's model lists)
+  ['rules'], //                      routing by purpose: rules on what a request is, client classes, local only
   ['control'], //                    runtime weights (state's SharedWeights), alerts, rollbacks, the admin API
   ['ui'], //                         the Ink dashboard: reads events, usage and fit
   ['proxy'], //                      the request path: plan, attempt, commit, relay

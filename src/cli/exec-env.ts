@@ -20,8 +20,8 @@ const PLACEHOLDER_KEY = 'llm-route';
 /**
  * The client setup for `exec`. `url` is the proxy's origin. Clients authenticate with the
  * proxy's auth_token, or a placeholder (Claude Code and the SDKs refuse to start without
- * one); their own keys never reach a tier. `route`: a route every client uses whatever
- * model it asks for; by default a client whose own model names no route gets the first one.
+ * one); their own keys never reach a tier. `route`: the route every client asks for; by
+ * default the route Claude's (Codex's) own model name reaches, else the first one.
  */
 export function clientSetup(url: string, config: Config, command: string[], route?: string): ClientSetup {
   const key = config.server.auth_token ?? PLACEHOLDER_KEY;
@@ -37,10 +37,7 @@ export function clientSetup(url: string, config: Config, command: string[], rout
     LLM_ROUTE_API_KEY: key,
   };
   const firstRoute = [...config.routes.keys()][0];
-  const claudeRoute = route ?? (findRoute(config, CLAUDE_MODEL) ? undefined : firstRoute);
-  if (claudeRoute) {
-    for (const name of ['ANTHROPIC_MODEL', 'ANTHROPIC_DEFAULT_OPUS_MODEL', 'ANTHROPIC_DEFAULT_SONNET_MODEL', 'ANTHROPIC_DEFAULT_HAIKU_MODEL', 'ANTHROPIC_SMALL_FAST_MODEL']) env[name] = claudeRoute;
-  }
+  Object.assign(env, claudeCodeModels(route ?? findRoute(config, CLAUDE_MODEL)?.name ?? firstRoute));
   // Codex always gets a route name for its model: a name it does not know gives its generic
   // tool set (function tools), which every tier can carry; its own model names bring tools
   // only OpenAI runs (a free-form `exec` tool).
@@ -50,6 +47,26 @@ export function clientSetup(url: string, config: Config, command: string[], rout
     // With both set, Claude Code warns of an auth conflict; the proxy needs only one.
     unset: ['ANTHROPIC_API_KEY'],
     command: isCodex(command[0]) ? [command[0], ...codexOverrides(base, codexRoute, routeWindow(config.routes.get(codexRoute))), ...command.slice(1)] : command,
+  };
+}
+
+/**
+ * Claude Code's model variables, one name per request class so that rules can tell them apart
+ * (SPEC "Routing by purpose"): the main loop asks for the route itself, its small requests
+ * (ANTHROPIC_SMALL_FAST_MODEL, else ANTHROPIC_DEFAULT_HAIKU_MODEL) for `<route>@background`,
+ * subagents for `<route>@subagent`. Without a rule on the class, each of those names is the
+ * route (find-route.ts), so a tier file without rules still sends them all to one route. And
+ * the hint variable, with which Claude Code labels each request's class in a header.
+ */
+function claudeCodeModels(route: string): Record<string, string> {
+  return {
+    ANTHROPIC_MODEL: route,
+    ANTHROPIC_DEFAULT_OPUS_MODEL: route,
+    ANTHROPIC_DEFAULT_SONNET_MODEL: route,
+    ANTHROPIC_DEFAULT_HAIKU_MODEL: `${route}@background`,
+    ANTHROPIC_SMALL_FAST_MODEL: `${route}@background`,
+    CLAUDE_CODE_SUBAGENT_MODEL: `${route}@subagent`,
+    CLAUDE_CODE_GATEWAY_HINT_HEADERS: '1',
   };
 }
 

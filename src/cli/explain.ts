@@ -1,12 +1,16 @@
 import { readFileSync } from 'node:fs';
+import type { IncomingHttpHeaders } from 'node:http';
 import { findRoute } from '../config/find-route.js';
 import { loadTierFileOrReport } from './load-tier-file.js';
-import type { Tier } from '../config/schema.js';
+import type { Config, Route, Rule, Tier } from '../config/schema.js';
 import { discoverTier } from '../fit/discover.js';
 import { explainPlan, type Explained } from '../fit/plan-explain.js';
 import { recordDiscovered } from '../fit/tier-facts.js';
 import { clientCodec } from '../protocols/registry.js';
+import type { ClientRequest } from '../protocols/types.js';
 import type { ClientProtocol } from '../telemetry/events.js';
+import { chooseRoute } from '../rules/choose-route.js';
+import { excludedTiers, wantsLocalOnly } from '../rules/local-only.js';
 import { applyRouteSavers } from '../savers/route-savers.js';
 import { isRecord } from '../util/is-record.js';
 import { createStaleAwareAgent } from '../util/stale-socket-pool.js';
@@ -16,6 +20,8 @@ export interface ExplainOptions {
   route?: string;
   json?: boolean;
   protocol?: string;
+  /** `Name: value` request headers the rules and local-only see, as a client would send them. */
+  header?: string[];
 }
 
 const PROTOCOLS: readonly ClientProtocol[] = ['chat', 'responses', 'messages'];
@@ -44,17 +50,23 @@ export async function runExplain(file: string, opts: ExplainOptions): Promise<nu
   const protocol = (opts.protocol as ClientProtocol | undefined) ?? guessProtocol(body);
   const name = opts.route ?? (typeof body.model === 'string' ? body.model : undefined);
   if (name === undefined) return fail('the body names no model: say which route with --route');
-  const route = findRoute(config, name);
-  if (!route) return fail(`unknown route "${name}" (known: ${[...config.routes.keys()].join(', ')})`);
+  const headers = headerLines(opts.header ?? []);
+  if (typeof headers === 'string') return fail(headers);
   const codec = clientCodec(protocol);
+  const asSent = codec.parse({ ...body, model: name }, headers);
+  if (!asSent.ok) return fail(`not a valid ${protocol} request: ${asSent.message}`);
+  const chosen = await routeFor(config, opts.route, asSent.request, headers, Buffer.byteLength(JSON.stringify(body)));
+  if (!chosen) return fail(`unknown route "${name}" (known: ${[...config.routes.keys()].join(', ')})`);
+  const { route, rule, notLocal } = chosen;
   const saved = route.savers.length > 0 ? (await applyRouteSavers(route, protocol, { ...body, model: name })).body : { ...body, model: name };
-  const parsed = codec.parse(saved, {});
+  const parsed = codec.parse(saved, headers);
   if (!parsed.ok) return fail(`not a valid ${protocol} request: ${parsed.message}`);
 
   const agent = createStaleAwareAgent();
   const unreachable = new Set<Tier>();
   try {
-    await Promise.all(route.tiers.map(async (tier) => {
+    // A tier local-only excludes is not contacted at all, not even for discovery.
+    await Promise.all(route.tiers.filter((tier) => !notLocal.has(tier)).map(async (tier) => {
       const found = await discoverTier(tier, { timeoutMs: tier.provider.health.timeout_ms, dispatcher: agent });
       recordDiscovered(tier, found.facts);
       if (found.unreachable) unreachable.add(tier);
@@ -62,7 +74,7 @@ export async function runExplain(file: string, opts: ExplainOptions): Promise<nu
   } finally {
     await agent.destroy().catch(() => undefined);
   }
-  const plan = await explainPlan(route, codec, parsed.request, unreachable);
+  const plan = { ...(await explainPlan(route, codec, parsed.request, unreachable, notLocal)), ...(config.rules?.length ? { rule: rule?.label ?? null } : {}) };
   process.stdout.write(opts.json ? `${JSON.stringify(plan, null, 2)}\n` : planText(plan));
   if (plan.tiers.some((tier) => tier.decision === 'try')) return 0;
   // Nothing would be sent: say so in one line (on stderr with --json, whose stdout is the document).
@@ -74,6 +86,28 @@ export async function runExplain(file: string, opts: ExplainOptions): Promise<nu
 function noTierSummary(plan: Explained): string {
   const why = plan.tiers.map((tier) => `${tier.tier}: ${tier.reason}`).join(', ');
   return `no tier would be tried (${why}): serve would answer this request with an error`;
+}
+
+/**
+ * The route as the proxy would choose it (rules, then the model name), or the one --route
+ * names; a local-only route's or request's tiers off the local network are shown excluded.
+ */
+async function routeFor(config: Config, named: string | undefined, request: ClientRequest, headers: IncomingHttpHeaders, bytes: number): Promise<{ route: Route; rule: Rule | null; notLocal: Set<Tier> } | undefined> {
+  const chosen = named === undefined ? await chooseRoute(config, request, headers, bytes) : undefined;
+  const route = chosen ? (chosen.unfiltered ?? chosen.route) : named === undefined ? undefined : findRoute(config, named);
+  if (!route) return undefined;
+  return { route, rule: chosen?.rule ?? null, notLocal: new Set(wantsLocalOnly(route, headers) ? excludedTiers(route) : []) };
+}
+
+/** `--header "Name: value"` lines as Node's incoming headers (names lower-cased); a message for a line without a colon. */
+function headerLines(lines: string[]): IncomingHttpHeaders | string {
+  const headers: IncomingHttpHeaders = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) return `--header expects "Name: value", got ${JSON.stringify(line)}`;
+    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return headers;
 }
 
 /** Messages has a top-level `system` or Anthropic content blocks; Responses has `input`; else Chat. */
@@ -90,6 +124,7 @@ function hasAnthropicBlocks(messages: unknown): boolean {
 
 function planText(plan: Explained): string {
   const lines = [`route "${plan.route}" (${plan.protocol}): ${plan.prompt_tokens} prompt tokens`];
+  if (plan.rule !== undefined) lines.push(plan.rule === null ? '  no rule matched: the model name chose the route' : `  rule ${plan.rule} chose the route`);
   for (const tier of plan.tiers) {
     const window = tier.context === null ? 'window unknown' : `window ${tier.context}`;
     lines.push(`  ${tier.decision === 'try' ? 'try ' : 'skip'}  ${tier.tier}  (${window}, needs ${tier.need})${tier.message ? `: ${tier.message}` : ''}`);

@@ -48,6 +48,7 @@ export async function main(argv: string[]): Promise<void> {
     .addOption(configOption())
     .option('--route <route>', 'the route to plan on (default: the body\'s model)')
     .option('--protocol <protocol>', 'chat, responses or messages (default: guessed from the body)')
+    .option('-H, --header <header...>', 'a request header the rules and local-only see, "Name: value" (repeatable)')
     .option('--json', 'one JSON document on stdout')
     .action(async (file: string, opts) => {
       const { runExplain } = await import('./explain.js');

@@ -3,6 +3,7 @@ import type { ConfigProblem } from './errors.js';
 import type { Reporter } from './positions.js';
 import { isRecord } from './raw-data.js';
 import { closestMatch } from './suggest.js';
+import { localOnlyWarnings, ruleProblems } from './rule-checks.js';
 import { saverProblems } from './savers.js';
 import { streamCapProblems } from './stream-cap-checks.js';
 import { withArticle } from '../util/format.js';
@@ -18,6 +19,7 @@ export function crossCheck(data: unknown, report: Reporter): ConfigProblem[] {
   problems.push(...saverProblems(data, report));
   problems.push(...budgetProblems(data, report));
   problems.push(...streamCapProblems(data, report));
+  problems.push(...ruleProblems(data, report));
   const providers = isRecord(data.providers) ? Object.keys(data.providers) : undefined;
   for (const name of providers ?? []) {
     if (name.trim() === '') problems.push(report.at('key', ['providers', name], 'a provider name must not be empty'));
@@ -92,6 +94,7 @@ function unknownProviderMessage(provider: string, providers: readonly string[]):
 export function configWarnings(data: unknown, report: Reporter): ConfigProblem[] {
   const warnings: ConfigProblem[] = [];
   if (!isRecord(data)) return warnings;
+  warnings.push(...localOnlyWarnings(data, report));
   if (isRecord(data.providers)) {
     for (const [name, provider] of Object.entries(data.providers)) {
       if (!isRecord(provider) || typeof provider.base_url !== 'string') continue;

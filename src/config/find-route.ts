@@ -23,7 +23,26 @@ export function findRoute(config: Config, model: string): Route | undefined {
     table = [...config.routes.values()].filter((route) => route.aliases.length > 0).map((route) => ({ route, matches: compileGlobs(route.aliases) }));
     aliasTables.set(config, table);
   }
-  return table.find((entry) => entry.matches(model))?.route;
+  return table.find((entry) => entry.matches(model))?.route ?? classModelRoute(config, model);
+}
+
+/** Request classes a model name can carry after the route's name (`chat@background`). */
+export type ModelClass = 'background' | 'subagent';
+
+/**
+ * The class in a model name `exec` gives a client per request class: `<route>@background`,
+ * `<route>@subagent` (rules match the class; without a rule that does, it is the route).
+ */
+export function modelClass(model: string): ModelClass | undefined {
+  if (model.endsWith('@background')) return 'background';
+  if (model.endsWith('@subagent')) return 'subagent';
+  return undefined;
+}
+
+/** `<route>@<class>` names that route when nothing else claims the whole name. */
+function classModelRoute(config: Config, model: string): Route | undefined {
+  const cls = modelClass(model);
+  return cls ? config.routes.get(model.slice(0, -cls.length - 1)) : undefined;
 }
 
 /**
@@ -33,5 +52,7 @@ export function findRoute(config: Config, model: string): Route | undefined {
  */
 export function reachedOnlyByCatchAll(config: Config, model: string, route: Route): boolean {
   if (config.routes.has(model) || !route.aliases.includes('*')) return false;
+  // `<route>@background` from exec names its route on purpose, whoever's `*` caught it.
+  if (classModelRoute(config, model)?.name === route.name) return false;
   return !route.aliases.some((alias) => alias !== '*' && matchesGlob(alias, model));
 }

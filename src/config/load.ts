@@ -160,9 +160,10 @@ function buildConfig(raw: RawConfig, file: string, warnings: string[]): Config {
     }));
     const savers = readSavers(route.savers ?? raw.savers ?? [], []).specs; // crossCheck vouched for them
     routes.set(routeName, { name: routeName, tiers, deadline_ms: route.deadline_ms, aliases: route.aliases ?? [], savers,
-      on_break: route.on_break, resume_max: route.resume?.max ?? 1, hedge_ms: route.hedge_ms ?? null });
+      on_break: route.on_break, resume_max: route.resume?.max ?? 1, hedge_ms: route.hedge_ms ?? null, ...(route.local_only ? { local_only: true } : {}) });
   }
-  return { file, server: resolveServer(raw.server), providers, routes, default_route: raw.default_route ?? null, warnings, usage: resolveUsage(raw.usage, file), budgets: (raw.budgets ?? []).map(resolveBudget),
+  return { file, server: resolveServer(raw.server), providers, routes, default_route: raw.default_route ?? null, warnings,
+    rules: (raw.rules ?? []).map((rule, index) => ({ index, label: rule.name ?? index, route: rule.route, when: rule.when })), usage: resolveUsage(raw.usage, file), budgets: (raw.budgets ?? []).map(resolveBudget),
     idempotency: raw.idempotency, state: raw.state };
 }
 

@@ -1,5 +1,6 @@
 import type { Encoding } from '../tokens/count.js';
 import type { OllamaOptions, Price, ProviderConfig, ProviderHealthConfig } from './provider-schema.js';
+import type { RuleWhen } from './rule-schema.js';
 import type { SaverSpec } from './saver-options.js';
 import type { ServerConfig } from './server-schema.js';
 import type { IdempotencyConfig, StateConfig } from './stores-schema.js';
@@ -67,6 +68,17 @@ export interface Route {
   resume_max: number;
   /** Streams: the next tier starts as well when the one being tried has no first content after this long; null: no hedging. */
   hedge_ms: number | null;
+  /** `local_only: true`: only tiers on the local network (src/rules/local-only.ts); absent: false. */
+  local_only?: boolean;
+}
+
+/** A rule of `rules:` after loading (its route exists: cross-checks vouch for it). */
+export interface Rule {
+  index: number;
+  /** What the request log and `explain` call it: its `name:`, else its 0-based index. */
+  label: string | number;
+  route: string;
+  when: RuleWhen;
 }
 
 /** The usage log after loading: `path` is absolute, or null for the default in the state dir (see usage/paths.ts). */
@@ -92,6 +104,8 @@ export interface Config {
   routes: Map<string, Route>;
   /** `default_route`: the route for a missing or unmatched `model`; null without one (400 / 404). */
   default_route?: string | null;
+  /** `rules:` in file order; absent or empty: the model name alone picks the route. */
+  rules?: Rule[];
   /** Things that are allowed but probably wrong (file:line:col lines): `validate` prints them. */
   warnings: string[];
   usage: UsageConfig;

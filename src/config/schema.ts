@@ -1,6 +1,7 @@
 import { z } from '#zod';
 import { ms } from './duration-schema.js';
 import { ProviderSchema } from './provider-schema.js';
+import { RuleSchema } from './rule-schema.js';
 import { SaverListSchema } from './saver-options.js';
 import { ServerSchema } from './server-schema.js';
 import { BudgetSchema, IdempotencySchema, StateSchema, UsageSchema } from './stores-schema.js';
@@ -12,6 +13,7 @@ import { CircuitSchema, RetrySchema, TierSchema, TimeoutsSchema } from './tier-s
  * live in their own files; this module is the one place to import them from.
  */
 export * from './provider-schema.js';
+export * from './rule-schema.js';
 export * from './saver-options.js';
 export * from './server-schema.js';
 export * from './stores-schema.js';
@@ -32,6 +34,8 @@ export const RouteSchema = z.strictObject({
   resume: z.strictObject({ max: z.number().int().min(0).max(1).default(1) }).optional(),
   /** Streams: when the tier being tried has no first content this many ms after it started, the next tier starts too (src/proxy/hedge.ts). */
   hedge_ms: ms().optional(),
+  /** No tier whose provider is off the local network is ever sent this route's requests (fails closed: 503 no_local_tier). */
+  local_only: z.boolean().optional(),
 });
 
 export const ConfigSchema = z.strictObject({
@@ -41,6 +45,8 @@ export const ConfigSchema = z.strictObject({
   routes: z.record(z.string(), RouteSchema),
   /** The route of a request whose `model` is missing or names no route or alias. */
   default_route: z.string().min(1).optional(),
+  /** Routing by purpose: the first rule whose `when` holds names the route; none: the request's model, as without rules. */
+  rules: z.array(RuleSchema).optional(),
   /** The savers of every route without a `savers:` of its own. */
   savers: SaverListSchema.optional(),
   usage: UsageSchema.optional(),

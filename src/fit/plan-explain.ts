@@ -21,6 +21,8 @@ export interface ExplainedTier {
 
 export interface Explained {
   route: string;
+  /** The rule of `rules:` that chose the route (its name or index); null: the model name (or --route) did. */
+  rule?: string | number | null;
   protocol: string;
   prompt_tokens: number;
   tiers: ExplainedTier[];
@@ -31,8 +33,9 @@ export interface Explained {
  * same fit check, without sending anything. `unreachable`: tiers discovery could not reach
  * (still tried, as serve would: reason `unreachable`). A tier's weight and circuit are the
  * running server's; here a weight of 0 skips.
+ * `notLocal`: tiers a local-only route or request never reaches (said `not_local`).
  */
-export async function explainPlan(route: Route, codec: ClientCodec, request: ClientRequest, unreachable: ReadonlySet<Tier>): Promise<Explained> {
+export async function explainPlan(route: Route, codec: ClientCodec, request: ClientRequest, unreachable: ReadonlySet<Tier>, notLocal: ReadonlySet<Tier> = new Set()): Promise<Explained> {
   const prompt = new PromptCount(request);
   const promptTokens = await prompt.tokens(route.tiers[0].tokenizer);
   const reserve = Math.min(askedMaxTokens(request) ?? OUTPUT_RESERVE_CAP, OUTPUT_RESERVE_CAP);
@@ -42,6 +45,10 @@ export async function explainPlan(route: Route, codec: ClientCodec, request: Cli
     const need = (await prompt.tokens(tier.tokenizer)) + reserve;
     const row = (decision: ExplainedTier['decision'], reason: string | null, message?: string): ExplainedTier =>
       ({ tier: tier.name, decision, reason, context, need, ...(message ? { message } : {}) });
+    if (notLocal.has(tier)) {
+      tiers.push(row('skip', 'not_local', `local only: ${new URL(tier.provider.base_url).host} is not on the local network`));
+      continue;
+    }
     if (tier.weight <= 0) {
       tiers.push(row('skip', 'weight', 'weight 0: switched off'));
       continue;

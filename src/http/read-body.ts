@@ -3,7 +3,7 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 import { whenRequestExpires } from './request-deadline.js';
 
 export type BodyResult =
-  | { ok: true; value: unknown }
+  | { ok: true; value: unknown; /** The body's size as received. */ bytes: number }
   | { ok: false; status: 400 | 408 | 413 | 415 | 499; code: string; message: string };
 
 /**
@@ -22,7 +22,7 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
   if (raw === 'client_gone') return fail(499, 'client_abort', 'the client hung up before its body was complete');
   if (nestsDeeperThan(raw)) return fail(400, 'json_too_deep', `request body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`);
   try {
-    return { ok: true, value: JSON.parse(raw.toString('utf8')) };
+    return { ok: true, value: JSON.parse(raw.toString('utf8')), bytes: raw.length };
   } catch (err) {
     return fail(400, 'invalid_json', `request body is not valid JSON: ${(err as Error).message}`);
   }

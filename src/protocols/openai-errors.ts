@@ -10,6 +10,7 @@ const TYPES: Record<ErrorKind, string> = {
   upstream: 'upstream_error',
   overloaded: 'server_error',
   internal: 'internal_error',
+  unavailable: 'service_unavailable',
 };
 
 /** `{"error":{"message","type","code",…}}`: the shape OpenAI's SDKs read. */

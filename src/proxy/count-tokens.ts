@@ -23,7 +23,7 @@ export interface TokenCountCapability {
 export async function serveTokenCount(req: IncomingMessage, res: ServerResponse, ctx: ProxyContext, counting: TokenCountCapability, id: string): Promise<void> {
   const exchange = new Exchange(ctx, res, counting.codec, id);
   try {
-    const admitted = await admit(req, exchange);
+    const admitted = await admit(req, exchange, { counting: true });
     if (!admitted) return;
     const request = counting.asCount(admitted.request);
     exchange.begin(admitted.route, request, { announce: false });

@@ -34,6 +34,8 @@ export class Exchange implements CommitPort {
   private committedAfterMs: number | undefined;
   /** What the route's token savers did to the body. */
   private savers: SaverMeasure[] | undefined;
+  /** The rule that chose the route (its name, else its index); none: the model name did. */
+  private rule: string | number | undefined;
   /** For a request with an Idempotency-Key that runs: what the client gets is also kept here. */
   private capture: AnswerCapture | null = null;
   /** How the request ended (its request_end fields), once it has. */
@@ -57,11 +59,12 @@ export class Exchange implements CommitPort {
    * `savers`: what the route's token savers did to its body. `announce: false` keeps it out of
    * the request events (a token count is not a request for a model).
    */
-  begin(route: Route, request: ClientRequest, { announce = true, savers }: { announce?: boolean; savers?: SaverMeasure[] } = {}): void {
+  begin(route: Route, request: ClientRequest, { announce = true, savers, rule }: { announce?: boolean; savers?: SaverMeasure[]; rule?: string | number } = {}): void {
     this.route = route;
     this.request = request;
     this.announced = announce;
     this.savers = savers;
+    this.rule = rule;
     this.res.once('close', this.onClose);
     // A client that left while the body was read or the savers ran: its 'close' has passed.
     if (this.res.destroyed) this.onClose();
@@ -195,6 +198,7 @@ export class Exchange implements CommitPort {
       committed: false,
       chunkErrors: 0,
       ...(this.savers ? { savers: this.savers } : {}),
+      ...(this.rule !== undefined ? { rule: this.rule } : {}),
       ...fields,
     });
   }

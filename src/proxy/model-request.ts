@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { findRouteOrDefault, reachedOnlyByCatchAll } from '../config/find-route.js';
-import type { Config, Route } from '../config/schema.js';
+import { reachedOnlyByCatchAll } from '../config/find-route.js';
+import type { Config, Route, Rule, Tier } from '../config/schema.js';
 import { closesConnection, readJsonBody } from '../http/read-body.js';
 import { requestText } from '../protocols/neutral.js';
 import { type ClientCodec, type ClientRequest, isUnsupported } from '../protocols/types.js';
@@ -14,7 +14,9 @@ import { type Limited, routeRequest, type RoutingOutcome } from './route-request
 import { RequestAdmission } from './tier-admission.js';
 import { refuseStream } from './refuse-stream.js';
 import { PromptCount } from '../fit/prompt-count.js';
-import { detectTruncation } from '../fit/truncation.js';
+import { detectTruncation, watchTruncation } from '../fit/truncation.js';
+import { chooseRoute } from '../rules/choose-route.js';
+import { tiersExcluded } from '../rules/local-only.js';
 
 /**
  * A request for a model (Chat Completions, Responses, Messages), read top-down: admit it,
@@ -29,7 +31,7 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
     const admitted = await admit(req, exchange);
     if (!admitted) return;
     const { request, savers } = await saveTokens(exchange, admitted.route, admitted.request, req);
-    exchange.begin(admitted.route, request, { savers });
+    exchange.begin(admitted.route, request, { savers, rule: admitted.rule?.label });
     // No key, no deduplication: a request without one pays nothing here.
     const key = admitted.request.headers.idempotencyKey;
     if (key !== undefined) {
@@ -48,7 +50,10 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
       { id, route: admitted.route, request, codec, port: exchange, arrivedAt: exchange.arrivedAt, client: exchange.client, onFallback: idempotent?.onFallback, prompt },
       { pools: exchange.pools, gate: ctx.gate, telemetry: ctx.telemetry, random: ctx.random, admission },
     );
-    await answer(exchange, admitted.route, request, outcome, admission, prompt);
+    // A tier of unknown window that read suspiciously little: checked after the answer, said on a line of its own.
+    const checkLate = (tier: Tier, usage: Usage | undefined): void => watchTruncation(tier, usage, prompt, admitted.bytes,
+      ({ sent, read }) => ctx.telemetry.emit({ type: 'prompt_truncated', id, route: admitted.route.name, tier: tier.name, sent, read }));
+    await answer(exchange, admitted.route, request, outcome, admission, prompt, checkLate);
   } catch (err) {
     // A bug must cost one request, never the server; and it still ends with its request_end.
     process.stderr.write(`llm-route: internal error on ${req.method} ${req.url}: ${(err as Error).stack ?? err}\n`);
@@ -70,7 +75,7 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
 }
 
 /** Reads, parses and validates the body and finds its route; null when the client was answered with an error. */
-export async function admit(req: IncomingMessage, exchange: Exchange): Promise<{ route: Route; request: ClientRequest } | null> {
+export async function admit(req: IncomingMessage, exchange: Exchange, { counting = false } = {}): Promise<{ route: Route; request: ClientRequest; rule: Rule | null; bytes: number } | null> {
   const body = await readJsonBody(req, exchange.config.server.max_body_bytes);
   if (!body.ok) {
     if (body.status === 499) {
@@ -89,16 +94,26 @@ export async function admit(req: IncomingMessage, exchange: Exchange): Promise<{
     return null;
   }
   const name = parsed.request.model;
-  const route = findRouteOrDefault(exchange.config, name);
-  if (!route) {
+  const choosing = chooseRoute(exchange.config, parsed.request, req.headers, body.bytes);
+  const chosen = choosing instanceof Promise ? await choosing : choosing;
+  if (!chosen) {
     const known = [...exchange.config.routes.keys()].join(', ');
     exchange.respondError({ status: 404, kind: 'not_found', code: 'model_not_found', message: `unknown route "${name}": the model must name a route (known: ${known})` });
     // Not labelled with the name: clients choose it, and metric series must stay bounded.
     exchange.finish({ tier: null, status: 404, outcome: 'bad_request', error: `unknown route "${name.slice(0, 100)}"` });
     return null;
   }
-  if (reachedOnlyByCatchAll(exchange.config, name, route)) exchange.noteCatchAll(route, name);
-  return { route, request: parsed.request };
+  const { route, rule } = chosen;
+  // A typo (`caht`) that only a `*` alias caught is said once in the log (a rule's choice is no typo).
+  if (rule === null && reachedOnlyByCatchAll(exchange.config, name, route)) exchange.noteCatchAll(route, name);
+  // Local only, and no tier of the route is on the local network: fail closed, nothing sent.
+  // A token count without a tier is llm-route's own estimate: nothing leaves the machine.
+  if (route.tiers.length === 0 && !counting) {
+    exchange.begin(route, parsed.request, { rule: rule?.label }); // its log line and metrics name the route
+    noLocalTier(exchange, route.name, 'none of its tiers is on the local network', []);
+    return null;
+  }
+  return { route, request: parsed.request, rule, bytes: body.bytes };
 }
 
 /** A body without `model` names the default route, when the tier file has one (as LiteLLM and llama.cpp accept). */
@@ -133,7 +148,8 @@ function toolTextOf(request: ClientRequest): Pick<FinishFields, 'toolText'> {
  * Answers the client in the shape the routing loop ended in, and records the request's end.
  * The tier that answered settles its limits and budgets to what it used.
  */
-async function answer(exchange: Exchange, route: Route, request: ClientRequest, outcome: RoutingOutcome, admission: RequestAdmission | null, prompt: PromptCount): Promise<void> {
+async function answer(exchange: Exchange, route: Route, request: ClientRequest, outcome: RoutingOutcome, admission: RequestAdmission | null, prompt: PromptCount,
+  checkLate: (tier: Tier, usage: Usage | undefined) => void): Promise<void> {
   const attempts = outcome.attempts;
   switch (outcome.kind) {
     case 'stream': {
@@ -142,6 +158,7 @@ async function answer(exchange: Exchange, route: Route, request: ClientRequest, 
       const interruption = end.interruption;
       let result: RequestOutcome = 'ok';
       if (interruption) result = interruption.reason === 'client_abort' ? 'client_abort' : 'interrupted';
+      checkLate(outcome.tier, end.usage);
       return exchange.finish({
         tier: outcome.tier.name, status: 200, outcome: result, ttftMs: exchange.ttftMs, attempts, usage: end.usage,
         estimate: end.usage ? undefined : estimateOf(request, end.text, end.earlyUsage), chunkErrors: end.chunkErrors, committed: true, error: interruption?.message,
@@ -154,6 +171,7 @@ async function answer(exchange: Exchange, route: Route, request: ClientRequest, 
       const { answer: unary } = outcome;
       exchange.respond(unary.answer, outcome.tier, attempts.length);
       admission?.end({ tier: outcome.tier, usage: unary.usage, completionText: () => outcome.call.answerText(unary.upstreamBody) });
+      checkLate(outcome.tier, unary.usage);
       return exchange.finish({
         tier: outcome.tier.name, status: unary.answer.status, outcome: 'ok', attempts, usage: unary.usage,
         estimate: unary.usage ? undefined : estimateOf(request, outcome.call.answerText(unary.upstreamBody)),
@@ -174,6 +192,8 @@ async function answer(exchange: Exchange, route: Route, request: ClientRequest, 
       return exchange.finish({ tier: null, status: 400, outcome: 'bad_request', attempts, error: outcome.failure.message });
     case 'exhausted':
       if (outcome.limited) return limitedAnswer(exchange, route.name, outcome.limited, attempts);
+      // Local tiers failed where a cloud one was left out: the pin, not the tiers, is why there is no answer.
+      if (tiersExcluded(route) > 0) return noLocalTier(exchange, route.name, `its local tiers could not answer (${attempts.map((a) => `${a.tier}: ${a.outcome}`).join('; ') || 'none was drawn'})`, attempts);
       return exhausted(exchange, route.name, outcome.planned, outcome.timedOut, attempts);
     case 'aborted':
       return exchange.endAborted(attempts);
@@ -193,6 +213,13 @@ function limitedAnswer(exchange: Exchange, route: string, limited: Limited, atte
   const code = limited.outcome === 'budget' ? 'budget_exhausted' : 'rate_limited';
   exchange.respondError({ status: 429, kind: 'rate_limit', code, message, extra: { attempts } }, { 'retry-after': retryAfterS, 'x-llm-route-attempts': attempts.length });
   exchange.finish({ tier: null, status: 429, outcome: 'failed', attempts, error: message });
+}
+
+/** SPEC "Local only": 503 no_local_tier, in the client's protocol (fails closed). */
+function noLocalTier(exchange: Exchange, route: string, why: string, attempts: RequestFinished['attempts']): void {
+  const message = `no_local_tier: route "${route}" is local-only for this request and ${why}`;
+  exchange.respondError({ status: 503, kind: 'unavailable', code: 'no_local_tier', message, extra: { attempts } }, { 'x-llm-route-attempts': attempts.length });
+  exchange.finish({ tier: null, status: 503, outcome: 'failed', attempts, error: message });
 }
 
 function exhausted(exchange: Exchange, route: string, planned: number, timedOut: boolean, attempts: RequestFinished['attempts']): void {

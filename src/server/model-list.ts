@@ -1,18 +1,41 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Route } from '../config/schema.js';
+import { tierFit } from '../fit/tier-facts.js';
+import { localOnly } from '../rules/local-only.js';
 import type { AppContext } from './app-context.js';
 
-/** GET /v1/models: the route names, in OpenAI's list shape, or Anthropic's when the client sends anthropic-version. */
+/**
+ * GET /v1/models: the routes, in OpenAI's list shape, or Anthropic's when the client sends
+ * anthropic-version; each with the window a client may plan with (SPEC "Routing by purpose"):
+ * `context_window` / `max_input_tokens`, left out when no tier's window is known.
+ */
 export function modelList(app: AppContext, headers: IncomingHttpHeaders): Record<string, unknown> {
-  const names = [...app.config.routes.keys()];
+  const routes = [...app.config.routes.values()];
+  const names = routes.map((route) => route.name);
   if (headers['anthropic-version'] !== undefined) {
     const createdAt = new Date(app.startedAt).toISOString();
     return {
-      data: names.map((name) => ({ type: 'model', id: name, display_name: name, created_at: createdAt })),
+      data: routes.map((route) => ({ type: 'model', id: route.name, display_name: route.name, created_at: createdAt, ...windowOf(route, 'max_input_tokens') })),
       has_more: false,
       first_id: names[0] ?? null,
       last_id: names.at(-1) ?? null,
     };
   }
   const created = Math.floor(app.startedAt / 1000);
-  return { object: 'list', data: names.map((name) => ({ id: name, object: 'model', created, owned_by: 'llm-route' })) };
+  return { object: 'list', data: routes.map((route) => ({ id: route.name, object: 'model', created, owned_by: 'llm-route', ...windowOf(route, 'context_window') })) };
+}
+
+/**
+ * The largest window among the tiers that may answer (a local-only route's local ones): the
+ * tier file's `context:`, a learned one, or discovery's. A request too long for the smaller
+ * tiers skips them (route by fit), so the largest is what the route can take.
+ */
+function windowOf(route: Route, key: 'context_window' | 'max_input_tokens'): Record<string, number> {
+  const tiers = route.local_only ? localOnly(route).tiers : route.tiers;
+  let largest: number | undefined;
+  for (const tier of tiers) {
+    const context = tierFit(tier).context;
+    if (context !== undefined && (largest === undefined || context > largest)) largest = context;
+  }
+  return largest === undefined ? {} : { [key]: largest };
 }

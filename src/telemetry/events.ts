@@ -1,6 +1,6 @@
 import type { AttemptFinished, CaughtByCatchAll, ChunkDropped, FailedOver, RequestFinished, RequestStarted, StreamCommitted } from './request-events.js';
 import type { ConfigReloaded, ProviderOutput, StateDegraded, StateRecovered, UsageDegraded, UsageRecovered } from './system-events.js';
-import type { ControlDropped, FitDiscovered, HealthChecked, RolledBack, TierStateChanged, WeightChanged } from './tier-events.js';
+import type { ControlDropped, FitDiscovered, HealthChecked, PromptTruncated, RolledBack, TierStateChanged, WeightChanged } from './tier-events.js';
 
 /**
  * Everything the UI, metrics, health and the request log learn about requests leaves the
@@ -17,4 +17,5 @@ export type TelemetryEvent =
   | RequestStarted | AttemptFinished | FailedOver | StreamCommitted | ChunkDropped | RequestFinished
   | TierStateChanged | WeightChanged | RolledBack | ConfigReloaded | HealthChecked | ProviderOutput
   | UsageDegraded | UsageRecovered | StateDegraded | StateRecovered | FitDiscovered | ControlDropped
-  | CaughtByCatchAll;
+  | CaughtByCatchAll
+  | PromptTruncated;

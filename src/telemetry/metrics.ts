@@ -169,6 +169,9 @@ export class Metrics {
         }
         return;
       }
+      case 'prompt_truncated':
+        this.child(this.truncations, event.route, event.tier).inc();
+        return;
       case 'tier_state':
         this.child(this.tierState, event.route, event.tier).set(STATE_VALUE[event.to]);
         return;

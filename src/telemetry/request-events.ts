@@ -114,6 +114,8 @@ export interface RequestFinished {
   estimate?: { promptText: string; completionText: string; prompt?: { tokens: number; cached: number } };
   /** Token savers that ran on the request, in order. */
   savers?: SaverMeasure[];
+  /** The rule of `rules:` that chose the route: its `name:`, else its 0-based index (SPEC "Routing by purpose"). */
+  rule?: string | number;
   chunkErrors: number;
   error?: string;
   /** A committed stream that broke and was recovered (or tried to be) on a resume route. */

@@ -112,6 +112,7 @@ function toControlLine(event: TelemetryEvent, time: string): Record<string, unkn
     case 'state_degraded':
     case 'state_recovered':
     case 'control_dropped':
+    case 'prompt_truncated':
     case 'fit_discovered': {
       const { type, ...fields } = event;
       return { time, event: type, ...fields };
@@ -146,6 +147,7 @@ export function toLogLine(event: RequestFinished, time = new Date().toISOString(
     ttft_ms: event.ttftMs === undefined ? null : Math.round(event.ttftMs),
     duration_ms: Math.round(event.durationMs),
   };
+  if (event.rule !== undefined) line.rule = event.rule;
   if (event.usage) line.usage = event.usage;
   if (event.savers) {
     // What the savers measured, beside what the upstream billed: how far the estimate is from the bill.

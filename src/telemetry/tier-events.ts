@@ -83,6 +83,19 @@ export interface FitDiscovered {
   error?: string;
 }
 
+/**
+ * A silent truncation found after the answer (the tier's window was unknown, so nothing was
+ * counted before sending): its own log line, with the request's id (SPEC "Routing by purpose").
+ */
+export interface PromptTruncated {
+  type: 'prompt_truncated';
+  id: string;
+  route: string;
+  tier: string;
+  sent: number;
+  read: number;
+}
+
 /** A control the client sent that a tier got without (a reasoning effort it has no room or equivalent for). */
 export interface ControlDropped {
   type: 'control_dropped';

@@ -107,6 +107,8 @@ export class DashboardState {
         return this.addLog(at, stateLine(event));
       case 'fit_discovered':
         return this.addLog(at, fitLine(event));
+      case 'prompt_truncated':
+        return this.warnTruncation(event.route, event.tier, event, at);
     }
   }
 
@@ -289,6 +291,7 @@ function recentRequest({ at, event }: Finished): RecentRequest {
     ...(event.resumed ? { resumed: resumedNote(event.resumed) } : {}),
     ...(event.toolText?.length ? { toolText: toolTextNote(event.toolText) } : {}),
     ...(event.hedged ? { hedged: `hedged at ${event.hedged.at_ms} ms: ${event.hedged.winner} won, ${event.hedged.loser} stopped` } : {}),
+    ...(event.rule !== undefined ? { rule: event.rule } : {}),
   };
 }
 

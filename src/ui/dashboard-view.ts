@@ -57,6 +57,8 @@ export interface RecentRequest {
   toolText?: string;
   /** Two tiers raced for the first token (hedge_ms): `hedged at 800 ms: cloud won, local stopped`. */
   hedged?: string;
+  /** The rule of `rules:` that chose the route (its name or index); absent: the model name did. */
+  rule?: string | number;
 }
 
 export interface DashboardSnapshot {

@@ -168,6 +168,37 @@ describe('llm-route exec', () => {
     expect(report.text).toMatch(/^\[m\]/);
   });
 
+  it('gives Claude Code a model name per request class and the hint variable: without rules one route takes them all, a rule on the class splits them', async () => {
+    const child = `
+      const Anthropic = require(${JSON.stringify(require.resolve('@anthropic-ai/sdk'))});
+      (async () => {
+        const client = new (Anthropic.default ?? Anthropic)({ maxRetries: 0 });
+        const routeOf = async (model) => (await client.messages.create({ model, max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }).withResponse()).response.headers.get('x-llm-route-route');
+        const vars = ['ANTHROPIC_MODEL', 'ANTHROPIC_DEFAULT_OPUS_MODEL', 'ANTHROPIC_DEFAULT_SONNET_MODEL', 'ANTHROPIC_DEFAULT_HAIKU_MODEL', 'ANTHROPIC_SMALL_FAST_MODEL', 'CLAUDE_CODE_SUBAGENT_MODEL', 'CLAUDE_CODE_GATEWAY_HINT_HEADERS'];
+        console.log(JSON.stringify({ env: Object.fromEntries(vars.map((v) => [v, process.env[v]])), main: await routeOf(process.env.ANTHROPIC_MODEL),
+          background: await routeOf(process.env.ANTHROPIC_SMALL_FAST_MODEL), subagent: await routeOf(process.env.CLAUDE_CODE_SUBAGENT_MODEL) }));
+      })().catch((e) => { console.log(JSON.stringify({ error: String(e) })); process.exit(1); });
+    `;
+    const plain = await finished(exec(['-c', configFile, '--', process.execPath, '-e', child]));
+    expect(plain.code, plain.stderr + plain.stdout.join('\n')).toBe(0);
+    const seen = JSON.parse(plain.stdout[0]) as { env: Record<string, string>; main: string; background: string; subagent: string };
+    expect(seen.env).toEqual({
+      ANTHROPIC_MODEL: 'chat', ANTHROPIC_DEFAULT_OPUS_MODEL: 'chat', ANTHROPIC_DEFAULT_SONNET_MODEL: 'chat',
+      ANTHROPIC_DEFAULT_HAIKU_MODEL: 'chat@background', ANTHROPIC_SMALL_FAST_MODEL: 'chat@background',
+      CLAUDE_CODE_SUBAGENT_MODEL: 'chat@subagent', CLAUDE_CODE_GATEWAY_HINT_HEADERS: '1',
+    });
+    expect([seen.main, seen.background, seen.subagent]).toEqual(['chat', 'chat', 'chat']);
+
+    const ruled = join(dir, 'rules.yaml');
+    writeFileSync(ruled, ['version: 1', 'providers:', '  m: { type: openai, base_url: "' + mock.url + '" }', 'routes:',
+      '  chat: { tiers: [{ provider: m, model: m-model }] }', '  small: { tiers: [{ provider: m, model: small-model }] }',
+      'rules:', '  - { when: { class: background }, route: small }', ''].join('\n'));
+    const split = await finished(exec(['-c', ruled, '--', process.execPath, '-e', child]));
+    expect(split.code, split.stderr + split.stdout.join('\n')).toBe(0);
+    const routes = JSON.parse(split.stdout[0]) as { main: string; background: string; subagent: string };
+    expect([routes.main, routes.background, routes.subagent]).toEqual(['chat', 'small', 'chat']);
+  });
+
   it('gives a codex command a Responses provider of its own as -c overrides, and a route as its model', async () => {
     const bin = join(dir, 'bin');
     mkdirSync(bin, { recursive: true });

@@ -13,7 +13,9 @@ export function anthropicErrorType(status: number): string {
 
 /** `{"type":"error","error":{"type","message",…}}`: the shape Anthropic's SDKs and Claude Code read. */
 export function anthropicErrorBody(error: ErrorSpec): string {
-  return JSON.stringify({ type: 'error', error: { type: anthropicErrorType(error.status), message: error.message, code: error.code, ...error.extra } });
+  // Not overloaded_error for `unavailable`: Claude Code retries an overload, and this one would not pass.
+  const type = error.kind === 'unavailable' ? 'api_error' : anthropicErrorType(error.status);
+  return JSON.stringify({ type: 'error', error: { type, message: error.message, code: error.code, ...error.extra } });
 }
 
 /** A payload-fault answer from a tier in another protocol, in Anthropic's shape with the upstream's words. */

@@ -47,6 +47,7 @@ function RecentLine({ request, routeWidth }: { request: RecentRequest; routeWidt
       <Text>{cell(request.ttftMs === undefined ? '–' : formatMs(request.ttftMs), 7, 'right')}</Text>
       <Text dimColor={request.completionTokens === undefined}>{cell(request.completionTokens === undefined ? '–' : formatCount(request.completionTokens), 8, 'right')}</Text>
       <Text>{'  '}{request.path}</Text>
+      {request.rule !== undefined ? <Text color="magenta">{`  (rule ${request.rule})`}</Text> : null}
       {request.resumed ? <Text color="cyan">{`  (${request.resumed})`}</Text> : null}
       {request.toolText ? <Text color="magenta">{`  (${request.toolText})`}</Text> : null}
       {request.hedged ? <Text color="magenta">{`  (${request.hedged})`}</Text> : null}
