@@ -226,7 +226,9 @@ describe('hedged first tokens', () => {
     await waitFor(() => aClosed.length === 1 && bClosed.length === 1, 3000, 'both sockets to close');
     const line = await nthLine(proxy, 0);
     expect(line.status).toBe(504);
-    expect(line.attempts).toEqual([expect.objectContaining({ tier: 'a', outcome: 'deadline' }), expect.objectContaining({ tier: 'b', outcome: 'deadline' })]);
+    // Both budgets end at the deadline, on timers that fire in the same millisecond: either may be recorded first.
+    expect(line.attempts).toHaveLength(2);
+    expect(line.attempts).toEqual(expect.arrayContaining([expect.objectContaining({ tier: 'a', outcome: 'deadline' }), expect.objectContaining({ tier: 'b', outcome: 'deadline' })]));
   });
 
   it('non-stream requests and routes without hedge_ms never start a second tier while the first is within its budget', async () => {
