@@ -3,9 +3,12 @@ import type { Tier } from '../../src/config/schema.js';
 import { UpstreamCall } from '../../src/protocols/call.js';
 import { clientCodec } from '../../src/protocols/registry.js';
 import { isUnsupported } from '../../src/protocols/types.js';
-import type { AttemptError, Phase } from '../../src/proxy/attempt-error.js';
+import { AttemptError, type Phase } from '../../src/proxy/attempt-error.js';
+import { StreamAttempt } from '../../src/proxy/stream-attempt.js';
 import type { CommitPort, StreamSink } from '../../src/proxy/stream-sink.js';
 import type { AnswerReader } from '../../src/proxy/upstream-dispatch.js';
+import { TelemetryBus } from '../../src/telemetry/bus.js';
+import { ClientLifetime } from '../../src/util/client-lifetime.js';
 import { createStaleAwarePool } from '../../src/util/stale-socket-pool.js';
 import { tier } from './config.js';
 
@@ -15,9 +18,9 @@ import { tier } from './config.js';
  * upstream's answer. The upstreams themselves are real servers (fake-upstream.ts).
  */
 
-/** A chat tier calling the server at `url` (…/v1), with its timeouts overridden. */
-export function tierAt(url: string, timeouts: Partial<Tier['timeouts']> = {}): Tier {
-  const base = tier('a');
+/** A chat tier named `name` calling the server at `url` (…/v1), with its timeouts overridden. */
+export function tierAt(url: string, timeouts: Partial<Tier['timeouts']> = {}, name = 'a'): Tier {
+  const base = tier(name);
   return { ...base, provider: { ...base.provider, base_url: url }, timeouts: { ...base.timeouts, ...timeouts } };
 }
 
@@ -35,6 +38,33 @@ export function poolFor(t: Tier, defer: (fn: () => unknown) => void): Dispatcher
   const pool = createStaleAwarePool(new URL(t.provider.base_url).origin, { connections: 1, pipelining: 1 });
   defer(() => pool.destroy());
   return pool;
+}
+
+export interface AttemptOptions {
+  ttftBudgetMs?: number;
+  ttftLimit?: 'ttft_timeout' | 'deadline';
+  timeouts?: Partial<Tier['timeouts']>;
+  /** The tier's name (default `a`). */
+  name?: string;
+  /** Where its first content goes (default: a RecordingPort of its own). */
+  port?: CommitPort;
+  telemetry?: TelemetryBus;
+}
+
+/**
+ * A streaming attempt on a chat tier at `url`, started as startStream starts one (ordinal 3,
+ * route `chat`); `defer` is given what ends it when the test is over.
+ */
+export function startAttempt(url: string, defer: (fn: () => unknown) => void, opts: AttemptOptions = {}): { attempt: StreamAttempt; client: ClientLifetime } {
+  const t = tierAt(url, opts.timeouts, opts.name);
+  const call = chatCall(t);
+  const client = new ClientLifetime();
+  const attempt = new StreamAttempt({
+    tier: t, call, pool: poolFor(t, defer), client, output: call.streamOutput(), port: opts.port ?? new RecordingPort(), ordinal: 3,
+    telemetry: opts.telemetry ?? new TelemetryBus(), route: 'chat', ttftBudgetMs: opts.ttftBudgetMs ?? 10_000, ttftLimit: opts.ttftLimit ?? 'ttft_timeout',
+  });
+  defer(() => attempt.cut(new AttemptError('client_abort', 'test over', { phase: 'body', failover: false, retryable: false })));
+  return { attempt, client };
 }
 
 /** A client's response: records each write and the end; `full` makes writes report backpressure until `drain()`. */
@@ -140,4 +170,16 @@ export class RecordingReader implements AnswerReader {
     this.calls.push(call);
     this.settle(call);
   }
+}
+
+/** One SSE event's bytes as an upstream sends them: an object is JSON-encoded, a string sent as it is. */
+export function sseEvent(data: unknown): string {
+  return `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+}
+
+/** A promise a test resolves when it wants a script to go on. */
+export function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
 }

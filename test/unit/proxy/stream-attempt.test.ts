@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { Tier } from '../../../src/config/schema.js';
 import { AttemptError } from '../../../src/proxy/attempt-error.js';
 import { type CommitResult, StreamAttempt } from '../../../src/proxy/stream-attempt.js';
 import { TelemetryBus } from '../../../src/telemetry/bus.js';
 import type { TelemetryEvent } from '../../../src/telemetry/events.js';
-import { ClientLifetime } from '../../../src/util/client-lifetime.js';
+import type { ClientLifetime } from '../../../src/util/client-lifetime.js';
 import { chunk, completion, type FakeUpstream, roleThenSilence, type Script } from '../../helpers/fake-upstream.js';
 import { sleep, socketClosed, useHarness, waitFor } from '../../helpers/harness.js';
-import { chatCall, poolFor, RecordingPort, tierAt } from '../../helpers/proxy-parts.js';
+import { type AttemptOptions, deferred, RecordingPort, sseEvent, startAttempt } from '../../helpers/proxy-parts.js';
 
 /**
  * StreamAttempt from connect to its commit point, through its small interfaces: a recording
@@ -25,27 +24,16 @@ interface Started {
   telemetry: TelemetryEvent[];
 }
 
-interface Options {
-  ttftBudgetMs?: number;
-  ttftLimit?: 'ttft_timeout' | 'deadline';
-  timeouts?: Partial<Tier['timeouts']>;
-}
+type Options = Pick<AttemptOptions, 'ttftBudgetMs' | 'ttftLimit' | 'timeouts'>;
 
 async function attemptAt(script: Script, opts: Options = {}): Promise<Started> {
   const fake = await h.fake();
   fake.next(script);
-  const t = tierAt(fake.url, opts.timeouts);
-  const call = chatCall(t);
   const port = new RecordingPort();
-  const client = new ClientLifetime();
   const bus = new TelemetryBus();
   const telemetry: TelemetryEvent[] = [];
   bus.subscribe((event) => telemetry.push(event));
-  const attempt = new StreamAttempt({
-    tier: t, call, pool: poolFor(t, h.defer), client, output: call.streamOutput(), port, ordinal: 3, telemetry: bus, route: 'chat',
-    ttftBudgetMs: opts.ttftBudgetMs ?? 10_000, ttftLimit: opts.ttftLimit ?? 'ttft_timeout',
-  });
-  h.defer(() => attempt.cut(new AttemptError('client_abort', 'test over', { phase: 'body', failover: false, retryable: false })));
+  const { attempt, client } = startAttempt(fake.url, h.defer, { ...opts, port, telemetry: bus });
   return { fake, attempt, port, client, telemetry };
 }
 
@@ -62,18 +50,11 @@ async function relayOf(attempt: StreamAttempt) {
   return result.relay;
 }
 
-const sse = (data: unknown): string => `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
-const ROLE = sse(chunk({ role: 'assistant', content: '' }));
-const HI = sse(chunk({ content: 'Hi' }));
-const THERE = sse(chunk({ content: ' there' }));
-const FINISH = sse(chunk({}, 'stop'));
-const DONE = sse('[DONE]');
-
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
-}
+const ROLE = sseEvent(chunk({ role: 'assistant', content: '' }));
+const HI = sseEvent(chunk({ content: 'Hi' }));
+const THERE = sseEvent(chunk({ content: ' there' }));
+const FINISH = sseEvent(chunk({}, 'stop'));
+const DONE = sseEvent('[DONE]');
 
 describe('before commit', () => {
   it('holds events (keep-alives dropped), commits exactly once on the first content, and flushes what it held first, in order', async () => {

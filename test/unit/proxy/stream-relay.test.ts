@@ -8,7 +8,7 @@ import type { UpstreamDispatch } from '../../../src/proxy/upstream-dispatch.js';
 import { TelemetryBus } from '../../../src/telemetry/bus.js';
 import { ClientLifetime } from '../../../src/util/client-lifetime.js';
 import { chunk } from '../../helpers/fake-upstream.js';
-import { chatCall, RecordingSink, tierAt } from '../../helpers/proxy-parts.js';
+import { chatCall, RecordingSink, sseEvent, tierAt } from '../../helpers/proxy-parts.js';
 
 /**
  * StreamRelay, a committed stream, driven through its reader interface (onBody, onEnd,
@@ -72,12 +72,11 @@ function relayAfter(held: string, opts: Options = {}): Relayed {
   return { relay, sink, dispatch, client, end: () => ended };
 }
 
-const sse = (data: unknown): string => `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
-const HI = sse(chunk({ content: 'Hi' }));
-const THERE = sse(chunk({ content: ' there' }));
-const FINISH = sse(chunk({}, 'stop'));
-const DONE = sse('[DONE]');
-const UPSTREAM_ERROR = sse({ error: { message: 'model crashed', type: 'server_error' } });
+const HI = sseEvent(chunk({ content: 'Hi' }));
+const THERE = sseEvent(chunk({ content: ' there' }));
+const FINISH = sseEvent(chunk({}, 'stop'));
+const DONE = sseEvent('[DONE]');
+const UPSTREAM_ERROR = sseEvent({ error: { message: 'model crashed', type: 'server_error' } });
 
 /** Lets the client writer's queued write (a microtask) and the relay's settling run. */
 const turn = async (): Promise<void> => {

@@ -7,7 +7,7 @@ import { ClientLifetime } from '../../../src/util/client-lifetime.js';
 import { FakeLlamaServer } from '../../helpers/fake-llama-server.js';
 import { chunk, type FakeUpstream, healthyStream, headersThenSilence, neverAnswer, type Script } from '../../helpers/fake-upstream.js';
 import { sleep, socketClosed, useHarness, waitFor } from '../../helpers/harness.js';
-import { chatCall, poolFor, RecordingReader, tierAt } from '../../helpers/proxy-parts.js';
+import { chatCall, deferred, poolFor, RecordingReader, tierAt } from '../../helpers/proxy-parts.js';
 
 /**
  * UpstreamDispatch through its reader interface (AnswerReader): a real undici pool (the
@@ -46,12 +46,6 @@ function roleThenWaitFor(go: Promise<void>): Script {
     ctx.finish();
     ctx.done();
   };
-}
-
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
 }
 
 describe('a 2xx answer', () => {
