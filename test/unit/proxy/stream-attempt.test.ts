@@ -152,11 +152,11 @@ describe('the TTFT timer', () => {
 });
 
 describe('answers that are not a stream', () => {
-  it('an empty stream (the terminator before any content) fails with empty_stream', async () => {
-    const { attempt, port } = await attemptAt((ctx) => {
+  it('an empty stream (the terminator before any content) fails with empty_stream at the terminator, not at the close', async () => {
+    const { attempt, port } = await attemptAt(async (ctx) => {
       ctx.startStream();
       ctx.raw(ROLE + DONE);
-      ctx.res.end();
+      await ctx.closed;
     });
     expect(await failure(attempt)).toMatchObject({ reason: 'empty_stream', phase: 'first_token', failover: true });
     expect(port.commits).toEqual([]);

@@ -203,8 +203,9 @@ describe('the stale-socket retry', () => {
     const [first, reused, retry] = server.requests.map((r) => r.socketId);
     expect(reused).toBe(first);
     expect(retry).not.toBe(first);
-    // The retry's own connection is closed once its request is done.
-    await socketClosed(server.fake, 2);
+    // The retry's own connection is closed once its request is done, not left to undici's
+    // keep-alive timeout (3 s and more here): 1 s is a generous bound for a close at once.
+    await socketClosed(server.fake, 2, 1_000);
   });
 
   it('a reset on a new connection is a real failure: onBroken with connection_reset, not sent again', async () => {
