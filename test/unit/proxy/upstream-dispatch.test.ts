@@ -216,6 +216,29 @@ describe('the stale-socket retry', () => {
   });
 });
 
+describe('pause and resume (a client that does not keep up)', () => {
+  it('pause stops the answer reaching the reader; resume lets the rest through', async () => {
+    const { dispatch, reader } = await dispatchTo(async (ctx) => {
+      ctx.startStream();
+      for (let i = 0; i < 40 && !ctx.isClosed(); i++) {
+        ctx.content(`w${i} `);
+        await ctx.wait(10);
+      }
+      ctx.finish();
+      ctx.done();
+    });
+    await waitFor(() => reader.body().includes('w0 '), 3000, 'the first word');
+    dispatch.pause();
+    const whilePaused = reader.calls.length;
+    await sleep(300);
+    // At most what undici had already read off the socket when it was paused.
+    expect(reader.calls.length - whilePaused).toBeLessThanOrEqual(1);
+    dispatch.resume();
+    expect(await reader.settled).toEqual({ on: 'end' });
+    expect(reader.body()).toContain('w39 ');
+  });
+});
+
 describe('lingerFor', () => {
   it('cuts an upstream that keeps its response open after the answer is complete', async () => {
     const { dispatch, reader, fake } = await dispatchTo(async (ctx) => {
