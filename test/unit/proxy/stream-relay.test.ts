@@ -1,0 +1,275 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Tier } from '../../../src/config/schema.js';
+import { AttemptError } from '../../../src/proxy/attempt-error.js';
+import { ShutdownError } from '../../../src/proxy/shutdown.js';
+import { type StreamEnd, StreamRelay } from '../../../src/proxy/stream-relay.js';
+import { StreamTally } from '../../../src/proxy/stream-tally.js';
+import type { UpstreamDispatch } from '../../../src/proxy/upstream-dispatch.js';
+import { TelemetryBus } from '../../../src/telemetry/bus.js';
+import { ClientLifetime } from '../../../src/util/client-lifetime.js';
+import { chunk } from '../../helpers/fake-upstream.js';
+import { chatCall, RecordingSink, sseEvent, tierAt } from '../../helpers/proxy-parts.js';
+
+/**
+ * StreamRelay, a committed stream, driven through its reader interface (onBody, onEnd,
+ * onBroken, onClientGone) with the chat wire's real framer, output and reader, a recording
+ * sink, and a recording stand-in for the dispatch side it steers (pause, resume, cancel,
+ * linger, finish). Timers are vitest's fake ones: idle and cap timers are checked exactly.
+ */
+
+/** What the relay asks of its upstream call, recorded in order. */
+class DispatchSide implements Pick<UpstreamDispatch, 'elapsedMs' | 'pause' | 'resume' | 'cancel' | 'lingerFor' | 'finish'> {
+  readonly calls: string[] = [];
+  readonly cancelledWith: Error[] = [];
+  constructor(readonly elapsedMs = 0) {}
+  pause(): void {
+    this.calls.push('pause');
+  }
+  resume(): void {
+    this.calls.push('resume');
+  }
+  cancel(reason: Error): void {
+    this.calls.push('cancel');
+    this.cancelledWith.push(reason);
+  }
+  lingerFor(ms: number): void {
+    this.calls.push(`linger ${ms}`);
+  }
+  finish(): void {
+    this.calls.push('finish');
+  }
+}
+
+interface Relayed {
+  relay: StreamRelay;
+  sink: RecordingSink;
+  dispatch: DispatchSide;
+  client: ClientLifetime;
+  /** The end, once the relay settled (null until then). */
+  end(): StreamEnd | null;
+}
+
+interface Options {
+  timeouts?: Partial<Tier['timeouts']>;
+  elapsedMs?: number;
+  keepOpen?: (err: AttemptError) => boolean;
+}
+
+/** A relay taking over after `held` went to the client at commit. */
+function relayAfter(held: string, opts: Options = {}): Relayed {
+  const tier = tierAt('http://127.0.0.1:1/v1', { idle_ms: 1_000, ...opts.timeouts });
+  const call = chatCall(tier);
+  const sink = new RecordingSink();
+  const dispatch = new DispatchSide(opts.elapsedMs);
+  const client = new ClientLifetime();
+  const tally = new StreamTally(call.streamReader(), new TelemetryBus(), 'chat', tier.name);
+  const relay = new StreamRelay(
+    { tier, client, output: call.streamOutput(), keepOpen: opts.keepOpen },
+    dispatch as unknown as UpstreamDispatch, call.wire.framer(), tally, sink, Buffer.from(held),
+  );
+  let ended: StreamEnd | null = null;
+  void relay.finished.then((end) => (ended = end));
+  return { relay, sink, dispatch, client, end: () => ended };
+}
+
+const HI = sseEvent(chunk({ content: 'Hi' }));
+const THERE = sseEvent(chunk({ content: ' there' }));
+const FINISH = sseEvent(chunk({}, 'stop'));
+const DONE = sseEvent('[DONE]');
+const UPSTREAM_ERROR = sseEvent({ error: { message: 'model crashed', type: 'server_error' } });
+
+/** Lets the client writer's queued write (a microtask) and the relay's settling run. */
+const turn = async (): Promise<void> => {
+  for (let i = 0; i < 3; i++) await Promise.resolve();
+};
+
+const errorMessageOf = (tail: Buffer | null | undefined): string => JSON.parse((tail?.toString() ?? '').replace(/^data: /, '').trim()).error.message;
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('relaying', () => {
+  it('writes what was held at commit first, then each chunk of whole events as the very Buffer that came', async () => {
+    const { relay, sink } = relayAfter(HI);
+    await turn();
+    const whole = Buffer.from(THERE + FINISH);
+    relay.onBody(whole);
+    await turn();
+    expect(sink.writes[0].toString()).toBe(HI);
+    expect(sink.writes[1]).toBe(whole);
+  });
+
+  it('an event split across chunks goes out once it is whole, its bytes unchanged', async () => {
+    const { relay, sink } = relayAfter(HI);
+    relay.onBody(Buffer.from(THERE.slice(0, 10)));
+    await turn();
+    expect(sink.text()).toBe(HI);
+    relay.onBody(Buffer.from(THERE.slice(10)));
+    await turn();
+    expect(sink.text()).toBe(HI + THERE);
+  });
+
+  it('the terminator completes the stream at once (the upstream gets a moment to close); what follows is ignored', async () => {
+    const { relay, sink, dispatch, end } = relayAfter(HI);
+    relay.onBody(Buffer.from(FINISH + DONE));
+    await turn();
+    expect(end()?.interruption).toBeNull();
+    expect(sink.ends).toEqual([null]);
+    expect(dispatch.calls).toEqual(['finish', 'linger 2000']);
+    relay.onBody(Buffer.from(THERE));
+    relay.onEnd();
+    await turn();
+    expect(sink.text()).toBe(HI + FINISH + DONE);
+    expect(sink.ends).toHaveLength(1);
+  });
+
+  it('a finished stream that closes without its terminator gets one added', async () => {
+    const { relay, sink, end } = relayAfter(HI);
+    relay.onBody(Buffer.from(FINISH));
+    relay.onEnd();
+    await turn();
+    expect(end()?.interruption).toBeNull();
+    expect(sink.text()).toBe(HI + FINISH + DONE);
+  });
+
+  it('a stream that closes before its finish is broken: one error event, counted as a chunk error', async () => {
+    const { relay, sink, end } = relayAfter(HI);
+    relay.onBody(Buffer.from(THERE));
+    relay.onEnd();
+    await turn();
+    expect(end()).toMatchObject({ interruption: { reason: 'broken_stream', phase: 'body', failover: false }, chunkErrors: 1 });
+    expect(sink.ends).toHaveLength(1);
+    expect(errorMessageOf(sink.ends[0])).toBe('llm-route: upstream ended the stream without finishing it');
+    expect(sink.writes.map(String).join('')).toBe(HI + THERE);
+  });
+});
+
+describe('failures after commit', () => {
+  it('the upstream\'s own error event is the client\'s last, after the events before it; the upstream is cut', async () => {
+    const { relay, sink, dispatch, end } = relayAfter(HI);
+    relay.onBody(Buffer.from(THERE + UPSTREAM_ERROR + FINISH));
+    await turn();
+    expect(end()?.interruption).toMatchObject({ reason: 'upstream_error', phase: 'body', failover: false });
+    expect(sink.text()).toBe(HI + THERE + UPSTREAM_ERROR);
+    expect(sink.ends.map(String)).toEqual([UPSTREAM_ERROR]);
+    expect(dispatch.calls).toEqual(['cancel', 'finish']);
+  });
+
+  it('an upstream break: exactly one error event, however many breaks and ends follow', async () => {
+    const { relay, sink, end } = relayAfter(HI);
+    const reset = new AttemptError('connection_reset', 'connection broken (ECONNRESET)', { phase: 'body', failover: true, retryable: true });
+    relay.onBroken(reset);
+    relay.onBroken(reset);
+    relay.onEnd();
+    await turn();
+    expect(end()?.interruption).toMatchObject({ reason: 'broken_stream', failover: false, retryable: false });
+    expect(sink.ends).toHaveLength(1);
+    expect(errorMessageOf(sink.ends[0])).toBe('llm-route: upstream connection broke after the first token: connection broken (ECONNRESET)');
+  });
+
+  it('an event larger than 4 MiB: broken_stream after the first token, one error event, the upstream cut', async () => {
+    const { relay, sink, dispatch, end } = relayAfter(HI);
+    relay.onBody(Buffer.from(`data: {"x":"${'x'.repeat(4 * 1024 * 1024 + 16)}`));
+    await turn();
+    expect(end()?.interruption).toMatchObject({ reason: 'broken_stream', failover: false });
+    expect(errorMessageOf(sink.ends[0])).toBe('llm-route: upstream connection broke after the first token: upstream sent a stream event larger than 4194304 bytes');
+    expect(dispatch.calls[0]).toBe('cancel');
+  });
+
+  it('with keepOpen (on_break: resume), a break leaves the client\'s response open for a recovery', async () => {
+    const asked: string[] = [];
+    const { relay, sink, end } = relayAfter(HI, { keepOpen: (err) => (asked.push(err.reason), true) });
+    relay.onBroken(new AttemptError('connection_reset', 'reset', { phase: 'body', failover: true, retryable: true }));
+    await turn();
+    expect(asked).toEqual(['broken_stream']);
+    expect(sink.ends).toEqual([]);
+    expect(sink.text()).toBe(HI);
+    expect(end()?.open).toBe(sink);
+  });
+});
+
+describe('the client', () => {
+  it('gone: nothing more is written, no error event; the call is finished', async () => {
+    const { relay, sink, dispatch, end, client } = relayAfter(HI);
+    await turn();
+    client.abort();
+    relay.onClientGone(new AttemptError('client_abort', 'client disconnected', { phase: 'body', failover: false, retryable: false, blame: null }));
+    relay.onBody(Buffer.from(THERE));
+    await turn();
+    expect(end()?.interruption).toMatchObject({ reason: 'client_abort' });
+    expect(sink.ends).toEqual([]);
+    expect(sink.text()).toBe(HI);
+    expect(dispatch.calls).toEqual(['finish']);
+  });
+
+  it('a stopping server still tells its client why the stream ends', async () => {
+    const { relay, sink, end } = relayAfter(HI);
+    relay.onClientGone(new AttemptError('shutdown', new ShutdownError().message, { phase: 'body', failover: false, retryable: false, blame: null }));
+    await turn();
+    expect(end()?.interruption).toMatchObject({ reason: 'shutdown' });
+    expect(errorMessageOf(sink.ends[0])).toBe('llm-route: llm-route is shutting down');
+  });
+
+  it('not keeping up pauses the upstream once, until the sink drains', async () => {
+    const { relay, sink, dispatch } = relayAfter(HI);
+    sink.full = true;
+    await turn();
+    relay.onBody(Buffer.from(THERE));
+    await turn();
+    relay.onBody(Buffer.from(THERE));
+    await turn();
+    expect(dispatch.calls).toEqual(['pause']);
+    expect(sink.waitingForDrain).toBe(1);
+    sink.drain();
+    expect(dispatch.calls).toEqual(['pause', 'resume']);
+  });
+});
+
+describe('timers', () => {
+  it('idle_ms of silence ends the stream with idle_timeout and one error event; each chunk restarts it', async () => {
+    const { relay, sink, dispatch, end } = relayAfter(HI, { timeouts: { idle_ms: 1_000 } });
+    vi.advanceTimersByTime(900);
+    relay.onBody(Buffer.from(THERE));
+    vi.advanceTimersByTime(900);
+    await turn();
+    expect(end()).toBeNull();
+    vi.advanceTimersByTime(100);
+    await turn();
+    expect(end()?.interruption).toMatchObject({ reason: 'idle_timeout', phase: 'idle', timedOut: true });
+    expect(dispatch.cancelledWith[0]).toBe(end()?.interruption);
+    expect(errorMessageOf(sink.ends[0])).toBe('llm-route: no bytes within 1000 ms');
+    expect(sink.ends).toHaveLength(1);
+  });
+
+  it('a client that is not reading is not the upstream\'s silence: no idle timeout while paused', async () => {
+    const { relay, sink, end } = relayAfter(HI, { timeouts: { idle_ms: 1_000 } });
+    sink.full = true;
+    relay.onBody(Buffer.from(THERE));
+    await turn();
+    vi.advanceTimersByTime(5_000);
+    await turn();
+    expect(end()).toBeNull();
+    sink.drain();
+    vi.advanceTimersByTime(999);
+    await turn();
+    expect(end()).toBeNull();
+    vi.advanceTimersByTime(1);
+    await turn();
+    expect(end()?.interruption).toMatchObject({ reason: 'idle_timeout' });
+  });
+
+  it('stream_max_ms counts from the attempt\'s start: the operator\'s cap, blaming no one', async () => {
+    const { relay, end } = relayAfter(HI, { timeouts: { idle_ms: 10_000, stream_max_ms: 1_000 }, elapsedMs: 400 });
+    relay.onBody(Buffer.from(THERE));
+    vi.advanceTimersByTime(599);
+    await turn();
+    expect(end()).toBeNull();
+    vi.advanceTimersByTime(1);
+    await turn();
+    expect(end()?.interruption).toMatchObject({ reason: 'total_timeout', phase: 'total', failover: false, blame: null });
+  });
+});
