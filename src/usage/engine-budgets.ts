@@ -14,6 +14,8 @@ interface EngineBudgetsDeps {
   holdMs: number;
   /** Runs a database call; a failure degrades the usage database instead of escaping (UsageEngine). */
   guard: (fn: () => unknown) => void;
+  /** Every budget's status, after each change (EngineReports.budgets). */
+  report: (status: BudgetStatus[]) => void;
 }
 
 /**
@@ -31,7 +33,7 @@ export class EngineBudgets {
     this.file = ledger;
   }
 
-  reserve(scopes: string[], amount: BudgetAmount): Reservation {
+  reserve(scopes: readonly string[], amount: BudgetAmount): Reservation {
     const { budgets, now, holdMs, guard } = this.deps;
     let result: Reservation | null = null;
     const file = this.file;
@@ -41,6 +43,7 @@ export class EngineBudgets {
       result = memory.reserve(budgets(), scopes, amount, now(), holdMs);
       if (result.ok) result = { ok: true, id: MEMORY_PREFIX + result.id };
     }
+    this.report();
     return result;
   }
 
@@ -59,6 +62,12 @@ export class EngineBudgets {
     } else if (this.file) {
       guard(() => (actual ? this.file?.settle(id, actual) : this.file?.release(id)));
     }
+    this.report();
+  }
+
+  /** Reports every budget's status, when there are budgets. */
+  report(): void {
+    if (this.deps.budgets().length > 0) this.deps.report(this.status());
   }
 
   status(): BudgetStatus[] {

@@ -123,3 +123,23 @@ function triedSeveralTiers(attempts: LoggedRequest['attempts']): boolean {
   for (let i = 1; i < attempts.length; i++) if (attempts[i].tier !== attempts[0].tier) return true;
   return false;
 }
+
+/** One request's estimated tokens (prompt, completion, cached) and their cost, for the metrics. */
+export interface EstimatedItem {
+  route: string;
+  tier: string;
+  costUsd: number;
+  prompt: number;
+  completion: number;
+  cached: number;
+}
+
+/** The rows whose tokens were counted here, not reported by the upstream: only the usage engine knows them. */
+export function estimatedItems(rows: readonly RequestRow[]): EstimatedItem[] {
+  const items: EstimatedItem[] = [];
+  for (const row of rows) {
+    if (row.tier === null || row.tokenSource === 'upstream' || row.tokenSource === null) continue;
+    items.push({ route: row.route, tier: row.tier, costUsd: row.costUsd, prompt: row.promptTokens, completion: row.completionTokens, cached: row.cachedTokens });
+  }
+  return items;
+}

@@ -1,12 +1,12 @@
 import type { Budget } from '../config/schema.js';
 import { tokenCounter, type TokenCounter } from '../tokens/count.js';
+import type { BudgetAmount, BudgetLedger, BudgetStatus, Reservation } from './budgets/ledger.js';
 import { LedgerTables } from './budgets/ledger-tables.js';
 import { describeDbError } from './db-errors.js';
 import { EngineBudgets } from './engine-budgets.js';
-import type { EngineCall, EstimatedItem, FromEngine, ToEngine } from './messages.js';
 import type { PriceBook } from './price-book.js';
-import { type LoggedRequest, requestRow, type RequestRow } from './request-row.js';
-import { UsageStore } from './store.js';
+import { type EstimatedItem, estimatedItems, type LoggedRequest, requestRow, type RequestRow } from './request-row.js';
+import { type DayTotals, type IncidentOpen, UsageStore } from './store.js';
 
 export interface EngineOptions {
   /** First wait before reopening an unusable database; doubles up to retryMaxMs. */
@@ -33,22 +33,36 @@ const CHUNK = 100;
  */
 const SLICE_MS = 10;
 
-interface Settings {
+/** What the engine works with: from the config (UsageLog.configure). */
+export interface EngineSettings {
   path: string;
   retentionDays: number;
   book: PriceBook;
   budgets: Budget[];
 }
 
+/** What the engine tells the usage log, as it happens. */
+export interface EngineReports {
+  /** The database became unusable (reported once until it recovers). */
+  degraded(path: string, error: string): void;
+  /** It is usable again; `dropped` rows were lost meanwhile. */
+  recovered(path: string, dropped: number): void;
+  /** Tokens and costs only the engine knows: requests whose tokens it counted itself. */
+  estimated(items: EstimatedItem[]): void;
+  /** Every budget's status, after each change. */
+  budgets(status: BudgetStatus[]): void;
+}
+
 /**
- * The usage log's work: the database, the rows, the ledger. Messages are handled one after
- * another, in order. A database that cannot be opened or written (locked, corrupt, full,
- * unwritable) is reported once, rows meanwhile are dropped and counted, and opening is retried
- * with backoff; budgets are then enforced on counters in memory, which move to the file when it
- * is back. On the main thread, behind src/usage/engine-link.ts.
+ * The usage log's work: the database, the rows, the ledger. Everything asked of it is done in
+ * the order asked, one after another, on its promise queue: a budget reserved after rows sees
+ * them. A database that cannot be opened or written (locked, corrupt, full, unwritable) is
+ * reported once, rows meanwhile are dropped and counted, and opening is retried with backoff;
+ * budgets are then enforced on counters in memory, which move to the file when it is back. On
+ * the main thread, loaded at first need by src/usage/engine-link.ts.
  */
-export class UsageEngine {
-  private settings: Settings | null = null;
+export class UsageEngine implements BudgetLedger {
+  private settings: EngineSettings | null = null;
   private store: UsageStore | null = null;
   private readonly budgets: EngineBudgets;
   private degraded: string | null = null;
@@ -56,11 +70,11 @@ export class UsageEngine {
   private retryDelay: number;
   private retryTimer: NodeJS.Timeout | null = null;
   private pruneTimer: NodeJS.Timeout | null = null;
-  private queue: Promise<void> = Promise.resolve();
+  private queue: Promise<unknown> = Promise.resolve();
   private counter: TokenCounter | undefined;
   private readonly now: () => number;
 
-  constructor(private readonly send: (message: FromEngine) => void, private readonly options: EngineOptions = {}) {
+  constructor(private readonly reports: EngineReports, private readonly options: EngineOptions = {}) {
     this.now = options.now ?? Date.now;
     this.retryDelay = options.retryBaseMs ?? 1_000;
     this.budgets = new EngineBudgets({
@@ -68,37 +82,81 @@ export class UsageEngine {
       now: this.now,
       holdMs: options.holdMs ?? 3_600_000,
       guard: (fn) => this.guard(fn),
+      report: (status) => this.reports.budgets(status),
     });
   }
 
-  receive(message: ToEngine): void {
-    this.queue = this.queue.then(() => this.handle(message)).catch((err: unknown) => {
-      // Only a bug gets here: every database call has its own handling.
-      this.send({ t: 'degraded', path: this.settings?.path ?? '', error: `usage log: ${(err as Error).message}` });
+  // ─── what the usage log asks ──────────────────────────────────────────────
+
+  /** New settings: another path reopens the database. */
+  configure(settings: EngineSettings): void {
+    this.post(() => this.applySettings(settings));
+  }
+
+  writeRows(requests: readonly LoggedRequest[]): void {
+    this.post(() => this.insertRows(requests));
+  }
+
+  openIncident(incident: IncidentOpen): void {
+    this.post(() => this.withStore((store) => store.openIncident(incident)));
+  }
+
+  closeIncident(key: string, closedAt: number, closedBy: string): void {
+    this.post(() => this.withStore((store) => store.closeIncident(key, closedAt, closedBy)));
+  }
+
+  reserve(scopes: readonly string[], amount: BudgetAmount): Promise<Reservation> {
+    return this.enqueue(() => this.budgets.reserve(scopes, amount));
+  }
+
+  settle(id: string, actual: BudgetAmount): Promise<void> {
+    return this.enqueue(() => this.budgets.end(id, actual));
+  }
+
+  release(id: string): Promise<void> {
+    return this.enqueue(() => this.budgets.end(id, null));
+  }
+
+  remaining(scope: string): Promise<BudgetStatus[]> {
+    return this.enqueue(() => this.budgets.status().filter((s) => s.scope === scope));
+  }
+
+  /** Today's totals from `from` on, null while the database is unusable. */
+  dayTotals(from: number): Promise<DayTotals | null> {
+    return this.enqueue(() => (this.store ? this.store.dayTotals(from) : null));
+  }
+
+  /** Resolves once everything asked before it is done: a flush barrier. */
+  sync(): Promise<void> {
+    return this.enqueue(() => undefined);
+  }
+
+  /** Writes what is pending and closes the database. */
+  close(): Promise<void> {
+    return this.enqueue(() => {
+      this.closeStore();
+      this.budgets.close();
+      this.clearRetry();
     });
   }
 
-  private async handle(message: ToEngine): Promise<void> {
-    switch (message.t) {
-      case 'configure':
-        return this.configure(message);
-      case 'rows':
-        return this.writeRows(message.requests);
-      case 'incident_open':
-        return this.withStore((store) => store.openIncident(message.incident));
-      case 'incident_close':
-        return this.withStore((store) => store.closeIncident(message.key, message.closedAt, message.closedBy));
-      case 'call':
-        try {
-          this.send({ t: 'reply', id: message.id, ok: true, value: this.call(message.call) });
-        } catch (err) {
-          this.send({ t: 'reply', id: message.id, ok: false, error: (err as Error).message });
-        }
-        return;
-    }
+  /** Runs `work` after everything asked before it; its result or failure is its caller's. */
+  private enqueue<T>(work: () => T | Promise<T>): Promise<T> {
+    const done = this.queue.then(work);
+    this.queue = done.catch(() => undefined);
+    return done;
   }
 
-  private configure(next: Settings): void {
+  /** Work no one waits for: a failure (only a bug: every database call has its own handling) is reported. */
+  private post(work: () => void | Promise<void>): void {
+    this.enqueue(work).catch((err: unknown) => {
+      this.reports.degraded(this.settings?.path ?? '', `usage log: ${(err as Error).message}`);
+    });
+  }
+
+  // ─── the work ─────────────────────────────────────────────────────────────
+
+  private applySettings(next: EngineSettings): void {
     const reopen = this.settings?.path !== next.path;
     this.settings = { path: next.path, retentionDays: next.retentionDays, book: next.book, budgets: next.budgets };
     if (reopen) {
@@ -110,10 +168,10 @@ export class UsageEngine {
     } else if (this.store) {
       this.prune();
     }
-    this.reportBudgets();
+    this.budgets.report();
   }
 
-  private async writeRows(requests: readonly LoggedRequest[]): Promise<void> {
+  private async insertRows(requests: readonly LoggedRequest[]): Promise<void> {
     if (!this.store || !this.settings) {
       this.dropped += requests.length;
       return;
@@ -129,7 +187,8 @@ export class UsageEngine {
         sliceStart = performance.now();
       }
     }
-    this.reportEstimated(rows);
+    const estimated = estimatedItems(rows);
+    if (estimated.length > 0) this.reports.estimated(estimated);
     for (let i = 0; i < rows.length; i += CHUNK) {
       const chunk = rows.slice(i, i + CHUNK);
       if (!this.store) {
@@ -146,48 +205,6 @@ export class UsageEngine {
     }
   }
 
-  private reportEstimated(rows: readonly RequestRow[]): void {
-    const items: EstimatedItem[] = [];
-    for (const row of rows) {
-      if (row.tier === null || row.tokenSource === 'upstream' || row.tokenSource === null) continue;
-      items.push({ route: row.route, tier: row.tier, costUsd: row.costUsd, prompt: row.promptTokens, completion: row.completionTokens, cached: row.cachedTokens });
-    }
-    if (items.length > 0) this.send({ t: 'estimated', items });
-  }
-
-  private call(call: EngineCall): unknown {
-    switch (call.op) {
-      case 'reserve': {
-        const reservation = this.budgets.reserve(call.scopes, call.amount);
-        this.reportBudgets();
-        return reservation;
-      }
-      case 'settle':
-        this.budgets.end(call.reservation, call.actual);
-        this.reportBudgets();
-        return null;
-      case 'release':
-        this.budgets.end(call.reservation, null);
-        this.reportBudgets();
-        return null;
-      case 'remaining':
-        return this.budgets.status().filter((s) => s.scope === call.scope);
-      case 'day_totals':
-        return this.store ? this.store.dayTotals(call.from) : null;
-      case 'sync':
-        return { dropped: this.dropped, degraded: this.degraded };
-      case 'close':
-        this.closeStore();
-        this.budgets.close();
-        this.clearRetry();
-        return { dropped: this.dropped };
-    }
-  }
-
-  private reportBudgets(): void {
-    if ((this.settings?.budgets.length ?? 0) > 0) this.send({ t: 'budgets', status: this.budgets.status() });
-  }
-
   // ─── opening, failing, retrying ───────────────────────────────────────────
 
   private open(): void {
@@ -202,13 +219,11 @@ export class UsageEngine {
       return;
     }
     this.prune();
-    this.pruneTimer = setInterval(() => {
-      this.queue = this.queue.then(() => this.prune());
-    }, DAY_MS);
+    this.pruneTimer = setInterval(() => this.post(() => this.prune()), DAY_MS);
     this.pruneTimer.unref();
     this.budgets.moveMemorySpend();
     if (this.degraded !== null) {
-      this.send({ t: 'recovered', path: settings.path, dropped: this.dropped });
+      this.reports.recovered(settings.path, this.dropped);
       this.degraded = null;
       this.dropped = 0;
       this.retryDelay = this.options.retryBaseMs ?? 1_000;
@@ -239,14 +254,14 @@ export class UsageEngine {
     const path = this.settings?.path ?? '';
     if (this.degraded === null) {
       this.degraded = describeDbError(err);
-      this.send({ t: 'degraded', path, error: this.degraded });
+      this.reports.degraded(path, this.degraded);
     }
     if (this.retryTimer === null && this.settings) {
       const delay = this.retryDelay;
       this.retryDelay = Math.min(delay * 2, this.options.retryMaxMs ?? 30_000);
       this.retryTimer = setTimeout(() => {
         this.retryTimer = null;
-        this.queue = this.queue.then(() => {
+        this.post(() => {
           if (!this.store) this.open();
         });
       }, delay);

@@ -4,15 +4,14 @@ import type { TelemetryBus } from '../telemetry/bus.js';
 import type { RequestFinished, TelemetryEvent } from '../telemetry/events.js';
 import type { BudgetLedger, BudgetStatus } from './budgets/ledger.js';
 import { LedgerClient } from './budgets/ledger-client.js';
-import { startEngine, type EngineLink } from './engine-link.js';
+import { EngineLink } from './engine-link.js';
 import { IncidentTracker } from './incidents/tracker.js';
-import type { EngineCall, FromEngine } from './messages.js';
 import { usagePath } from './paths.js';
 import { priceBook } from './price-book.js';
 import type { DayTotals, IncidentOpen } from './store.js';
 import { budgetWindow } from './budgets/windows.js';
 import { UsageMetrics } from './usage-metrics.js';
-import type { EngineOptions } from './usage-engine.js';
+import type { EngineOptions, EngineReports, UsageEngine } from './usage-engine.js';
 
 export interface UsageLogOptions extends EngineOptions {
   /** Rows wait at most this long before they are written (SPEC: a SIGKILL loses at most the last second). */
@@ -43,8 +42,6 @@ export class UsageLog {
   private queue: RequestFinished[] = [];
   private timer: NodeJS.Timeout | null = null;
   private flushSoon = false;
-  private nextCall = 1;
-  private readonly pending = new Map<number, { resolve(value: unknown): void; reject(err: Error): void }>();
   private readonly flushMs: number;
   private readonly maxRows: number;
   private degradedError: string | null = null;
@@ -60,7 +57,7 @@ export class UsageLog {
     this.config = config;
     this.flushMs = options.flushMs ?? 200;
     this.maxRows = options.maxRows ?? 1_000;
-    this.ledger = new LedgerClient(config.budgets, (call) => this.call(call));
+    this.ledger = new LedgerClient(config.budgets, (call) => this.use(call));
     this.budgets = this.ledger;
     this.metrics = options.registry ? new UsageMetrics(options.registry, config) : null;
     this.incidents = new IncidentTracker({ open: (incident) => this.openIncident(incident), close: (key, at, by) => this.closeIncident(key, at, by) }, options.now, options.incidentDownAfterMs);
@@ -86,10 +83,11 @@ export class UsageLog {
     this.metrics?.configure(config);
     this.logging = config.usage.enabled;
     const needed = config.usage.enabled || config.budgets.length > 0;
-    if (needed && !this.link && !this.closed) this.link = startEngine(this.onEngineMessage, this.options);
+    if (needed && !this.link && !this.closed) this.link = new EngineLink(this.engineReports, this.options);
     if (!this.link) return;
     if (!config.usage.enabled) this.queue = [];
-    this.link.post({ t: 'configure', path: usagePath(config), retentionDays: config.usage.retention_days, book: priceBook(config), budgets: config.budgets });
+    const settings = { path: usagePath(config), retentionDays: config.usage.retention_days, book: priceBook(config), budgets: config.budgets };
+    void this.link.run((engine) => engine.configure(settings), true);
   }
 
   /** For a ledger other than this database's: what sets llm_budget_remaining from its statuses. */
@@ -101,13 +99,14 @@ export class UsageLog {
   /** Resolves once every request finished so far is written (or counted as dropped). */
   async flush(): Promise<void> {
     this.writeQueued();
-    if (this.link) await this.call({ op: 'sync' });
+    if (this.link) await this.use((engine) => engine.sync());
   }
 
   /** Today's totals in the database (UTC day), null when it is unusable or the log is off. */
   async dayTotals(now = Date.now()): Promise<DayTotals | null> {
     if (!this.link) return null;
-    return (await this.call({ op: 'day_totals', from: budgetWindow('day', now).start })) as DayTotals | null;
+    const from = budgetWindow('day', now).start;
+    return this.link.run((engine) => engine.dayTotals(from), true);
   }
 
   /** Writes what is queued, closes open incidents ("shutdown") and the database. */
@@ -121,12 +120,10 @@ export class UsageLog {
     const link = this.link;
     if (!link) return;
     try {
-      await Promise.race([this.call({ op: 'close' }), new Promise((resolve) => setTimeout(resolve, CLOSE_TIMEOUT_MS).unref())]);
+      await Promise.race([link.run((engine) => engine.close()), new Promise((resolve) => setTimeout(resolve, CLOSE_TIMEOUT_MS).unref())]);
     } finally {
       this.link = null;
-      for (const waiting of this.pending.values()) waiting.reject(new Error('the usage log is closed'));
-      this.pending.clear();
-      await link.stop();
+      link.stop();
     }
   }
 
@@ -159,51 +156,39 @@ export class UsageLog {
     const requests = this.queue;
     if (requests.length === 0 || !this.link) return;
     this.queue = [];
-    this.link.post({ t: 'rows', requests });
+    void this.link.run((engine) => engine.writeRows(requests));
   };
 
   private openIncident(incident: IncidentOpen): void {
-    this.link?.post({ t: 'incident_open', incident });
+    void this.link?.run((engine) => engine.openIncident(incident));
   }
 
   private closeIncident(key: string, closedAt: number, closedBy: string): void {
-    this.link?.post({ t: 'incident_close', key, closedAt, closedBy });
+    void this.link?.run((engine) => engine.closeIncident(key, closedAt, closedBy));
   }
 
-  private call(call: EngineCall): Promise<unknown> {
-    const link = this.link;
-    if (!link) return Promise.reject(new Error('the usage log is closed'));
-    const id = this.nextCall++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      link.post({ t: 'call', id, call });
-    });
+  /** A call on the engine, loading it now if it has not loaded; rejects once the log is closed. */
+  private use<T>(call: (engine: UsageEngine) => Promise<T>): Promise<T> {
+    return this.link ? this.link.run(call) : Promise.reject(new Error('the usage log is closed'));
   }
 
-  private readonly onEngineMessage = (message: FromEngine): void => {
-    switch (message.t) {
-      case 'reply': {
-        const waiting = this.pending.get(message.id);
-        if (!waiting) return;
-        this.pending.delete(message.id);
-        if (message.ok) waiting.resolve(message.value);
-        else waiting.reject(new Error(message.error));
-        return;
-      }
-      case 'degraded':
-        this.degradedError = message.error;
-        this.bus.emit({ type: 'usage_degraded', path: message.path || this.path, error: message.error });
-        return;
-      case 'recovered':
-        this.degradedError = null;
-        this.bus.emit({ type: 'usage_recovered', path: message.path, dropped: message.dropped });
-        return;
-      case 'estimated':
-        for (const item of message.items) this.metrics?.addEstimated(item);
-        return;
-      case 'budgets':
-        if (!this.budgetsElsewhere) this.metrics?.setBudgets(message.status as BudgetStatus[]);
-        return;
-    }
+  /** What the engine reports, until the log has closed. */
+  private readonly engineReports: EngineReports = {
+    degraded: (path, error) => {
+      if (!this.link) return;
+      this.degradedError = error;
+      this.bus.emit({ type: 'usage_degraded', path: path || this.path, error });
+    },
+    recovered: (path, dropped) => {
+      if (!this.link) return;
+      this.degradedError = null;
+      this.bus.emit({ type: 'usage_recovered', path, dropped });
+    },
+    estimated: (items) => {
+      if (this.link) for (const item of items) this.metrics?.addEstimated(item);
+    },
+    budgets: (status) => {
+      if (this.link && !this.budgetsElsewhere) this.metrics?.setBudgets(status);
+    },
   };
 }

@@ -4,7 +4,7 @@ import type { Config, Price } from '../config/schema.js';
 import type { RequestFinished } from '../telemetry/events.js';
 import type { BudgetStatus } from './budgets/ledger.js';
 import { costUsd } from './cost.js';
-import type { EstimatedItem } from './messages.js';
+import type { EstimatedItem } from './request-row.js';
 
 /**
  * The usage metrics (SPEC "More metrics"): `llm_cost_usd_total{route,tier}` priced from the

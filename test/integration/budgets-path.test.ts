@@ -66,8 +66,20 @@ describeEachBackend('budgets on the request path (%s)', (backend) => {
   it('an exhausted paid tier is skipped (health-neutral) and the next tier answers; its hold is settled to the usage, the others released', async () => {
     const paid = await h.fake();
     const free = await h.fake();
-    paid.always((ctx) => ctx.json(200, completion('paid', { prompt_tokens: 1, completion_tokens: 9 })));
-    free.always((ctx) => ctx.json(200, completion('free')));
+    // In the three-at-once step below, the paid tier keeps its answers until the third request
+    // has been placed (on the free tier, or a third on paid): the two holds are held together
+    // whatever the machine's speed, not only if the third arrives before the first has finished.
+    let thirdPlaced!: () => void;
+    const placed = new Promise<void>((resolve) => (thirdPlaced = resolve));
+    paid.always(async (ctx) => {
+      if (ctx.index === 8) thirdPlaced();
+      if (ctx.index >= 6) await Promise.race([placed, ctx.wait(5000)]);
+      ctx.json(200, completion('paid', { prompt_tokens: 1, completion_tokens: 9 }));
+    });
+    free.always((ctx) => {
+      thirdPlaced();
+      ctx.json(200, completion('free'));
+    });
     const [a, b] = await instances(h, backend, redis, {
       tiers: [{ name: 'paid', url: paid.url }, { name: 'free', url: free.url }],
       top: { usage: { path: join(tempDir(), 'usage.db') }, budgets: [{ scope: 'provider:p_paid', per: 'month', tokens: 700 }] },
