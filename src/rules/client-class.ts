@@ -10,8 +10,9 @@ import { modelClass } from '../config/find-route.js';
  * the model name `exec` gave the class (`<route>@background` for ANTHROPIC_SMALL_FAST_MODEL and
  * ANTHROPIC_DEFAULT_HAIKU_MODEL, `<route>@subagent` for CLAUDE_CODE_SUBAGENT_MODEL), and a
  * subagent's system billing block ends `cc_is_subagent=true;`.
- * Codex CLI: user-agent `codex_cli_rs/<version> (…)` (codex_exec, codex_vscode, … as the
- * `originator` header says); its own subagents send `x-openai-subagent` (review, compact, …).
+ * Codex CLI: a user-agent and `originator` header that start `codex_` (`codex_cli_rs/<version>`
+ * from the TUI; `codex exec` 0.171.0 sent `codex_exec/0.171.0 (…)` and `originator: codex_exec`,
+ * seen in a loopback-only namespace); its own subagents send `x-openai-subagent` (review, compact, …).
  */
 export type ClientKind = 'claude-code' | 'codex' | 'other';
 export type RequestClass = 'main' | 'background' | 'subagent';
