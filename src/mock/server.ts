@@ -181,7 +181,7 @@ function readChatRequest(body: unknown, fallbackModel: string): ChatRequest | st
     model: typeof body.model === 'string' ? body.model : fallbackModel,
     stream: body.stream === true,
     includeUsage: isRecord(streamOptions) && streamOptions.include_usage === true,
-    promptTokens: body.messages.reduce((sum: number, message: unknown) => sum + countWords(message), 0),
+    promptTokens: body.messages.reduce((sum: number, message: unknown) => sum + countWords(message), 0) + toolTokens(body.tools),
   };
 }
 
@@ -192,6 +192,16 @@ function countWords(message: unknown): number {
   const { content } = message;
   if (!Array.isArray(content)) return words(content);
   return content.reduce((sum: number, part: unknown) => sum + (isRecord(part) ? words(part.text) : 0), 0);
+}
+
+/**
+ * A real server's chat template writes the tool definitions into the prompt, and its usage
+ * counts them: about one token per 4 characters of their JSON. Without them an agent's prompt
+ * (Codex sends ~18 KB of tools) reads far below what llm-route counted, and the mock looked like
+ * a server that silently truncates (SPEC "Route by fit").
+ */
+function toolTokens(tools: unknown): number {
+  return Array.isArray(tools) && tools.length > 0 ? Math.ceil(JSON.stringify(tools).length / 4) : 0;
 }
 
 /** One word per token; the first names the mock so a reader can tell who answered. */

@@ -142,6 +142,17 @@ describe('llm-route mock server', () => {
     expect(completion.usage).toEqual({ prompt_tokens: 4, completion_tokens: 4, total_tokens: 8 });
   });
 
+  it("counts the request's tool definitions in prompt_tokens, as a real server's template does (~4 characters a token)", async () => {
+    const { url } = await mock({ tokens: 2 });
+    const tools: OpenAI.ChatCompletionTool[] = [
+      { type: 'function', function: { name: 'shell', description: 'Runs a shell command and returns its output. '.repeat(20), parameters: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } } },
+    ];
+    const completion = await client(url).chat.completions.create({ model: 'm', messages, tools });
+    const toolTokens = Math.ceil(JSON.stringify(tools).length / 4);
+    expect(toolTokens).toBeGreaterThan(200);
+    expect(completion.usage?.prompt_tokens).toBe(4 + toolTokens);
+  });
+
   it('rejects invalid JSON with an OpenAI-shaped 400', async () => {
     const { url } = await mock();
     const response = await fetch(`${url}/chat/completions`, { method: 'POST', body: '{"model":' });
