@@ -5,6 +5,7 @@ import { healthyStream } from '../helpers/fake-upstream.js';
 import { requestLog, useHarness, waitFor } from '../helpers/harness.js';
 import { streamWith } from '../helpers/resume-clients.js';
 import { WORDS } from '../helpers/resume-scripts.js';
+import { REAL_LLAMA_DIR, REAL_LLAMA_START, realLlamaBuilt } from '../helpers/real-llama.js';
 
 /**
  * A hedge against a real llama.cpp server (../shared/real-llama/): a long prompt makes its
@@ -13,9 +14,8 @@ import { WORDS } from '../helpers/resume-scripts.js';
  * when the llama-server build is absent. Uses REAL_LLAMA_HEDGE_PORT (default 8092): a server
  * already answering there is used, else one is started and stopped by this test.
  */
-const DIR = process.env.LLAMA_DIR ?? '/tmp/real-llama';
-const BIN = `${DIR}/llama.cpp/build/bin/llama-server`;
-const START = process.env.REAL_LLAMA_START ?? '/work/shared/real-llama/start.sh';
+const DIR = REAL_LLAMA_DIR;
+const START = REAL_LLAMA_START;
 const PORT = Number(process.env.REAL_LLAMA_HEDGE_PORT ?? 8092);
 const LOG = `${DIR}/llama-server.${PORT}.log`;
 const h = useHarness();
@@ -24,7 +24,7 @@ const LONG_PROMPT = Array.from({ length: 200 }, () => 'the quick brown fox jumps
 
 const up = (): Promise<boolean> => fetch(`http://127.0.0.1:${PORT}/health`).then((r) => r.ok, () => false);
 
-describe.skipIf(!existsSync(BIN) || !existsSync(START))('hedging against a real llama-server', () => {
+describe.skipIf(!realLlamaBuilt())('hedging against a real llama-server', () => {
   it('the slow prefill loses to the hedge: the fake commits, llama-server cancels its task', async () => {
     if (!(await up())) {
       execFileSync(START, [String(PORT)], { stdio: 'ignore', env: { ...process.env, LLAMA_DIR: DIR } });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestLog, useHarness } from '../helpers/harness.js';
 import { anthropicClient, CHAT_TOOLS, MESSAGES_TOOLS, openaiClient, recordingFetch } from '../helpers/tool-text-kit.js';
 import { HERMES } from '../helpers/tool-text-forms.js';
+import { REAL_LLAMA_DIR, REAL_LLAMA_START, realLlamaBuilt } from '../helpers/real-llama.js';
 
 /**
  * A real llama.cpp llama-server (../shared/real-llama/) whose random-weight model is forced by
@@ -13,11 +14,10 @@ import { HERMES } from '../helpers/tool-text-forms.js';
  * tool-call parser is off, so it streams the form as content, token by token, as a server with
  * no tool template does. Skipped when the build is absent.
  */
-const DIR = process.env.LLAMA_DIR ?? '/tmp/real-llama';
-const BIN = `${DIR}/llama.cpp/build/bin/llama-server`;
-const START = process.env.REAL_LLAMA_START ?? '/work/shared/real-llama/start.sh';
+const DIR = REAL_LLAMA_DIR;
+const START = REAL_LLAMA_START;
 const PORT = Number(process.env.REAL_LLAMA_TOOL_PORT ?? 8094);
-const available = existsSync(BIN) && existsSync(START);
+const available = realLlamaBuilt();
 const h = useHarness();
 let grammarDir = '';
 
