@@ -42,6 +42,8 @@ export class HealthChecker {
   private schedules: Schedule[] = [];
   private running = false;
   private readonly inFlight = new Set<string>();
+  /** Tiers whose discovery is on its way (tier objects: a reload makes new ones). */
+  private readonly discovering = new WeakSet<Tier>();
   private readonly aborts = new Set<AbortController>();
   /** Its own connections, stale-aware: a socket the server closed after a stream is not a failed check. */
   private agent: Agent | null = null;
@@ -146,18 +148,23 @@ export class HealthChecker {
     });
   }
 
-  /** Discovery of the tier's window, vision and tools (src/fit/), one at a time per tier. */
+  /**
+   * Discovery of the tier's window, vision and tools (src/fit/), one at a time per tier object:
+   * a reload makes new tier objects, so a tier moved to another server is asked at once, never
+   * skipped because the old server's discovery is still on its way. What is loaded is read
+   * beside it, on its own (a server that is slow to say must not hold discovery up).
+   */
   private async discover(tier: Tier): Promise<void> {
-    const id = `fit\u0000${tier.route}\u0000${tier.name}`;
-    if (this.inFlight.has(id)) return;
-    this.inFlight.add(id);
+    void this.refreshLoaded(tier);
+    if (this.discovering.has(tier)) return;
+    this.discovering.add(tier);
     const abort = new AbortController();
     this.aborts.add(abort);
     try {
-      await Promise.all([this.discoverFit(tier, this.bus, { signal: abort.signal, dispatcher: this.dispatcher() }), this.refreshLoaded(tier)]);
+      await this.discoverFit(tier, this.bus, { signal: abort.signal, dispatcher: this.dispatcher() });
     } finally {
       this.aborts.delete(abort);
-      this.inFlight.delete(id);
+      this.discovering.delete(tier);
     }
   }
 
