@@ -3,7 +3,8 @@ import { type ShapedAnswer, UpstreamCall } from '../protocols/call.js';
 import { redactSecrets } from '../providers/redact-secrets.js';
 import { type AttemptRecord, isLimitSkip } from '../telemetry/events.js';
 import type { AttemptError } from './attempt-error.js';
-import { admitRetry, type AttemptSite, type Limited, type Opening, openTier, recordFailure } from './attempt-start.js';
+import { admitRetry, type AttemptSite, type Limited, type Opening, openTier } from './attempt-start.js';
+import { AttemptLog } from './attempt-log.js';
 import { type Flight, HedgeDoor, type HedgeEnd, race, startFlight } from './hedge.js';
 import { retryDelayMs } from './backoff.js';
 import { sleep } from '../util/sleep.js';
@@ -12,7 +13,7 @@ import { Recovery } from './resume/recovery.js';
 import { tierFit } from '../fit/tier-facts.js';
 import { PromptCount } from '../fit/prompt-count.js';
 import { type PayloadFailure, payloadFailure, type TooLongNumbers } from '../fit/payload-failure.js';
-import { recordAttempt, type RoutingDeps, type RoutingRequest } from './routing.js';
+import type { RoutingDeps, RoutingRequest } from './routing.js';
 import type { CommitResult } from './stream-attempt.js';
 import type { StreamRelay } from './stream-relay.js';
 import { type UnaryAnswer, UnaryAttempt, type UnaryResult } from './unary-attempt.js';
@@ -60,9 +61,9 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
   const { tiers: plan, allDown } = planTiers(req.route, deps.gate, deps.random);
   const walk: Walk = {
     req, deps, plan, allDown, deadlineAt: req.arrivedAt + req.route.deadline_ms, prompt: req.prompt ?? new PromptCount(req.request),
-    attempts: [], unsupported: [], tooLong: [], limited: null, allTimedOut: true, opened: 0, carried: null, door: null,
+    log: new AttemptLog(req, deps.telemetry), unsupported: [], tooLong: [], limited: null, allTimedOut: true, opened: 0, carried: null, door: null,
   };
-  if (req.route.hedge_ms !== null && req.request.stream && plan.length > 1) walk.door = new HedgeDoor(req.port, walk.attempts);
+  if (req.route.hedge_ms !== null && req.request.stream && plan.length > 1) walk.door = new HedgeDoor(req.port, walk.log.records);
   for (let t = 0; t < plan.length; t++) {
     const carried = walk.carried?.t === t ? walk.carried : null;
     if (carried) walk.carried = null;
@@ -72,7 +73,7 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
     const opening = carried ? { open: true as const, call: carried.call } : openTier(walk, plan[t]);
     const opened = opening instanceof Promise ? await opening : opening;
     if (!opened.open) {
-      if (opened.why === 'aborted') return { kind: 'aborted', attempts: walk.attempts };
+      if (opened.why === 'aborted') return { kind: 'aborted', attempts: walk.log.records };
       noteRefusal(walk, plan[t], opened);
       continue;
     }
@@ -91,7 +92,8 @@ function noteRefusal(walk: Walk, tier: Tier, refused: Exclude<Opening, { open: t
 
 /** The tier's tries: its answer, or why the loop goes on to the next tier (or stops). */
 async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flight | null): Promise<TierVerdict> {
-  const { req, deps, attempts } = walk;
+  const { req, deps, log } = walk;
+  const attempts = log.records;
   const tier = walk.plan[t];
   const admission = deps.admission;
   let call = first;
@@ -115,7 +117,7 @@ async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flig
     if (req.request.stream) {
       const flight = n === 1 && carried ? carried : startFlight(walk, t, tier, call, n, walk.door);
       if (!('attempt' in flight)) {
-        attempts.push({ tier: tier.name, attempt: n, outcome: 'deadline', ms: 0, message: flight.message });
+        log.deadlinePassed(tier, n, flight.message);
         return { kind: 'exhausted', timedOut: true, planned: walk.plan.length, attempts, limited: walk.limited };
       }
       tried = await streamTry(walk, flight);
@@ -126,7 +128,7 @@ async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flig
     if ('kind' in tried) return tried;
     const error = tried.error;
     if (error.reason === 'client_abort' || error.reason === 'shutdown') return { kind: 'aborted', attempts };
-    recordAttempt(req, deps, attempts, tier, n, error.reason, tried.elapsedMs, error.status, error.blame, error.message);
+    log.failed(tier, n, error, tried.elapsedMs);
     if (walk.carried) {
       // It failed while its hedge ran: the hedge is the attempt in flight now, whatever this one's fault.
       lastError = error;
@@ -181,9 +183,9 @@ type Tried = RoutingOutcome | { error: AttemptError; elapsedMs: number };
 /** A streaming try's verdict: committed (the stream is the answer; the client was answered at commit), or why not. */
 function streamResult(walk: Walk, flight: Flight, result: CommitResult): Tried {
   if (!result.committed) return { error: result.error, elapsedMs: flight.attempt.elapsedMs };
-  const { req, deps, attempts } = walk;
+  const attempts = walk.log.records;
   const { tier, call, resume, t } = flight;
-  recordAttempt(req, deps, attempts, tier, flight.n, 'ok', result.elapsedMs, undefined, null);
+  walk.log.ok(tier, flight.n, result.elapsedMs);
   const recovery = resume && new Recovery({ site: walk, state: resume, plan: walk.plan, at: t });
   return { kind: 'stream', tier, call, relay: result.relay, attempts, recovery, ...(walk.hedge ? { hedge: walk.hedge } : {}) };
 }
@@ -200,9 +202,8 @@ async function streamTry(walk: Walk, flight: Flight): Promise<Tried> {
     return { error: end.error, elapsedMs: flight.attempt.elapsedMs };
   }
   const { loser, hedged } = end;
-  const { req, deps } = walk;
-  recordAttempt(req, deps, walk.attempts, loser.tier, loser.n, 'hedge_lost', loser.attempt.elapsedMs, undefined, null, `tier ${hedged.winner} delivered first content first`);
-  deps.admission?.leave(loser.tier);
+  walk.log.hedgeLost(loser.tier, loser.n, loser.attempt.elapsedMs, hedged.winner);
+  walk.deps.admission?.leave(loser.tier);
   const usage = loser.attempt.usageSoFar;
   walk.hedge = { hedged, ...(usage ? { loserUsage: { tier: loser.tier.name, provider: loser.tier.provider.name, model: loser.tier.model, usage } } : {}) };
   return streamResult(walk, end.winner, end.result);
@@ -237,7 +238,7 @@ async function startHedge(walk: Walk, after: number): Promise<Flight | null> {
 
 /** A hedge failed while the attempt it hedged runs on: recorded as any failure, its tier's hold given back. */
 function hedgeFailed(walk: Walk, hedge: Flight, error: AttemptError): void {
-  recordFailure(walk, hedge.tier, hedge.n, error, hedge.attempt.elapsedMs);
+  walk.log.failed(hedge.tier, hedge.n, error, hedge.attempt.elapsedMs);
   if (!error.timedOut) walk.allTimedOut = false;
   walk.deps.admission?.leave(hedge.tier);
 }
@@ -245,13 +246,14 @@ function hedgeFailed(walk: Walk, hedge: Flight, error: AttemptError): void {
 /** A non-streaming try's verdict: the whole answer, or why not. */
 function unaryResult(walk: Walk, tier: Tier, call: UpstreamCall, n: number, attempt: UnaryAttempt, result: UnaryResult): Tried {
   if (!result.ok) return { error: result.error, elapsedMs: attempt.elapsedMs };
-  recordAttempt(walk.req, walk.deps, walk.attempts, tier, n, 'ok', attempt.elapsedMs, result.answer.answer.status, null);
-  return { kind: 'unary', tier, call, answer: result.answer, attempts: walk.attempts };
+  walk.log.ok(tier, n, attempt.elapsedMs, result.answer.answer.status);
+  return { kind: 'unary', tier, call, answer: result.answer, attempts: walk.log.records };
 }
 
 /** Every planned tier was passed over or failed: why, in the shape the client's answer takes. */
 async function noAnswer(walk: Walk): Promise<RoutingOutcome> {
-  const { attempts, unsupported } = walk;
+  const { unsupported } = walk;
+  const attempts = walk.log.records;
   if (unsupported.length > 0 && unsupported.length === attempts.length) return { kind: 'unsupported', reasons: unsupported, attempts };
   const failure = await payloadFailure.of(attempts, walk.tooLong, walk.prompt);
   if (failure) return { kind: 'too_long', failure, attempts };
