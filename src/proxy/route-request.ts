@@ -13,7 +13,7 @@ import { Recovery } from './resume/recovery.js';
 import { tierFit } from '../fit/tier-facts.js';
 import { PromptCount } from '../fit/prompt-count.js';
 import { type PayloadFailure, payloadFailure, type TooLongNumbers } from '../fit/payload-failure.js';
-import type { RoutingDeps, RoutingRequest } from './routing.js';
+import type { RoutingRequest, RoutingView } from './routing.js';
 import type { CommitResult } from './stream-attempt.js';
 import type { StreamRelay } from './stream-relay.js';
 import { type UnaryAnswer, UnaryAttempt, type UnaryResult } from './unary-attempt.js';
@@ -57,11 +57,11 @@ type TierVerdict = 'next' | RoutingOutcome;
  * The routing loop: tiers in plan order, same-tier retries with backoff, failover on the
  * tier's faults. It returns at the first commit; after that nothing here runs again.
  */
-export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Promise<RoutingOutcome> {
-  const { tiers: plan, allDown } = planTiers(req.route, deps.gate, deps.random);
+export async function routeRequest(req: RoutingRequest, app: RoutingView): Promise<RoutingOutcome> {
+  const { tiers: plan, allDown } = planTiers(req.route, app.gate, app.random);
   const walk: Walk = {
-    req, deps, plan, allDown, deadlineAt: req.arrivedAt + req.route.deadline_ms, prompt: req.prompt ?? new PromptCount(req.request),
-    log: new AttemptLog(req, deps.telemetry), unsupported: [], tooLong: [], limited: null, allTimedOut: true, opened: 0, carried: null, door: null,
+    req, app, plan, allDown, deadlineAt: req.arrivedAt + req.route.deadline_ms, prompt: req.prompt ?? new PromptCount(req.request),
+    log: new AttemptLog(req, app.telemetry), unsupported: [], tooLong: [], limited: null, allTimedOut: true, opened: 0, carried: null, door: null,
   };
   if (req.route.hedge_ms !== null && req.request.stream && plan.length > 1) walk.door = new HedgeDoor(req.port, walk.log.records);
   for (let t = 0; t < plan.length; t++) {
@@ -92,10 +92,10 @@ function noteRefusal(walk: Walk, tier: Tier, refused: Exclude<Opening, { open: t
 
 /** The tier's tries: its answer, or why the loop goes on to the next tier (or stops). */
 async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flight | null): Promise<TierVerdict> {
-  const { req, deps, log } = walk;
+  const { req, app, log } = walk;
   const attempts = log.records;
   const tier = walk.plan[t];
-  const admission = deps.admission;
+  const admission = req.admission;
   let call = first;
   let lastError: AttemptError | null = null;
   /** One more try without what the tier refused and the client did not aim at it (call.retryWithout). */
@@ -110,7 +110,7 @@ async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flig
       if (again === 'refused') break;
     }
     if (call.request.dropped && call !== droppedSaid) {
-      deps.telemetry.emit({ type: 'control_dropped', route: req.route.name, tier: tier.name, message: call.request.dropped });
+      app.telemetry.emit({ type: 'control_dropped', route: req.route.name, tier: tier.name, message: call.request.dropped });
       droppedSaid = call;
     }
     let tried: Tried;
@@ -122,7 +122,7 @@ async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flig
       }
       tried = await streamTry(walk, flight);
     } else {
-      const attempt = new UnaryAttempt({ tier, call, pool: deps.pools.get(tier.provider), client: req.client });
+      const attempt = new UnaryAttempt({ tier, call, pool: req.pools.get(tier.provider), client: req.client });
       tried = unaryResult(walk, tier, call, n, attempt, await attempt.result);
     }
     if ('kind' in tried) return tried;
@@ -160,7 +160,7 @@ async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flig
     // The failed attempt was cancelled as it failed: undici's abort destroys its socket at once
     // (a request still waiting for a connection is aborted before a byte of it is written), so
     // the next tier never runs while this one still can: an idempotent request executes once.
-    deps.telemetry.emit({ type: 'failover', id: req.id, route: req.route.name, fromTier: tier.name, reason: lastError.reason });
+    app.telemetry.emit({ type: 'failover', id: req.id, route: req.route.name, fromTier: tier.name, reason: lastError.reason });
     req.onFallback?.();
   }
   return 'next';
@@ -171,8 +171,8 @@ function retryDelay(walk: Walk, tier: Tier, error: AttemptError, n: number, last
   // A tier that timed out is not retried: the next tier is tried.
   if (error.timedOut || !error.retryable || lastTry) return null;
   // This failure may have opened the circuit (or failed its half-open trial): no retry then.
-  if (!walk.allDown && !walk.deps.gate.admit(tier)) return null;
-  const delay = retryDelayMs(tier.retry, n, error.retryAfterMs, walk.deps.random);
+  if (!walk.allDown && !walk.app.gate.admit(tier)) return null;
+  const delay = retryDelayMs(tier.retry, n, error.retryAfterMs, walk.app.random);
   if (delay === null) return null; // Retry-After longer than the retry budget: fail over now
   if (walk.req.request.stream && performance.now() + delay >= walk.deadlineAt) return null;
   return delay;
@@ -203,7 +203,7 @@ async function streamTry(walk: Walk, flight: Flight): Promise<Tried> {
   }
   const { loser, hedged } = end;
   walk.log.hedgeLost(loser.tier, loser.n, loser.attempt.elapsedMs, hedged.winner);
-  walk.deps.admission?.leave(loser.tier);
+  walk.req.admission?.leave(loser.tier);
   const usage = loser.attempt.usageSoFar;
   walk.hedge = { hedged, ...(usage ? { loserUsage: { tier: loser.tier.name, provider: loser.tier.provider.name, model: loser.tier.model, usage } } : {}) };
   return streamResult(walk, end.winner, end.result);
@@ -222,7 +222,7 @@ async function startHedge(walk: Walk, after: number): Promise<Flight | null> {
     }
     // The first committed while this tier's limit was waited for: no hedge after a commit.
     if (!walk.door || walk.door.committed) {
-      walk.deps.admission?.leave(tier);
+      walk.req.admission?.leave(tier);
       return null;
     }
     const flight = startFlight(walk, u, tier, opened.call, 1, walk.door);
@@ -230,7 +230,7 @@ async function startHedge(walk: Walk, after: number): Promise<Flight | null> {
       walk.req.onFallback?.();
       return flight;
     }
-    walk.deps.admission?.leave(tier);
+    walk.req.admission?.leave(tier);
     return null;
   }
   return null;
@@ -240,7 +240,7 @@ async function startHedge(walk: Walk, after: number): Promise<Flight | null> {
 function hedgeFailed(walk: Walk, hedge: Flight, error: AttemptError): void {
   walk.log.failed(hedge.tier, hedge.n, error, hedge.attempt.elapsedMs);
   if (!error.timedOut) walk.allTimedOut = false;
-  walk.deps.admission?.leave(hedge.tier);
+  walk.req.admission?.leave(hedge.tier);
 }
 
 /** A non-streaming try's verdict: the whole answer, or why not. */

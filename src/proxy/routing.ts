@@ -1,22 +1,14 @@
 import type { Dispatcher } from 'undici';
 import type { Provider, Route } from '../config/schema.js';
-import type { TierGate } from '../health/health-view.js';
+import type { AppContext } from '../control/app-context.js';
 import type { ClientCodec, ClientRequest } from '../protocols/types.js';
-import type { TelemetryBus } from '../telemetry/bus.js';
 import type { ClientLifetime } from '../util/client-lifetime.js';
 import type { PromptCount } from '../fit/prompt-count.js';
 import type { CommitPort } from './stream-sink.js';
 import type { RequestAdmission } from './tier-admission.js';
 
-/** What the routing loop uses of the running server, taken from the request's snapshot. */
-export interface RoutingDeps {
-  pools: { get(provider: Provider): Dispatcher };
-  gate: TierGate;
-  telemetry: TelemetryBus;
-  random: () => number;
-  /** Limits and budgets of the route's tiers; absent when none of them has any. */
-  admission?: RequestAdmission | null;
-}
+/** What the routing loop uses of the running app: the config and pools are the request's (its snapshot). */
+export type RoutingView = Pick<AppContext, 'gate' | 'telemetry' | 'random'>;
 
 /** One request as the routing loop sees it. */
 export interface RoutingRequest {
@@ -29,6 +21,10 @@ export interface RoutingRequest {
   /** performance.now() at the request's arrival: TTFT and the route deadline count from here. */
   arrivedAt: number;
   client: ClientLifetime;
+  /** The pools of the config the request arrived under (the exchange's snapshot). */
+  pools: { get(provider: Provider): Dispatcher };
+  /** Limits and budgets of the route's tiers; absent when none of them has any. */
+  admission?: RequestAdmission | null;
   /** A tier failed and the next one is tried (an idempotent request's record says so). */
   onFallback?: () => void;
   /** The prompt's token count for the fit check, made only if needed; the caller compares it with the usage after. */
