@@ -1,4 +1,4 @@
-import type { AppContext } from '../server/app-context.js';
+import type { AppContext } from '../control/app-context.js';
 import type { ProxyServer } from '../server/server.js';
 import type { DashboardActions } from '../ui/actions.js';
 import type { DashboardHandle } from '../ui/render-dashboard.js';

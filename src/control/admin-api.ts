@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ControlContext } from './control-context.js';
+import type { AppContext } from './app-context.js';
 import { isJsonType, readBody } from '../http/read-body.js';
 import { sendError, sendJson } from '../http/respond.js';
 import { hasBearer } from '../util/bearer.js';
@@ -16,7 +16,7 @@ const TIER_PATH = /^\/admin\/routes\/([^/]+)\/tiers\/([^/]+)$/;
  * (PUT/DELETE), reload (POST), Alertmanager webhooks (POST). Loopback only, unless
  * server.admin_token is set: then the token is required from anywhere.
  */
-export async function handleAdmin(req: IncomingMessage, res: ServerResponse, app: ControlContext, path: string): Promise<void> {
+export async function handleAdmin(req: IncomingMessage, res: ServerResponse, app: AppContext, path: string): Promise<void> {
   const denied = accessDenied(req, app.config.server.admin_token);
   if (denied) return sendError(res, denied.status, denied.message, 'invalid_request_error', denied.code);
   // JSON only: a web page's "simple" request (text/plain, a form) could otherwise switch a tier off.
@@ -49,7 +49,7 @@ export async function handleAdmin(req: IncomingMessage, res: ServerResponse, app
   sendError(res, 404, `no admin endpoint ${req.method} ${path}; try GET /admin/routes`, 'invalid_request_error', 'not_found');
 }
 
-async function handleTierOverride(req: IncomingMessage, res: ServerResponse, app: ControlContext, route: string, tier: string): Promise<void> {
+async function handleTierOverride(req: IncomingMessage, res: ServerResponse, app: AppContext, route: string, tier: string): Promise<void> {
   if (req.method !== 'PUT' && req.method !== 'DELETE') return methodNotAllowed(res, req.url ?? '', 'PUT, DELETE');
   const known = app.config.routes.get(route);
   if (!known) return sendError(res, 404, `unknown route "${route}" (known: ${[...app.config.routes.keys()].join(', ')})`, 'invalid_request_error', 'route_not_found');

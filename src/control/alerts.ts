@@ -1,4 +1,4 @@
-import type { ControlContext } from './control-context.js';
+import type { AppContext } from './app-context.js';
 
 interface AlertResult {
   applied: Array<{ route: string; tier: string; status: string; alert: string }>;
@@ -11,7 +11,7 @@ interface AlertResult {
  * Alerts that name no known tier are reported back as ignored, never an error, so
  * Alertmanager does not retry them forever.
  */
-export function applyAlerts(payload: unknown, app: ControlContext): { ok: true; result: AlertResult } | { ok: false; message: string } {
+export function applyAlerts(payload: unknown, app: AppContext): { ok: true; result: AlertResult } | { ok: false; message: string } {
   if (typeof payload !== 'object' || payload === null || !Array.isArray((payload as { alerts?: unknown }).alerts)) {
     return { ok: false, message: 'expected an Alertmanager webhook payload (version 4) with an "alerts" array' };
   }

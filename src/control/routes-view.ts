@@ -1,8 +1,8 @@
 import { HEALTH_WINDOW_MS } from '../health/health-board.js';
-import type { ControlContext } from './control-context.js';
+import type { AppContext } from './app-context.js';
 
 /** GET /admin/routes: every route's tiers with weights, overrides, health and recent TTFT. */
-export function routesView(app: ControlContext): Record<string, unknown> {
+export function routesView(app: AppContext): Record<string, unknown> {
   const routes: Record<string, unknown> = {};
   for (const route of app.config.routes.values()) {
     routes[route.name] = {

@@ -1,12 +1,12 @@
 import type { Tier } from '../config/schema.js';
 import { UpstreamCall } from '../protocols/call.js';
 import { isUnsupported } from '../protocols/types.js';
-import type { AttemptRecord } from '../telemetry/events.js';
 import { type FittedCall, fitCall } from '../fit/fit-call.js';
 import type { PromptCount } from '../fit/prompt-count.js';
 import type { TooLongNumbers } from '../fit/payload-failure.js';
 import { type AttemptError, timeoutError } from './attempt-error.js';
-import { recordAttempt, type RoutingDeps, type RoutingRequest } from './routing.js';
+import type { AttemptLog } from './attempt-log.js';
+import type { RoutingRequest, RoutingView } from './routing.js';
 import { StreamAttempt, type StreamAttemptInput } from './stream-attempt.js';
 
 /**
@@ -15,8 +15,8 @@ import { StreamAttempt, type StreamAttemptInput } from './stream-attempt.js';
  */
 export interface AttemptSite {
   req: RoutingRequest;
-  deps: RoutingDeps;
-  attempts: AttemptRecord[];
+  app: RoutingView;
+  log: AttemptLog;
   /** performance.now() when the route's deadline passes. */
   deadlineAt: number;
   prompt: PromptCount;
@@ -70,31 +70,31 @@ function afterFit(site: AttemptSite, tier: Tier, fitted: FittedCall, options: Op
   if (fitted.fits) return options.held ? admitAgain(site, tier, fitted.call, options.n ?? 1) : admit(site, tier, fitted.call);
   // Nothing is sent to a tier that cannot hold the request: no health penalty either.
   if (fitted.outcome === 'unsupported') return refused(site, tier, 'unsupported', fitted.message);
-  recordAttempt(site.req, site.deps, site.attempts, tier, 1, fitted.outcome, 0, undefined, null, fitted.message);
+  site.log.skipped(tier, 1, fitted.outcome, fitted.message);
   return { open: false, why: 'too_long', numbers: { prompt: fitted.prompt, limit: fitted.limit } };
 }
 
 function refused(site: AttemptSite, tier: Tier, outcome: 'unsupported', message: string): Opening {
-  recordAttempt(site.req, site.deps, site.attempts, tier, 1, outcome, 0, undefined, null, message);
+  site.log.skipped(tier, 1, outcome, message);
   return { open: false, why: outcome, message };
 }
 
 /** Takes the tier's room under llm-route's own limits and budgets (a route with none waits for nothing), then its half-open trial. */
 function admit(site: AttemptSite, tier: Tier, call: UpstreamCall): Opening | Promise<Opening> {
-  const admission = site.deps.admission;
+  const admission = site.req.admission;
   if (!admission) return claimTrial(site, tier, call);
   return admission.enter(tier, site.req.client, waitBudget(site)).then((entry): Opening => {
     if (entry.ok) return claimTrial(site, tier, call);
     if (entry.outcome === 'aborted') return { open: false, why: 'aborted' };
     // Skipped by llm-route's own limit or budget: no request was sent, the tier's health is not concerned.
-    recordAttempt(site.req, site.deps, site.attempts, tier, 1, entry.outcome, entry.waitedMs, undefined, null, entry.message);
+    site.log.skipped(tier, 1, entry.outcome, entry.message, entry.waitedMs);
     return { open: false, why: 'limited', limited: { outcome: entry.outcome, retryAfterMs: entry.retryAfterMs } };
   });
 }
 
 /** One more request at a tier whose room the request holds: it needs room in its provider's rpm bucket. */
 function admitAgain(site: AttemptSite, tier: Tier, call: UpstreamCall, n: number): Opening | Promise<Opening> {
-  if (!site.deps.admission) return { open: true, call };
+  if (!site.req.admission) return { open: true, call };
   return admitRetry(site, tier, n).then((verdict): Opening => {
     if (verdict === 'ok') return { open: true, call };
     if (verdict === 'aborted') return { open: false, why: 'aborted' };
@@ -104,17 +104,17 @@ function admitAgain(site: AttemptSite, tier: Tier, call: UpstreamCall, n: number
 
 /** One more try at a tier the request holds: room in its provider's rpm bucket (waiting as entering does), else recorded. */
 export async function admitRetry(site: AttemptSite, tier: Tier, n: number): Promise<'ok' | 'refused' | 'aborted'> {
-  const admission = site.deps.admission;
+  const admission = site.req.admission;
   if (!admission || (await admission.retry(tier, site.req.client, waitBudget(site)))) return 'ok';
   if (site.req.client.aborted) return 'aborted';
-  recordAttempt(site.req, site.deps, site.attempts, tier, n, 'rate_limited', 0, undefined, null, `provider ${tier.provider.name} at its rpm limit: no retry`);
+  site.log.skipped(tier, n, 'rate_limited', `provider ${tier.provider.name} at its rpm limit: no retry`);
   return 'refused';
 }
 
 /** Another request took this tier's half-open trial since planning: leave the trial to it. */
 function claimTrial(site: AttemptSite, tier: Tier, call: UpstreamCall): Opening {
-  if (site.allDown || site.deps.gate.claim(tier)) return { open: true, call };
-  site.deps.admission?.leave(tier);
+  if (site.allDown || site.app.gate.claim(tier)) return { open: true, call };
+  site.req.admission?.leave(tier);
   return { open: false, why: 'trial_taken' };
 }
 
@@ -132,20 +132,15 @@ export type StreamPlace = Pick<StreamAttemptInput, 'output' | 'port' | 'keepOpen
  * its model), else ttft_ms, cut to what the deadline leaves.
  */
 export function startStream(site: AttemptSite, tier: Tier, call: UpstreamCall, place: StreamPlace): StreamAttempt | AttemptError {
-  const { req, deps } = site;
+  const { req, app } = site;
   const remaining = site.deadlineAt - performance.now();
   if (remaining <= 0) return timeoutError('deadline', req.route.deadline_ms, 'first_token');
-  const ttftMs = deps.gate.isCold(tier) ? tier.timeouts.cold_ttft_ms : tier.timeouts.ttft_ms;
+  const ttftMs = app.gate.isCold(tier) ? tier.timeouts.cold_ttft_ms : tier.timeouts.ttft_ms;
   const budget = Math.min(ttftMs, Math.ceil(remaining));
   return new StreamAttempt({
-    tier, call, pool: deps.pools.get(tier.provider), client: req.client,
+    tier, call, pool: req.pools.get(tier.provider), client: req.client,
     ttftBudgetMs: budget, ttftLimit: budget < ttftMs ? 'deadline' : 'ttft_timeout',
     output: place.output, port: place.port, keepOpen: place.keepOpen,
-    ordinal: place.ordinal ?? site.attempts.length + 1, telemetry: deps.telemetry, route: req.route.name,
+    ordinal: place.ordinal ?? site.log.records.length + 1, telemetry: app.telemetry, route: req.route.name,
   });
-}
-
-/** An attempt that gave no answer, as the request's attempts and the `attempt_end` event record it. */
-export function recordFailure(site: AttemptSite, tier: Tier, n: number, error: AttemptError, elapsedMs: number): void {
-  recordAttempt(site.req, site.deps, site.attempts, tier, n, error.reason, elapsedMs, error.status, error.blame, error.message);
 }

@@ -1,9 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientCodec, ClientRequest } from '../protocols/types.js';
 import { tokenCounter } from '../tokens/count.js';
-import { Exchange } from './exchange.js';
+import { Exchange, type ProxyView } from './exchange.js';
 import { admit } from './model-request.js';
-import type { ProxyContext } from './proxy-context.js';
 import { routeRequest } from './route-request.js';
 
 /** A client protocol's token-count endpoint, as its codec provides it. */
@@ -20,18 +19,17 @@ export interface TokenCountCapability {
  * protocol (failing over like any request); when none does, or none answers, llm-route counts
  * the prompt itself with a real tokenizer and says so (`x-llm-route-estimated: true`).
  */
-export async function serveTokenCount(req: IncomingMessage, res: ServerResponse, ctx: ProxyContext, counting: TokenCountCapability, id: string): Promise<void> {
-  const exchange = new Exchange(ctx, res, counting.codec, id);
+export async function serveTokenCount(req: IncomingMessage, res: ServerResponse, app: ProxyView, counting: TokenCountCapability, id: string): Promise<void> {
+  const exchange = new Exchange(app, res, counting.codec, id);
   try {
     const admitted = await admit(req, exchange, { counting: true });
     if (!admitted) return;
     const request = counting.asCount(admitted.request);
     exchange.begin(admitted.route, request, { announce: false });
     // A count never streams: the exchange's commit port is never called.
-    const outcome = await routeRequest(
-      { id, route: admitted.route, request, codec: exchange.codec, port: exchange, arrivedAt: exchange.arrivedAt, client: exchange.client },
-      { pools: exchange.pools, gate: ctx.gate, telemetry: ctx.telemetry, random: ctx.random },
-    );
+    const outcome = await routeRequest({
+      id, route: admitted.route, request, codec: exchange.codec, port: exchange, arrivedAt: exchange.arrivedAt, client: exchange.client, pools: exchange.pools,
+    }, app);
     switch (outcome.kind) {
       case 'unary':
         return exchange.respond(outcome.answer.answer, outcome.tier, outcome.attempts.length);

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Config, Route, Tier } from '../config/schema.js';
+import type { AppContext } from '../control/app-context.js';
 import type { ShapedAnswer } from '../protocols/call.js';
 import type { ClientCodec, ClientRequest, ErrorSpec } from '../protocols/types.js';
 import type { ProviderPools } from '../providers/pools.js';
@@ -7,12 +8,17 @@ import type { StoredAnswer } from '../state/types.js';
 import type { RequestFinished, SaverMeasure } from '../telemetry/events.js';
 import { AnswerCapture } from './answer-capture.js';
 import { ClientLifetime } from '../util/client-lifetime.js';
-import type { ProxyContext } from './proxy-context.js';
 import { isShutdown } from './shutdown.js';
 import { type CommitPort, ResponseSink, type StreamSink } from './stream-sink.js';
 
 export type FinishFields = Pick<RequestFinished, 'tier' | 'status' | 'outcome'> &
   Partial<Pick<RequestFinished, 'ttftMs' | 'usage' | 'estimate' | 'chunkErrors' | 'committed' | 'error' | 'attempts' | 'resumed' | 'promptTruncated' | 'toolText' | 'hedged' | 'loserUsage'>>;
+
+/**
+ * What the request path sees of the running app: its config and pools only through the
+ * snapshot an exchange takes at arrival (a reload replaces the app's, never a request's).
+ */
+export type ProxyView = Pick<AppContext, 'snapshot' | 'gate' | 'telemetry' | 'random' | 'state' | 'inFlight' | 'streams'>;
 
 /**
  * One request's life: the config and pools it was admitted under (a snapshot taken at its
@@ -44,12 +50,12 @@ export class Exchange implements CommitPort {
   private announced = true;
 
   constructor(
-    private readonly ctx: ProxyContext,
+    private readonly app: ProxyView,
     private readonly res: ServerResponse,
     readonly codec: ClientCodec,
     readonly id: string,
   ) {
-    const snapshot = ctx.snapshot();
+    const snapshot = app.snapshot();
     this.config = snapshot.config;
     this.pools = snapshot.pools;
   }
@@ -68,13 +74,13 @@ export class Exchange implements CommitPort {
     this.res.once('close', this.onClose);
     // A client that left while the body was read or the savers ran: its 'close' has passed.
     if (this.res.destroyed) this.onClose();
-    this.ctx.inFlight.add(this.client);
-    if (announce) this.ctx.telemetry.emit({ type: 'request_start', id: this.id, route: route.name, stream: request.stream, protocol: this.codec.protocol });
+    this.app.inFlight.add(this.client);
+    if (announce) this.app.telemetry.emit({ type: 'request_start', id: this.id, route: route.name, stream: request.stream, protocol: this.codec.protocol });
   }
 
   /** The request's `model` reached `route` only through its `*` alias: the log says so (once per name). */
   noteCatchAll(route: Route, model: string): void {
-    this.ctx.telemetry.emit({ type: 'catch_all_alias', route: route.name, model: model.slice(0, 100) });
+    this.app.telemetry.emit({ type: 'catch_all_alias', route: route.name, model: model.slice(0, 100) });
   }
 
   /** A whole answer made by llm-route itself (not a tier's). */
@@ -111,7 +117,7 @@ export class Exchange implements CommitPort {
     const ttftMs = performance.now() - this.arrivedAt;
     this.committedAfterMs = ttftMs;
     const route = this.routeName();
-    this.ctx.telemetry.emit({ type: 'commit', id: this.id, route, tier: tier.name, ttftMs });
+    this.app.telemetry.emit({ type: 'commit', id: this.id, route, tier: tier.name, ttftMs });
     // A flat header list: the cheapest form for node:http on the hot path.
     const headers = [
       'x-request-id', this.id, 'x-llm-route-route', route, 'x-llm-route-tier', tier.name,
@@ -184,7 +190,7 @@ export class Exchange implements CommitPort {
     if (!this.announced) return;
     const durationMs = performance.now() - this.arrivedAt;
     const tier = fields.tier === null ? undefined : this.route?.tiers.find((t) => t.name === fields.tier);
-    this.ctx.telemetry.emit({
+    this.app.telemetry.emit({
       type: 'request_end',
       id: this.id,
       route: this.route?.name ?? '',
@@ -206,7 +212,7 @@ export class Exchange implements CommitPort {
   /** Releases what the request held: its pools, its place among the requests in flight. */
   close(): void {
     this.pools.release();
-    this.ctx.inFlight.delete(this.client);
+    this.app.inFlight.delete(this.client);
     this.res.off('close', this.onClose);
   }
 

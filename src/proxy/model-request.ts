@@ -7,9 +7,8 @@ import { type ClientCodec, type ClientRequest, isUnsupported } from '../protocol
 import type { Usage } from '../protocols/usage.js';
 import type { RequestFinished, RequestOutcome, SaverMeasure } from '../telemetry/events.js';
 import { reportsOf } from '../protocols/tool-text/scope.js';
-import { Exchange, type FinishFields } from './exchange.js';
+import { Exchange, type FinishFields, type ProxyView } from './exchange.js';
 import { enterIdempotent, type IdempotentRun } from './idempotent-request.js';
-import type { ProxyContext } from './proxy-context.js';
 import { type Limited, routeRequest, type RoutingOutcome } from './route-request.js';
 import { RequestAdmission } from './tier-admission.js';
 import { refuseStream } from './refuse-stream.js';
@@ -22,8 +21,8 @@ import { tiersExcluded } from '../rules/local-only.js';
  * A request for a model (Chat Completions, Responses, Messages), read top-down: admit it,
  * route it through the tiers, answer in whatever shape the routing loop ended in.
  */
-export async function serveModelRequest(req: IncomingMessage, res: ServerResponse, ctx: ProxyContext, codec: ClientCodec, id: string): Promise<void> {
-  const exchange = new Exchange(ctx, res, codec, id);
+export async function serveModelRequest(req: IncomingMessage, res: ServerResponse, app: ProxyView, codec: ClientCodec, id: string): Promise<void> {
+  const exchange = new Exchange(app, res, codec, id);
   let admission: RequestAdmission | null = null;
   let idempotent: IdempotentRun | null = null;
   let streamSlot = false;
@@ -35,24 +34,24 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
     // No key, no deduplication: a request without one pays nothing here.
     const key = admitted.request.headers.idempotencyKey;
     if (key !== undefined) {
-      const entered = await enterIdempotent(exchange, ctx.state.idempotency, admitted.request, key, exchange.config.idempotency);
+      const entered = await enterIdempotent(exchange, app.state.idempotency, admitted.request, key, exchange.config.idempotency);
       if (entered === 'answered') return;
       idempotent = entered;
     }
     // Only a stream that runs takes a slot (a duplicate waiting for its key's answer does not).
     if (request.stream) {
-      streamSlot = ctx.streams.take(exchange.config.server.max_streams);
+      streamSlot = app.streams.take(exchange.config.server.max_streams);
       if (!streamSlot) return refuseStream(exchange);
     }
-    admission = RequestAdmission.for(admitted.route, exchange.config, ctx.state, request);
+    admission = RequestAdmission.for(admitted.route, exchange.config, app.state, request);
     const prompt = new PromptCount(request);
-    const outcome = await routeRequest(
-      { id, route: admitted.route, request, codec, port: exchange, arrivedAt: exchange.arrivedAt, client: exchange.client, onFallback: idempotent?.onFallback, prompt },
-      { pools: exchange.pools, gate: ctx.gate, telemetry: ctx.telemetry, random: ctx.random, admission },
-    );
+    const outcome = await routeRequest({
+      id, route: admitted.route, request, codec, port: exchange, arrivedAt: exchange.arrivedAt, client: exchange.client,
+      pools: exchange.pools, admission, onFallback: idempotent?.onFallback, prompt,
+    }, app);
     // A tier of unknown window that read suspiciously little: checked after the answer, said on a line of its own.
     const checkLate = (tier: Tier, usage: Usage | undefined): void => watchTruncation(tier, usage, prompt, admitted.bytes,
-      ({ sent, read }) => ctx.telemetry.emit({ type: 'prompt_truncated', id, route: admitted.route.name, tier: tier.name, sent, read }));
+      ({ sent, read }) => app.telemetry.emit({ type: 'prompt_truncated', id, route: admitted.route.name, tier: tier.name, sent, read }));
     await answer(exchange, admitted.route, request, outcome, admission, prompt, checkLate);
   } catch (err) {
     // A bug must cost one request, never the server; and it still ends with its request_end.
@@ -63,7 +62,7 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
     // Each release on its own: a throw in one must not keep the others (a key's record held forever).
     try {
       admission?.end(null);
-      if (streamSlot) ctx.streams.give();
+      if (streamSlot) app.streams.give();
     } finally {
       try {
         if (idempotent) await idempotent.end(exchange);

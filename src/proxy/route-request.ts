@@ -3,7 +3,8 @@ import { type ShapedAnswer, UpstreamCall } from '../protocols/call.js';
 import { redactSecrets } from '../providers/redact-secrets.js';
 import { type AttemptRecord, isLimitSkip } from '../telemetry/events.js';
 import type { AttemptError } from './attempt-error.js';
-import { admitRetry, type AttemptSite, type Limited, type Opening, openTier, recordFailure } from './attempt-start.js';
+import { admitRetry, type AttemptSite, type Limited, type Opening, openTier } from './attempt-start.js';
+import { AttemptLog } from './attempt-log.js';
 import { type Flight, HedgeDoor, type HedgeEnd, race, startFlight } from './hedge.js';
 import { retryDelayMs } from './backoff.js';
 import { sleep } from '../util/sleep.js';
@@ -12,7 +13,7 @@ import { Recovery } from './resume/recovery.js';
 import { tierFit } from '../fit/tier-facts.js';
 import { PromptCount } from '../fit/prompt-count.js';
 import { type PayloadFailure, payloadFailure, type TooLongNumbers } from '../fit/payload-failure.js';
-import { recordAttempt, type RoutingDeps, type RoutingRequest } from './routing.js';
+import type { RoutingRequest, RoutingView } from './routing.js';
 import type { CommitResult } from './stream-attempt.js';
 import type { StreamRelay } from './stream-relay.js';
 import { type UnaryAnswer, UnaryAttempt, type UnaryResult } from './unary-attempt.js';
@@ -56,13 +57,13 @@ type TierVerdict = 'next' | RoutingOutcome;
  * The routing loop: tiers in plan order, same-tier retries with backoff, failover on the
  * tier's faults. It returns at the first commit; after that nothing here runs again.
  */
-export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Promise<RoutingOutcome> {
-  const { tiers: plan, allDown } = planTiers(req.route, deps.gate, deps.random);
+export async function routeRequest(req: RoutingRequest, app: RoutingView): Promise<RoutingOutcome> {
+  const { tiers: plan, allDown } = planTiers(req.route, app.gate, app.random);
   const walk: Walk = {
-    req, deps, plan, allDown, deadlineAt: req.arrivedAt + req.route.deadline_ms, prompt: req.prompt ?? new PromptCount(req.request),
-    attempts: [], unsupported: [], tooLong: [], limited: null, allTimedOut: true, opened: 0, carried: null, door: null,
+    req, app, plan, allDown, deadlineAt: req.arrivedAt + req.route.deadline_ms, prompt: req.prompt ?? new PromptCount(req.request),
+    log: new AttemptLog(req, app.telemetry), unsupported: [], tooLong: [], limited: null, allTimedOut: true, opened: 0, carried: null, door: null,
   };
-  if (req.route.hedge_ms !== null && req.request.stream && plan.length > 1) walk.door = new HedgeDoor(req.port, walk.attempts);
+  if (req.route.hedge_ms !== null && req.request.stream && plan.length > 1) walk.door = new HedgeDoor(req.port, walk.log.records);
   for (let t = 0; t < plan.length; t++) {
     const carried = walk.carried?.t === t ? walk.carried : null;
     if (carried) walk.carried = null;
@@ -72,7 +73,7 @@ export async function routeRequest(req: RoutingRequest, deps: RoutingDeps): Prom
     const opening = carried ? { open: true as const, call: carried.call } : openTier(walk, plan[t]);
     const opened = opening instanceof Promise ? await opening : opening;
     if (!opened.open) {
-      if (opened.why === 'aborted') return { kind: 'aborted', attempts: walk.attempts };
+      if (opened.why === 'aborted') return { kind: 'aborted', attempts: walk.log.records };
       noteRefusal(walk, plan[t], opened);
       continue;
     }
@@ -91,9 +92,10 @@ function noteRefusal(walk: Walk, tier: Tier, refused: Exclude<Opening, { open: t
 
 /** The tier's tries: its answer, or why the loop goes on to the next tier (or stops). */
 async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flight | null): Promise<TierVerdict> {
-  const { req, deps, attempts } = walk;
+  const { req, app, log } = walk;
+  const attempts = log.records;
   const tier = walk.plan[t];
-  const admission = deps.admission;
+  const admission = req.admission;
   let call = first;
   let lastError: AttemptError | null = null;
   /** One more try without what the tier refused and the client did not aim at it (call.retryWithout). */
@@ -108,25 +110,25 @@ async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flig
       if (again === 'refused') break;
     }
     if (call.request.dropped && call !== droppedSaid) {
-      deps.telemetry.emit({ type: 'control_dropped', route: req.route.name, tier: tier.name, message: call.request.dropped });
+      app.telemetry.emit({ type: 'control_dropped', route: req.route.name, tier: tier.name, message: call.request.dropped });
       droppedSaid = call;
     }
     let tried: Tried;
     if (req.request.stream) {
       const flight = n === 1 && carried ? carried : startFlight(walk, t, tier, call, n, walk.door);
       if (!('attempt' in flight)) {
-        attempts.push({ tier: tier.name, attempt: n, outcome: 'deadline', ms: 0, message: flight.message });
+        log.deadlinePassed(tier, n, flight.message);
         return { kind: 'exhausted', timedOut: true, planned: walk.plan.length, attempts, limited: walk.limited };
       }
       tried = await streamTry(walk, flight);
     } else {
-      const attempt = new UnaryAttempt({ tier, call, pool: deps.pools.get(tier.provider), client: req.client });
+      const attempt = new UnaryAttempt({ tier, call, pool: req.pools.get(tier.provider), client: req.client });
       tried = unaryResult(walk, tier, call, n, attempt, await attempt.result);
     }
     if ('kind' in tried) return tried;
     const error = tried.error;
     if (error.reason === 'client_abort' || error.reason === 'shutdown') return { kind: 'aborted', attempts };
-    recordAttempt(req, deps, attempts, tier, n, error.reason, tried.elapsedMs, error.status, error.blame, error.message);
+    log.failed(tier, n, error, tried.elapsedMs);
     if (walk.carried) {
       // It failed while its hedge ran: the hedge is the attempt in flight now, whatever this one's fault.
       lastError = error;
@@ -158,7 +160,7 @@ async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flig
     // The failed attempt was cancelled as it failed: undici's abort destroys its socket at once
     // (a request still waiting for a connection is aborted before a byte of it is written), so
     // the next tier never runs while this one still can: an idempotent request executes once.
-    deps.telemetry.emit({ type: 'failover', id: req.id, route: req.route.name, fromTier: tier.name, reason: lastError.reason });
+    app.telemetry.emit({ type: 'failover', id: req.id, route: req.route.name, fromTier: tier.name, reason: lastError.reason });
     req.onFallback?.();
   }
   return 'next';
@@ -169,8 +171,8 @@ function retryDelay(walk: Walk, tier: Tier, error: AttemptError, n: number, last
   // A tier that timed out is not retried: the next tier is tried.
   if (error.timedOut || !error.retryable || lastTry) return null;
   // This failure may have opened the circuit (or failed its half-open trial): no retry then.
-  if (!walk.allDown && !walk.deps.gate.admit(tier)) return null;
-  const delay = retryDelayMs(tier.retry, n, error.retryAfterMs, walk.deps.random);
+  if (!walk.allDown && !walk.app.gate.admit(tier)) return null;
+  const delay = retryDelayMs(tier.retry, n, error.retryAfterMs, walk.app.random);
   if (delay === null) return null; // Retry-After longer than the retry budget: fail over now
   if (walk.req.request.stream && performance.now() + delay >= walk.deadlineAt) return null;
   return delay;
@@ -181,9 +183,9 @@ type Tried = RoutingOutcome | { error: AttemptError; elapsedMs: number };
 /** A streaming try's verdict: committed (the stream is the answer; the client was answered at commit), or why not. */
 function streamResult(walk: Walk, flight: Flight, result: CommitResult): Tried {
   if (!result.committed) return { error: result.error, elapsedMs: flight.attempt.elapsedMs };
-  const { req, deps, attempts } = walk;
+  const attempts = walk.log.records;
   const { tier, call, resume, t } = flight;
-  recordAttempt(req, deps, attempts, tier, flight.n, 'ok', result.elapsedMs, undefined, null);
+  walk.log.ok(tier, flight.n, result.elapsedMs);
   const recovery = resume && new Recovery({ site: walk, state: resume, plan: walk.plan, at: t });
   return { kind: 'stream', tier, call, relay: result.relay, attempts, recovery, ...(walk.hedge ? { hedge: walk.hedge } : {}) };
 }
@@ -200,9 +202,8 @@ async function streamTry(walk: Walk, flight: Flight): Promise<Tried> {
     return { error: end.error, elapsedMs: flight.attempt.elapsedMs };
   }
   const { loser, hedged } = end;
-  const { req, deps } = walk;
-  recordAttempt(req, deps, walk.attempts, loser.tier, loser.n, 'hedge_lost', loser.attempt.elapsedMs, undefined, null, `tier ${hedged.winner} delivered first content first`);
-  deps.admission?.leave(loser.tier);
+  walk.log.hedgeLost(loser.tier, loser.n, loser.attempt.elapsedMs, hedged.winner);
+  walk.req.admission?.leave(loser.tier);
   const usage = loser.attempt.usageSoFar;
   walk.hedge = { hedged, ...(usage ? { loserUsage: { tier: loser.tier.name, provider: loser.tier.provider.name, model: loser.tier.model, usage } } : {}) };
   return streamResult(walk, end.winner, end.result);
@@ -221,7 +222,7 @@ async function startHedge(walk: Walk, after: number): Promise<Flight | null> {
     }
     // The first committed while this tier's limit was waited for: no hedge after a commit.
     if (!walk.door || walk.door.committed) {
-      walk.deps.admission?.leave(tier);
+      walk.req.admission?.leave(tier);
       return null;
     }
     const flight = startFlight(walk, u, tier, opened.call, 1, walk.door);
@@ -229,7 +230,7 @@ async function startHedge(walk: Walk, after: number): Promise<Flight | null> {
       walk.req.onFallback?.();
       return flight;
     }
-    walk.deps.admission?.leave(tier);
+    walk.req.admission?.leave(tier);
     return null;
   }
   return null;
@@ -237,21 +238,22 @@ async function startHedge(walk: Walk, after: number): Promise<Flight | null> {
 
 /** A hedge failed while the attempt it hedged runs on: recorded as any failure, its tier's hold given back. */
 function hedgeFailed(walk: Walk, hedge: Flight, error: AttemptError): void {
-  recordFailure(walk, hedge.tier, hedge.n, error, hedge.attempt.elapsedMs);
+  walk.log.failed(hedge.tier, hedge.n, error, hedge.attempt.elapsedMs);
   if (!error.timedOut) walk.allTimedOut = false;
-  walk.deps.admission?.leave(hedge.tier);
+  walk.req.admission?.leave(hedge.tier);
 }
 
 /** A non-streaming try's verdict: the whole answer, or why not. */
 function unaryResult(walk: Walk, tier: Tier, call: UpstreamCall, n: number, attempt: UnaryAttempt, result: UnaryResult): Tried {
   if (!result.ok) return { error: result.error, elapsedMs: attempt.elapsedMs };
-  recordAttempt(walk.req, walk.deps, walk.attempts, tier, n, 'ok', attempt.elapsedMs, result.answer.answer.status, null);
-  return { kind: 'unary', tier, call, answer: result.answer, attempts: walk.attempts };
+  walk.log.ok(tier, n, attempt.elapsedMs, result.answer.answer.status);
+  return { kind: 'unary', tier, call, answer: result.answer, attempts: walk.log.records };
 }
 
 /** Every planned tier was passed over or failed: why, in the shape the client's answer takes. */
 async function noAnswer(walk: Walk): Promise<RoutingOutcome> {
-  const { attempts, unsupported } = walk;
+  const { unsupported } = walk;
+  const attempts = walk.log.records;
   if (unsupported.length > 0 && unsupported.length === attempts.length) return { kind: 'unsupported', reasons: unsupported, attempts };
   const failure = await payloadFailure.of(attempts, walk.tooLong, walk.prompt);
   if (failure) return { kind: 'too_long', failure, attempts };

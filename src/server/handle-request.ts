@@ -9,7 +9,7 @@ import { serveModelRequest } from '../proxy/model-request.js';
 import type { ClientProtocol } from '../telemetry/events.js';
 import { hasBearer, sameSecret } from '../util/bearer.js';
 import { correlationUuid } from '../util/correlation-id.js';
-import type { AppContext } from './app-context.js';
+import type { AppContext } from '../control/app-context.js';
 import { browserRefusal } from './browser-guard.js';
 import { answerCors } from './cors.js';
 import { healthz } from './healthz.js';

@@ -1,4 +1,4 @@
-import type { AppContext } from './app-context.js';
+import type { AppContext } from '../control/app-context.js';
 
 /**
  * GET /healthz: per-tier state and weight; names only, never URLs or keys. `status`: `ok`

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Route } from '../config/schema.js';
 import { tierFit } from '../fit/tier-facts.js';
 import { localOnly } from '../rules/local-only.js';
-import type { AppContext } from './app-context.js';
+import type { AppContext } from '../control/app-context.js';
 
 /**
  * GET /v1/models: the routes, in OpenAI's list shape, or Anthropic's when the client sends

@@ -15,7 +15,7 @@ import { TelemetryBus } from '../telemetry/bus.js';
 import { Metrics } from '../telemetry/metrics.js';
 import { attachRequestLog } from '../telemetry/request-log.js';
 import { UsageLog, type UsageLogOptions } from '../usage/usage-log.js';
-import type { AppContext, ReloadResult } from './app-context.js';
+import type { AppContext, ReloadResult } from '../control/app-context.js';
 import { answerClientError } from './client-error.js';
 import { answerExpectContinue, handleRequest } from './handle-request.js';
 import { ShutdownError } from '../proxy/shutdown.js';
@@ -97,7 +97,6 @@ export class ProxyServer {
         isCold: (tier) => health.isCold(tier),
       },
       metrics,
-      budgets: this.state.budgets,
       state: this.state,
       random: options.random ?? Math.random,
       snapshot: () => ({ config: this.app.config, pools: this.app.pools.acquire() }),

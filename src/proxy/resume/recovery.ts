@@ -3,11 +3,11 @@ import { UpstreamCall } from '../../protocols/call.js';
 import type { NeutralMessage, NeutralRequest } from '../../protocols/neutral.js';
 import { TranslatedOutput } from '../../protocols/translated-output.js';
 import { isUnsupported, readParts } from '../../protocols/types.js';
-import { type AttemptSite, openTier, type Prepare, recordFailure, startStream } from '../attempt-start.js';
+import { type AttemptSite, openTier, type Prepare, startStream } from '../attempt-start.js';
 import { redactSecrets } from '../../providers/redact-secrets.js';
 import type { ResumedStream } from '../../telemetry/events.js';
 import { AttemptError } from '../attempt-error.js';
-import { recordAttempt, type RoutingRequest } from '../routing.js';
+import type { RoutingRequest } from '../routing.js';
 import { type CommitResult, StreamAttempt } from '../stream-attempt.js';
 import type { StreamEnd, StreamRelay } from '../stream-relay.js';
 import type { CommitPort, StreamSink } from '../stream-sink.js';
@@ -63,7 +63,7 @@ export class Recovery {
         run = await this.run(tier, 'replay', delivered, sink, true);
       }
       if (!run.committed) {
-        site.deps.admission?.leave(tier);
+        site.req.admission?.leave(tier);
         resumed.result = run.diverged() ? 'diverged' : 'failed';
         // Upstream words can echo the key; they go to the client here.
         const why = 'refused' in run ? run.refused : redactSecrets(run.error.message, tier.provider);
@@ -77,7 +77,7 @@ export class Recovery {
   /** The recovery's own stream, to its end; its tier settles what it used (the first tier settles at the request's end). */
   private async second(end: StreamEnd, run: Run & CommitResult & { committed: true }, resumed: ResumedStream, tier: Tier): Promise<StreamEnd> {
     const second = await run.relay.finished;
-    if (tier !== this.input.plan[this.input.at]) this.input.site.deps.admission?.settle({ tier, usage: second.usage, completionText: () => second.text });
+    if (tier !== this.input.plan[this.input.at]) this.input.site.req.admission?.settle({ tier, usage: second.usage, completionText: () => second.text });
     resumed.result = second.interruption ? (run.diverged() ? 'diverged' : 'failed') : 'ok';
     return {
       interruption: second.interruption,
@@ -98,8 +98,8 @@ export class Recovery {
   /** One recovery attempt, started as any attempt is (src/proxy/attempt-start.ts); `held`: the request holds the tier's room already. */
   private async run(tier: Tier, how: RecoveryMeans, delivered: string, sink: StreamSink, held: boolean): Promise<Run> {
     const { site, state } = this.input;
-    const { req, attempts } = site;
-    const n = attempts.filter((a) => a.tier === tier.name).length + 1;
+    const { req, log } = site;
+    const n = log.records.filter((a) => a.tier === tier.name).length + 1;
     let diverged = false;
     const prepare: Prepare = how === 'continue'
       ? (t) => continuationCall(t, req, delivered, state.delivered.pieces)
@@ -107,7 +107,7 @@ export class Recovery {
     const opening = await openTier(site, tier, { prepare, held, n });
     if (!opening.open) {
       if (opening.why === 'aborted') return { committed: false, error: new AttemptError('client_abort', 'client disconnected', { phase: 'connect', failover: false, retryable: false, blame: null }), diverged: () => diverged };
-      const message = attempts.at(-1)?.message ?? opening.why;
+      const message = log.records.at(-1)?.message ?? opening.why;
       return { committed: false, error: new AttemptError('unsupported', message, { phase: 'connect', failover: false, retryable: false, blame: null }), refused: message, diverged: () => diverged };
     }
     // The client has its status and the stream's opening: the recovery writes on where the first left off.
@@ -119,13 +119,13 @@ export class Recovery {
     }));
     const attempt = startStream(site, tier, opening.call, { output, port });
     if (!(attempt instanceof StreamAttempt)) {
-      recordFailure(site, tier, n, attempt, 0);
+      log.failed(tier, n, attempt, 0);
       return { committed: false, error: attempt, diverged: () => diverged };
     }
     started = attempt;
     const result = await attempt.committed;
-    if (!result.committed) recordFailure(site, tier, n, result.error, attempt.elapsedMs);
-    else recordAttempt(req, site.deps, attempts, tier, n, 'ok', result.elapsedMs, undefined, null);
+    if (!result.committed) log.failed(tier, n, result.error, attempt.elapsedMs);
+    else log.ok(tier, n, result.elapsedMs);
     return { ...result, diverged: () => diverged };
   }
 

@@ -1,0 +1,55 @@
+import type { Tier } from '../config/schema.js';
+import { redactSecrets } from '../providers/redact-secrets.js';
+import type { TelemetryBus } from '../telemetry/bus.js';
+import type { AttemptOutcome, AttemptRecord, Blame } from '../telemetry/events.js';
+import type { AttemptError } from './attempt-error.js';
+import type { RoutingRequest } from './routing.js';
+
+/** Why a tier was passed over with nothing sent to it. */
+export type SkipOutcome = Extract<AttemptOutcome, 'unsupported' | 'too_long' | 'budget' | 'rate_limited'>;
+
+/**
+ * One request's attempts: the list its answer, log line and usage row carry, each entry also
+ * published as an `attempt_end` event. `n` is the try's number on its tier (1 for the first).
+ */
+export class AttemptLog {
+  /** The request's attempts so far, in the order they ended. */
+  readonly records: AttemptRecord[] = [];
+
+  constructor(private readonly req: RoutingRequest, private readonly telemetry: TelemetryBus) {}
+
+  /** An attempt that answered: a stream that committed, or a whole answer (with the upstream's status). */
+  ok(tier: Tier, n: number, ms: number, status?: number): void {
+    this.add(tier, n, 'ok', ms, status, null);
+  }
+
+  /** An attempt that gave no answer, as its error says. */
+  failed(tier: Tier, n: number, error: AttemptError, ms: number): void {
+    this.add(tier, n, error.reason, ms, error.status, error.blame, error.message);
+  }
+
+  /** A tier passed over before anything was sent to it: no tier's health is concerned. `waitedMs`: time spent waiting for a limit. */
+  skipped(tier: Tier, n: number, outcome: SkipOutcome, message: string, waitedMs = 0): void {
+    this.add(tier, n, outcome, waitedMs, undefined, null, message);
+  }
+
+  /** A streaming attempt another tier's hedge beat to first content. */
+  hedgeLost(tier: Tier, n: number, ms: number, winner: string): void {
+    this.add(tier, n, 'hedge_lost', ms, undefined, null, `tier ${winner} delivered first content first`);
+  }
+
+  /** The route's deadline passed before the try could start: nothing was sent, so no `attempt_end` is published. */
+  deadlinePassed(tier: Tier, n: number, message: string): void {
+    this.records.push({ tier: tier.name, attempt: n, outcome: 'deadline', ms: 0, message });
+  }
+
+  private add(tier: Tier, n: number, outcome: AttemptOutcome, ms: number, status: number | undefined, blame: Blame, message?: string): void {
+    const { req } = this;
+    const entry: AttemptRecord = { tier: tier.name, attempt: n, outcome, ms: Math.round(ms) };
+    if (status !== undefined) entry.status = status;
+    // Upstream messages can echo the key ("Incorrect API key provided: sk-…"); this record reaches clients and logs.
+    if (message !== undefined) entry.message = redactSecrets(message, tier.provider);
+    this.records.push(entry);
+    this.telemetry.emit({ type: 'attempt_end', id: req.id, route: req.route.name, tier: tier.name, provider: tier.provider.name, record: entry, stream: req.request.stream, blame });
+  }
+}
