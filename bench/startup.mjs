@@ -1,8 +1,10 @@
 // Start-up cost of `llm-route serve` against a bare `node` HTTP server: time from spawn to the
 // first answered request (a chat completion through the proxy to a loopback upstream; a plain
 // GET for the bare server), and RSS once idle: 3 s after that answer, and 15 s after, once V8 has
-// settled. Alternates the two, N rounds, prints medians.
-//   npm run build && node bench/startup.mjs [rounds]     (LLM_ROUTE_BIN=path/to/bin/llm-route.js: another build)
+// settled. Alternates the two, N rounds, prints medians. With --ab, a third in each round: serve
+// with its start-up tuning switched off (LLM_ROUTE_NO_TUNING=1, src/runtime/switch.ts); with
+// --ab=zod,wasm-tier, only those pieces.
+//   npm run build && node bench/startup.mjs [rounds] [--ab[=pieces]]     (LLM_ROUTE_BIN=path/to/bin/llm-route.js: another build)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -11,7 +13,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const rounds = Number(process.argv[2] ?? 7);
+const abArg = process.argv.find((arg) => arg === '--ab' || arg.startsWith('--ab='));
+const ab = abArg && (abArg.split('=')[1] || '1'); // LLM_ROUTE_NO_TUNING's value for the third
+const { LLM_ROUTE_NO_TUNING: _ignored, ...tunedEnv } = process.env;
+const rounds = Number(process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? 7);
 const SETTLE_MS = 15_000;
 const dir = mkdtempSync(join(tmpdir(), 'llm-route-startup-'));
 
@@ -65,7 +70,8 @@ async function measure(kind) {
     init = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }) };
   }
   const started = performance.now();
-  const child = spawn(process.execPath, args, { stdio: 'ignore' });
+  const env = kind === 'untuned' ? { ...tunedEnv, LLM_ROUTE_NO_TUNING: ab } : tunedEnv;
+  const child = spawn(process.execPath, args, { stdio: 'ignore', env });
   await firstAnswer(url, init);
   const firstMs = performance.now() - started;
   await new Promise((r) => setTimeout(r, 3000)); // idle: whatever loads after listening has loaded
@@ -80,14 +86,21 @@ async function measure(kind) {
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const results = { node: [], serve: [] };
-for (let i = 0; i < rounds; i++) for (const kind of ['node', 'serve']) results[kind].push(await measure(kind));
+const kinds = ab ? ['node', 'serve', 'untuned'] : ['node', 'serve'];
+const results = { node: [], serve: [], untuned: [] };
+for (let i = 0; i < rounds; i++) for (const kind of kinds) results[kind].push(await measure(kind));
 const summary = (runs) => ({ first: median(runs.map((r) => r.firstMs)), rss: median(runs.map((r) => r.rss)), settled: median(runs.map((r) => r.settled)) });
 const node = summary(results.node);
 const serve = summary(results.serve);
 const line = (s) => `first answer ${s.first.toFixed(0)} ms, idle RSS ${s.rss.toFixed(1)} MB at 3 s, ${s.settled.toFixed(1)} MB at ${SETTLE_MS / 1000} s`;
 console.log(`bare node: ${line(node)}`);
 console.log(`serve:     ${line(serve)}`);
-console.log(`serve − node: +${(serve.first - node.first).toFixed(0)} ms (budget 250), +${(serve.rss - node.rss).toFixed(1)} MB at 3 s, +${(serve.settled - node.settled).toFixed(1)} MB at ${SETTLE_MS / 1000} s (budget 30); ${rounds} rounds, medians`);
+const over = (s) => `+${(s.first - node.first).toFixed(0)} ms, +${(s.rss - node.rss).toFixed(1)} MB at 3 s, +${(s.settled - node.settled).toFixed(1)} MB at ${SETTLE_MS / 1000} s`;
+console.log(`serve − node: ${over(serve)} (budgets 250 ms, 30 MB); ${rounds} rounds, medians`);
+if (ab) {
+  const untuned = summary(results.untuned);
+  console.log(`serve, LLM_ROUTE_NO_TUNING=${ab}: ${line(untuned)}`);
+  console.log(`untuned − node: ${over(untuned)}`);
+}
 upstream.close();
 rmSync(dir, { recursive: true, force: true });

@@ -6,21 +6,21 @@
 //
 // Left outside the bundle, loaded from node_modules as before:
 // - better-sqlite3: a native addon;
-// - zod and ioredis: required through createRequire on purpose (src/util/zod.ts drops zod's
+// - zod and ioredis: required through createRequire on purpose (src/runtime/zod.ts drops zod's
 //   locales from the module cache; src/state/redis-link.ts loads Redis only when configured);
 // - ink, react, execa and gpt-tokenizer: loaded on demand (the live UI, `start:` providers, token
 //   counting), never on `serve --no-ui`'s way to its first answer; as they are, their own files.
 //
 // Node's builtins, and better-sqlite3 (CommonJS), are required, not imported (requireImports);
-// undici's HTTP/2 client does not load node:http2 until it is used (http2StandIn), nor undici
-// node:assert until a check fails (assertStandIn).
+// undici's HTTP/2 client does not load node:http2 until it is used, nor undici node:assert until
+// a check fails (src/runtime/bundle-stand-ins.ts, with the rest of the start-up tuning).
 // dist/bundle/modules.json names the modules in each chunk, for tests that assert what a start-up
 // loads (test/integration/startup-weight.test.ts).
 import { rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
+import { assertStandIn, http2StandIn } from '../dist/runtime/bundle-stand-ins.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const outDir = join(root, 'dist/bundle');
@@ -52,48 +52,6 @@ function requireLine(line, clause, id) {
   return lines.join(' ');
 }
 
-// undici's HTTP/2 client requires node:http2 as it loads, for two things: `constants` (header
-// names and error codes) that it reads right away, and `connect`, called only for a connection
-// that negotiated h2, which llm-route never allows (allowH2 stays off). Node 24's http2 loads tls
-// with it, ~10 MB of a bare process. In the bundle, that client gets this stand-in: the constants'
-// values (taken from this Node at build time; they are HTTP/2's, not Node's) and a connect that
-// requires the real module when called.
-const H2_CLIENT = /node_modules\/undici\/lib\/dispatcher\/client-h2\.js$/;
-const H2_STAND_IN = '\0http2-stand-in';
-const http2StandIn = {
-  name: 'http2-stand-in',
-  resolveId(source, importer) {
-    return source === 'node:http2' && importer && H2_CLIENT.test(importer) ? H2_STAND_IN : null;
-  },
-  load(id) {
-    if (id !== H2_STAND_IN) return null;
-    const { constants } = createRequire(import.meta.url)('node:http2');
-    const h2Constants = Object.fromEntries(Object.entries(constants).filter(([name]) => name.startsWith('HTTP2_HEADER_') || name.startsWith('NGHTTP2_')));
-    return `module.exports = { constants: ${JSON.stringify(h2Constants)}, connect: (...args) => require('node:http2').connect(...args) };\n`;
-  },
-};
-
-// undici's modules require node:assert for their invariants and only ever call `assert(value)`;
-// the module costs ~7 ms of start-up (its AssertionError brings Node's diff and colour code). In
-// the bundle, undici gets a stand-in that requires the real assert only when a check fails, so
-// what is thrown is the same AssertionError. The build fails if undici starts using more of it.
-const UNDICI_MODULE = /node_modules\/undici\//;
-const ASSERT_STAND_IN = '\0assert-stand-in';
-const assertStandIn = {
-  name: 'assert-stand-in',
-  resolveId(source, importer) {
-    return source === 'node:assert' && importer && UNDICI_MODULE.test(importer) ? ASSERT_STAND_IN : null;
-  },
-  transform(code, id) {
-    if (UNDICI_MODULE.test(id) && /\bassert\.\w+\s*\(/.test(code)) throw new Error(`${id} calls a method of node:assert: the stand-in in scripts/bundle.mjs has only assert()`);
-    return null;
-  },
-  load(id) {
-    if (id !== ASSERT_STAND_IN) return null;
-    return "module.exports = function assert(value, message) { if (!value) require('node:assert')(value, message); };\n";
-  },
-};
-
 const requireImports = {
   name: 'require-imports',
   renderChunk(code) {
@@ -122,7 +80,7 @@ const { output } = await build({
     entryFileNames: '[name].js',
     chunkFileNames: '[name]-[hash].js',
     // Modules run in the order their imports say, as they did unbundled (src/util/undici.ts and
-    // src/util/zod.ts do their work as they are evaluated).
+    // src/runtime/zod.ts do their work as they are evaluated).
     strictExecutionOrder: true,
     comments: false,
   },

@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
  * not import each other at all, so that no pair of directories can come to lean on each other.
  */
 export const LAYERS = [
+  ['runtime'], //                    start-up tuning (bundle stand-ins, compile cache, zod, wasm tier, GC once quiet), one switch
   ['util'], //                       generic helpers that know nothing of llm-route (sleep, lifetimes, formatting)
   ['tokens', 'sse', 'http'], //      token counting, SSE/NDJSON framing, HTTP body/deadline helpers
   ['config'], //                     the tier file: zod schema (the one source of config types), loading, savers' options

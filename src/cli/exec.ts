@@ -11,7 +11,7 @@ import { allTiers } from '../config/all-tiers.js';
 import { refreshFit } from '../fit/refresh-fit.js';
 import { createStaleAwareAgent } from '../util/stale-socket-pool.js';
 import { listenProblem } from '../util/listen-problem.js';
-import { keepWasmOnBaselineTier } from '../util/wasm-baseline-tier.js';
+import { keepWasmOnBaselineTier } from '../runtime/wasm-baseline-tier.js';
 import type { Agent } from 'undici';
 import type { ProviderOutput } from '../telemetry/events.js';
 

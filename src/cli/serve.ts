@@ -8,7 +8,7 @@ import { TelemetryBus } from '../telemetry/bus.js';
 import { attachRequestLog } from '../telemetry/request-log.js';
 import type { DashboardHandle } from '../ui/render-dashboard.js';
 import { listenProblem } from '../util/listen-problem.js';
-import { keepWasmOnBaselineTier } from '../util/wasm-baseline-tier.js';
+import { keepWasmOnBaselineTier } from '../runtime/wasm-baseline-tier.js';
 import { showDashboard } from './dashboard.js';
 
 export interface ServeOptions {

@@ -23,7 +23,7 @@ import { StreamSlots } from '../proxy/stream-slots.js';
 import { isLoopbackHost } from '../util/loopback.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { openState } from '../state/open-state.js';
-import { settleWhenQuiet } from '../util/settle-when-quiet.js';
+import { settleWhenQuiet } from '../runtime/settle-when-quiet.js';
 import type { StateBackend } from '../state/types.js';
 
 /**
@@ -152,7 +152,7 @@ export class ProxyServer {
 
   /**
    * Once quiet, gives back what start-up and the latest requests left in this thread's heap
-   * (src/util/settle-when-quiet.ts). For a process's own proxy (serve, exec), not an embedded
+   * (src/runtime/settle-when-quiet.ts). For a process's own proxy (serve, exec), not an embedded
    * one; close() stops it.
    */
   settleWhenQuiet(): void {

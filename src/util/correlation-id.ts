@@ -8,27 +8,21 @@
 
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
-const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
-
 function random32(): number {
   return Math.floor(Math.random() * 0x1_0000_0000);
 }
 
-/** Bytes 3 and 2 (`high`) or 1 and 0 of a 32-bit number, as four hex digits. */
-function hex4(n: number, high: boolean): string {
-  return high ? HEX[n >>> 24] + HEX[(n >>> 16) & 255] : HEX[(n >>> 8) & 255] + HEX[n & 255];
+/** A 32-bit number as eight hex digits. */
+function hex8(n: number): string {
+  return (n >>> 0).toString(16).padStart(8, '0');
 }
 
-/**
- * A version-4 UUID's shape: 122 random bits. One per request that brought no id: table lookups,
- * no number-to-text conversion (~0.2 µs, as node:crypto's randomUUID; toString(16) took 1.7).
- */
+/** A version-4 UUID's shape: 122 random bits. One per request that brought no id (~1.5 µs). */
 export function correlationUuid(): string {
-  const first = random32();
   const version4 = (random32() & 0xffff0fff) | 0x4000; // hex digit 13 is the version
   const variant = (random32() & 0x3fffffff) | 0x80000000; // hex digit 17 is 8, 9, a or b (RFC 9562)
-  const last = random32();
-  return `${hex4(first, true)}${hex4(first, false)}-${hex4(version4, true)}-${hex4(version4, false)}-${hex4(variant, true)}-${hex4(variant, false)}${hex4(last, true)}${hex4(last, false)}`;
+  const hex = hex8(random32()) + hex8(version4) + hex8(variant) + hex8(random32());
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /** `length` base64url characters, 6 random bits each. */

@@ -1,26 +1,41 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ensureBuilt, repoRoot } from './build.js';
 
 export { repoRoot } from './build.js';
 
+let packedFiles: string[] | undefined;
+
+/** The files `npm pack` puts in the package (package.json's `files`, README, package.json), as it lists them. */
+function shippedFiles(): string[] {
+  if (packedFiles) return packedFiles;
+  const pack = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: repoRoot, encoding: 'utf8' });
+  if (pack.status !== 0) throw new Error(`npm pack --dry-run failed:\n${pack.stderr}`);
+  packedFiles = (JSON.parse(pack.stdout) as Array<{ files: Array<{ path: string }> }>)[0].files.map((file) => file.path);
+  return packedFiles;
+}
+
 /**
- * A private directory laid out like the package (bin/, dist/, package.json, node_modules →
- * the repo's) with a copy of the current build, for a test that keeps files beside the CLI.
- * dist/ is built by the global setup when it is older than src/ (and here too, if not).
+ * The package as it ships, in a private directory: the files `npm pack` would publish from the
+ * current build (so the bundle bin/llm-route.js runs, dist/bundle/, stand-ins and all), its
+ * node_modules → the repo's, and `.bin/llm-route`, a symlink to the package's bin as npm links
+ * it. `bin` is that symlink: runCli runs it as `llm-route` and `npx -- llm-route` do, through
+ * its shebang. dist/ is built by the global setup when it is older than src/ (and here too, if not).
  */
 export function buildPrivateCli(): { bin: string; dir: string; remove(): void } {
   ensureBuilt();
   const dir = mkdtempSync(join(tmpdir(), 'llm-route-cli-'));
-  cpSync(join(repoRoot, 'dist'), join(dir, 'dist'), { recursive: true });
-  mkdirSync(join(dir, 'bin'));
-  copyFileSync(join(repoRoot, 'bin/llm-route.js'), join(dir, 'bin/llm-route.js'));
-  copyFileSync(join(repoRoot, 'package.json'), join(dir, 'package.json'));
+  for (const file of shippedFiles()) {
+    mkdirSync(dirname(join(dir, file)), { recursive: true });
+    copyFileSync(join(repoRoot, file), join(dir, file));
+  }
   symlinkSync(join(repoRoot, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  return { bin: join(dir, 'bin/llm-route.js'), dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  mkdirSync(join(dir, '.bin'));
+  symlinkSync('../bin/llm-route.js', join(dir, '.bin/llm-route'));
+  return { bin: join(dir, '.bin/llm-route'), dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 export interface CliProcess {
@@ -33,8 +48,10 @@ export interface CliProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/** Runs `bin` (buildPrivateCli's) as a shell runs `llm-route`: the file itself, its `#!/usr/bin/env node` finding this node first on PATH. */
 export function runCli(bin: string, args: string[], env: Record<string, string | undefined> = {}): CliProcess {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const path = `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`;
+  const child = spawn(bin, args, { cwd: repoRoot, env: { ...process.env, PATH: path, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   const lines: string[] = [];
   let err = '';
   const waiters: Array<{ match: (line: string) => boolean; resolve: (line: string) => void }> = [];

@@ -80,9 +80,9 @@ describe('serve start-up stays light', () => {
       await stop();
     }
     // llm-route runs from a few files of dist/bundle/ (scripts/bundle.mjs), not its ~215 modules
-    // of dist/ (bin/llm-route.js itself takes only dist/cli/compile-cache.js from there).
+    // of dist/ (bin/llm-route.js itself takes only src/runtime/start.ts's three files from there).
     const distUrls = urls.filter((url) => url.includes('/dist/'));
-    expect(distUrls.filter((url) => !url.includes('/dist/bundle/') && !url.endsWith('/dist/cli/compile-cache.js'))).toEqual([]);
+    expect(distUrls.filter((url) => !url.includes('/dist/bundle/') && !/\/dist\/runtime\/(start|switch|compile-cache)\.js$/.test(url))).toEqual([]);
     expect(new Set(distUrls).size).toBeLessThan(25);
     // What those bundle files hold, by their manifest: every module this start-up parsed (a
     // CommonJS one among them runs only once it is required).
@@ -105,25 +105,25 @@ describe('serve start-up stays light', () => {
     // worker thread), having answered first: SQLite loads after the first answer.
     expect(required.some((file) => file.includes('/node_modules/better-sqlite3/'))).toBe(true);
     expect(sqliteAtFirstAnswer).toBe('false');
-    // zod comes through src/util/zod.ts: its CommonJS build, with English and none of its other locales.
+    // zod comes through src/runtime/zod.ts: its CommonJS build, with English and none of its other locales.
     expect([...loaded]).not.toContain('zod');
     expect(modules.some((id) => id.startsWith('node_modules/zod/'))).toBe(false);
     expect(required.some((file) => file.endsWith('/node_modules/zod/v4/classic/schemas.cjs'))).toBe(true);
     expect(required.some((file) => file.endsWith('/node_modules/zod/v4/locales/en.cjs'))).toBe(true);
     expect(required.filter((file) => /\/node_modules\/zod\/v4\/locales\/(?!en\.cjs$|index\.cjs$)/.test(file))).toEqual([]);
-    // Of Node's own modules, none that nothing here uses (scripts/bundle.mjs, requireImports and
-    // http2StandIn): Node's copy of undici, which an ESM import of node:http loads on Node 22+
+    // Of Node's own modules, none that nothing here uses (scripts/bundle.mjs's requireImports,
+    // src/runtime/bundle-stand-ins.ts): Node's copy of undici, which an ESM import of node:http loads on Node 22+
     // for its WebSocket export; http2, which undici's HTTP/2 client requires as it loads; tls,
     // which undici loads for its first https connection and src/providers/upstream-dispatcher.ts
     // for a ca_file:, neither of them here; assert, which undici requires for its checks
-    // (assertStandIn); crypto, for hashes and owners' ids, not a request's own ids
+    // (the assert stand-in); crypto, for hashes and owners' ids, not a request's own ids
     // (src/util/node-crypto.ts, src/util/correlation-id.ts).
     expect(builtins).toContain('net'); // the list is there
     expect(builtins.filter((name) => ['internal/deps/undici/undici', 'http2', 'tls', 'assert', 'crypto'].includes(name))).toEqual([]);
   }, 30_000);
 
-  // Node 20's V8 has no GC call that shrinks the young generation (src/util/settle-when-quiet.ts).
-  it.skipIf(Number(process.versions.v8.split('.')[0]) < 12)('once quiet after its first answer, gives back the young generation (src/util/settle-when-quiet.ts)', async () => {
+  // Node 20's V8 has no GC call that shrinks the young generation (src/runtime/settle-when-quiet.ts).
+  it.skipIf(Number(process.versions.v8.split('.')[0]) < 12)('once quiet after its first answer, gives back the young generation (src/runtime/settle-when-quiet.ts)', async () => {
     let young = 0; // bytes, latest
     let answered = false;
     let grownAfterAnswer = false;
@@ -147,7 +147,7 @@ describe('serve start-up stays light', () => {
     }
   }, 30_000);
 
-  it('starts no worker thread (src/usage/engine-link.ts) and keeps undici\'s HTTP parser on V8\'s baseline wasm compiler: no TurboFan compile of it, whose malloc peak would stay (src/util/wasm-baseline-tier.ts)', async () => {
+  it('starts no worker thread (src/usage/engine-link.ts) and keeps undici\'s HTTP parser on V8\'s baseline wasm compiler: no TurboFan compile of it, whose malloc peak would stay (src/runtime/wasm-baseline-tier.ts)', async () => {
     let peak = 0;
     let workers = 0;
     const stop = await serveAnswering('parser', ['--require', join(dir, 'heap.cjs')], (line) => {
@@ -169,7 +169,7 @@ describe('serve start-up stays light', () => {
   }, 30_000);
 
   // Node 22.1+ only (module.enableCompileCache): Node 20 has no compile cache to keep.
-  it.skipIf(!('enableCompileCache' in module))('keeps Node\'s compile cache in $XDG_CACHE_HOME/llm-route, nothing in the temp dir (src/cli/compile-cache.ts)', () => {
+  it.skipIf(!('enableCompileCache' in module))('keeps Node\'s compile cache in $XDG_CACHE_HOME/llm-route, nothing in the temp dir (src/runtime/compile-cache.ts)', () => {
     const cache = mkdtempSync(join(dir, 'cache-'));
     const tmp = mkdtempSync(join(dir, 'tmp-'));
     const run = spawnSync(process.execPath, ['bin/llm-route.js', '--version'], { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, XDG_CACHE_HOME: cache, TMPDIR: tmp } });

@@ -1,4 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
+import { tuningOff } from './switch.js';
 
 /**
  * Keeps WebAssembly on V8's baseline compiler (Liftoff) for the rest of this process. The only
@@ -12,6 +13,7 @@ import { setFlagsFromString } from 'node:v8';
  * first upstream connection (where undici compiles llhttp).
  */
 export function keepWasmOnBaselineTier(): void {
+  if (tuningOff('wasm-tier')) return;
   setFlagsFromString('--no-wasm-dynamic-tiering');
   setFlagsFromString('--no-wasm-tier-up');
 }

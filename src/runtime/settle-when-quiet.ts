@@ -1,5 +1,6 @@
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { tuningOff } from './switch.js';
 
 /** How long nothing may happen before a thread counts as quiet. */
 export const QUIET_MS = 1_500;
@@ -30,9 +31,11 @@ export interface SettleHooks {
  * (11.3) reads it as a minor GC, which costs ~1 ms and leaves the settling to its memory reducer.
  * After a settle, the next waits for new activity and for the heap to have grown by
  * REGROWTH_BYTES (a metrics scrape now and then is not worth a GC each time).
- * Returns a stop function; the timer never keeps a process alive.
+ * Returns a stop function; the timer never keeps a process alive. Nothing runs with the tuning
+ * switched off (src/runtime/switch.ts).
  */
 export function settleWhenQuiet(watch: QuietWatch, hooks: SettleHooks = v8Hooks()): () => void {
+  if (tuningOff('gc-when-quiet')) return () => {};
   let settledFor: number | null = null; // lastActive() at the last settle
   let settledBytes = 0;
   const timer = setInterval(() => {

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { z as Zod } from 'zod';
+import { tuningOff } from './switch.js';
 
 /**
  * zod for llm-route's schemas (imported as `#zod`: package.json maps the types to zod's own and
@@ -8,11 +9,11 @@ import type { z as Zod } from 'zod';
  * re-exports them) though only English, which its schemas import on their own, is ever used:
  * ~60 modules and ~15–25 ms of a `serve` start-up. Its CommonJS build lets the locale index be
  * placed in the module cache as an empty module before zod asks for it. Same zod, same English
- * messages; `z.locales` is empty.
+ * messages; `z.locales` is empty (all of them with the tuning switched off, src/runtime/switch.ts).
  */
 const require = createRequire(import.meta.url);
 const localeIndex = join(dirname(require.resolve('zod/package.json')), 'v4/locales/index.cjs');
-if (!require.cache[localeIndex]) {
+if (!tuningOff('zod') && !require.cache[localeIndex]) {
   const Module = require('node:module') as new (id: string) => NodeJS.Module;
   const empty = new Module(localeIndex);
   empty.filename = localeIndex;

@@ -1,0 +1,57 @@
+import { createRequire } from 'node:module';
+
+/** The part of a rolldown plugin that a stand-in uses (scripts/bundle.mjs passes these to rolldown). */
+export interface StandInPlugin {
+  name: string;
+  resolveId(source: string, importer: string | undefined): string | null;
+  load(id: string): string | null;
+  transform?(code: string, id: string): null;
+}
+
+/**
+ * A module that undici gets in the bundle (scripts/bundle.mjs) in place of the builtin `builtin`
+ * (`node:http2`, `node:assert`) for a file `importer` matches: CommonJS source `source()` built
+ * at bundle time. With the tuning switched off, bin/llm-route.js runs dist/ unbundled, so with
+ * no stand-in at all (src/runtime/switch.ts).
+ */
+function standIn(builtin: string, importer: RegExp, source: () => string, transform?: StandInPlugin['transform']): StandInPlugin {
+  const id = `\0${builtin.slice('node:'.length)}-stand-in`;
+  return {
+    name: `${builtin.slice('node:'.length)}-stand-in`,
+    resolveId: (requested, from) => (requested === builtin && from && importer.test(from) ? id : null),
+    load: (requested) => (requested === id ? source() : null),
+    ...(transform ? { transform } : {}),
+  };
+}
+
+/**
+ * undici's HTTP/2 client requires node:http2 as it loads, for two things: `constants` (header
+ * names and error codes) that it reads right away, and `connect`, called only for a connection
+ * that negotiated h2, which llm-route never allows (allowH2 stays off). Node 24's http2 loads tls
+ * with it, ~10 MB of a bare process. The stand-in holds the constants' values (taken from this
+ * Node at build time; they are HTTP/2's, not Node's) and a connect that requires the real module
+ * when called.
+ */
+export const http2StandIn = standIn('node:http2', /node_modules\/undici\/lib\/dispatcher\/client-h2\.js$/, () => {
+  const { constants } = (createRequire(import.meta.url)('node:http2') as typeof import('node:http2'));
+  const h2Constants = Object.fromEntries(Object.entries(constants).filter(([name]) => name.startsWith('HTTP2_HEADER_') || name.startsWith('NGHTTP2_')));
+  return `module.exports = { constants: ${JSON.stringify(h2Constants)}, connect: (...args) => require('node:http2').connect(...args) };\n`;
+});
+
+const UNDICI_MODULE = /node_modules\/undici\//;
+
+/**
+ * undici's modules require node:assert for their invariants and only ever call `assert(value)`;
+ * the module costs ~7 ms of start-up (its AssertionError brings Node's diff and colour code). The
+ * stand-in requires the real assert only when a check fails, so what is thrown is the same
+ * AssertionError. The build fails if undici starts using more of it.
+ */
+export const assertStandIn = standIn(
+  'node:assert',
+  UNDICI_MODULE,
+  () => "module.exports = function assert(value, message) { if (!value) require('node:assert')(value, message); };\n",
+  (code, id) => {
+    if (UNDICI_MODULE.test(id) && /\bassert\.\w+\s*\(/.test(code)) throw new Error(`${id} calls a method of node:assert: the stand-in in src/runtime/bundle-stand-ins.ts has only assert()`);
+    return null;
+  },
+);
