@@ -33,7 +33,7 @@ export const LAYERS = [
   ['ui'], //                         the Ink dashboard: reads events, usage and fit
   ['proxy'], //                      the request path: plan, attempt, commit, relay
   ['server'], //                     the HTTP server: ingress, and the proxy's lifecycle wiring the layers together
-  ['launch', 'mock', 'bench', 'demo', 'init'], // what commands start: providers, the mock, benches, demo, init
+  ['launch', 'mock', 'bench-command', 'demo', 'init'], // what commands start: providers, the mock, benches, demo, init
   ['cli'], //                        the commander program, one file per command
 ];
 
