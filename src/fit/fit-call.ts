@@ -1,6 +1,6 @@
 import type { Tier } from '../config/schema.js';
 import { UpstreamCall } from '../protocols/call.js';
-import type { ClientCodec, ClientRequest } from '../protocols/types.js';
+import type { ClientCodec, ClientRequest } from '../protocols/core/types.js';
 import { checkFit, type FitVerdict } from './fit-check.js';
 import { ollamaNumCtx } from './ollama-window.js';
 import type { PromptCount } from './prompt-count.js';

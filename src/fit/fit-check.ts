@@ -1,6 +1,6 @@
 import type { Tier } from '../config/schema.js';
 import { askedMaxTokens } from '../protocols/prompt-estimate.js';
-import { type ClientRequest, isUnsupported } from '../protocols/types.js';
+import { type ClientRequest, isUnsupported } from '../protocols/core/types.js';
 import type { PromptCount } from './prompt-count.js';
 import { type TierFit, tierFit } from './tier-facts.js';
 

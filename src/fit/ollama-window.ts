@@ -1,6 +1,6 @@
 import type { Tier } from '../config/schema.js';
 import { askedMaxTokens } from '../protocols/prompt-estimate.js';
-import type { ClientRequest } from '../protocols/types.js';
+import type { ClientRequest } from '../protocols/core/types.js';
 import { OUTPUT_RESERVE_CAP } from './fit-check.js';
 import type { PromptCount } from './prompt-count.js';
 import { type Discovered, discoveredOf } from './tier-facts.js';

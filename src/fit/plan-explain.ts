@@ -1,6 +1,6 @@
 import type { Route, Tier } from '../config/schema.js';
 import { UpstreamCall } from '../protocols/call.js';
-import { type ClientCodec, type ClientRequest, isUnsupported } from '../protocols/types.js';
+import { type ClientCodec, type ClientRequest, isUnsupported } from '../protocols/core/types.js';
 import { askedMaxTokens } from '../protocols/prompt-estimate.js';
 import { checkFit, OUTPUT_RESERVE_CAP } from './fit-check.js';
 import { PromptCount } from './prompt-count.js';

@@ -1,5 +1,5 @@
-import type { NeutralRequest } from '../protocols/neutral.js';
-import { type ClientRequest, isUnsupported } from '../protocols/types.js';
+import type { NeutralRequest } from '../protocols/core/neutral.js';
+import { type ClientRequest, isUnsupported } from '../protocols/core/types.js';
 import { type Encoding, memoizedCounter, type TokenCounter, tokenCounter } from '../tokens/count.js';
 
 /** Tokens a chat template adds around each message (role markers): a small, generous constant. */

@@ -1,6 +1,6 @@
-import { requestText } from './neutral.js';
-import { type ClientRequest, isUnsupported } from './types.js';
-import type { Usage } from './usage.js';
+import { requestText } from './core/neutral.js';
+import { type ClientRequest, isUnsupported } from './core/types.js';
+import type { Usage } from './core/usage.js';
 import { loadedTokenCounter } from '../tokens/count.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Tier } from '../config/schema.js';
 import { UpstreamCall } from '../protocols/call.js';
-import { isUnsupported } from '../protocols/types.js';
+import { isUnsupported } from '../protocols/core/types.js';
 import type { AttemptRecord } from '../telemetry/events.js';
 import { type FittedCall, fitCall } from '../fit/fit-call.js';
 import type { PromptCount } from '../fit/prompt-count.js';

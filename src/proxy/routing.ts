@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { Provider, Route, Tier } from '../config/schema.js';
 import type { TierGate } from '../health/health-view.js';
-import type { ClientCodec, ClientRequest } from '../protocols/types.js';
+import type { ClientCodec, ClientRequest } from '../protocols/core/types.js';
 import { redactSecrets } from '../providers/redact-secrets.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 import type { AttemptOutcome, AttemptRecord, Blame } from '../telemetry/events.js';

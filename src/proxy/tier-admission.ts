@@ -1,7 +1,7 @@
 import type { Config, Limits, Route, Tier } from '../config/schema.js';
-import { capTokens } from '../protocols/max-tokens.js';
-import type { ClientRequest } from '../protocols/types.js';
-import type { Usage } from '../protocols/usage.js';
+import { capTokens } from '../protocols/translate/max-tokens.js';
+import type { ClientRequest } from '../protocols/core/types.js';
+import type { Usage } from '../protocols/core/usage.js';
 import type { LimitLease, StateBackend } from '../state/types.js';
 import { actualSpend, budgetScopes, worstCase } from '../usage/budgets/amounts.js';
 import { ClientLifetime } from '../util/client-lifetime.js';

@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { promptEstimate } from '../prompt-estimate.js';
-import { clientRequest } from '../client-request.js';
-import { checkedBody } from '../plain-body.js';
-import { RelayOutput } from '../relay-output.js';
-import type { ClientCodec, ClientRequest, ParseResult } from '../types.js';
+import { clientRequest } from '../core/client-request.js';
+import { checkedBody } from '../core/plain-body.js';
+import { RelayOutput } from '../stream-output/relay-output.js';
+import type { ClientCodec, ClientRequest, ParseResult } from '../core/types.js';
 import { anthropicErrorBody, anthropicRejection } from './errors.js';
 import { MessagesRenderer, renderMessagesResponse, sse } from './render.js';
 import { isPlainMessagesBody, MessagesBodySchema } from './schema.js';

@@ -1,9 +1,9 @@
-import { parseArguments } from '../fields.js';
-import { newId } from '../ids.js';
-import { type FinishReason, type NeutralResponse, settledFinish } from '../neutral.js';
-import type { StreamPart } from '../stream-part.js';
-import type { StreamRenderer } from '../types.js';
-import { mergeUsage, type Usage } from '../usage.js';
+import { parseArguments } from '../core/fields.js';
+import { newId } from '../core/ids.js';
+import { type FinishReason, type NeutralResponse, settledFinish } from '../core/neutral.js';
+import type { StreamPart } from '../core/stream-part.js';
+import type { StreamRenderer } from '../core/types.js';
+import { mergeUsage, type Usage } from '../core/usage.js';
 import { messagesStreamError } from './stream-error.js';
 import { toAnthropicUsage } from './usage.js';
 
