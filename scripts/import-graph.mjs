@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
  */
 export const LAYERS = [
   ['util'], //                       generic helpers that know nothing of llm-route (sleep, lifetimes, formatting)
-  ['tokens', 'sse', 'http'], //      token counting, SSE/NDJSON framing, HTTP body/deadline helpers
+  ['tokens', 'sse', 'http'], //      counting a text's tokens, SSE/NDJSON framing, HTTP body/deadline helpers
   ['config'], //                     the tier file: zod schema (the one source of config types), loading, savers' options
   ['providers'], //                  pools and keys of the servers behind the codecs
   ['protocols'], //                  the wires: neutral model, codecs, protocol and outcome names (names.ts)

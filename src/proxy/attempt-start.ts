@@ -3,7 +3,7 @@ import { UpstreamCall } from '../protocols/call.js';
 import { isUnsupported } from '../protocols/core/types.js';
 import type { AttemptRecord } from '../telemetry/events.js';
 import { type FittedCall, fitCall } from '../fit/fit-call.js';
-import type { PromptCount } from '../fit/prompt-count.js';
+import type { PromptCount } from '../protocols/core/prompt-tokens.js';
 import type { TooLongNumbers } from '../fit/payload-failure.js';
 import { type AttemptError, timeoutError } from './attempt-error.js';
 import { recordAttempt, type RoutingDeps, type RoutingRequest } from './routing.js';

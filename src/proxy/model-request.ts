@@ -13,7 +13,7 @@ import type { ProxyContext } from './proxy-context.js';
 import { type Limited, routeRequest, type RoutingOutcome } from './route-request.js';
 import { RequestAdmission } from './tier-admission.js';
 import { refuseStream } from './refuse-stream.js';
-import { PromptCount } from '../fit/prompt-count.js';
+import { PromptCount } from '../protocols/core/prompt-tokens.js';
 import { detectTruncation, watchTruncation } from '../fit/truncation.js';
 import { chooseRoute } from '../rules/choose-route.js';
 import { tiersExcluded } from '../rules/local-only.js';

@@ -6,7 +6,7 @@ import { redactSecrets } from '../providers/redact-secrets.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 import type { AttemptOutcome, AttemptRecord, Blame } from '../telemetry/events.js';
 import type { ClientLifetime } from '../util/client-lifetime.js';
-import type { PromptCount } from '../fit/prompt-count.js';
+import type { PromptCount } from '../protocols/core/prompt-tokens.js';
 import type { CommitPort } from './stream-sink.js';
 import type { RequestAdmission } from './tier-admission.js';
 

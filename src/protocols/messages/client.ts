@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { promptEstimate } from '../prompt-estimate.js';
+import { promptEstimate } from '../core/prompt-tokens.js';
 import { clientRequest } from '../core/client-request.js';
 import { checkedBody } from '../core/plain-body.js';
 import { RelayOutput } from '../stream-output/relay-output.js';
