@@ -23,9 +23,10 @@ export const LAYERS = [
   ['providers'], //                  pools and keys of the servers behind the codecs
   ['protocols'], //                  the wires: neutral model, codecs, protocol and outcome names (names.ts)
   ['telemetry'], //                  typed events (they carry protocol names and usage), the bus, metrics
+  ['redis'], //                     the Redis connection and its Lua scripts (state's limits, idempotency, weights; usage's budget ledger)
   ['savers'], //                     token savers: request rewrites before an upstream call, measured in events
-  ['usage'], //                      the usage log, the budget ledger's interface, incidents
-  ['state'], //                      the state seam: limits, budgets (usage's ledger), idempotency, SharedWeights
+  ['usage'], //                      the usage log, incidents, budgets (budgets/: ledger interface, amounts, windows, SQLite tables, local and Redis ledgers)
+  ['state'], //                      the state seam: limits, idempotency, SharedWeights; picks the budget ledger (usage/budgets/)
   ['health'], //                     tier checks, circuits, the health board
   ['fit'], //                        what a tier can take, learned by discovery (which asks health's model lists)
   ['rules'], //                      routing by purpose: rules on what a request is, client classes, local only
