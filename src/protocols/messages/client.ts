@@ -5,9 +5,8 @@ import { checkedBody } from '../core/plain-body.js';
 import { RelayOutput } from '../stream-output/relay-output.js';
 import type { ClientCodec, ClientRequest, ParseResult } from '../core/types.js';
 import { anthropicErrorBody, anthropicRejection } from './errors.js';
-import { MessagesRenderer, renderMessagesResponse, sse } from './render.js';
+import { MessagesRenderer, messagesStreamError, renderMessagesResponse, sse } from './render.js';
 import { isPlainMessagesBody, MessagesBodySchema } from './schema.js';
-import { messagesStreamError } from './stream-error.js';
 import { messagesToNeutral } from './to-neutral.js';
 
 /** Each request's prompt counted once, however many attempts render a message_start for it. */
