@@ -12,9 +12,9 @@
 import { parseArgs } from 'node:util';
 import { loadConfigText } from '../dist/config/load.js';
 import { checkFit } from '../dist/fit/fit-check.js';
-import { PromptCount } from '../dist/fit/prompt-count.js';
+import { PromptCount } from '../dist/protocols/core/prompt-tokens.js';
 import { UpstreamCall } from '../dist/protocols/call.js';
-import { clientCodec } from '../dist/protocols/registry.js';
+import { clientCodec } from '../dist/protocols/core/registry.js';
 import { tokenCounter } from '../dist/tokens/count.js';
 
 const { values: argv } = parseArgs({ options: { requests: { type: 'string', default: '300' }, json: { type: 'boolean', default: false } } });

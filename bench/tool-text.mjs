@@ -16,7 +16,7 @@ import { chatWire } from '../dist/protocols/chat/wire.js';
 import { toolTextScope } from '../dist/protocols/tool-text/scope.js';
 import { TextCallOutput } from '../dist/protocols/tool-text/text-call-output.js';
 import { TextCallReader } from '../dist/protocols/tool-text/text-call-reader.js';
-import { newFacts } from '../dist/protocols/types.js';
+import { newFacts } from '../dist/protocols/core/types.js';
 
 const { values: argv } = parseArgs({ options: { streams: { type: 'string' } } });
 const STREAMS = Number(argv.streams ?? 20000);

@@ -7,7 +7,7 @@
 // Left outside the bundle, loaded from node_modules as before:
 // - better-sqlite3: a native addon;
 // - zod and ioredis: required through createRequire on purpose (src/runtime/zod.ts drops zod's
-//   locales from the module cache; src/state/redis-link.ts loads Redis only when configured);
+//   locales from the module cache; src/redis/redis-link.ts loads Redis only when configured);
 // - ink, react, execa and gpt-tokenizer: loaded on demand (the live UI, `start:` providers, token
 //   counting), never on `serve --no-ui`'s way to its first answer; as they are, their own files.
 //

@@ -19,14 +19,15 @@ import { fileURLToPath } from 'node:url';
 export const LAYERS = [
   ['runtime'], //                    start-up tuning (bundle stand-ins, compile cache, zod, wasm tier, GC once quiet), one switch
   ['util'], //                       generic helpers that know nothing of llm-route (sleep, lifetimes, formatting)
-  ['tokens', 'sse', 'http'], //      token counting, SSE/NDJSON framing, HTTP body/deadline helpers
+  ['tokens', 'sse', 'http'], //      counting a text's tokens, SSE/NDJSON framing, HTTP body/deadline helpers
   ['config'], //                     the tier file: zod schema (the one source of config types), loading, savers' options
   ['providers'], //                  pools and keys of the servers behind the codecs
   ['protocols'], //                  the wires: neutral model, codecs, protocol and outcome names (names.ts)
   ['telemetry'], //                  typed events (they carry protocol names and usage), the bus, metrics
+  ['redis'], //                     the Redis connection and its Lua scripts (state's limits, idempotency, weights; usage's budget ledger)
   ['savers'], //                     token savers: request rewrites before an upstream call, measured in events
-  ['usage'], //                      the usage log, the budget ledger's interface, incidents
-  ['state'], //                      the state seam: limits, budgets (usage's ledger), idempotency, SharedWeights
+  ['usage'], //                      the usage log, incidents, budgets (budgets/: ledger interface, amounts, windows, SQLite tables, local and Redis ledgers)
+  ['state'], //                      the state seam: limits, idempotency, SharedWeights; picks the budget ledger (usage/budgets/)
   ['health'], //                     tier checks, circuits, the health board
   ['fit'], //                        what a tier can take, learned by discovery (which asks health's model lists)
   ['rules'], //                      routing by purpose: rules on what a request is, client classes, local only
@@ -34,7 +35,7 @@ export const LAYERS = [
   ['ui'], //                         the Ink dashboard: reads events, usage and fit
   ['proxy'], //                      the request path: plan, attempt, commit, relay
   ['server'], //                     the HTTP server: ingress, and the proxy's lifecycle wiring the layers together
-  ['launch', 'mock', 'bench', 'demo', 'init'], // what commands start: providers, the mock, benches, demo, init
+  ['launch', 'mock', 'bench-command', 'demo', 'init'], // what commands start: providers, the mock, benches, demo, init
   ['cli'], //                        the commander program, one file per command
 ];
 

@@ -1,12 +1,12 @@
 import { ConfigError } from '../config/errors.js';
 import { loadConfig, resolveConfigPath } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { ProgressBar } from '../bench/progress.js';
-import { renderHuman, renderJson, targetLabel } from '../bench/report.js';
-import { benchTargets } from '../bench/run-bench.js';
+import { ProgressBar } from '../bench-command/progress.js';
+import { renderHuman, renderJson, targetLabel } from '../bench-command/report.js';
+import { benchTargets } from '../bench-command/run-bench.js';
 import {
   BenchUsageError, directTarget, parseProxyUrl, selectRoutes, selectTiers, throughTarget, type BenchTarget, type Workload,
-} from '../bench/targets.js';
+} from '../bench-command/targets.js';
 
 export interface BenchOptions {
   config?: string;

@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
-import { BENCH_DEFAULTS } from '../bench/defaults.js';
+import { BENCH_DEFAULTS } from '../bench-command/defaults.js';
 import { addHelpFooters } from './help-texts.js';
 import type { BenchOptions } from './bench.js';
 

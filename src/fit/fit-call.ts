@@ -1,9 +1,9 @@
 import type { Tier } from '../config/schema.js';
 import { UpstreamCall } from '../protocols/call.js';
-import type { ClientCodec, ClientRequest } from '../protocols/types.js';
+import type { ClientCodec, ClientRequest } from '../protocols/core/types.js';
 import { checkFit, type FitVerdict } from './fit-check.js';
 import { ollamaNumCtx } from './ollama-window.js';
-import type { PromptCount } from './prompt-count.js';
+import type { PromptCount } from '../protocols/core/prompt-tokens.js';
 
 export type FittedCall = { fits: true; call: UpstreamCall } | Exclude<FitVerdict, { fits: true }>;
 

@@ -1,7 +1,6 @@
 import type { Tier } from '../config/schema.js';
-import { askedMaxTokens } from '../protocols/prompt-estimate.js';
-import { type ClientRequest, isUnsupported } from '../protocols/types.js';
-import type { PromptCount } from './prompt-count.js';
+import { askedMaxTokens, type PromptCount } from '../protocols/core/prompt-tokens.js';
+import { type ClientRequest, isUnsupported } from '../protocols/core/types.js';
 import { type TierFit, tierFit } from './tier-facts.js';
 
 /** The output a prompt must leave room for: the request's max_tokens, at most this. */

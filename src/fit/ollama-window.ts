@@ -1,8 +1,7 @@
 import type { Tier } from '../config/schema.js';
-import { askedMaxTokens } from '../protocols/prompt-estimate.js';
-import type { ClientRequest } from '../protocols/types.js';
+import { askedMaxTokens, type PromptCount } from '../protocols/core/prompt-tokens.js';
+import type { ClientRequest } from '../protocols/core/types.js';
 import { OUTPUT_RESERVE_CAP } from './fit-check.js';
-import type { PromptCount } from './prompt-count.js';
 import { type Discovered, discoveredOf } from './tier-facts.js';
 
 /** Ollama's windows grow in these steps: 4096·2^k. */

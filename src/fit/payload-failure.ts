@@ -1,7 +1,7 @@
 import type { AttemptRecord } from '../telemetry/events.js';
 import { DEFAULT_ENCODING } from '../tokens/count.js';
 import { isRecord } from '../util/is-record.js';
-import type { PromptCount } from './prompt-count.js';
+import type { PromptCount } from '../protocols/core/prompt-tokens.js';
 
 /** Why no tier answered, when it was the payload's size (SPEC "Route by fit"): the numbers for the client's 400. */
 export interface PayloadFailure {

@@ -1,9 +1,8 @@
 import type { Route, Tier } from '../config/schema.js';
 import { UpstreamCall } from '../protocols/call.js';
-import { type ClientCodec, type ClientRequest, isUnsupported } from '../protocols/types.js';
-import { askedMaxTokens } from '../protocols/prompt-estimate.js';
+import { type ClientCodec, type ClientRequest, isUnsupported } from '../protocols/core/types.js';
+import { askedMaxTokens, PromptCount } from '../protocols/core/prompt-tokens.js';
 import { checkFit, OUTPUT_RESERVE_CAP } from './fit-check.js';
-import { PromptCount } from './prompt-count.js';
 import { tierFit } from './tier-facts.js';
 
 export interface ExplainedTier {

@@ -1,6 +1,6 @@
 import type { Tier } from '../config/schema.js';
-import type { Usage } from '../protocols/usage.js';
-import type { PromptCount } from './prompt-count.js';
+import type { Usage } from '../protocols/core/usage.js';
+import type { PromptCount } from '../protocols/core/prompt-tokens.js';
 import { learnWindow } from './tier-facts.js';
 
 /** A tier that reports reading under this share of the prompt counted before sending cut it (Ollama does so silently). */

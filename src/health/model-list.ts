@@ -2,7 +2,7 @@ import { getGlobalDispatcher, request } from '../util/undici.js';
 import type { Provider } from '../config/schema.js';
 import { isRecord } from '../util/is-record.js';
 import { sendRetryingStale } from '../util/stale-socket-pool.js';
-import { classifyStatus } from '../protocols/classify-status.js';
+import { classifyStatus } from '../protocols/errors/classify-status.js';
 import { checkHeaders, modelListUrl } from './provider-http.js';
 import type { Http } from './deadline.js';
 

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { request } from '../util/undici.js';
 import type { Provider } from '../config/schema.js';
-import { classifyStatus } from '../protocols/classify-status.js';
+import { classifyStatus } from '../protocols/errors/classify-status.js';
 import { errnoCode } from '../util/network-error.js';
 import { besideApiRoot } from './model-list.js';
 import { checkHeaders, modelListUrl } from './provider-http.js';

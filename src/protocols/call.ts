@@ -1,16 +1,16 @@
 import type { Tier } from '../config/schema.js';
-import { AnswerToolStage, unwrapAnswerTool } from './answer-tool.js';
-import type { NeutralRequest, NeutralResponse } from './neutral.js';
-import { isInvalidSignature, messagesWithoutThinking, neutralWithoutSignedThinking } from './foreign-thinking.js';
-import { isReasoningRefusal } from './reasoning.js';
-import { wireFor } from './registry.js';
+import { AnswerToolStage, unwrapAnswerTool } from './translate/answer-tool.js';
+import type { NeutralRequest, NeutralResponse } from './core/neutral.js';
+import { isInvalidSignature, messagesWithoutThinking, neutralWithoutSignedThinking } from './translate/foreign-thinking.js';
+import { isReasoningRefusal } from './translate/reasoning.js';
+import { wireFor } from './core/registry.js';
 import { toolTextScope, type ToolTextScope } from './tool-text/scope.js';
 import { TextCallOutput } from './tool-text/text-call-output.js';
 import { TextCallReader } from './tool-text/text-call-reader.js';
 import { recoverWholeAnswer } from './tool-text/whole-answer.js';
-import { TranslatedOutput } from './translated-output.js';
-import { isUnsupported, readParts, type ClientCodec, type ClientRequest, type StreamOutput, type StreamReader, type Unsupported, type UpstreamAnswer, type UpstreamRequest, type WireCodec } from './types.js';
-import type { Usage } from './usage.js';
+import { TranslatedOutput } from './stream-output/translated-output.js';
+import { isUnsupported, readParts, type ClientCodec, type ClientRequest, type StreamOutput, type StreamReader, type Unsupported, type UpstreamAnswer, type UpstreamRequest, type WireCodec } from './core/types.js';
+import type { Usage } from './core/usage.js';
 
 /** A whole answer as the client gets it. */
 export interface ShapedAnswer {

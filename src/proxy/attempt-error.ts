@@ -1,4 +1,4 @@
-import type { StatusVerdict, UpstreamAnswer } from '../protocols/types.js';
+import type { StatusVerdict, UpstreamAnswer } from '../protocols/core/types.js';
 import type { AttemptReason, Blame } from '../telemetry/events.js';
 import { networkFailure } from '../util/network-error.js';
 

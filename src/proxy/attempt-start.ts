@@ -1,8 +1,8 @@
 import type { Tier } from '../config/schema.js';
 import { UpstreamCall } from '../protocols/call.js';
-import { isUnsupported } from '../protocols/types.js';
+import { isUnsupported } from '../protocols/core/types.js';
 import { type FittedCall, fitCall } from '../fit/fit-call.js';
-import type { PromptCount } from '../fit/prompt-count.js';
+import type { PromptCount } from '../protocols/core/prompt-tokens.js';
 import type { TooLongNumbers } from '../fit/payload-failure.js';
 import { type AttemptError, timeoutError } from './attempt-error.js';
 import type { AttemptLog } from './attempt-log.js';

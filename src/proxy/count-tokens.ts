@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ClientCodec, ClientRequest } from '../protocols/types.js';
+import type { ClientCodec, ClientRequest } from '../protocols/core/types.js';
 import { tokenCounter } from '../tokens/count.js';
 import { Exchange, type ProxyView } from './exchange.js';
 import { admit } from './model-request.js';

@@ -1,6 +1,6 @@
 import { nodeCrypto } from '../util/node-crypto.js';
 import type { IdempotencyConfig } from '../config/schema.js';
-import type { ClientRequest } from '../protocols/types.js';
+import type { ClientRequest } from '../protocols/core/types.js';
 import type { IdempotencyRecordKey, IdempotencyStore } from '../state/types.js';
 import { jsonFingerprint } from '../util/canonical-json.js';
 import type { Exchange, FinishFields } from './exchange.js';

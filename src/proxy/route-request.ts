@@ -11,7 +11,7 @@ import { sleep } from '../util/sleep.js';
 import { planTiers } from './plan.js';
 import { Recovery } from './resume/recovery.js';
 import { tierFit } from '../fit/tier-facts.js';
-import { PromptCount } from '../fit/prompt-count.js';
+import { PromptCount } from '../protocols/core/prompt-tokens.js';
 import { type PayloadFailure, payloadFailure, type TooLongNumbers } from '../fit/payload-failure.js';
 import type { RoutingRequest, RoutingView } from './routing.js';
 import type { CommitResult } from './stream-attempt.js';

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, RAW } from '../protocols/types.js';
-import type { Usage } from '../protocols/usage.js';
+import { EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, RAW } from '../protocols/core/types.js';
+import type { Usage } from '../protocols/core/usage.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 import type { Framer } from '../sse/framer.js';
 import { AttemptError, type Phase, timeoutError } from './attempt-error.js';

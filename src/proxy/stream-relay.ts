@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { EVENT_ERROR, RAW, type StreamOutput } from '../protocols/types.js';
-import type { Usage } from '../protocols/usage.js';
+import { EVENT_ERROR, RAW, type StreamOutput } from '../protocols/core/types.js';
+import type { Usage } from '../protocols/core/usage.js';
 import type { Framer } from '../sse/framer.js';
 import { AttemptError, type Phase, timeoutError } from './attempt-error.js';
 import { ClientWriter, type Upstream } from './client-writer.js';

@@ -1,5 +1,5 @@
-import { EVENT_DONE, EVENT_FINISH, EVENT_MALFORMED, newFacts, type StreamReader } from '../protocols/types.js';
-import { mergeUsage, type Usage } from '../protocols/usage.js';
+import { EVENT_DONE, EVENT_FINISH, EVENT_MALFORMED, newFacts, type StreamReader } from '../protocols/core/types.js';
+import { mergeUsage, type Usage } from '../protocols/core/usage.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 
 /**

@@ -1,11 +1,11 @@
 import type { Config, Limits, Route, Tier } from '../config/schema.js';
-import { capTokens } from '../protocols/max-tokens.js';
-import type { ClientRequest } from '../protocols/types.js';
-import type { Usage } from '../protocols/usage.js';
+import { capTokens } from '../protocols/translate/max-tokens.js';
+import type { ClientRequest } from '../protocols/core/types.js';
+import type { Usage } from '../protocols/core/usage.js';
 import type { LimitLease, StateBackend } from '../state/types.js';
 import { actualSpend, budgetScopes, worstCase } from '../usage/budgets/amounts.js';
 import { ClientLifetime } from '../util/client-lifetime.js';
-import { askedMaxTokens, promptEstimate, usedTokens } from '../protocols/prompt-estimate.js';
+import { askedMaxTokens, promptEstimate, usedTokens } from '../protocols/core/prompt-tokens.js';
 
 /** What stands between a request and a tier: its provider's limits, budgets on its scopes. */
 interface TierRules {

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ShapedAnswer } from '../protocols/call.js';
-import type { Usage } from '../protocols/usage.js';
+import type { Usage } from '../protocols/core/usage.js';
 import { AttemptError, type Phase, timeoutError } from './attempt-error.js';
 import { badToolCall } from './stream-errors.js';
 import { type AnswerReader, type AttemptInput, UpstreamDispatch } from './upstream-dispatch.js';

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { findRouteOrDefault } from '../config/find-route.js';
 import type { Config, Route, Rule } from '../config/schema.js';
-import type { ClientRequest } from '../protocols/types.js';
+import type { ClientRequest } from '../protocols/core/types.js';
 import { localOnly, wantsLocalOnly } from './local-only.js';
 import { matchRules, type RuleMatch } from './match-rules.js';
 import { RequestFacts } from './request-facts.js';

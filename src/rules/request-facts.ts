@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { PromptCount } from '../fit/prompt-count.js';
-import type { ClientRequest } from '../protocols/types.js';
+import { PromptCount } from '../protocols/core/prompt-tokens.js';
+import type { ClientRequest } from '../protocols/core/types.js';
 import { DEFAULT_ENCODING } from '../tokens/count.js';
 import { type ClientKind, identifyClient, type RequestClass, requestClass } from './client-class.js';
 import { asksThinking, hasImages, hasTools } from './request-traits.js';

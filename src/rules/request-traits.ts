@@ -1,4 +1,4 @@
-import type { ClientProtocol } from '../protocols/names.js';
+import type { ClientProtocol } from '../protocols/core/names.js';
 
 // What a request asks for, read off the client's body as sent (no neutral form made): the
 // `thinking`, `images` and `tools` keys of a rule's `when` (SPEC "Routing by purpose").

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { ServerConfig } from '../config/schema.js';
-import type { ErrorSpec } from '../protocols/types.js';
+import type { ErrorSpec } from '../protocols/core/types.js';
 import { hostName, isLoopbackHost } from '../util/loopback.js';
 
 /**

@@ -1,8 +1,8 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { expireRequest } from '../http/request-deadline.js';
-import { clientCodec } from '../protocols/registry.js';
-import type { ErrorSpec } from '../protocols/types.js';
+import { clientCodec } from '../protocols/core/registry.js';
+import type { ErrorSpec } from '../protocols/core/types.js';
 import { protocolOfPath } from './path-protocol.js';
 
 /** How long a socket answered with an error may stay half-closed, reading what the client still sends, before it is destroyed. */

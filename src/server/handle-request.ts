@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { handleAdmin } from '../control/admin-api.js';
 import { sendJson } from '../http/respond.js';
-import { clientCodec } from '../protocols/registry.js';
-import type { ClientCodec, ErrorSpec } from '../protocols/types.js';
+import { clientCodec } from '../protocols/core/registry.js';
+import type { ClientCodec, ErrorSpec } from '../protocols/core/types.js';
 import { messagesTokenCount } from '../protocols/messages/count-tokens.js';
 import { serveTokenCount } from '../proxy/count-tokens.js';
 import { serveModelRequest } from '../proxy/model-request.js';

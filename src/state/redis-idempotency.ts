@@ -1,6 +1,6 @@
 import { ClientLifetime } from '../util/client-lifetime.js';
 import type { LocalIdempotency } from './local-idempotency.js';
-import { type RedisLink, UNAVAILABLE } from './redis-link.js';
+import { type RedisLink, UNAVAILABLE } from '../redis/redis-link.js';
 import { type BeginResult, type IdempotencyRecordKey, type IdempotencyState, type IdempotencyStore, PENDING_LEASE_MS, type StoredAnswer } from './types.js';
 
 /** A record this instance owns on Redis, while its request runs. */

@@ -2,7 +2,7 @@ import { nodeCrypto } from '../util/node-crypto.js';
 import { sleep } from '../util/sleep.js';
 import type { ClientLifetime } from '../util/client-lifetime.js';
 import { CONCURRENCY_RETRY_MS, type LocalLimiter } from './local-limiter.js';
-import { type RedisCall, type RedisLink, UNAVAILABLE } from './redis-link.js';
+import { type RedisCall, type RedisLink, UNAVAILABLE } from '../redis/redis-link.js';
 import type { LimitAsk, LimitGrant, LimitLease, RateLimiter } from './types.js';
 
 /** How often a request waiting for a concurrency slot held on other instances looks again. */

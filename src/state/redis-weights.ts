@@ -1,6 +1,6 @@
 import { nodeCrypto } from '../util/node-crypto.js';
 import type { WeightChanged } from '../telemetry/events.js';
-import { type RedisLink, UNAVAILABLE } from './redis-link.js';
+import { type RedisLink, UNAVAILABLE } from '../redis/redis-link.js';
 import type { SharedLayers, SharedWeights } from './shared-weights.js';
 import type { WeightSync } from './types.js';
 

@@ -1,4 +1,4 @@
-import type { AttemptOutcome } from '../protocols/names.js';
+import type { AttemptOutcome } from '../protocols/core/names.js';
 import type { AttemptFinished, AttemptRecord } from './request-events.js';
 
 /**

@@ -10,7 +10,7 @@ import type { ControlDropped, FitDiscovered, HealthChecked, PromptTruncated, Rol
 export type * from './request-events.js';
 export type * from './tier-events.js';
 export type * from './system-events.js';
-export type { AttemptOutcome, AttemptReason, ClientProtocol, RequestOutcome } from '../protocols/names.js';
+export type { AttemptOutcome, AttemptReason, ClientProtocol, RequestOutcome } from '../protocols/core/names.js';
 export { isHealthNeutral, isLimitSkip, provesTierAlive } from './attempt-verdicts.js';
 
 export type TelemetryEvent =

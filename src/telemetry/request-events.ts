@@ -1,6 +1,6 @@
 import type { ToolTextReport } from '../protocols/tool-text/scope.js';
-import type { Usage } from '../protocols/usage.js';
-import type { AttemptOutcome, AttemptReason, ClientProtocol, RequestOutcome } from '../protocols/names.js';
+import type { Usage } from '../protocols/core/usage.js';
+import type { AttemptOutcome, AttemptReason, ClientProtocol, RequestOutcome } from '../protocols/core/names.js';
 
 // One request's life as events: start, each upstream attempt, failover, commit, end.
 

@@ -35,6 +35,17 @@ export function loadedTokenCounter(encoding: Encoding = DEFAULT_ENCODING): Token
   return loaded.get(encoding);
 }
 
+/**
+ * Token estimates for admission (budgets, tpm), made on the request path, so cheap: the real
+ * tokenizer when it is already loaded in this thread, else a third of the UTF-8 bytes (a
+ * generous count for English and code). What is billed is settled later from the upstream's usage.
+ */
+export function estimateTokens(text: string): number {
+  if (text === '') return 0;
+  const counter = loadedTokenCounter();
+  return counter ? counter.count(text) : Math.ceil(Buffer.byteLength(text) / 3);
+}
+
 type EncodingModule = { countTokens(text: string): number };
 
 /**

@@ -3,7 +3,7 @@ import { tokenCounter, type TokenCounter } from '../tokens/count.js';
 import type { BudgetAmount, BudgetLedger, BudgetStatus, Reservation } from './budgets/ledger.js';
 import { LedgerTables } from './budgets/ledger-tables.js';
 import { describeDbError } from './db-errors.js';
-import { EngineBudgets } from './engine-budgets.js';
+import { EngineBudgets } from './budgets/engine-budgets.js';
 import type { PriceBook } from './price-book.js';
 import { type EstimatedItem, estimatedItems, type LoggedRequest, requestRow, type RequestRow } from './request-row.js';
 import { type DayTotals, type IncidentOpen, UsageStore } from './store.js';

@@ -1,6 +1,6 @@
-import type { FinishReason } from '../../src/protocols/neutral.js';
-import type { StreamPart } from '../../src/protocols/stream-part.js';
-import type { Usage } from '../../src/protocols/usage.js';
+import type { FinishReason } from '../../src/protocols/core/neutral.js';
+import type { StreamPart } from '../../src/protocols/core/stream-part.js';
+import type { Usage } from '../../src/protocols/core/usage.js';
 
 /**
  * The flat neutral events the stream tests were first written in, before the stream became

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TierResult } from '../../src/bench/aggregate.js';
+import type { TierResult } from '../../src/bench-command/aggregate.js';
 import { loadConfig } from '../../src/config/load.js';
 import { parseMockOptions } from '../../src/mock/options.js';
 import { startMock } from '../../src/mock/server.js';

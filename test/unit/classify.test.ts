@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { parseRetryAfter, transportError } from '../../src/proxy/attempt-error.js';
 import { retryDelayMs } from '../../src/proxy/backoff.js';
-import { classifyStatus } from '../../src/protocols/classify-status.js';
+import { classifyStatus } from '../../src/protocols/errors/classify-status.js';
 import { chatWire } from '../../src/protocols/chat/wire.js';
 import {
   EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, EVENT_FINISH, EVENT_MALFORMED, EVENT_USAGE, EVENT_USAGE_ONLY, type EventFacts, newFacts,
-} from '../../src/protocols/types.js';
+} from '../../src/protocols/core/types.js';
 import { tier } from '../helpers/config.js';
 
 const err = (message: string, code: string | null = null): string => JSON.stringify({ error: { message, type: 'invalid_request_error', code } });

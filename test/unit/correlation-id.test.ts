@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newId } from '../../src/protocols/ids.js';
+import { newId } from '../../src/protocols/core/ids.js';
 import { correlationToken, correlationUuid } from '../../src/util/correlation-id.js';
 
 describe('correlation ids (src/util/correlation-id.ts)', () => {

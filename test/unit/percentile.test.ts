@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { spread } from '../../src/bench/stats.js';
+import { spread } from '../../src/bench-command/stats.js';
 import { RollingWindow } from '../../src/health/rolling-window.js';
 import { SampleWindow } from '../../src/ui/state/sample-window.js';
 import { percentile } from '../../src/util/percentile.js';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { clientCodec, wireCodec } from '../../src/protocols/registry.js';
-import type { StreamPart } from '../../src/protocols/stream-part.js';
-import { TranslatedOutput } from '../../src/protocols/translated-output.js';
+import { clientCodec, wireCodec } from '../../src/protocols/core/registry.js';
+import type { StreamPart } from '../../src/protocols/core/stream-part.js';
+import { TranslatedOutput } from '../../src/protocols/stream-output/translated-output.js';
 import {
   EVENT_CONTENT, EVENT_DONE, EVENT_FINISH, EVENT_USAGE, EVENT_USAGE_ONLY, newFacts, type EventFacts, type WireProtocol,
-} from '../../src/protocols/types.js';
+} from '../../src/protocols/core/types.js';
 
 /**
  * Each wire's reader: every event decoded once into parts (blocks with start / delta / end and

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { chatWire } from '../../src/protocols/chat/wire.js';
 import { chatClient } from '../../src/protocols/chat/client.js';
-import type { StreamPart } from '../../src/protocols/stream-part.js';
+import type { StreamPart } from '../../src/protocols/core/stream-part.js';
 import { toolTextScope } from '../../src/protocols/tool-text/scope.js';
 import { TextCallReader } from '../../src/protocols/tool-text/text-call-reader.js';
-import { EVENT_BAD_TOOL_CALL, EVENT_CONTENT, EVENT_ERROR, EVENT_REWRITTEN, newFacts } from '../../src/protocols/types.js';
+import { EVENT_BAD_TOOL_CALL, EVENT_CONTENT, EVENT_ERROR, EVENT_REWRITTEN, newFacts } from '../../src/protocols/core/types.js';
 import { tier } from '../helpers/config.js';
 import { chunk } from '../helpers/fake-upstream.js';
 import { CHAT_TOOLS } from '../helpers/tool-text-kit.js';

@@ -1,12 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { clientRequest } from '../client-request.js';
-import { openaiErrorBody, openaiRejection } from '../openai-errors.js';
-import { RelayOutput } from '../relay-output.js';
-import { RAW, type ClientCodec, type ClientRequest, type EventFacts, EVENT_USAGE_ONLY, type ParseResult, type StreamOutput } from '../types.js';
-import { checkedBody } from '../plain-body.js';
-import { ChatRenderer, renderChatResponse } from './render.js';
+import { clientRequest } from '../core/client-request.js';
+import { openaiErrorBody, openaiRejection } from '../errors/openai-errors.js';
+import { RelayOutput } from '../stream-output/relay-output.js';
+import { RAW, type ClientCodec, type ClientRequest, type EventFacts, EVENT_USAGE_ONLY, type ParseResult, type StreamOutput } from '../core/types.js';
+import { checkedBody } from '../core/plain-body.js';
+import { ChatRenderer, chatStreamError, renderChatResponse } from './render.js';
 import { ChatBodySchema, isPlainChatBody } from './schema.js';
-import { chatStreamError } from './stream-error.js';
 import { chatToNeutral } from './to-neutral.js';
 
 const DONE = Buffer.from('data: [DONE]\n\n');

@@ -1,8 +1,8 @@
 import type { Provider, Tier } from '../../config/schema.js';
-import { imageToUrl } from '../images.js';
-import { capTokens } from '../max-tokens.js';
-import { hostedToolsUnsupported, type NeutralMessage, type NeutralPart, type NeutralRequest } from '../neutral.js';
-import type { Unsupported } from '../types.js';
+import { imageToUrl } from '../translate/images.js';
+import { capTokens } from '../translate/max-tokens.js';
+import { hostedToolsUnsupported, type NeutralMessage, type NeutralPart, type NeutralRequest } from '../core/neutral.js';
+import type { Unsupported } from '../core/types.js';
 
 /** A neutral request as a Chat Completions body for `tier`. */
 export function chatFromNeutral(request: NeutralRequest, provider: Provider, tier: Tier, stream: boolean): Record<string, unknown> | Unsupported {

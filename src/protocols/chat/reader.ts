@@ -1,9 +1,9 @@
 import { isRecord } from '../../util/is-record.js';
-import { stringField } from '../fields.js';
-import { clearFacts, eventObject } from '../json.js';
-import { readFactsOfParts } from '../part-facts.js';
-import { blockEnd, type OpenBlock, type StreamPart } from '../stream-part.js';
-import { EVENT_DONE, EVENT_USAGE_ONLY, type EventFacts, type StreamReader } from '../types.js';
+import { stringField } from '../core/fields.js';
+import { clearFacts, eventObject } from '../core/json.js';
+import { readFactsOfParts } from '../core/part-facts.js';
+import { blockEnd, type OpenBlock, type StreamPart } from '../core/stream-part.js';
+import { EVENT_DONE, EVENT_USAGE_ONLY, type EventFacts, type StreamReader } from '../core/types.js';
 import { chatFinish } from './decode.js';
 import { chatUsage } from './usage.js';
 

@@ -1,9 +1,8 @@
-import { newId } from '../ids.js';
-import { type FinishReason, type NeutralResponse, settledFinish } from '../neutral.js';
-import type { StreamPart } from '../stream-part.js';
-import type { StreamRenderer } from '../types.js';
-import { mergeUsage, type Usage } from '../usage.js';
-import { chatStreamError } from './stream-error.js';
+import { newId } from '../core/ids.js';
+import { type FinishReason, type NeutralResponse, settledFinish } from '../core/neutral.js';
+import type { StreamPart } from '../core/stream-part.js';
+import type { StreamRenderer } from '../core/types.js';
+import { mergeUsage, type Usage } from '../core/usage.js';
 import { toChatUsage } from './usage.js';
 
 const FINISH: Record<FinishReason, string> = { stop: 'stop', length: 'length', tool_calls: 'tool_calls', content_filter: 'content_filter' };
@@ -121,4 +120,10 @@ export function renderChatResponse(response: NeutralResponse, model: string): st
   };
   if (response.usage) body.usage = toChatUsage(response.usage);
   return JSON.stringify(body);
+}
+
+/** The one SSE event a Chat Completions client gets when a committed stream cannot go on. */
+export function chatStreamError(message: string): string {
+  const payload = { error: { message: `llm-route: ${message}`, type: 'upstream_error', code: 'stream_interrupted' } };
+  return `data: ${JSON.stringify(payload)}\n\n`;
 }

@@ -1,6 +1,6 @@
 import { z } from '#zod';
 import { isRecord } from '../../util/is-record.js';
-import { isArrayOfTagged, isFilledString, isOptionalBoolean } from '../plain-body.js';
+import { isArrayOfTagged, isFilledString, isOptionalBoolean } from '../core/plain-body.js';
 
 /**
  * What llm-route checks of a Chat Completions body: enough to route it and relay it. Every

@@ -1,10 +1,10 @@
 import { isRecord } from '../../util/is-record.js';
-import { imageFromUrl } from '../images.js';
+import { imageFromUrl } from '../translate/images.js';
 import type {
   AssistantPart, NeutralMessage, NeutralPart, NeutralRequest, NeutralTool, NeutralToolChoice, ResponseFormat,
-} from '../neutral.js';
-import type { Unsupported } from '../types.js';
-import { numberField, stringField, stringList, textOf } from '../fields.js';
+} from '../core/neutral.js';
+import type { Unsupported } from '../core/types.js';
+import { numberField, stringField, stringList, textOf } from '../core/fields.js';
 
 /** A Chat Completions body as a neutral request (for a tier that speaks another protocol). */
 export function chatToNeutral(body: Record<string, unknown>): NeutralRequest | Unsupported {

@@ -1,5 +1,5 @@
-import type { StreamPart } from '../stream-part.js';
-import type { EventFacts, PartStage, RAW, StreamOutput } from '../types.js';
+import type { StreamPart } from '../core/stream-part.js';
+import type { EventFacts, PartStage, RAW, StreamOutput } from '../core/types.js';
 import type { ChatRenderer } from './render.js';
 
 /** What a relayed Chat Completions stream showed the client of its identity, for a recovery to go on under. */

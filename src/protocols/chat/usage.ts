@@ -1,5 +1,5 @@
 import { isRecord } from '../../util/is-record.js';
-import { count, type Usage } from '../usage.js';
+import { count, type Usage } from '../core/usage.js';
 
 /** Chat Completions usage (already in llm-route's convention: prompt_tokens includes cached). */
 export function chatUsage(value: unknown): Usage | undefined {

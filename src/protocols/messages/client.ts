@@ -1,13 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { promptEstimate } from '../prompt-estimate.js';
-import { clientRequest } from '../client-request.js';
-import { checkedBody } from '../plain-body.js';
-import { RelayOutput } from '../relay-output.js';
-import type { ClientCodec, ClientRequest, ParseResult } from '../types.js';
+import { promptEstimate } from '../core/prompt-tokens.js';
+import { clientRequest } from '../core/client-request.js';
+import { checkedBody } from '../core/plain-body.js';
+import { RelayOutput } from '../stream-output/relay-output.js';
+import type { ClientCodec, ClientRequest, ParseResult } from '../core/types.js';
 import { anthropicErrorBody, anthropicRejection } from './errors.js';
-import { MessagesRenderer, renderMessagesResponse, sse } from './render.js';
+import { MessagesRenderer, messagesStreamError, renderMessagesResponse, sse } from './render.js';
 import { isPlainMessagesBody, MessagesBodySchema } from './schema.js';
-import { messagesStreamError } from './stream-error.js';
 import { messagesToNeutral } from './to-neutral.js';
 
 /** Each request's prompt counted once, however many attempts render a message_start for it. */

@@ -1,5 +1,5 @@
-import { requestText } from '../neutral.js';
-import { type ClientCodec, type ClientRequest, isUnsupported } from '../types.js';
+import { requestText } from '../core/neutral.js';
+import { type ClientCodec, type ClientRequest, isUnsupported } from '../core/types.js';
 import { messagesClient } from './client.js';
 
 /**

@@ -1,8 +1,8 @@
 import { isRecord } from '../../util/is-record.js';
-import { stringField } from '../fields.js';
-import { bodyObject } from '../json.js';
-import { type AssistantPart, type FinishReason, type NeutralResponse, wholeResponse } from '../neutral.js';
-import { mergeUsage } from '../usage.js';
+import { stringField } from '../core/fields.js';
+import { bodyObject } from '../core/json.js';
+import { type AssistantPart, type FinishReason, type NeutralResponse, wholeResponse } from '../core/neutral.js';
+import { mergeUsage } from '../core/usage.js';
 import { anthropicUsage } from './usage.js';
 
 /** An Anthropic stop_reason as a neutral one. */

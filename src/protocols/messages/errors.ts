@@ -1,4 +1,4 @@
-import type { ErrorSpec } from '../types.js';
+import type { ErrorSpec } from '../core/types.js';
 
 /** Anthropic's error `type` for a status, as its API and SDKs use them. */
 export function anthropicErrorType(status: number): string {

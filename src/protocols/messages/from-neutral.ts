@@ -1,10 +1,10 @@
 import type { Tier } from '../../config/schema.js';
-import { parseArguments } from '../fields.js';
-import { answerTool } from '../answer-tool.js';
-import { capTokens } from '../max-tokens.js';
-import { budgetOfEffort } from '../reasoning.js';
-import { deepToolArguments, hostedToolsUnsupported, type AssistantPart, type NeutralPart, type NeutralRequest } from '../neutral.js';
-import type { Unsupported } from '../types.js';
+import { parseArguments } from '../core/fields.js';
+import { answerTool } from '../translate/answer-tool.js';
+import { capTokens } from '../translate/max-tokens.js';
+import { budgetOfEffort } from '../translate/reasoning.js';
+import { deepToolArguments, hostedToolsUnsupported, type AssistantPart, type NeutralPart, type NeutralRequest } from '../core/neutral.js';
+import type { Unsupported } from '../core/types.js';
 
 type Block = Record<string, unknown>;
 type Turn = { role: 'user' | 'assistant'; content: Block[] };

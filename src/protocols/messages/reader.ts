@@ -1,9 +1,9 @@
 import { isRecord } from '../../util/is-record.js';
-import { stringField } from '../fields.js';
-import { eventObject } from '../json.js';
-import { readFactsOfParts } from '../part-facts.js';
-import { closeBlockAt, type OpenBlock, type StreamPart } from '../stream-part.js';
-import { EVENT_DONE, EVENT_MALFORMED, type EventFacts, type StreamReader } from '../types.js';
+import { stringField } from '../core/fields.js';
+import { eventObject } from '../core/json.js';
+import { readFactsOfParts } from '../core/part-facts.js';
+import { closeBlockAt, type OpenBlock, type StreamPart } from '../core/stream-part.js';
+import { EVENT_DONE, EVENT_MALFORMED, type EventFacts, type StreamReader } from '../core/types.js';
 import { anthropicFinish } from './decode.js';
 import { anthropicUsage } from './usage.js';
 

@@ -1,10 +1,9 @@
-import { parseArguments } from '../fields.js';
-import { newId } from '../ids.js';
-import { type FinishReason, type NeutralResponse, settledFinish } from '../neutral.js';
-import type { StreamPart } from '../stream-part.js';
-import type { StreamRenderer } from '../types.js';
-import { mergeUsage, type Usage } from '../usage.js';
-import { messagesStreamError } from './stream-error.js';
+import { parseArguments } from '../core/fields.js';
+import { newId } from '../core/ids.js';
+import { type FinishReason, type NeutralResponse, settledFinish } from '../core/neutral.js';
+import type { StreamPart } from '../core/stream-part.js';
+import type { StreamRenderer } from '../core/types.js';
+import { mergeUsage, type Usage } from '../core/usage.js';
 import { toAnthropicUsage } from './usage.js';
 
 const STOP: Record<FinishReason, string> = { stop: 'end_turn', length: 'max_tokens', tool_calls: 'tool_use', content_filter: 'refusal' };
@@ -152,4 +151,9 @@ export function renderMessagesResponse(response: NeutralResponse, model: string)
     stop_reason: STOP[settledFinish(response.finishReason, madeToolCalls)], stop_sequence: null,
     usage: toAnthropicUsage(response.usage),
   });
+}
+
+/** The event a Messages client gets when a committed stream cannot go on (the SDKs raise on it); no message_stop follows. */
+export function messagesStreamError(message: string): string {
+  return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: `llm-route: ${message}` } })}\n\n`;
 }

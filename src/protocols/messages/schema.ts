@@ -1,6 +1,6 @@
 import { z } from '#zod';
 import { isRecord } from '../../util/is-record.js';
-import { isArrayOfTagged, isFilledString, isOptionalBoolean } from '../plain-body.js';
+import { isArrayOfTagged, isFilledString, isOptionalBoolean } from '../core/plain-body.js';
 
 const Block = z.looseObject({ type: z.string('each content block needs a "type"') }, 'each content block must be an object');
 

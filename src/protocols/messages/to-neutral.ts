@@ -1,8 +1,8 @@
 import { isRecord } from '../../util/is-record.js';
-import { numberField, stringField, stringList } from '../fields.js';
-import type { AssistantPart, ImageSource, NeutralMessage, NeutralPart, NeutralRequest, NeutralTool, NeutralToolChoice, ResponseFormat } from '../neutral.js';
-import { effortOfBudget } from '../reasoning.js';
-import type { Unsupported } from '../types.js';
+import { numberField, stringField, stringList } from '../core/fields.js';
+import type { AssistantPart, ImageSource, NeutralMessage, NeutralPart, NeutralRequest, NeutralTool, NeutralToolChoice, ResponseFormat } from '../core/neutral.js';
+import { effortOfBudget } from '../translate/reasoning.js';
+import type { Unsupported } from '../core/types.js';
 
 /** An Anthropic Messages body as a neutral request (for a tier that speaks another protocol). */
 export function messagesToNeutral(body: Record<string, unknown>): NeutralRequest | Unsupported {

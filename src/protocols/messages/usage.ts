@@ -1,5 +1,5 @@
 import { isRecord } from '../../util/is-record.js';
-import { count, type Usage } from '../usage.js';
+import { count, type Usage } from '../core/usage.js';
 
 /**
  * Anthropic usage in llm-route's convention. Anthropic's `input_tokens` excludes cache reads

@@ -1,7 +1,7 @@
 import { isRecord } from '../../util/is-record.js';
-import { stringField } from '../fields.js';
-import { bodyObject } from '../json.js';
-import { type AssistantPart, type FinishReason, type NeutralResponse, wholeResponse } from '../neutral.js';
+import { stringField } from '../core/fields.js';
+import { bodyObject } from '../core/json.js';
+import { type AssistantPart, type FinishReason, type NeutralResponse, wholeResponse } from '../core/neutral.js';
 import { ollamaUsage } from './usage.js';
 
 /** An Ollama done_reason as a neutral finish. */

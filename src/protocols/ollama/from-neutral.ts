@@ -1,9 +1,9 @@
 import type { Tier } from '../../config/schema.js';
-import { parseArguments } from '../fields.js';
-import { capTokens } from '../max-tokens.js';
-import { deepToolArguments, hostedToolsUnsupported, type NeutralMessage, type NeutralPart, type NeutralRequest } from '../neutral.js';
-import { ollamaThink } from '../reasoning.js';
-import type { Unsupported } from '../types.js';
+import { parseArguments } from '../core/fields.js';
+import { capTokens } from '../translate/max-tokens.js';
+import { deepToolArguments, hostedToolsUnsupported, type NeutralMessage, type NeutralPart, type NeutralRequest } from '../core/neutral.js';
+import { ollamaThink } from '../translate/reasoning.js';
+import type { Unsupported } from '../core/types.js';
 
 /** A neutral request as an Ollama /api/chat body for `tier`, with its keep_alive and num_ctx. */
 export function ollamaFromNeutral(request: NeutralRequest, tier: Tier, stream: boolean): Record<string, unknown> | Unsupported {

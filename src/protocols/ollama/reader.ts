@@ -1,9 +1,9 @@
 import { isRecord } from '../../util/is-record.js';
-import { stringField } from '../fields.js';
-import { eventObject } from '../json.js';
-import { readFactsOfParts } from '../part-facts.js';
-import { blockEnd, type StreamPart } from '../stream-part.js';
-import { EVENT_DONE, type EventFacts, type StreamReader } from '../types.js';
+import { stringField } from '../core/fields.js';
+import { eventObject } from '../core/json.js';
+import { readFactsOfParts } from '../core/part-facts.js';
+import { blockEnd, type StreamPart } from '../core/stream-part.js';
+import { EVENT_DONE, type EventFacts, type StreamReader } from '../core/types.js';
 import { ollamaFinish } from './decode.js';
 import { ollamaUsage } from './usage.js';
 

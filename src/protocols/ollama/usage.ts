@@ -1,4 +1,4 @@
-import { count, type Usage } from '../usage.js';
+import { count, type Usage } from '../core/usage.js';
 
 /** Ollama's counts on its final line (no cache figures). */
 export function ollamaUsage(line: Record<string, unknown>): Usage | undefined {

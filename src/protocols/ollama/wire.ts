@@ -1,12 +1,12 @@
 import type { Provider, Tier } from '../../config/schema.js';
 import { NdjsonFramer } from '../../sse/ndjson.js';
-import { classifyStatus } from '../classify-status.js';
-import { bodyObject } from '../json.js';
+import { classifyStatus } from '../errors/classify-status.js';
+import { bodyObject } from '../core/json.js';
 import { baseHeaders, bearerAuth } from '../headers.js';
-import type { NeutralRequest } from '../neutral.js';
+import type { NeutralRequest } from '../core/neutral.js';
 import { upstreamPath } from '../paths.js';
-import { isUnsupported, type ClientHeaders, type UpstreamRequest, type Unsupported, type WireCodec } from '../types.js';
-import type { Usage } from '../usage.js';
+import { isUnsupported, type ClientHeaders, type UpstreamRequest, type Unsupported, type WireCodec } from '../core/types.js';
+import type { Usage } from '../core/usage.js';
 import { decodeOllamaResponse } from './decode.js';
 import { ollamaFromNeutral } from './from-neutral.js';
 import { OllamaReader } from './reader.js';

@@ -1,10 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { isRecord } from '../../util/is-record.js';
-import { clientRequest } from '../client-request.js';
-import { RelayOutput } from '../relay-output.js';
-import { openaiErrorBody, openaiRejection } from '../openai-errors.js';
-import { isUnsupported, RAW, type ClientCodec, type ClientRequest, type EventFacts, type ParseResult } from '../types.js';
-import { checkedBody } from '../plain-body.js';
+import { clientRequest } from '../core/client-request.js';
+import { RelayOutput } from '../stream-output/relay-output.js';
+import { openaiErrorBody, openaiRejection } from '../errors/openai-errors.js';
+import { isUnsupported, RAW, type ClientCodec, type ClientRequest, type EventFacts, type ParseResult } from '../core/types.js';
+import { checkedBody } from '../core/plain-body.js';
 import { renderResponsesResponse, ResponsesRenderer } from './render.js';
 import { isPlainResponsesBody, ResponsesBodySchema } from './schema.js';
 import { responsesToNeutral } from './to-neutral.js';

@@ -1,7 +1,7 @@
 import { isRecord } from '../../util/is-record.js';
-import { stringField } from '../fields.js';
-import { bodyObject } from '../json.js';
-import { type AssistantPart, type NeutralResponse, wholeResponse } from '../neutral.js';
+import { stringField } from '../core/fields.js';
+import { bodyObject } from '../core/json.js';
+import { type AssistantPart, type NeutralResponse, wholeResponse } from '../core/neutral.js';
 import { responsesUsage } from './usage.js';
 
 /** A Responses object's status as a neutral finish (before tool calls settle it). */

@@ -1,10 +1,10 @@
 import { isRecord } from '../../util/is-record.js';
-import { stringField } from '../fields.js';
-import { eventObject } from '../json.js';
-import { settledFinish } from '../neutral.js';
-import { readFactsOfParts } from '../part-facts.js';
-import { closeBlockAt, type OpenBlock, type StreamPart } from '../stream-part.js';
-import { EVENT_DONE, EVENT_MALFORMED, type EventFacts, type StreamReader } from '../types.js';
+import { stringField } from '../core/fields.js';
+import { eventObject } from '../core/json.js';
+import { settledFinish } from '../core/neutral.js';
+import { readFactsOfParts } from '../core/part-facts.js';
+import { closeBlockAt, type OpenBlock, type StreamPart } from '../core/stream-part.js';
+import { EVENT_DONE, EVENT_MALFORMED, type EventFacts, type StreamReader } from '../core/types.js';
 import { responsesFinish } from './decode.js';
 import { responsesUsage } from './usage.js';
 

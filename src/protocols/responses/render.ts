@@ -1,8 +1,8 @@
-import { newId } from '../ids.js';
-import { type FinishReason, type NeutralResponse, settledFinish } from '../neutral.js';
-import type { StreamPart } from '../stream-part.js';
-import type { StreamRenderer } from '../types.js';
-import { mergeUsage, type Usage } from '../usage.js';
+import { newId } from '../core/ids.js';
+import { type FinishReason, type NeutralResponse, settledFinish } from '../core/neutral.js';
+import type { StreamPart } from '../core/stream-part.js';
+import type { StreamRenderer } from '../core/types.js';
+import { mergeUsage, type Usage } from '../core/usage.js';
 import { toResponsesUsage } from './usage.js';
 
 type Item = Record<string, unknown> & { id: string; type: 'message' | 'reasoning' | 'function_call' };

@@ -1,6 +1,6 @@
 import { z } from '#zod';
 import { isRecord } from '../../util/is-record.js';
-import { isArrayOfObjects, isFilledString, isNullishString, isOptionalBoolean } from '../plain-body.js';
+import { isArrayOfObjects, isFilledString, isNullishString, isOptionalBoolean } from '../core/plain-body.js';
 
 /**
  * What llm-route checks of a Responses body: enough to route, relay and translate it; every

@@ -1,8 +1,8 @@
 import { isRecord } from '../../util/is-record.js';
-import { numberField, stringField, textOf } from '../fields.js';
-import { imageFromUrl } from '../images.js';
-import type { AssistantPart, NeutralMessage, NeutralPart, NeutralRequest, NeutralTool, NeutralToolChoice, ResponseFormat } from '../neutral.js';
-import type { Unsupported } from '../types.js';
+import { numberField, stringField, textOf } from '../core/fields.js';
+import { imageFromUrl } from '../translate/images.js';
+import type { AssistantPart, NeutralMessage, NeutralPart, NeutralRequest, NeutralTool, NeutralToolChoice, ResponseFormat } from '../core/neutral.js';
+import type { Unsupported } from '../core/types.js';
 
 /**
  * A Responses body as a neutral request. Stateless: the whole conversation is in `input`

@@ -1,5 +1,5 @@
 import { isRecord } from '../../util/is-record.js';
-import { count, type Usage } from '../usage.js';
+import { count, type Usage } from '../core/usage.js';
 
 /** Responses usage (OpenAI's convention, like llm-route's: input_tokens includes cached). */
 export function responsesUsage(value: unknown): Usage | undefined {

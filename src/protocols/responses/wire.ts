@@ -1,12 +1,12 @@
 import type { Provider, Tier } from '../../config/schema.js';
 import { SseParser } from '../../sse/parser.js';
-import { classifyStatus } from '../classify-status.js';
-import { scannedUsage } from '../json.js';
+import { classifyStatus } from '../errors/classify-status.js';
+import { scannedUsage } from '../core/json.js';
 import { baseHeaders, bearerAuth } from '../headers.js';
-import { capBodyTokens } from '../max-tokens.js';
+import { capBodyTokens } from '../translate/max-tokens.js';
 import { upstreamPath } from '../paths.js';
-import type { ClientHeaders, UpstreamRequest, Unsupported, WireCodec } from '../types.js';
-import type { Usage } from '../usage.js';
+import type { ClientHeaders, UpstreamRequest, Unsupported, WireCodec } from '../core/types.js';
+import type { Usage } from '../core/usage.js';
 import { decodeResponsesResponse } from './decode.js';
 import { ResponsesReader } from './reader.js';
 import { responsesUsage } from './usage.js';

@@ -1,10 +1,10 @@
 import type { Tier } from '../../config/schema.js';
 import { tools as chatTools } from '../chat/to-neutral.js';
 import { toolList as messagesTools } from '../messages/to-neutral.js';
-import type { ClientProtocol } from '../names.js';
-import type { NeutralTool } from '../neutral.js';
+import type { ClientProtocol } from '../core/names.js';
+import type { NeutralTool } from '../core/neutral.js';
 import { toolList as responsesTools } from '../responses/to-neutral.js';
-import { isUnsupported, type ClientRequest } from '../types.js';
+import { isUnsupported, type ClientRequest } from '../core/types.js';
 import type { ToolTextFormat } from './forms.js';
 import type { ToolSchemas } from './recover.js';
 import { warmSchemaChecks } from './schema-check.js';

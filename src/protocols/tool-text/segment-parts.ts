@@ -1,6 +1,6 @@
-import { newId } from '../ids.js';
-import type { AssistantPart } from '../neutral.js';
-import type { StreamPart } from '../stream-part.js';
+import { newId } from '../core/ids.js';
+import type { AssistantPart } from '../core/neutral.js';
+import type { StreamPart } from '../core/stream-part.js';
 import type { Segment } from './recover.js';
 
 /** A recovered answer as stream parts, as a native one streams: each call a tool-input block (its arguments one delta), text a text block. */

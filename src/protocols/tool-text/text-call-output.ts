@@ -1,6 +1,6 @@
-import type { StreamPart } from '../stream-part.js';
-import { TranslatedOutput } from '../translated-output.js';
-import { EVENT_CONTENT, EVENT_REWRITTEN, RAW, type EventFacts, type StreamOutput, type StreamRenderer } from '../types.js';
+import type { StreamPart } from '../core/stream-part.js';
+import { TranslatedOutput } from '../stream-output/translated-output.js';
+import { EVENT_CONTENT, EVENT_REWRITTEN, RAW, type EventFacts, type StreamOutput, type StreamRenderer } from '../core/types.js';
 
 /**
  * A relayed stream whose reader may hold a tool call written as text (text-call-reader.ts).

@@ -1,4 +1,4 @@
-import { settledFinish, type NeutralResponse } from '../neutral.js';
+import { settledFinish, type NeutralResponse } from '../core/neutral.js';
 import { formatOf, openingOf } from './forms.js';
 import { recoverCalls } from './recover.js';
 import type { ToolTextScope } from './scope.js';

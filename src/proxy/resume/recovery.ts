@@ -1,8 +1,8 @@
 import type { Tier } from '../../config/schema.js';
 import { UpstreamCall } from '../../protocols/call.js';
-import type { NeutralMessage, NeutralRequest } from '../../protocols/neutral.js';
-import { TranslatedOutput } from '../../protocols/translated-output.js';
-import { isUnsupported, readParts } from '../../protocols/types.js';
+import type { NeutralMessage, NeutralRequest } from '../../protocols/core/neutral.js';
+import { TranslatedOutput } from '../../protocols/stream-output/translated-output.js';
+import { isUnsupported, readParts } from '../../protocols/core/types.js';
 import { type AttemptSite, openTier, type Prepare, startStream } from '../attempt-start.js';
 import { redactSecrets } from '../../providers/redact-secrets.js';
 import type { ResumedStream } from '../../telemetry/events.js';

@@ -1,7 +1,7 @@
 import type { UpstreamCall } from '../../protocols/call.js';
-import { type ResumableRelay, resumableRelay } from '../../protocols/resumable-relay.js';
-import { TranslatedOutput } from '../../protocols/translated-output.js';
-import { readParts, type ClientCodec, type ClientRequest, type StreamOutput, type StreamRenderer } from '../../protocols/types.js';
+import { type ResumableRelay, resumableRelay } from '../../protocols/stream-output/resumable-relay.js';
+import { TranslatedOutput } from '../../protocols/stream-output/translated-output.js';
+import { readParts, type ClientCodec, type ClientRequest, type StreamOutput, type StreamRenderer } from '../../protocols/core/types.js';
 import type { AttemptError } from '../attempt-error.js';
 import { DeliveredText } from './delivered-text.js';
 

@@ -1,5 +1,5 @@
 import type { Tier } from '../../config/schema.js';
-import type { Usage } from '../../protocols/usage.js';
+import type { Usage } from '../../protocols/core/usage.js';
 import { costUsd } from '../cost.js';
 import type { BudgetAmount } from './ledger.js';
 

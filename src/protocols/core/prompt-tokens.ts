@@ -1,6 +1,14 @@
-import type { NeutralRequest } from '../protocols/neutral.js';
-import { type ClientRequest, isUnsupported } from '../protocols/types.js';
-import { type Encoding, memoizedCounter, type TokenCounter, tokenCounter } from '../tokens/count.js';
+import { type NeutralRequest, requestText } from './neutral.js';
+import { type ClientRequest, isUnsupported } from './types.js';
+import type { Usage } from './usage.js';
+import { type Encoding, estimateTokens, memoizedCounter, type TokenCounter, tokenCounter } from '../../tokens/count.js';
+
+/*
+ * A request's prompt in tokens, two ways: counted exactly with the tier's encoding for the fit
+ * check (PromptCount), and estimated cheaply for admission (promptEstimate). Counting a text is
+ * src/tokens/'s; reading the request is the neutral model's, so this sits here, where the
+ * Messages codec (its message_start's input tokens) can use it too.
+ */
 
 /** Tokens a chat template adds around each message (role markers): a small, generous constant. */
 const PER_MESSAGE_TOKENS = 4;
@@ -47,4 +55,21 @@ export function countNeutral(request: NeutralRequest, counter: TokenCounter): nu
   }
   for (const tool of request.tools) total += counter.count(tool.name) + counter.count(tool.description ?? '') + counter.count(JSON.stringify(tool.parameters));
   return total;
+}
+
+/** The prompt's tokens: its message contents, or the whole body when it has no neutral form. */
+export function promptEstimate(request: ClientRequest): number {
+  const neutral = request.neutral();
+  return estimateTokens(isUnsupported(neutral) ? JSON.stringify(request.body) : requestText(neutral));
+}
+
+/** The request's own max tokens, when it sets them. */
+export function askedMaxTokens(request: ClientRequest): number | undefined {
+  const neutral = request.neutral();
+  return isUnsupported(neutral) ? undefined : neutral.maxTokens;
+}
+
+/** What an answer used: the upstream's usage, else the prompt estimate and the answer's text counted the same cheap way. */
+export function usedTokens(usage: Usage | undefined, promptTokens: number, completionText: string): Usage {
+  return usage ?? { prompt_tokens: promptTokens, completion_tokens: estimateTokens(completionText) };
 }

@@ -1,4 +1,4 @@
-import type { Tier } from '../config/schema.js';
+import type { Tier } from '../../config/schema.js';
 
 /** A request's max tokens as `tier` takes them: cut to the tier's `max_tokens` when it sets one. */
 export function capTokens(asked: number | undefined, tier: Tier): number | undefined {

@@ -1,12 +1,12 @@
-import type { Provider } from '../config/schema.js';
+import type { Provider } from '../../config/schema.js';
 import type { ClientProtocol } from './names.js';
-import { chatClient } from './chat/client.js';
-import { chatWire } from './chat/wire.js';
-import { messagesClient } from './messages/client.js';
-import { messagesWire } from './messages/wire.js';
-import { ollamaWire } from './ollama/wire.js';
-import { responsesClient } from './responses/client.js';
-import { responsesWire } from './responses/wire.js';
+import { chatClient } from '../chat/client.js';
+import { chatWire } from '../chat/wire.js';
+import { messagesClient } from '../messages/client.js';
+import { messagesWire } from '../messages/wire.js';
+import { ollamaWire } from '../ollama/wire.js';
+import { responsesClient } from '../responses/client.js';
+import { responsesWire } from '../responses/wire.js';
 import type { ClientCodec, WireCodec, WireProtocol } from './types.js';
 
 /** Every protocol llm-route speaks, registered once: a new protocol is new files plus a line here. */

@@ -1,4 +1,4 @@
-import type { ErrorKind, ErrorSpec } from './types.js';
+import type { ErrorKind, ErrorSpec } from '../core/types.js';
 
 /** OpenAI's error `type` for each kind of error llm-route makes (Chat Completions and Responses). */
 const TYPES: Record<ErrorKind, string> = {

@@ -1,5 +1,5 @@
-import type { StreamPart } from './stream-part.js';
-import { newFacts, readParts, type EventFacts, type PartStage, type StreamOutput, type StreamRenderer } from './types.js';
+import type { StreamPart } from '../core/stream-part.js';
+import { newFacts, readParts, type EventFacts, type PartStage, type StreamOutput, type StreamRenderer } from '../core/types.js';
 
 /**
  * A stream from a server in one protocol, rendered for a client in another: each event's

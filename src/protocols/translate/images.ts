@@ -1,4 +1,4 @@
-import type { ImageSource } from './neutral.js';
+import type { ImageSource } from '../core/neutral.js';
 
 const DATA_URL = /^data:([\w.+-]+\/[\w.+-]+);base64,(.*)$/s;
 

@@ -1,5 +1,5 @@
-import { findUsageObject } from '../providers/usage-scan.js';
-import { isRecord } from '../util/is-record.js';
+import { findUsageObject } from '../../providers/usage-scan.js';
+import { isRecord } from '../../util/is-record.js';
 import { EVENT_MALFORMED, type EventFacts } from './types.js';
 import type { Usage } from './usage.js';
 

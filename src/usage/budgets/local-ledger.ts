@@ -1,6 +1,6 @@
-import { nodeCrypto } from '../util/node-crypto.js';
-import type { Budget } from '../config/schema.js';
-import type { BudgetAmount, Reservation } from '../usage/budgets/ledger.js';
+import { nodeCrypto } from '../../util/node-crypto.js';
+import type { Budget } from '../../config/schema.js';
+import type { BudgetAmount, Reservation } from './ledger.js';
 
 /** USD are floats: amounts closer than this are equal (as in ledger-tables.ts). */
 const EPSILON = 1e-9;

@@ -1,4 +1,4 @@
-import { MAX_JSON_DEPTH } from '../http/json-depth.js';
+import { MAX_JSON_DEPTH } from '../../http/json-depth.js';
 import { argumentsTooDeep } from './fields.js';
 import type { Usage } from './usage.js';
 
@@ -152,4 +152,9 @@ export function deepToolArguments(request: NeutralRequest): { unsupported: strin
     }
   }
   return null;
+}
+
+/** A one-message request in no protocol's shape, for health checks and benchmarks (each wire encodes it its own way). */
+export function textRequest(prompt: string, maxTokens: number): NeutralRequest {
+  return { system: [], messages: [{ role: 'user', content: [{ type: 'text', text: prompt }] }], tools: [], maxTokens };
 }

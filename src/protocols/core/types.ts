@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Provider, Tier } from '../config/schema.js';
-import type { Framer } from '../sse/framer.js';
+import type { Provider, Tier } from '../../config/schema.js';
+import type { Framer } from '../../sse/framer.js';
 import type { AttemptReason, ClientProtocol } from './names.js';
 import type { NeutralRequest, NeutralResponse } from './neutral.js';
 import type { StreamPart } from './stream-part.js';

@@ -1,5 +1,5 @@
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-depth.js';
-import { isRecord } from '../util/is-record.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../http/json-depth.js';
+import { isRecord } from '../../util/is-record.js';
 
 /** Small readers for fields of untrusted JSON, shared by the codecs. */
 

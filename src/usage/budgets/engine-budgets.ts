@@ -1,7 +1,7 @@
-import type { Budget } from '../config/schema.js';
-import type { BudgetAmount, BudgetStatus, Reservation } from './budgets/ledger.js';
-import { LedgerTables } from './budgets/ledger-tables.js';
-import { UsageStore } from './store.js';
+import type { Budget } from '../../config/schema.js';
+import type { BudgetAmount, BudgetStatus, Reservation } from './ledger.js';
+import { LedgerTables } from './ledger-tables.js';
+import { UsageStore } from '../store.js';
 
 /** Ids of reservations held in memory while the file was unusable. */
 const MEMORY_PREFIX = 'm:';

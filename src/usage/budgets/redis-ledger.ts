@@ -1,9 +1,9 @@
-import { nodeCrypto } from '../util/node-crypto.js';
-import type { Budget } from '../config/schema.js';
-import { budgetWindow } from '../usage/budgets/windows.js';
-import type { BudgetAmount, BudgetLedger, BudgetStatus, Reservation } from '../usage/budgets/ledger.js';
+import { nodeCrypto } from '../../util/node-crypto.js';
+import type { Budget } from '../../config/schema.js';
+import { budgetWindow } from './windows.js';
+import type { BudgetAmount, BudgetLedger, BudgetStatus, Reservation } from './ledger.js';
 import { LocalLedger, type PendingCharge, type WindowRef } from './local-ledger.js';
-import { type RedisCall, type RedisLink, UNAVAILABLE } from './redis-link.js';
+import { type RedisCall, type RedisLink, UNAVAILABLE } from '../../redis/redis-link.js';
 
 /** A reservation held on this instance's own counters (taken while Redis was away). */
 const LOCAL_PREFIX = 'l:';

@@ -1,6 +1,6 @@
-import { ChatRenderer } from './chat/render.js';
-import { TrackedChatRelay } from './chat/tracked-relay.js';
-import type { PartStage, StreamOutput, StreamRenderer } from './types.js';
+import { ChatRenderer } from '../chat/render.js';
+import { TrackedChatRelay } from '../chat/tracked-relay.js';
+import type { PartStage, StreamOutput, StreamRenderer } from '../core/types.js';
 
 /**
  * A byte relay a mid-stream recovery can carry on in the same message: each event is also

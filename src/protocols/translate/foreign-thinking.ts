@@ -1,5 +1,5 @@
-import { isRecord } from '../util/is-record.js';
-import type { NeutralRequest } from './neutral.js';
+import { isRecord } from '../../util/is-record.js';
+import type { NeutralRequest } from '../core/neutral.js';
 
 /**
  * A conversation that moved between providers carries thinking another provider signed, and

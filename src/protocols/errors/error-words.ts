@@ -1,5 +1,5 @@
-import { errorText } from '../util/error-text.js';
-import { isRecord } from '../util/is-record.js';
+import { errorText } from '../../util/error-text.js';
+import { isRecord } from '../../util/is-record.js';
 import type { UpstreamError } from './rejections.js';
 
 /**

@@ -1,4 +1,4 @@
-import { RAW, type EventFacts, type StreamOutput } from './types.js';
+import { RAW, type EventFacts, type StreamOutput } from '../core/types.js';
 
 /**
  * A stream relayed to a client that speaks the upstream's own protocol: every event's bytes

@@ -4,10 +4,10 @@ import type { Redis } from 'ioredis';
  * The Lua scripts behind the shared state: each runs atomically in Redis, so instances never
  * both take the last room in a bucket, the last of a budget, or a key's record. Keys are
  * built by the callers (single Redis, not Cluster). Limit buckets use Redis's own clock
- * (TIME), so instances with skewed clocks share one rate; the arithmetic is bucket-math.ts's.
+ * (TIME), so instances with skewed clocks share one rate; the arithmetic is state/bucket-math.ts's.
  */
 
-/** Refills a bucket held as level/time fields (the `refill` of bucket-math.ts). */
+/** Refills a bucket held as level/time fields (the `refill` of state/bucket-math.ts). */
 const REFILL = `
 local function refill(level, at, cap, rate, now)
   if level == nil then return cap end

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { errorWords } from './error-words.js';
 import { classifyRejection } from './rejections.js';
-import type { StatusVerdict } from './types.js';
+import type { StatusVerdict } from '../core/types.js';
 
 /**
  * Whose fault a non-2xx answer is, whatever the protocol: the tier's (fail over, maybe retry)

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { isRecord } from '../util/is-record.js';
-import { zodProblem } from './zod-problem.js';
+import { isRecord } from '../../util/is-record.js';
+import { zodProblem } from '../errors/zod-problem.js';
 
 /**
  * A client body checked against its protocol's schema. Most bodies plainly pass: a hand-written

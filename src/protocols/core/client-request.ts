@@ -1,0 +1,44 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ClientProtocol } from './names.js';
+import type { NeutralRequest } from './neutral.js';
+import type { ClientHeaders, ClientRequest, Unsupported } from './types.js';
+
+/** A validated client request: its body kept for relay, its neutral form made on first use. */
+export function clientRequest(
+  protocol: ClientProtocol,
+  body: Record<string, unknown>,
+  fields: { model: string; stream?: boolean | null },
+  headers: IncomingHttpHeaders,
+  toNeutral: (body: Record<string, unknown>) => NeutralRequest | Unsupported,
+): ClientRequest {
+  return { protocol, body, model: fields.model, stream: fields.stream === true, headers: clientHeaders(headers), neutral: memoize(() => toNeutral(body)) };
+}
+
+/** The client headers a tier may be sent (never credentials). */
+function clientHeaders(headers: IncomingHttpHeaders): ClientHeaders {
+  const out: ClientHeaders = { incoming: headers };
+  const version = single(headers['anthropic-version']);
+  if (version) out.anthropicVersion = version;
+  const beta = headers['anthropic-beta'];
+  if (beta) out.anthropicBeta = Array.isArray(beta) ? beta.join(',') : beta;
+  const key = single(headers['idempotency-key']);
+  if (key) out.idempotencyKey = key;
+  return out;
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** A function that computes its value on the first call and returns it after. */
+function memoize<T>(compute: () => T): () => T {
+  let done = false;
+  let value: T;
+  return () => {
+    if (!done) {
+      value = compute();
+      done = true;
+    }
+    return value;
+  };
+}
