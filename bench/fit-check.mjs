@@ -21,25 +21,38 @@ const { values: argv } = parseArgs({ options: { requests: { type: 'string', defa
 const REQUESTS = Number(argv.requests);
 
 let seed = 7;
-const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 const WORDS = 'the file function return value error test build module import export config route tier token request stream upstream client cache'.split(' ');
 const sentence = (n) => Array.from({ length: n }, () => WORDS[Math.floor(random() * WORDS.length)]).join(' ');
 
 /** A Claude Code–like body: a long system prompt, a dozen tools, tool calls and their results, to ~`kb` KB. */
 function agentBody(kb) {
   const body = {
-    model: 'claude', max_tokens: 32000, stream: true,
+    model: 'claude',
+    max_tokens: 32000,
+    stream: true,
     system: [{ type: 'text', text: Array.from({ length: 120 }, () => `- ${sentence(18)}.`).join('\n') }],
     tools: ['Bash', 'Read', 'Edit', 'Write', 'Grep', 'Glob', 'LS', 'TodoWrite', 'WebFetch', 'Task', 'NotebookEdit', 'MultiEdit'].map((name) => ({
-      name, description: sentence(60), input_schema: { type: 'object', properties: { path: { type: 'string', description: sentence(8) } }, required: ['path'] },
+      name,
+      description: sentence(60),
+      input_schema: { type: 'object', properties: { path: { type: 'string', description: sentence(8) } }, required: ['path'] },
     })),
     messages: [{ role: 'user', content: [{ type: 'text', text: `Fix the failing tests. ${sentence(40)}` }] }],
   };
   for (let i = 0; JSON.stringify(body).length < kb * 1024; i++) {
     const id = `toolu_${i}`;
     body.messages.push(
-      { role: 'assistant', content: [{ type: 'text', text: sentence(15) }, { type: 'tool_use', id, name: 'Read', input: { file_path: `/src/${i}.ts` } }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: Array.from({ length: 40 }, (_, n) => `${n}\tconst ${sentence(6)}`).join('\n') }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: sentence(15) },
+          { type: 'tool_use', id, name: 'Read', input: { file_path: `/src/${i}.ts` } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: id, content: Array.from({ length: 40 }, (_, n) => `${n}\tconst ${sentence(6)}`).join('\n') }],
+      },
     );
   }
   return body;
@@ -102,6 +115,8 @@ else {
   process.stdout.write(`fit check, ms per request (p50 / p99), ${REQUESTS} requests each\n`);
   process.stdout.write(`  no known window       ${results.none.p50_ms} / ${results.none.p99_ms}\n`);
   process.stdout.write(`  2 KB, known window    ${results.small.p50_ms} / ${results.small.p99_ms}   (no token count)\n`);
-  process.stdout.write(`  ${Math.round(near.length / 1024)} KB near its limit  ${results.near.p50_ms} / ${results.near.p99_ms}   (${nearTokens} tokens, texts seen before)\n`);
+  process.stdout.write(
+    `  ${Math.round(near.length / 1024)} KB near its limit  ${results.near.p50_ms} / ${results.near.p99_ms}   (${nearTokens} tokens, texts seen before)\n`,
+  );
   process.stdout.write(`  ${Math.round(near.length / 1024)} KB, first time     ${results.near_cold.p50_ms}\n`);
 }

@@ -30,25 +30,34 @@ async function scenario(title, localFlags) {
   const cloud = await startMock('cloud', ['--tokens', '20', '--ttft-ms', '300']);
   const config = join(tmp, 'tiers.yaml');
   const tiers = '[{ provider: local, model: m, timeouts: { ttft_ms: 3000 } }, { provider: cloud, model: m }]';
-  writeFileSync(config, [
-    'version: 1',
-    'server: { port: 0 }',
-    `usage: { path: ${JSON.stringify(join(tmp, 'usage.db'))} }`,
-    'providers:',
-    `  local: { type: openai, base_url: ${JSON.stringify(local.url)}, health: { warmup: false } }`,
-    `  cloud: { type: openai, base_url: ${JSON.stringify(cloud.url)}, health: { warmup: false } }`,
-    'routes:',
-    `  plain: { tiers: ${tiers}, retry: { attempts: 1 } }`,
-    `  hedged: { tiers: ${tiers}, retry: { attempts: 1 }, hedge_ms: 500 }`,
-    '',
-  ].join('\n'));
+  writeFileSync(
+    config,
+    [
+      'version: 1',
+      'server: { port: 0 }',
+      `usage: { path: ${JSON.stringify(join(tmp, 'usage.db'))} }`,
+      'providers:',
+      `  local: { type: openai, base_url: ${JSON.stringify(local.url)}, health: { warmup: false } }`,
+      `  cloud: { type: openai, base_url: ${JSON.stringify(cloud.url)}, health: { warmup: false } }`,
+      'routes:',
+      `  plain: { tiers: ${tiers}, retry: { attempts: 1 } }`,
+      `  hedged: { tiers: ${tiers}, retry: { attempts: 1 }, hedge_ms: 500 }`,
+      '',
+    ].join('\n'),
+  );
   const serve = await startServe(config);
   const origin = new URL(serve.url).origin;
   console.log(`\n${title}`);
   for (const route of ['plain', 'hedged']) {
     const ttfts = await run(origin, route);
     const winners = ttfts.winners;
-    console.log(`  ${route.padEnd(7)} TTFT p50 ${pct(ttfts.ms, 50)} ms, p99 ${pct(ttfts.ms, 99)} ms, max ${Math.round(Math.max(...ttfts.ms))} ms; answered by ${Object.entries(winners).map(([t, n]) => `${t} ${n}`).join(', ')}`);
+    console.log(
+      `  ${route.padEnd(7)} TTFT p50 ${pct(ttfts.ms, 50)} ms, p99 ${pct(ttfts.ms, 99)} ms, max ${Math.round(Math.max(...ttfts.ms))} ms; answered by ${Object.entries(
+        winners,
+      )
+        .map(([t, n]) => `${t} ${n}`)
+        .join(', ')}`,
+    );
   }
   await stopAll();
 }
@@ -85,7 +94,12 @@ function pct(values, p) {
 }
 
 try {
-  await scenario(`local: 200 ms TTFT, ${STALL_RATE * 100}% of prefills stalled (ttft_ms 3000); cloud: 300 ms — ${REQUESTS} streams, ${CONCURRENCY} at once`, ['--ttft-ms', '200', '--stall-rate', String(STALL_RATE)]);
+  await scenario(`local: 200 ms TTFT, ${STALL_RATE * 100}% of prefills stalled (ttft_ms 3000); cloud: 300 ms — ${REQUESTS} streams, ${CONCURRENCY} at once`, [
+    '--ttft-ms',
+    '200',
+    '--stall-rate',
+    String(STALL_RATE),
+  ]);
   await scenario(`local: every prefill takes 3 s; cloud: 300 ms — ${REQUESTS} streams, ${CONCURRENCY} at once`, ['--ttft-ms', '2900']);
 } finally {
   await stopAll();

@@ -18,13 +18,15 @@ const ROUNDS = Number(argv.rounds ?? 7);
 
 const provider = { name: 'p', type: 'openai', base_url: 'http://127.0.0.1:1/v1', local: true, health: {} };
 const tier = { name: 't', provider, model: 'm', max_tokens: 4096, ollama: {}, prefill: true };
-const chunk = (text) => `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":${JSON.stringify(text)}},"finish_reason":null}]}\n\n`;
+const chunk = (text) =>
+  `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":${JSON.stringify(text)}},"finish_reason":null}]}\n\n`;
 const bytes = Buffer.from(Array.from({ length: 100 }, (_, i) => chunk(` word${i}`)).join(''));
 
 function requestFor(protocol) {
-  const body = protocol === 'chat'
-    ? { model: 'chat', stream: true, messages: [{ role: 'user', content: 'hi' }] }
-    : { model: 'chat', stream: true, max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] };
+  const body =
+    protocol === 'chat'
+      ? { model: 'chat', stream: true, messages: [{ role: 'user', content: 'hi' }] }
+      : { model: 'chat', stream: true, max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] };
   const parsed = clientCodec(protocol).parse(body, {});
   if (!parsed.ok) throw new Error(parsed.message);
   return parsed.request;
@@ -56,7 +58,11 @@ function run(protocol, resume) {
   return ((performance.now() - t0) * 1000) / events;
 }
 
-for (let i = 0; i < 2; i++) for (const p of ['chat', 'messages']) { run(p, false); run(p, true); } // warm-up
+for (let i = 0; i < 2; i++)
+  for (const p of ['chat', 'messages']) {
+    run(p, false);
+    run(p, true);
+  } // warm-up
 const ratios = { chat: [], messages: [] };
 for (let r = 0; r < ROUNDS; r++) {
   const line = [];
@@ -68,4 +74,6 @@ for (let r = 0; r < ROUNDS; r++) {
   console.log(`round ${r + 1}: ${line.join('; ')}`);
 }
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-console.log(`\n${EVENTS} events per case and round, ${ROUNDS} rounds: resume / error, median of the rounds: chat (byte relay) ${median(ratios.chat).toFixed(3)}×, messages (translated) ${median(ratios.messages).toFixed(3)}×`);
+console.log(
+  `\n${EVENTS} events per case and round, ${ROUNDS} rounds: resume / error, median of the rounds: chat (byte relay) ${median(ratios.chat).toFixed(3)}×, messages (translated) ${median(ratios.messages).toFixed(3)}×`,
+);

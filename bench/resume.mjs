@@ -27,11 +27,19 @@ const { serve } = await startServeOnMock({
 const origin = new URL(serve.url).origin;
 
 const chat = (route) => ({ path: '/v1/chat/completions', body: JSON.stringify({ model: route, stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
-const messages = (route) => ({ path: '/v1/messages', body: JSON.stringify({ model: route, max_tokens: 1000, stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
+const messages = (route) => ({
+  path: '/v1/messages',
+  body: JSON.stringify({ model: route, max_tokens: 1000, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+});
 const CASES = { 'chat/error': chat('plain'), 'chat/resume': chat('resumable'), 'messages/error': messages('plain'), 'messages/resume': messages('resumable') };
 
 async function once(pool, target) {
-  const res = await pool.request({ method: 'POST', path: target.path, headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' }, body: target.body });
+  const res = await pool.request({
+    method: 'POST',
+    path: target.path,
+    headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+    body: target.body,
+  });
   if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}: ${await res.body.text()}`);
   await res.body.text();
 }
@@ -64,5 +72,7 @@ console.log(`\n${STREAMS} streams of ${TOKENS} content events per case and round
 // The headline is the median of each round's own ratio: both cases of a round ran minutes apart at most.
 for (const p of ['chat', 'messages']) {
   const ratios = rounds.map((r) => r[`${p}/resume`] / r[`${p}/error`]);
-  console.log(`  ${p}: error ${m(`${p}/error`).toFixed(2)} µs, resume ${m(`${p}/resume`).toFixed(2)} µs; resume / error per round ${ratios.map((x) => x.toFixed(2)).join(' ')} → median ${median(ratios).toFixed(2)}×`);
+  console.log(
+    `  ${p}: error ${m(`${p}/error`).toFixed(2)} µs, resume ${m(`${p}/resume`).toFixed(2)} µs; resume / error per round ${ratios.map((x) => x.toFixed(2)).join(' ')} → median ${median(ratios).toFixed(2)}×`,
+  );
 }

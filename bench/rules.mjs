@@ -24,24 +24,39 @@ const sentence = (n, k = 0) => Array.from({ length: n }, (_, i) => WORDS[(i * 7 
 
 function agentBody(kb) {
   const body = {
-    model: 'cloud', max_tokens: 32000, stream: true,
-    system: [{ type: 'text', text: 'x-anthropic-billing-header: cc_version=2.1.328; cc_entrypoint=cli; cch=00000;' }, { type: 'text', text: sentence(2000) }],
+    model: 'cloud',
+    max_tokens: 32000,
+    stream: true,
+    system: [
+      { type: 'text', text: 'x-anthropic-billing-header: cc_version=2.1.328; cc_entrypoint=cli; cch=00000;' },
+      { type: 'text', text: sentence(2000) },
+    ],
     tools: ['Bash', 'Read', 'Edit', 'Write', 'Grep', 'Glob', 'LS', 'TodoWrite', 'WebFetch', 'Task', 'NotebookEdit', 'MultiEdit'].map((name) => ({
-      name, description: sentence(60), input_schema: { type: 'object', properties: { path: { type: 'string' } } },
+      name,
+      description: sentence(60),
+      input_schema: { type: 'object', properties: { path: { type: 'string' } } },
     })),
     messages: [{ role: 'user', content: [{ type: 'text', text: sentence(40) }] }],
   };
   for (let i = 0; JSON.stringify(body).length < kb * 1024; i++) {
     const id = `toolu_${i}`;
     body.messages.push(
-      { role: 'assistant', content: [{ type: 'text', text: sentence(15, i) }, { type: 'tool_use', id, name: 'Read', input: { file_path: `/src/${i}.ts` } }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: sentence(15, i) },
+          { type: 'tool_use', id, name: 'Read', input: { file_path: `/src/${i}.ts` } },
+        ],
+      },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: sentence(200, i) }] },
     );
   }
   return body;
 }
 
-const config = (rules) => loadConfigText(`version: 1
+const config = (rules) =>
+  loadConfigText(
+    `version: 1
 providers:
   local: { type: openai, base_url: "http://127.0.0.1:11434/v1" }
   cloud: { type: anthropic, base_url: "https://api.anthropic.com", api_key: k }
@@ -49,7 +64,10 @@ routes:
   local: { tiers: [{ provider: local, model: m }] }
   cloud: { tiers: [{ provider: cloud, model: m }] }
 rules:
-${rules}`, '/bench/llm-route.yaml', {});
+${rules}`,
+    '/bench/llm-route.yaml',
+    {},
+  );
 
 const RECIPE = `  - { when: { client: claude-code, class: background }, route: local }
   - { when: { client: codex, class: background }, route: local }
@@ -87,4 +105,8 @@ const results = [
   await measure('prompt_bound', config(`  - { when: { prompt_tokens: ">= 200000" }, route: cloud }\n`), main, null),
 ];
 if (argv.json) process.stdout.write(`${JSON.stringify({ body_bytes: bytes, requests: REQUESTS, results }, null, 2)}\n`);
-else for (const r of results) process.stdout.write(`${r.case.padEnd(18)} ${(r.ms_per_request_median * 1000).toFixed(2)} µs/request (max of 5 rounds ${(r.ms_per_request_max * 1000).toFixed(2)} µs), body ${bytes} bytes\n`);
+else
+  for (const r of results)
+    process.stdout.write(
+      `${r.case.padEnd(18)} ${(r.ms_per_request_median * 1000).toFixed(2)} µs/request (max of 5 rounds ${(r.ms_per_request_max * 1000).toFixed(2)} µs), body ${bytes} bytes\n`,
+    );

@@ -23,7 +23,7 @@ const TARGET_BYTES = Number(argv.kb) * 1024;
 // ─── a deterministic agent conversation ───────────────────────────────────────
 
 let seed = 42;
-const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 const pick = (list) => list[Math.floor(random() * list.length)];
 const WORDS = 'the file function return value error test build module import export config route tier token request stream upstream client cache'.split(' ');
 const sentence = (n = 12) => Array.from({ length: n }, () => pick(WORDS)).join(' ');
@@ -52,26 +52,59 @@ const ENV = `<env>\nWorking directory: /home/dev/project\nIs directory a git rep
 const tools = ['Bash', 'Read', 'Edit', 'Write', 'Grep', 'Glob', 'LS', 'TodoWrite', 'WebFetch', 'Task', 'NotebookEdit', 'MultiEdit'].map((name) => ({
   name,
   description: Array.from({ length: 6 }, () => sentence(20)).join('. '),
-  input_schema: { type: 'object', properties: { path: { type: 'string', description: sentence(10) }, command: { type: 'string', description: sentence(10) }, limit: { type: 'number' } }, required: ['path'] },
+  input_schema: {
+    type: 'object',
+    properties: { path: { type: 'string', description: sentence(10) }, command: { type: 'string', description: sentence(10) }, limit: { type: 'number' } },
+    required: ['path'],
+  },
 }));
 
 const fileRead = (lines) =>
-  Array.from({ length: lines }, (_, i) => `${String(i + 1).padStart(6)}\t${'  '.repeat(i % 4)}${pick(['const', 'return', 'if (', 'export function', '//'])} ${sentence(6)}`).join('\n');
-const jsonOutput = () => JSON.stringify({ files: Array.from({ length: 25 }, (_, i) => ({ path: `src/${pick(WORDS)}/${pick(WORDS)}-${i}.ts`, size: Math.floor(random() * 9000), modified: '2025-05-30T10:00:00Z' })) }, null, 2);
+  Array.from(
+    { length: lines },
+    (_, i) => `${String(i + 1).padStart(6)}\t${'  '.repeat(i % 4)}${pick(['const', 'return', 'if (', 'export function', '//'])} ${sentence(6)}`,
+  ).join('\n');
+const jsonOutput = () =>
+  JSON.stringify(
+    {
+      files: Array.from({ length: 25 }, (_, i) => ({
+        path: `src/${pick(WORDS)}/${pick(WORDS)}-${i}.ts`,
+        size: Math.floor(random() * 9000),
+        modified: '2025-05-30T10:00:00Z',
+      })),
+    },
+    null,
+    2,
+  );
 const testLog = (lines) =>
-  Array.from({ length: lines }, (_, i) => `${pick([' PASS ', ' FAIL ', '      ', '  ✓  '])} test/${pick(WORDS)}.test.ts > ${sentence(5)}    (${Math.floor(random() * 900)} ms)   `).join('\n') +
-  '\n\n\n\nTest Files  3 failed | 41 passed (44)\n     Tests  7 failed | 388 passed (395)';
+  Array.from(
+    { length: lines },
+    (_, i) => `${pick([' PASS ', ' FAIL ', '      ', '  ✓  '])} test/${pick(WORDS)}.test.ts > ${sentence(5)}    (${Math.floor(random() * 900)} ms)   `,
+  ).join('\n') + '\n\n\n\nTest Files  3 failed | 41 passed (44)\n     Tests  7 failed | 388 passed (395)';
 
 function turn(i) {
   const id = `toolu_${String(i).padStart(4, '0')}`;
   const kind = i % 4;
   const [tool, input, output] =
-    kind === 0 ? ['Read', { file_path: `/home/dev/project/src/${pick(WORDS)}.ts` }, fileRead(60)]
-    : kind === 1 ? ['Bash', { command: 'npm test' }, testLog(70)]
-    : kind === 2 ? ['Glob', { pattern: 'src/**/*.ts' }, jsonOutput()]
-    : ['Grep', { pattern: pick(WORDS) }, `Found 12 matches:\n\n\n${Array.from({ length: 12 }, () => `src/${pick(WORDS)}.ts:${Math.floor(random() * 400)}:  ${sentence(8)}`).join('\n')}`];
+    kind === 0
+      ? ['Read', { file_path: `/home/dev/project/src/${pick(WORDS)}.ts` }, fileRead(60)]
+      : kind === 1
+        ? ['Bash', { command: 'npm test' }, testLog(70)]
+        : kind === 2
+          ? ['Glob', { pattern: 'src/**/*.ts' }, jsonOutput()]
+          : [
+              'Grep',
+              { pattern: pick(WORDS) },
+              `Found 12 matches:\n\n\n${Array.from({ length: 12 }, () => `src/${pick(WORDS)}.ts:${Math.floor(random() * 400)}:  ${sentence(8)}`).join('\n')}`,
+            ];
   return [
-    { role: 'assistant', content: [{ type: 'text', text: `${sentence(15)}.\n\n\n\nLet me check   that.` }, { type: 'tool_use', id, name: tool, input }] },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: `${sentence(15)}.\n\n\n\nLet me check   that.` },
+        { type: 'tool_use', id, name: tool, input },
+      ],
+    },
     {
       role: 'user',
       content: [
@@ -174,8 +207,11 @@ results.check = contentTokens('messages', first.result.body, counter.count) === 
 if (argv.json) {
   process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
 } else {
-  const row = (name, s) => `${name.padEnd(10)} p50 ${String(s.p50).padStart(7)} ms   p99 ${String(s.p99).padStart(7)} ms   max ${String(s.max).padStart(7)} ms   (n=${s.n})`;
-  console.log(`body: ${(results.bytes / 1024).toFixed(1)} KB, ${results.messages} messages; tokens ${results.tokens.before} → ${results.tokens.after} (measure re-checked: ${results.check})`);
+  const row = (name, s) =>
+    `${name.padEnd(10)} p50 ${String(s.p50).padStart(7)} ms   p99 ${String(s.p99).padStart(7)} ms   max ${String(s.max).padStart(7)} ms   (n=${s.n})`;
+  console.log(
+    `body: ${(results.bytes / 1024).toFixed(1)} KB, ${results.messages} messages; tokens ${results.tokens.before} → ${results.tokens.after} (measure re-checked: ${results.check})`,
+  );
   console.log(`savers: ${results.savers.map((s) => `${s.saver} −${s.saved}${s.failed ? ' (FAILED)' : ''}`).join(', ')}`);
   console.log(`first request (cold memo): ${results.first_ms} ms`);
   console.log(row('repeat', results.repeat));

@@ -54,7 +54,22 @@ process.stderr.write = (chunk, ...rest) => {
 
 const TOKENS = 20;
 const ENDPOINTS = { chat: '/v1/chat/completions', responses: '/v1/responses', messages: '/v1/messages' };
-const FAULTS = ['--ttft-ms', '5:60', '--tokens-per-s', '500', '--fail-rate', '0.05', '--fail-status', '503', '--stall-rate', '0.02', '--die-rate', '0.03', '--malformed-rate', '0.01'];
+const FAULTS = [
+  '--ttft-ms',
+  '5:60',
+  '--tokens-per-s',
+  '500',
+  '--fail-rate',
+  '0.05',
+  '--fail-status',
+  '503',
+  '--stall-rate',
+  '0.02',
+  '--die-rate',
+  '0.03',
+  '--malformed-rate',
+  '0.01',
+];
 const secrets = { auth_token: `tok-soak-${hex()}`, first_key: `sk-soak-first-${hex()}`, second_key: `sk-soak-second-${hex()}` };
 const tmp = mkdtempSync(join(os.tmpdir(), 'llm-route-soak-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
@@ -68,20 +83,23 @@ await checkMockWords(second.url, completions.second.join(''));
 log(`mocks: first ${first.url} (${FAULTS.join(' ')}), second ${second.url} (healthy)`);
 
 const tierFile = join(tmp, 'llm-route.yaml');
-writeFileSync(tierFile, [
-  'version: 1',
-  'server: { port: 0, auth_token: "${SOAK_TOKEN}" }',
-  `usage: { path: ${join(tmp, 'usage.db')} }`,
-  'providers:',
-  `  first: { type: openai, base_url: "${first.url}", api_key: "\${SOAK_KEY_FIRST}" }`,
-  `  second: { type: openai, base_url: "${second.url}", api_key: "\${SOAK_KEY_SECOND}" }`,
-  'routes:',
-  '  soak:',
-  '    tiers:',
-  '      - { name: first, provider: first, model: m1, timeouts: { ttft_ms: 400, idle_ms: 400, total_ms: 3000 } }',
-  '      - { name: second, provider: second, model: m2 }',
-  '',
-].join('\n'));
+writeFileSync(
+  tierFile,
+  [
+    'version: 1',
+    'server: { port: 0, auth_token: "${SOAK_TOKEN}" }',
+    `usage: { path: ${join(tmp, 'usage.db')} }`,
+    'providers:',
+    `  first: { type: openai, base_url: "${first.url}", api_key: "\${SOAK_KEY_FIRST}" }`,
+    `  second: { type: openai, base_url: "${second.url}", api_key: "\${SOAK_KEY_SECOND}" }`,
+    'routes:',
+    '  soak:',
+    '    tiers:',
+    '      - { name: first, provider: first, model: m1, timeouts: { ttft_ms: 400, idle_ms: 400, total_ms: 3000 } }',
+    '      - { name: second, provider: second, model: m2 }',
+    '',
+  ].join('\n'),
+);
 const config = loadConfig(tierFile, { ...process.env, SOAK_TOKEN: secrets.auth_token, SOAK_KEY_FIRST: secrets.first_key, SOAK_KEY_SECOND: secrets.second_key });
 
 void process.stdout; // created on first use: its handle belongs in the baseline
@@ -121,7 +139,12 @@ const rssAfter = await settledRssMiB();
 log(`main: ${plan.requests - plan.warmup} requests in ${(mainMs / 1000).toFixed(1)} s; RSS ${rssAfter.toFixed(1)} MiB`);
 
 // ---- after the run: the request log agrees with every answer ------------------------------------
-const byId = new Map(logLines.map((l) => JSON.parse(l)).filter((l) => l.event === 'request').map((l) => [l.id, l]));
+const byId = new Map(
+  logLines
+    .map((l) => JSON.parse(l))
+    .filter((l) => l.event === 'request')
+    .map((l) => [l.id, l]),
+);
 const attemptOutcomes = {};
 let chunkErrors = 0;
 for (const r of results) {
@@ -134,7 +157,8 @@ for (const r of results) {
   const expected = { complete: 'ok', interrupted: 'interrupted' }[r.kind];
   if (expected && line.outcome !== expected) violate(r, `${r.kind} answer logged as ${line.outcome}`);
   if (r.kind === 'error' && line.outcome === 'ok') violate(r, 'an error logged as ok');
-  if (r.kind === 'complete' && r.dropped !== null && r.dropped !== (line.chunk_errors ?? 0)) violate(r, `a complete answer lacks ${r.dropped} token(s) but ${line.chunk_errors ?? 0} chunk error(s) were logged (truncated as a success?)`);
+  if (r.kind === 'complete' && r.dropped !== null && r.dropped !== (line.chunk_errors ?? 0))
+    violate(r, `a complete answer lacks ${r.dropped} token(s) but ${line.chunk_errors ?? 0} chunk error(s) were logged (truncated as a success?)`);
   if (line.tier !== null && line.tier !== r.tier) violate(r, `logged tier ${line.tier}, header says ${r.tier}`);
   chunkErrors += line.chunk_errors ?? 0;
   for (const a of line.attempts) attemptOutcomes[`${a.tier}:${a.outcome}`] = (attemptOutcomes[`${a.tier}:${a.outcome}`] ?? 0) + 1;
@@ -156,11 +180,15 @@ if (leftUpstream.length > 0) violations.push(`${leftUpstream.length} upstream so
 if (leftProxy.length > 0) violations.push(`${leftProxy.length} proxy socket(s) open after close`);
 if (Object.keys(leftResources).length > 0) violations.push(`handles or timers left after close: ${JSON.stringify(leftResources)}`);
 const rssGrowth = (rssAfter - rssWarm) / rssWarm;
-if (Math.abs(rssGrowth) > 0.1) violations.push(`RSS ${rssAfter.toFixed(1)} MiB after the run vs ${rssWarm.toFixed(1)} MiB after warm-up (${(rssGrowth * 100).toFixed(1)} %)`);
+if (Math.abs(rssGrowth) > 0.1)
+  violations.push(`RSS ${rssAfter.toFixed(1)} MiB after the run vs ${rssWarm.toFixed(1)} MiB after warm-up (${(rssGrowth * 100).toFixed(1)} %)`);
 await stopAll();
 
 const latencies = results.map((r) => r.totalMs).sort((a, b) => a - b);
-const ttfts = results.filter((r) => r.stream && r.status === 200).map((r) => r.headersMs).sort((a, b) => a - b);
+const ttfts = results
+  .filter((r) => r.stream && r.status === 200)
+  .map((r) => r.headersMs)
+  .sort((a, b) => a - b);
 const count = (pred) => results.filter(pred).length;
 const report = {
   plan: { ...plan, faults: FAULTS.join(' '), tokens: TOKENS },
@@ -173,14 +201,29 @@ const report = {
   answers: {
     complete: count((r) => r.kind === 'complete'),
     interrupted: count((r) => r.kind === 'interrupted'),
-    errors: Object.fromEntries(Object.entries(groupCount(results.filter((r) => r.kind === 'error'), (r) => r.status))),
-    byTier: groupCount(results.filter((r) => r.status === 200), (r) => r.tier),
+    errors: Object.fromEntries(
+      Object.entries(
+        groupCount(
+          results.filter((r) => r.kind === 'error'),
+          (r) => r.status,
+        ),
+      ),
+    ),
+    byTier: groupCount(
+      results.filter((r) => r.status === 200),
+      (r) => r.tier,
+    ),
     byProtocol: groupCount(results, (r) => `${r.protocol} ${r.stream ? 'stream' : 'whole'}`),
     failedOver: results.filter((r) => byId.get(r.id)?.attempts.some((a) => a.tier === 'first' && a.outcome !== 'ok') && r.tier === 'second').length,
   },
   attempts: attemptOutcomes,
   chunkErrors,
-  leaks: { idleUpstreamSocketsBeforeClose: idleUpstream.length, upstreamSocketsAfterClose: leftUpstream.length, proxySocketsAfterClose: leftProxy.length, resourcesLeft: leftResources },
+  leaks: {
+    idleUpstreamSocketsBeforeClose: idleUpstream.length,
+    upstreamSocketsAfterClose: leftUpstream.length,
+    proxySocketsAfterClose: leftProxy.length,
+    resourcesLeft: leftResources,
+  },
   rssMiB: { afterWarmup: round(rssWarm), afterRun: round(rssAfter), growthPct: round(rssGrowth * 100) },
   gc: typeof globalThis.gc === 'function',
   logLines: logLines.length,
@@ -195,7 +238,13 @@ if (leaked.length > 0) violations.push(`secret(s) ${leaked.join(', ')} found in 
 report.secrets = { checked: outputs.length + results.length, leaked };
 report.violations = violations.length;
 process.stdout.write(`${render(report)}\n`);
-if (violations.length > 0) process.stdout.write(`\nviolations (${violations.length}):\n${violations.slice(0, 30).map((v) => `  ${v}`).join('\n')}\n`);
+if (violations.length > 0)
+  process.stdout.write(
+    `\nviolations (${violations.length}):\n${violations
+      .slice(0, 30)
+      .map((v) => `  ${v}`)
+      .join('\n')}\n`,
+  );
 if (argv.json) writeFileSync(argv.json, JSON.stringify({ ...report, violationList: violations }, null, 2));
 process.exitCode = violations.length > 0 ? 1 : 0;
 
@@ -214,7 +263,10 @@ async function one(spec) {
   const sentAt = performance.now();
   try {
     const res = await request(`${proxyUrl}${ENDPOINTS[spec.protocol]}`, {
-      method: 'POST', dispatcher: agent, headers: headersFor(spec.protocol), body: JSON.stringify(bodyFor(spec)),
+      method: 'POST',
+      dispatcher: agent,
+      headers: headersFor(spec.protocol),
+      body: JSON.stringify(bodyFor(spec)),
     });
     r.headersMs = performance.now() - sentAt;
     r.status = res.statusCode;
@@ -236,7 +288,8 @@ async function one(spec) {
 }
 
 function headersFor(protocol) {
-  const auth = protocol === 'messages' ? { 'x-api-key': secrets.auth_token, 'anthropic-version': '2023-06-01' } : { authorization: `Bearer ${secrets.auth_token}` };
+  const auth =
+    protocol === 'messages' ? { 'x-api-key': secrets.auth_token, 'anthropic-version': '2023-06-01' } : { authorization: `Bearer ${secrets.auth_token}` };
   return { 'content-type': 'application/json', ...auth };
 }
 
@@ -249,7 +302,11 @@ function bodyFor({ i, protocol, stream }) {
 
 /** The words the soak expects are the mock's: checked on the healthy mock before anything runs. */
 async function checkMockWords(url, expected) {
-  const res = await request(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }) });
+  const res = await request(`${url}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
+  });
   const text = (await res.body.json()).choices[0].message.content;
   if (text !== expected) throw new Error(`the mock's completion changed: ${JSON.stringify(text)}; update bench/soak/answers.mjs`);
 }
@@ -265,10 +322,11 @@ function groupCount(list, key) {
   return out;
 }
 
-
 /** The names of the configured secrets that appear in `text`. */
 function leakedSecrets(text) {
-  return Object.entries(secrets).filter(([, secret]) => text.includes(secret)).map(([name]) => name);
+  return Object.entries(secrets)
+    .filter(([, secret]) => text.includes(secret))
+    .map(([name]) => name);
 }
 
 function hex() {
@@ -281,7 +339,11 @@ function round(n) {
 
 function render(r) {
   const ms = (n) => `${Math.round(n)} ms`;
-  const kv = (o) => Object.entries(o).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
+  const kv = (o) =>
+    Object.entries(o)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ') || 'none';
   return [
     `llm-route soak: ${r.plan.requests} requests (chat, responses, messages; streamed and whole), ${r.plan.concurrency} concurrent, seed ${r.plan.seed}`,
     `  first tier: llm-route mock ${r.plan.faults}; second tier: a healthy mock`,

@@ -24,7 +24,16 @@ const upstream = createServer((req, res) => {
   req.resume();
   req.on('end', () => {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 } }));
+    res.end(
+      JSON.stringify({
+        id: 'c1',
+        object: 'chat.completion',
+        created: 1,
+        model: 'm',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 },
+      }),
+    );
   });
 });
 await new Promise((r) => upstream.listen(0, '127.0.0.1', r));
@@ -64,10 +73,17 @@ async function measure(kind) {
     url = `http://127.0.0.1:${port}/`;
   } else {
     const file = join(dir, `t-${port}.yaml`);
-    writeFileSync(file, `version: 1\nserver: { port: ${port} }\nusage: { path: ${join(dir, `u-${port}.db`)} }\nproviders:\n  local: { type: openai, base_url: "http://127.0.0.1:${up}/v1" }\nroutes:\n  chat:\n    tiers: [{ provider: local, model: m }]\n`);
+    writeFileSync(
+      file,
+      `version: 1\nserver: { port: ${port} }\nusage: { path: ${join(dir, `u-${port}.db`)} }\nproviders:\n  local: { type: openai, base_url: "http://127.0.0.1:${up}/v1" }\nroutes:\n  chat:\n    tiers: [{ provider: local, model: m }]\n`,
+    );
     args = [process.env.LLM_ROUTE_BIN ?? join(ROOT, 'bin/llm-route.js'), 'serve', '-c', file, '--no-ui'];
     url = `http://127.0.0.1:${port}/v1/chat/completions`;
-    init = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }) };
+    init = {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }),
+    };
   }
   const started = performance.now();
   const env = kind === 'untuned' ? { ...tunedEnv, LLM_ROUTE_NO_TUNING: ab } : tunedEnv;
@@ -95,7 +111,8 @@ const serve = summary(results.serve);
 const line = (s) => `first answer ${s.first.toFixed(0)} ms, idle RSS ${s.rss.toFixed(1)} MB at 3 s, ${s.settled.toFixed(1)} MB at ${SETTLE_MS / 1000} s`;
 console.log(`bare node: ${line(node)}`);
 console.log(`serve:     ${line(serve)}`);
-const over = (s) => `+${(s.first - node.first).toFixed(0)} ms, +${(s.rss - node.rss).toFixed(1)} MB at 3 s, +${(s.settled - node.settled).toFixed(1)} MB at ${SETTLE_MS / 1000} s`;
+const over = (s) =>
+  `+${(s.first - node.first).toFixed(0)} ms, +${(s.rss - node.rss).toFixed(1)} MB at 3 s, +${(s.settled - node.settled).toFixed(1)} MB at ${SETTLE_MS / 1000} s`;
 console.log(`serve − node: ${over(serve)} (budgets 250 ms, 30 MB); ${rounds} rounds, medians`);
 if (ab) {
   const untuned = summary(results.untuned);

@@ -37,7 +37,9 @@ try {
   const fast = await startMock('fast', ['--tokens', '10']);
   const tierFile = (name, state) => {
     const file = join(tmp, `${name}.yaml`);
-    writeFileSync(file, `version: 1
+    writeFileSync(
+      file,
+      `version: 1
 server: { host: 127.0.0.1, port: 0 }
 providers:
   limited: { type: openai, base_url: "${fast.url}", limits: { rpm: 100000000, tpm: 100000000000, concurrency: 100000, queue_ms: 1000 } }
@@ -58,7 +60,8 @@ budgets:
   - { scope: route:both, per: day, tokens: 100000000000 }
 usage: { path: "${join(tmp, `${name}.db`)}" }
 ${state}
-`);
+`,
+    );
     return file;
   };
   const embedded = await startServe(tierFile('embedded', ''));
@@ -83,7 +86,9 @@ ${state}
           const res = await load(t, c, connections, durationS);
           ((results[c.name] ??= {})[`c${connections}`] ??= {})[t.name] ??= [];
           results[c.name][`c${connections}`][t.name].push(res);
-          log(`round ${r + 1} ${c.name} c${connections} ${t.name}: ${Math.round(res.rps)} req/s, p50 ${res.p50.toFixed(3)} ms, p99 ${res.p99.toFixed(3)} ms, non-2xx ${res.non2xx}, errors ${res.errors}`);
+          log(
+            `round ${r + 1} ${c.name} c${connections} ${t.name}: ${Math.round(res.rps)} req/s, p50 ${res.p50.toFixed(3)} ms, p99 ${res.p99.toFixed(3)} ms, non-2xx ${res.non2xx}, errors ${res.errors}`,
+          );
         }
       }
     }
@@ -93,7 +98,9 @@ ${state}
     for (const [conn, byTarget] of Object.entries(byConn)) {
       const e = summary(byTarget.embedded);
       const s = summary(byTarget.redis);
-      lines.push(`| ${name} | ${conn} | ${e.p50.toFixed(3)} | ${s.p50.toFixed(3)} | ${(s.p50 - e.p50).toFixed(3)} | ${Math.round(e.rps)} | ${Math.round(s.rps)} |`);
+      lines.push(
+        `| ${name} | ${conn} | ${e.p50.toFixed(3)} | ${s.p50.toFixed(3)} | ${(s.p50 - e.p50).toFixed(3)} | ${Math.round(e.rps)} | ${Math.round(s.rps)} |`,
+      );
     }
   }
   process.stdout.write(`${lines.join('\n')}\n`);
@@ -113,23 +120,28 @@ function load(target, c, connections, seconds) {
     const latencies = [];
     let non2xx = 0;
     const body = JSON.stringify({ model: c.model, messages: [{ role: 'user', content: 'Say hello.' }] });
-    const instance = autocannon({
-      url: `${target.url}/chat/completions`,
-      method: 'POST',
-      connections,
-      pipelining: 1,
-      duration: seconds,
-      timeout: 10,
-      requests: [{
+    const instance = autocannon(
+      {
+        url: `${target.url}/chat/completions`,
         method: 'POST',
-        body,
-        setupRequest: (req) => ({ ...req, headers: { 'content-type': 'application/json', ...(c.keyed ? { 'idempotency-key': randomUUID() } : {}) } }),
-      }],
-    }, (err, result) => {
-      if (err) return reject(err);
-      const s = (result.finish - result.start) / 1000;
-      resolve({ rps: latencies.length / s, p50: percentile(latencies, 50), p99: percentile(latencies, 99), non2xx, errors: result.errors });
-    });
+        connections,
+        pipelining: 1,
+        duration: seconds,
+        timeout: 10,
+        requests: [
+          {
+            method: 'POST',
+            body,
+            setupRequest: (req) => ({ ...req, headers: { 'content-type': 'application/json', ...(c.keyed ? { 'idempotency-key': randomUUID() } : {}) } }),
+          },
+        ],
+      },
+      (err, result) => {
+        if (err) return reject(err);
+        const s = (result.finish - result.start) / 1000;
+        resolve({ rps: latencies.length / s, p50: percentile(latencies, 50), p99: percentile(latencies, 99), non2xx, errors: result.errors });
+      },
+    );
     instance.on('response', (_client, status, _bytes, time) => {
       if (status >= 200 && status < 300) latencies.push(time);
       else non2xx++;

@@ -32,7 +32,12 @@ const { mock, serve } = await startServeOnMock({
 const CASES = {
   direct: { origin: new URL(mock.url).origin, path: '/v1/chat/completions', body: chatBody(), first: chatContent },
   relay: { origin: new URL(serve.url).origin, path: '/v1/chat/completions', body: chatBody(), first: chatContent },
-  translated: { origin: new URL(serve.url).origin, path: '/v1/messages', body: JSON.stringify({ model: 'chat', max_tokens: 1000, stream: true, messages: [{ role: 'user', content: 'hi' }] }), first: messagesContent },
+  translated: {
+    origin: new URL(serve.url).origin,
+    path: '/v1/messages',
+    body: JSON.stringify({ model: 'chat', max_tokens: 1000, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    first: messagesContent,
+  },
 };
 
 function chatBody() {
@@ -50,7 +55,12 @@ function messagesContent(data) {
 /** One streaming request: ms to the first content event, and the number of events. */
 async function once(pool, target) {
   const t0 = performance.now();
-  const res = await pool.request({ method: 'POST', path: target.path, headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' }, body: target.body });
+  const res = await pool.request({
+    method: 'POST',
+    path: target.path,
+    headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+    body: target.body,
+  });
   if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}: ${await res.body.text()}`);
   let firstMs = Number.NaN;
   let events = 0;
@@ -95,8 +105,10 @@ try {
     for (const name of r % 2 === 0 ? ['direct', 'relay', 'translated'] : ['translated', 'relay', 'direct']) round[name] = await run(name);
     rounds.push(round);
     const { direct, relay, translated } = round;
-    console.log(`round ${r + 1}: first content p50 direct ${direct.p50.toFixed(3)} ms, relay ${relay.p50.toFixed(3)} ms, translated ${translated.p50.toFixed(3)} ms; `
-      + `proxy CPU per upstream event relay ${relay.cpuPerEventUs.toFixed(2)} µs, translated ${translated.cpuPerEventUs.toFixed(2)} µs`);
+    console.log(
+      `round ${r + 1}: first content p50 direct ${direct.p50.toFixed(3)} ms, relay ${relay.p50.toFixed(3)} ms, translated ${translated.p50.toFixed(3)} ms; ` +
+        `proxy CPU per upstream event relay ${relay.cpuPerEventUs.toFixed(2)} µs, translated ${translated.cpuPerEventUs.toFixed(2)} µs`,
+    );
   }
 } finally {
   await stopAll();
@@ -106,7 +118,11 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 const m = (name, key) => median(rounds.map((round) => round[name][key]));
 console.log('');
 console.log(`${STREAMS} streams of ${TOKENS} content events per case and round, ${ROUNDS} rounds, medians:`);
-console.log(`  first content p50: direct ${m('direct', 'p50').toFixed(3)} ms, relay ${m('relay', 'p50').toFixed(3)} ms (+${(m('relay', 'p50') - m('direct', 'p50')).toFixed(3)}), translated ${m('translated', 'p50').toFixed(3)} ms (+${(m('translated', 'p50') - m('relay', 'p50')).toFixed(3)} over relay)`);
+console.log(
+  `  first content p50: direct ${m('direct', 'p50').toFixed(3)} ms, relay ${m('relay', 'p50').toFixed(3)} ms (+${(m('relay', 'p50') - m('direct', 'p50')).toFixed(3)}), translated ${m('translated', 'p50').toFixed(3)} ms (+${(m('translated', 'p50') - m('relay', 'p50')).toFixed(3)} over relay)`,
+);
 console.log(`  first content p99: relay ${m('relay', 'p99').toFixed(3)} ms, translated ${m('translated', 'p99').toFixed(3)} ms`);
-console.log(`  proxy CPU per upstream event: relay ${m('relay', 'cpuPerEventUs').toFixed(2)} µs, translated ${m('translated', 'cpuPerEventUs').toFixed(2)} µs → ${(m('translated', 'cpuPerEventUs') / m('relay', 'cpuPerEventUs')).toFixed(2)}× the relay`);
-console.log('  (CPU is the serve process\'s utime+stime, 10 ms ticks, over the whole case: request handling included)');
+console.log(
+  `  proxy CPU per upstream event: relay ${m('relay', 'cpuPerEventUs').toFixed(2)} µs, translated ${m('translated', 'cpuPerEventUs').toFixed(2)} µs → ${(m('translated', 'cpuPerEventUs') / m('relay', 'cpuPerEventUs')).toFixed(2)}× the relay`,
+);
+console.log("  (CPU is the serve process's utime+stime, 10 ms ticks, over the whole case: request handling included)");

@@ -41,12 +41,20 @@ const IMPORT_LINE = /^import (.+) from "([^"]+)";$/gm;
 function requireLine(line, clause, id) {
   if (!REQUIRED(id)) return line;
   const named = /\{([^}]*)\}/.exec(clause);
-  const whole = clause.replace(/\{[^}]*\}/, '').replace(/,\s*$/, '').replace(/^\*\s+as\s+/, '').trim();
+  const whole = clause
+    .replace(/\{[^}]*\}/, '')
+    .replace(/,\s*$/, '')
+    .replace(/^\*\s+as\s+/, '')
+    .trim();
   const source = `__require_module(${JSON.stringify(id)})`;
   const lines = [];
   if (whole) lines.push(`const ${whole} = ${source};`);
   if (named) {
-    const names = named[1].split(',').map((n) => n.trim()).filter(Boolean).map((n) => n.replace(/\s+as\s+/, ': '));
+    const names = named[1]
+      .split(',')
+      .map((n) => n.trim())
+      .filter(Boolean)
+      .map((n) => n.replace(/\s+as\s+/, ': '));
     lines.push(`const { ${names.join(', ')} } = ${whole || source};`);
   }
   return lines.join(' ');

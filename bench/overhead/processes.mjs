@@ -195,16 +195,18 @@ export async function startServeOnMock({ tokens, routes, tmpPrefix }) {
   const tmp = mkdtempSync(join(tmpdir(), tmpPrefix));
   const mock = await startMock('fast', ['--tokens', String(tokens)]);
   const config = join(tmp, 'tiers.yaml');
-  writeFileSync(config, [
-    'version: 1',
-    'server: { port: 0 }',
-    `usage: { path: ${JSON.stringify(join(tmp, 'usage.db'))} }`,
-    'providers:',
-    `  fast: { type: openai, base_url: ${JSON.stringify(mock.url)}, health: { warmup: false } }`,
-    'routes:',
-    ...routes,
-    '',
-  ].join('\n'));
+  writeFileSync(
+    config,
+    [
+      'version: 1',
+      'server: { port: 0 }',
+      `usage: { path: ${JSON.stringify(join(tmp, 'usage.db'))} }`,
+      'providers:',
+      `  fast: { type: openai, base_url: ${JSON.stringify(mock.url)}, health: { warmup: false } }`,
+      'routes:',
+      ...routes,
+      '',
+    ].join('\n'),
+  );
   return { mock, serve: await startServe(config) };
 }
-

@@ -7,7 +7,15 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '10' }, depth: { type: 'string', default: '4' }, paths: { type: 'string', default: '3' }, root: { type: 'string', default: process.cwd() } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    top: { type: 'string', default: '10' },
+    depth: { type: 'string', default: '4' },
+    paths: { type: 'string', default: '3' },
+    root: { type: 'string', default: process.cwd() },
+  },
+});
 if (positionals.length === 0) {
   console.error('usage: node bench/overhead/profile-summary.mjs FILE.cpuprofile [...] [--top N]');
   process.exit(2);

@@ -110,8 +110,11 @@ async function main() {
   const proxyOff = await startServe(writeTierFile(fast.url, slow.url, { enabled: false }, 'tiers-usage-off.yaml'));
   const peer = withPeer ? await startPortkey() : null;
   const pipe = withPipe ? await startScript('naive pipe', './naive-pipe.mjs', [fast.url]) : null;
-  log(`fast mock ${fast.url} (pid ${fast.pid}), slow mock ${slow.url}, llm-route ${proxy.url} (pid ${proxy.pid})` +
-    (peer ? `, peer ${peer.url} (pid ${peer.pid})` : '') + (pipe ? `, naive pipe ${pipe.url}` : ''));
+  log(
+    `fast mock ${fast.url} (pid ${fast.pid}), slow mock ${slow.url}, llm-route ${proxy.url} (pid ${proxy.pid})` +
+      (peer ? `, peer ${peer.url} (pid ${peer.pid})` : '') +
+      (pipe ? `, naive pipe ${pipe.url}` : ''),
+  );
 
   const body = (model, stream) => JSON.stringify({ model, ...(stream ? { stream: true } : {}), messages: [{ role: 'user', content: 'Say hello.' }] });
   const peerHeaders = (upstreamUrl) => ({
@@ -152,11 +155,16 @@ async function main() {
     const bareT = { ...T.direct, name: 'bare node:http', url: bare.url, pid: bare.pid };
     results.upstream = { bodyBytes: bytes.length, rows: [] };
     for (const c of quick ? [100] : [10, 100]) {
-      for (const [label, t, pid] of [['mock', T.direct, fast.pid], ['bare', bareT, bare.pid]]) {
+      for (const [label, t, pid] of [
+        ['mock', T.direct, fast.pid],
+        ['bare', bareT, bare.pid],
+      ]) {
         await runLoad(t, { connections: c, durationS: 0.5 });
         const res = flat(await runLoad(t, { connections: c, durationS: plan.durationS, cpuPids: { upstream: pid } }));
         results.upstream.rows.push({ label, connections: c, ...res });
-        log(`upstream check ${label} c${c}: ${Math.round(res.rps)} req/s, upstream CPU ${fmt(res.cpu_upstream, 4)} ms/req, load generator CPU ${Math.round(res.clientCpuPct)} %`);
+        log(
+          `upstream check ${label} c${c}: ${Math.round(res.rps)} req/s, upstream CPU ${fmt(res.cpu_upstream, 4)} ms/req, load generator CPU ${Math.round(res.clientCpuPct)} %`,
+        );
       }
     }
     end('upstream');
@@ -174,8 +182,10 @@ async function main() {
         for (const t of rotate(loadTargets, r)) {
           const res = flat(await runLoad(t, { connections: c, durationS: plan.durationS, cpuPids: cpuPids(t, fast) }));
           ((runs[c] ??= {})[t.name] ??= []).push(res);
-          log(`round ${r + 1}/${plan.rounds} c${c} ${t.name}: ${Math.round(res.rps)} req/s, p50 ${res.p50.toFixed(3)} ms, p99 ${res.p99.toFixed(3)} ms` +
-            (res.errors + res.non2xx + res.timeouts > 0 ? `, errors ${res.errors} non2xx ${res.non2xx} timeouts ${res.timeouts}` : ''));
+          log(
+            `round ${r + 1}/${plan.rounds} c${c} ${t.name}: ${Math.round(res.rps)} req/s, p50 ${res.p50.toFixed(3)} ms, p99 ${res.p99.toFixed(3)} ms` +
+              (res.errors + res.non2xx + res.timeouts > 0 ? `, errors ${res.errors} non2xx ${res.non2xx} timeouts ${res.timeouts}` : ''),
+          );
           await sleep(200);
         }
       }
@@ -192,7 +202,9 @@ async function main() {
       for (const t of rotate(loadTargets, r)) {
         const res = flat(await runLoad(t, { connections: 10, amount: plan.cpuAmount, cpuPids: cpuPids(t, fast) }));
         (runs[t.name] ??= []).push(res);
-        log(`cpu round ${r + 1} ${t.name}: proxy ${res.cpu_proxy === undefined ? '-' : fmt(res.cpu_proxy, 4)} ms/req, upstream ${fmt(res.cpu_upstream, 4)} ms/req over ${res.ok} requests`);
+        log(
+          `cpu round ${r + 1} ${t.name}: proxy ${res.cpu_proxy === undefined ? '-' : fmt(res.cpu_proxy, 4)} ms/req, upstream ${fmt(res.cpu_upstream, 4)} ms/req over ${res.ok} requests`,
+        );
         await sleep(200);
       }
     }
@@ -210,7 +222,9 @@ async function main() {
       for (const t of rotate(streamTargets, r)) {
         const res = await sequentialStreams(t, t.streamBody, { count: plan.streamCount, maxS: plan.streamMaxS, expectChunks: plan.fastTokens });
         (runs[t.name] ??= []).push(res);
-        log(`stream round ${r + 1} ${t.name}: n ${res.n}, ttfb p50 ${fmt(res.ttfbP50)} ms p99 ${fmt(res.ttfbP99)} ms, total p50 ${fmt(res.totalP50)} ms, errors ${res.errors}${res.firstError ? ` (${res.firstError})` : ''}`);
+        log(
+          `stream round ${r + 1} ${t.name}: n ${res.n}, ttfb p50 ${fmt(res.ttfbP50)} ms p99 ${fmt(res.ttfbP99)} ms, total p50 ${fmt(res.totalP50)} ms, errors ${res.errors}${res.firstError ? ` (${res.firstError})` : ''}`,
+        );
       }
     }
     results.stream = mapValues(runs, (rounds) => ({ ...medianOfRounds(rounds), errors: rounds.reduce((s, x) => s + x.errors, 0), rounds }));
@@ -242,10 +256,17 @@ async function main() {
     const runs = {};
     for (let r = 0; r < plan.rounds; r++) {
       for (const v of rotate(variants, r)) {
-        const res = await sequentialStreams(v, v.streamBody, { count: plan.failoverCount, maxS: plan.failoverMaxS, expectChunks: plan.fastTokens, countHeader: v.countHeader });
+        const res = await sequentialStreams(v, v.streamBody, {
+          count: plan.failoverCount,
+          maxS: plan.failoverMaxS,
+          expectChunks: plan.fastTokens,
+          countHeader: v.countHeader,
+        });
         (runs[v.name] ??= []).push(res);
-        log(`failover round ${r + 1} ${v.name}: ttfb p50 ${fmt(res.ttfbP50)} ms p99 ${fmt(res.ttfbP99)} ms, n ${res.n}, errors ${res.errors}` +
-          (res.headerCounts ? ` ${v.countHeader} ${JSON.stringify(res.headerCounts)}` : ''));
+        log(
+          `failover round ${r + 1} ${v.name}: ttfb p50 ${fmt(res.ttfbP50)} ms p99 ${fmt(res.ttfbP99)} ms, n ${res.n}, errors ${res.errors}` +
+            (res.headerCounts ? ` ${v.countHeader} ${JSON.stringify(res.headerCounts)}` : ''),
+        );
       }
     }
     results.failover = mapValues(runs, (rounds) => ({
@@ -262,7 +283,9 @@ async function main() {
   // (and was or was not given back) during the load sections; that RSS is reported beside it.
   if (sections.has('open')) {
     const rssAfterLoadMb = { [T.llm.name]: rssKb(proxy.pid) / 1024, ...(peer ? { [T.peer.name]: rssKb(peer.pid) / 1024 } : {}) };
-    log(`RSS after the load sections: ${JSON.stringify(mapValues(rssAfterLoadMb, (v) => +v.toFixed(1)))} MB; starting fresh llm-route${peer ? ' and peer' : ''} for the open-streams section`);
+    log(
+      `RSS after the load sections: ${JSON.stringify(mapValues(rssAfterLoadMb, (v) => +v.toFixed(1)))} MB; starting fresh llm-route${peer ? ' and peer' : ''} for the open-streams section`,
+    );
     await Promise.all([proxy.child.stop(), proxyOff.child.stop(), peer?.child.stop(), pipe?.child.stop()]);
     const proxy2 = await startServe(tierFile);
     const peer2 = peer ? await startPortkey() : null;
@@ -286,7 +309,9 @@ async function main() {
           maxS: 30 + plan.slowTokens / plan.slowTokensPerS,
         });
         (runs[t.name] ??= []).push({ ...res, rssOf: t.rssOf });
-        log(`open streams ${t.name}: ${res.streams} streams, ttfb p50 ${fmt(res.ttfbP50, 1)} ms p99 ${fmt(res.ttfbP99, 1)} ms, load generator CPU ${Math.round(res.clientCpuPct)} %, peak open ${res.peakOpen}, ${t.rssOf} RSS ${res.rssIdleMb.toFixed(1)} -> ${res.rssPeakMb.toFixed(1)} MB, errors ${res.errors} ${JSON.stringify(res.reasons)}`);
+        log(
+          `open streams ${t.name}: ${res.streams} streams, ttfb p50 ${fmt(res.ttfbP50, 1)} ms p99 ${fmt(res.ttfbP99, 1)} ms, load generator CPU ${Math.round(res.clientCpuPct)} %, peak open ${res.peakOpen}, ${t.rssOf} RSS ${res.rssIdleMb.toFixed(1)} -> ${res.rssPeakMb.toFixed(1)} MB, errors ${res.errors} ${JSON.stringify(res.reasons)}`,
+        );
         await sleep(500);
       }
     }
@@ -429,10 +454,9 @@ function environment() {
     node: process.version,
     llmRoute: pkg('package.json').version,
     peer: `@portkey-ai/gateway ${pkg('node_modules/@portkey-ai/gateway/package.json').version}`,
-    peerHonoNodeServer: [
-      'node_modules/@portkey-ai/gateway/node_modules/@hono/node-server/package.json',
-      'node_modules/@hono/node-server/package.json',
-    ].filter((path) => existsSync(join(ROOT, path))).map((path) => pkg(path).version)[0],
+    peerHonoNodeServer: ['node_modules/@portkey-ai/gateway/node_modules/@hono/node-server/package.json', 'node_modules/@hono/node-server/package.json']
+      .filter((path) => existsSync(join(ROOT, path)))
+      .map((path) => pkg(path).version)[0],
     autocannon: pkg('node_modules/autocannon/package.json').version,
     undici: pkg('node_modules/undici/package.json').version,
     nproc: os.availableParallelism(),

@@ -4,7 +4,8 @@
 // the client's protocol.
 
 /** The words `llm-route mock` streams, one per content chunk (src/mock/server.ts); checked against a live mock at start. */
-const MOCK_WORDS = 'hello from a simulated upstream: this answer streams one word per chunk so you can watch time to first token and failover happen live.'.split(' ');
+const MOCK_WORDS =
+  'hello from a simulated upstream: this answer streams one word per chunk so you can watch time to first token and failover happen live.'.split(' ');
 
 /** The content chunks of a mock's completion: its name first, then the words. */
 export function mockTokens(name, count) {
@@ -82,8 +83,18 @@ const STREAMS = {
 /** Per protocol: the text of a whole answer. */
 const WHOLE = {
   chat: (b) => b?.choices?.[0]?.message?.content,
-  responses: (b) => b?.output?.filter((o) => o.type === 'message').flatMap((o) => o.content).filter((c) => c.type === 'output_text').map((c) => c.text).join(''),
-  messages: (b) => b?.content?.filter((c) => c.type === 'text').map((c) => c.text).join(''),
+  responses: (b) =>
+    b?.output
+      ?.filter((o) => o.type === 'message')
+      .flatMap((o) => o.content)
+      .filter((c) => c.type === 'output_text')
+      .map((c) => c.text)
+      .join(''),
+  messages: (b) =>
+    b?.content
+      ?.filter((c) => c.type === 'text')
+      .map((c) => c.text)
+      .join(''),
 };
 
 /** An error llm-route made, in the client's protocol's shape; a problem text when it is not one. */
@@ -125,7 +136,8 @@ export function readAnswer({ protocol, stream, status, headers, body }, completi
     text = events.map(rules.text).join('');
     const ends = events.filter((e) => rules.terminator(e) || rules.error(e));
     const last = events.at(-1);
-    if (ends.length !== 1) problems.push(`stream with ${ends.length} terminators/error events (${ends.map((e) => e.event ?? JSON.stringify(e.data).slice(0, 40)).join(', ')})`);
+    if (ends.length !== 1)
+      problems.push(`stream with ${ends.length} terminators/error events (${ends.map((e) => e.event ?? JSON.stringify(e.data).slice(0, 40)).join(', ')})`);
     else if (ends[0] !== last) problems.push('events after the terminator or the error event');
     if (last && rules.error(last)) kind = 'interrupted';
     else if (!last || !rules.terminator(last)) problems.push('stream ended with neither its terminator nor its error event');

@@ -2,7 +2,18 @@
 // inodes of its own descriptors), its active handles and timers, its resident memory.
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
-const STATES = { '01': 'ESTABLISHED', '02': 'SYN_SENT', '06': 'TIME_WAIT', '07': 'CLOSE', '08': 'CLOSE_WAIT', '0A': 'LISTEN', '04': 'FIN_WAIT1', '05': 'FIN_WAIT2', '09': 'LAST_ACK', '0B': 'CLOSING' };
+const STATES = {
+  '01': 'ESTABLISHED',
+  '02': 'SYN_SENT',
+  '06': 'TIME_WAIT',
+  '07': 'CLOSE',
+  '08': 'CLOSE_WAIT',
+  '0A': 'LISTEN',
+  '04': 'FIN_WAIT1',
+  '05': 'FIN_WAIT2',
+  '09': 'LAST_ACK',
+  '0B': 'CLOSING',
+};
 
 /** The socket inodes of this process's open descriptors. */
 function ownSocketInodes() {

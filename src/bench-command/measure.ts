@@ -62,19 +62,24 @@ async function measure(pool: Dispatcher, target: BenchTarget, prompt: string, on
   const request = target.request(prompt);
   let startedAt = performance.now();
   try {
-    const response = await sendRetryingStale(pool, target.origin, (dispatcher) => {
-      startedAt = performance.now();
-      return dispatcher.request({
-        method: 'POST',
-        path: request.path,
-        headers: request.headers,
-        body: request.body,
-        signal: abort.signal,
-        // undici's own timers are coarse and off: the timer above bounds the whole request.
-        headersTimeout: 0,
-        bodyTimeout: 0,
-      });
-    }, { connectTimeout: target.connectTimeoutMs, onStale });
+    const response = await sendRetryingStale(
+      pool,
+      target.origin,
+      (dispatcher) => {
+        startedAt = performance.now();
+        return dispatcher.request({
+          method: 'POST',
+          path: request.path,
+          headers: request.headers,
+          body: request.body,
+          signal: abort.signal,
+          // undici's own timers are coarse and off: the timer above bounds the whole request.
+          headersTimeout: 0,
+          bodyTimeout: 0,
+        });
+      },
+      { connectTimeout: target.connectTimeoutMs, onStale },
+    );
     if (response.statusCode < 200 || response.statusCode >= 300) {
       return statusFailure(target, response.statusCode, await response.body.text(), response.headers);
     }

@@ -32,7 +32,10 @@ function renderTier(result: TierResult): string {
   }
   if (result.stale_socket_retries > 0) {
     const n = result.stale_socket_retries;
-    lines.push('', `  ${n} request${n === 1 ? ' was' : 's were'} sent again on a new connection: the server had closed the pooled keep-alive socket (not errors)`);
+    lines.push(
+      '',
+      `  ${n} request${n === 1 ? ' was' : 's were'} sent again on a new connection: the server had closed the pooled keep-alive socket (not errors)`,
+    );
   }
   if (result.error_samples.length > 0) lines.push('', '  errors', ...result.error_samples.map(errorLine));
   return `${lines.join('\n')}\n`;
@@ -42,7 +45,9 @@ function heading(result: TierResult): string {
   const errors = result.errors === result.requests ? `all ${result.requests} failed` : `${result.errors} error${result.errors === 1 ? '' : 's'}`;
   const counts = `${result.requests} request${result.requests === 1 ? '' : 's'}, ${errors}`;
   if (result.tier === null) {
-    const servedBy = Object.entries(result.served_by ?? {}).map(([tier, count]) => `${tier} ×${count}`).join(', ');
+    const servedBy = Object.entries(result.served_by ?? {})
+      .map(([tier, count]) => `${tier} ×${count}`)
+      .join(', ');
     return `${targetLabel(result)}  (through the proxy${servedBy ? `; answered by ${servedBy}` : ''})  ${counts}`;
   }
   return `${targetLabel(result)}  (${result.provider} · ${result.model})  ${counts}`;

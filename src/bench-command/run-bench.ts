@@ -68,13 +68,16 @@ function createPools(targets: readonly BenchTarget[], concurrency: number): Map<
   }
   const pools = new Map<string, Pool>();
   for (const [key, origin] of origins) {
-    pools.set(key, createStaleAwarePool(origin, {
-      connections: concurrency,
-      connectTimeout: connectMs.get(key),
-      pipelining: 1,
-      headersTimeout: 0,
-      bodyTimeout: 0,
-    }));
+    pools.set(
+      key,
+      createStaleAwarePool(origin, {
+        connections: concurrency,
+        connectTimeout: connectMs.get(key),
+        pipelining: 1,
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      }),
+    );
   }
   return pools;
 }

@@ -5,7 +5,14 @@ import { ProgressBar } from '../bench-command/progress.js';
 import { renderHuman, renderJson, targetLabel } from '../bench-command/report.js';
 import { benchTargets } from '../bench-command/run-bench.js';
 import {
-  BenchUsageError, directTarget, parseProxyUrl, selectRoutes, selectTiers, throughTarget, type BenchTarget, type Workload,
+  BenchUsageError,
+  directTarget,
+  parseProxyUrl,
+  selectRoutes,
+  selectTiers,
+  throughTarget,
+  type BenchTarget,
+  type Workload,
 } from '../bench-command/targets.js';
 
 export interface BenchOptions {

@@ -7,7 +7,14 @@ import type { DashboardHandle } from '../ui/render-dashboard.js';
 export async function showDashboard(server: ProxyServer, url: string, quit: (reason: string) => void): Promise<DashboardHandle> {
   const { renderDashboard } = await import('../ui/render-dashboard.js');
   const app = server.app;
-  return renderDashboard({ bus: app.telemetry, config: () => app.config, listen: url, startedAt: app.startedAt, actions: dashboardActions(app, quit), usageBaseline: server.usage.startTotals });
+  return renderDashboard({
+    bus: app.telemetry,
+    config: () => app.config,
+    listen: url,
+    startedAt: app.startedAt,
+    actions: dashboardActions(app, quit),
+    usageBaseline: server.usage.startTotals,
+  });
 }
 
 /**

@@ -66,11 +66,15 @@ export async function runExplain(file: string, opts: ExplainOptions): Promise<nu
   const unreachable = new Set<Tier>();
   try {
     // A tier local-only excludes is not contacted at all, not even for discovery.
-    await Promise.all(route.tiers.filter((tier) => !notLocal.has(tier)).map(async (tier) => {
-      const found = await discoverTier(tier, { timeoutMs: tier.provider.health.timeout_ms, dispatcher: agent });
-      recordDiscovered(tier, found.facts);
-      if (found.unreachable) unreachable.add(tier);
-    }));
+    await Promise.all(
+      route.tiers
+        .filter((tier) => !notLocal.has(tier))
+        .map(async (tier) => {
+          const found = await discoverTier(tier, { timeoutMs: tier.provider.health.timeout_ms, dispatcher: agent });
+          recordDiscovered(tier, found.facts);
+          if (found.unreachable) unreachable.add(tier);
+        }),
+    );
   } finally {
     await agent.destroy().catch(() => undefined);
   }
@@ -92,7 +96,13 @@ function noTierSummary(plan: Explained): string {
  * The route as the proxy would choose it (rules, then the model name), or the one --route
  * names; a local-only route's or request's tiers off the local network are shown excluded.
  */
-async function routeFor(config: Config, named: string | undefined, request: ClientRequest, headers: IncomingHttpHeaders, bytes: number): Promise<{ route: Route; rule: Rule | null; notLocal: Set<Tier> } | undefined> {
+async function routeFor(
+  config: Config,
+  named: string | undefined,
+  request: ClientRequest,
+  headers: IncomingHttpHeaders,
+  bytes: number,
+): Promise<{ route: Route; rule: Rule | null; notLocal: Set<Tier> } | undefined> {
   const chosen = named === undefined ? await chooseRoute(config, request, headers, bytes) : undefined;
   const route = chosen ? (chosen.unfiltered ?? chosen.route) : named === undefined ? undefined : findRoute(config, named);
   if (!route) return undefined;
@@ -118,8 +128,17 @@ function guessProtocol(body: Record<string, unknown>): ClientProtocol {
 }
 
 function hasAnthropicBlocks(messages: unknown): boolean {
-  return Array.isArray(messages) && messages.some((m) => isRecord(m) && Array.isArray(m.content)
-    && m.content.some((part) => isRecord(part) && (part.type === 'tool_use' || part.type === 'tool_result' || (part.type === 'image' && isRecord(part.source)))));
+  return (
+    Array.isArray(messages) &&
+    messages.some(
+      (m) =>
+        isRecord(m) &&
+        Array.isArray(m.content) &&
+        m.content.some(
+          (part) => isRecord(part) && (part.type === 'tool_use' || part.type === 'tool_result' || (part.type === 'image' && isRecord(part.source))),
+        ),
+    )
+  );
 }
 
 function planText(plan: Explained): string {

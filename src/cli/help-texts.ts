@@ -13,7 +13,11 @@ interface Footer {
 /** Every command's exit codes and an example (issue 34), by command path ("savers try"). */
 const FOOTERS: Record<string, Footer> = {
   serve: {
-    exit: ['0  stopped (Ctrl-C, SIGTERM or q) after draining', '1  cannot listen (port in use, no permission, no such address)', '2  bad tier file or flag; a provider\'s start: failed'],
+    exit: [
+      '0  stopped (Ctrl-C, SIGTERM or q) after draining',
+      '1  cannot listen (port in use, no permission, no such address)',
+      "2  bad tier file or flag; a provider's start: failed",
+    ],
     examples: ['llm-route serve', 'llm-route serve -c examples/demo.yaml --port 4242 --no-ui'],
   },
   probe: {
@@ -21,11 +25,20 @@ const FOOTERS: Record<string, Footer> = {
     examples: ['llm-route probe', 'llm-route probe --route chat --json'],
   },
   explain: {
-    exit: ['0  some tier would be tried', '1  no tier would be tried (the last line says why)', '2  bad input: the file, the tier file, the route, the protocol'],
+    exit: [
+      '0  some tier would be tried',
+      '1  no tier would be tried (the last line says why)',
+      '2  bad input: the file, the tier file, the route, the protocol',
+    ],
     examples: ['llm-route explain request.json', 'llm-route explain long.json --route chat --json'],
   },
   exec: {
-    exit: ['N  the command\'s own exit code (128+n when signal n ended it)', '1  llm-route could not start (port in use, a provider\'s start: failed)', '2  bad tier file or flag, unknown route', '126, 127  the command cannot run / was not found'],
+    exit: [
+      "N  the command's own exit code (128+n when signal n ended it)",
+      "1  llm-route could not start (port in use, a provider's start: failed)",
+      '2  bad tier file or flag, unknown route',
+      '126, 127  the command cannot run / was not found',
+    ],
     examples: ['llm-route exec -- claude', 'llm-route exec -c examples/codex.yaml -- codex exec "explain this repo"'],
   },
   init: {
@@ -42,7 +55,7 @@ const FOOTERS: Record<string, Footer> = {
     examples: ['llm-route bench --route chat -n 20 --concurrency 2', 'llm-route bench --through http://127.0.0.1:4141 --json'],
   },
   savers: {
-    exit: ['0  done (see `savers try`)', '2  no such subcommand, or `savers try`\'s bad input'],
+    exit: ['0  done (see `savers try`)', "2  no such subcommand, or `savers try`'s bad input"],
     examples: ['llm-route savers try request.json'],
   },
   'savers try': {

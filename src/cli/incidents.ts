@@ -32,7 +32,14 @@ export async function runIncidents(opts: IncidentsOptions): Promise<number> {
     const rows = entries.map((e, i) => {
       const closedBy = incidents[i].closedBy && incidents[i].closedBy !== 'restore' ? ` (${incidents[i].closedBy})` : '';
       const share = (e.route_requests as number) > 0 ? ` (${(((e.affected_requests as number) / (e.route_requests as number)) * 100).toFixed(1)}%)` : '';
-      return [String(e.id), e.kind as string, `${e.route as string}/${e.tier as string}`, e.opened_at as string, e.closed_at === null ? 'open' : `${e.closed_at as string}${closedBy}`, `${formatInt(e.affected_requests as number)} of ${formatInt(e.route_requests as number)}${share}`];
+      return [
+        String(e.id),
+        e.kind as string,
+        `${e.route as string}/${e.tier as string}`,
+        e.opened_at as string,
+        e.closed_at === null ? 'open' : `${e.closed_at as string}${closedBy}`,
+        `${formatInt(e.affected_requests as number)} of ${formatInt(e.route_requests as number)}${share}`,
+      ];
     });
     process.stdout.write(`${textTable(['ID', 'KIND', 'TIER', 'OPENED', 'CLOSED', 'AFFECTED'], rows)}\n\nllm-route incidents show ID: the postmortem draft\n`);
     return 0;

@@ -31,11 +31,11 @@ export async function main(argv: string[]): Promise<void> {
 
   program
     .command('probe')
-    .description('health-check every tier: reachability, model presence, a 1-token request\'s TTFT')
+    .description("health-check every tier: reachability, model presence, a 1-token request's TTFT")
     .addOption(configOption())
     .option('--route <route>', 'only the tiers of this route')
     .option('--json', 'one JSON document on stdout instead of the table')
-    .option('--timeout <ms>', 'bound on each tier\'s check (default: the provider\'s health timeout_ms + the tier\'s TTFT budget)')
+    .option('--timeout <ms>', "bound on each tier's check (default: the provider's health timeout_ms + the tier's TTFT budget)")
     .action(async (opts) => {
       const { runProbe } = await import('./probe.js');
       process.exitCode = await runProbe(opts);
@@ -46,7 +46,7 @@ export async function main(argv: string[]): Promise<void> {
     .description('the plan for a request body without sending it: which tiers would be tried, which skipped and why (context, tokens)')
     .argument('<file>', 'a request body as JSON (Chat Completions, Responses or Messages)')
     .addOption(configOption())
-    .option('--route <route>', 'the route to plan on (default: the body\'s model)')
+    .option('--route <route>', "the route to plan on (default: the body's model)")
     .option('--protocol <protocol>', 'chat, responses or messages (default: guessed from the body)')
     .option('-H, --header <header...>', 'a request header the rules and local-only see, "Name: value" (repeatable)')
     .option('--json', 'one JSON document on stdout')
@@ -57,12 +57,17 @@ export async function main(argv: string[]): Promise<void> {
 
   program
     .command('exec')
-    .description('run a command behind a private proxy for its lifetime: OpenAI, Anthropic (Claude Code) and Codex clients inside it reach llm-route with no setup')
+    .description(
+      'run a command behind a private proxy for its lifetime: OpenAI, Anthropic (Claude Code) and Codex clients inside it reach llm-route with no setup',
+    )
     .usage('[options] -- <command> [args...]')
     .addOption(configOption())
     .addOption(new Option('--port <port>', 'proxy port (default: any free port)').argParser(parsePort))
     .option('--log', 'JSON-lines request log and full provider output on stderr')
-    .option('--route <route>', 'the route every client uses, whatever model it asks for (default: its own model name when a route matches it, else the first route)')
+    .option(
+      '--route <route>',
+      'the route every client uses, whatever model it asks for (default: its own model name when a route matches it, else the first route)',
+    )
     .argument('<command...>', 'the command to run, and its arguments')
     .passThroughOptions()
     .action(async (command: string[], opts: { config?: string; port?: number; log?: boolean; route?: string }) => {
@@ -97,9 +102,11 @@ export async function main(argv: string[]): Promise<void> {
     .option('--route <route>', 'only the tiers of this route')
     .option('--tier <tier>', 'only tiers with this name')
     .addOption(new Option('-n, --requests <n>', 'requests per tier').argParser(positiveInteger('-n')).default(BENCH_DEFAULTS.requests))
-    .addOption(new Option('--concurrency <c>', 'requests in flight at once, per tier').argParser(positiveInteger('--concurrency')).default(BENCH_DEFAULTS.concurrency))
+    .addOption(
+      new Option('--concurrency <c>', 'requests in flight at once, per tier').argParser(positiveInteger('--concurrency')).default(BENCH_DEFAULTS.concurrency),
+    )
     .option('--prompt <text>', 'the user message of each request (a unique nonce goes first, so no prompt cache answers it)', BENCH_DEFAULTS.prompt)
-    .option('--same-prompt', 'send the prompt unchanged every time: measures the server\'s prompt-cache path')
+    .option('--same-prompt', "send the prompt unchanged every time: measures the server's prompt-cache path")
     .addOption(new Option('--max-tokens <m>', 'max_tokens of each request').argParser(positiveInteger('--max-tokens')).default(BENCH_DEFAULTS.maxTokens))
     .option('--through <url>', 'send the requests through a running llm-route at this URL (reports per route)')
     .option('--json', 'one JSON document on stdout')
@@ -112,9 +119,9 @@ export async function main(argv: string[]): Promise<void> {
 
   program
     .command('savers')
-    .description('token savers: see what a route\'s savers do to a request')
+    .description("token savers: see what a route's savers do to a request")
     .command('try')
-    .description('run a route\'s savers on a request body: each saver\'s diff and the tokens before and after')
+    .description("run a route's savers on a request body: each saver's diff and the tokens before and after")
     .argument('<file>', 'a request body (Chat Completions, Responses or Anthropic Messages JSON)')
     .addOption(configOption())
     .option('--route <route>', 'the route whose savers run (default: the route the body\'s "model" names)')

@@ -45,17 +45,19 @@ export async function runProbe(opts: ProbeOptions): Promise<number> {
   // stale-aware, so a socket the server closed after a stream is retried, not a failed check.
   const agent = createStaleAwareAgent();
   try {
-    const probes = routes.flatMap((route) => route.tiers.map(async (tier): Promise<Probed> => {
-      // Asked before the 1-token request, which would load the model itself.
-      const loaded = await loadedBefore(tier, timeoutMs ?? tier.provider.health.timeout_ms, agent);
-      const [checked, discovery] = await Promise.all([
-        checkTier(tier, { timeoutMs: timeoutMs ?? defaultTimeoutMs(tier), ttft: true, dispatcher: agent }),
-        discoverTier(tier, { timeoutMs: timeoutMs ?? tier.provider.health.timeout_ms, dispatcher: agent }),
-      ]);
-      recordDiscovered(tier, discovery.facts);
-      const check = loaded === undefined ? checked : { ...checked, loaded };
-      return { tier, check, fit: tierFit(tier) };
-    }));
+    const probes = routes.flatMap((route) =>
+      route.tiers.map(async (tier): Promise<Probed> => {
+        // Asked before the 1-token request, which would load the model itself.
+        const loaded = await loadedBefore(tier, timeoutMs ?? tier.provider.health.timeout_ms, agent);
+        const [checked, discovery] = await Promise.all([
+          checkTier(tier, { timeoutMs: timeoutMs ?? defaultTimeoutMs(tier), ttft: true, dispatcher: agent }),
+          discoverTier(tier, { timeoutMs: timeoutMs ?? tier.provider.health.timeout_ms, dispatcher: agent }),
+        ]);
+        recordDiscovered(tier, discovery.facts);
+        const check = loaded === undefined ? checked : { ...checked, loaded };
+        return { tier, check, fit: tierFit(tier) };
+      }),
+    );
     const probed = await Promise.all(probes);
     process.stdout.write(opts.json ? `${JSON.stringify(probeReport(routes, probed), null, 2)}\n` : probeTable(probed));
     return probed.every(({ check }) => check.status === 'healthy') ? 0 : 1;
@@ -169,7 +171,11 @@ function probeTable(probed: Probed[]): string {
     notes(check),
   ]);
   const widths = HEADER.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
-  const line = (cells: string[]): string => cells.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]))
+      .join('  ')
+      .trimEnd();
   const healthy = probed.filter(({ check }) => check.status === 'healthy').length;
   return [line(HEADER), ...rows.map(line), '', `${healthy} of ${probed.length} tiers healthy`, ''].join('\n');
 }

@@ -44,10 +44,33 @@ export async function runUsage(opts: UsageOptions): Promise<number> {
 }
 
 export function renderUsage(report: UsageReport, path: string): string {
-  const header = [report.by.toUpperCase(), 'REQUESTS', 'FAILOVERS', 'ERRORS', 'TTFT p50', 'TTFT p95', 'PROMPT', 'COMPLETION', 'CACHED', 'ESTIMATED', 'COST', 'SAVED'];
+  const header = [
+    report.by.toUpperCase(),
+    'REQUESTS',
+    'FAILOVERS',
+    'ERRORS',
+    'TTFT p50',
+    'TTFT p95',
+    'PROMPT',
+    'COMPLETION',
+    'CACHED',
+    'ESTIMATED',
+    'COST',
+    'SAVED',
+  ];
   const row = (key: string, g: UsageReport['totals']): string[] => [
-    key, formatInt(g.requests), formatInt(g.failovers), formatInt(g.errors), formatMsOrDash(g.ttft_p50_ms), formatMsOrDash(g.ttft_p95_ms),
-    formatInt(g.prompt_tokens), formatInt(g.completion_tokens), formatInt(g.cached_tokens), formatInt(g.estimated_requests), formatUsd(g.cost_usd), formatUsd(g.saved_usd),
+    key,
+    formatInt(g.requests),
+    formatInt(g.failovers),
+    formatInt(g.errors),
+    formatMsOrDash(g.ttft_p50_ms),
+    formatMsOrDash(g.ttft_p95_ms),
+    formatInt(g.prompt_tokens),
+    formatInt(g.completion_tokens),
+    formatInt(g.cached_tokens),
+    formatInt(g.estimated_requests),
+    formatUsd(g.cost_usd),
+    formatUsd(g.saved_usd),
   ];
   const rows = report.groups.map((g) => row(g.key, g));
   if (report.groups.length !== 1) rows.push(row('total', report.totals));

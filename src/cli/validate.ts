@@ -18,9 +18,7 @@ export async function runValidate(opts: { config?: string }): Promise<number> {
 
 /** `ok: /abs/llm-route.yaml — 2 routes (chat: local → cloud; code: cloud), 3 providers` (`, 2 rules` when it has rules) */
 export function summarizeConfig(config: Config): string {
-  const routes = [...config.routes.values()]
-    .map((route) => `${route.name}: ${route.tiers.map((tier) => tier.name).join(' → ')}`)
-    .join('; ');
+  const routes = [...config.routes.values()].map((route) => `${route.name}: ${route.tiers.map((tier) => tier.name).join(' → ')}`).join('; ');
   const routeCount = plural(config.routes.size, 'route');
   const providerCount = plural(config.providers.size, 'provider');
   const rules = config.rules?.length ? `, ${plural(config.rules.length, 'rule')}` : '';

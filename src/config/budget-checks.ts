@@ -27,16 +27,20 @@ export function budgetProblems(data: Record<string, unknown>, report: Reporter):
     }
     const units = ['usd', 'tokens'].filter((unit) => budget[unit] !== undefined);
     if (units.length !== 1) {
-      const message = units.length === 0
-        ? 'a budget needs a limit: `usd: N` or `tokens: N`'
-        : 'a budget has one limit: `usd` or `tokens`, not both (write two budgets for both)';
+      const message =
+        units.length === 0
+          ? 'a budget needs a limit: `usd: N` or `tokens: N`'
+          : 'a budget has one limit: `usd` or `tokens`, not both (write two budgets for both)';
       problems.push(report.at(units.length === 0 ? 'value' : 'key', units.length === 0 ? path : [...path, 'tokens'], message));
       return;
     }
     const key = `${String(budget.scope)}\u0000${String(budget.per)}\u0000${units[0]}`;
     const first = seen.get(key);
     if (first === undefined) seen.set(key, index);
-    else problems.push(report.at('value', path, `budgets[${first}] already limits ${String(budget.scope)} in ${units[0]} per ${String(budget.per)}; keep one of them`));
+    else
+      problems.push(
+        report.at('value', path, `budgets[${first}] already limits ${String(budget.scope)} in ${units[0]} per ${String(budget.per)}; keep one of them`),
+      );
   });
   return problems;
 }
@@ -54,5 +58,7 @@ function scopeProblem(scope: string, names: { provider: string[]; route: string[
   if (known.includes(name)) return null;
   const suggestion = closestMatch(name, known);
   if (suggestion) return `unknown ${kind} "${name}" in budget scope; did you mean "${kind}:${suggestion}"?`;
-  return known.length === 0 ? `unknown ${kind} "${name}" in budget scope; no ${kind}s are defined` : `unknown ${kind} "${name}" in budget scope; defined ${kind}s: ${known.join(', ')}`;
+  return known.length === 0
+    ? `unknown ${kind} "${name}" in budget scope; no ${kind}s are defined`
+    : `unknown ${kind} "${name}" in budget scope; defined ${kind}s: ${known.join(', ')}`;
 }

@@ -23,7 +23,8 @@ export function caFileProblems(data: unknown, tierFile: string, report: Reporter
       problems.push(report.at('value', ['providers', name, 'ca_file'], `cannot read ca_file ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`));
       continue;
     }
-    if (!text.includes('-----BEGIN CERTIFICATE-----')) problems.push(report.at('value', ['providers', name, 'ca_file'], `ca_file ${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`));
+    if (!text.includes('-----BEGIN CERTIFICATE-----'))
+      problems.push(report.at('value', ['providers', name, 'ca_file'], `ca_file ${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`));
   }
   return problems;
 }

@@ -27,18 +27,28 @@ export function crossCheck(data: unknown, report: Reporter): ConfigProblem[] {
     const provider = (data.providers as Record<string, unknown>)[name];
     if (!isRecord(provider) || typeof provider.type !== 'string') continue;
     if (provider.passthrough !== undefined && provider.type !== 'openai') {
-      problems.push(report.at('key', ['providers', name, 'passthrough'], `passthrough is for openai-type providers (servers that also serve other APIs); this one is type ${provider.type}`));
+      problems.push(
+        report.at(
+          'key',
+          ['providers', name, 'passthrough'],
+          `passthrough is for openai-type providers (servers that also serve other APIs); this one is type ${provider.type}`,
+        ),
+      );
     }
     if (isRecord(provider.limits) && ['rpm', 'tpm', 'concurrency'].every((key) => (provider.limits as Record<string, unknown>)[key] === undefined)) {
       problems.push(report.at('key', ['providers', name, 'limits'], 'limits need at least one of rpm, tpm or concurrency (queue_ms alone limits nothing)'));
     }
     if (provider.ollama !== undefined && provider.type !== 'ollama') {
-      problems.push(report.at('key', ['providers', name, 'ollama'], `ollama options need type: ollama (the native API); this provider is type ${provider.type}`));
+      problems.push(
+        report.at('key', ['providers', name, 'ollama'], `ollama options need type: ollama (the native API); this provider is type ${provider.type}`),
+      );
     }
   }
   if (!isRecord(data.routes)) return problems;
   if (typeof data.default_route === 'string' && data.default_route !== '' && !Object.hasOwn(data.routes, data.default_route)) {
-    problems.push(report.at('value', ['default_route'], `default_route "${data.default_route}" is not a route; routes: ${Object.keys(data.routes).join(', ')}`));
+    problems.push(
+      report.at('value', ['default_route'], `default_route "${data.default_route}" is not a route; routes: ${Object.keys(data.routes).join(', ')}`),
+    );
   }
 
   for (const [routeName, route] of Object.entries(data.routes)) {
@@ -58,10 +68,13 @@ export function crossCheck(data: unknown, report: Reporter): ConfigProblem[] {
       }
       const providerType = provider !== undefined && isRecord(data.providers) && isRecord(data.providers[provider]) ? data.providers[provider].type : undefined;
       if (tier.ollama !== undefined && providerType !== undefined && providerType !== 'ollama') {
-        problems.push(report.at('key', [...tierPath, 'ollama'], `ollama options need a provider of type ollama; "${provider}" is type ${String(providerType)}`));
+        problems.push(
+          report.at('key', [...tierPath, 'ollama'], `ollama options need a provider of type ollama; "${provider}" is type ${String(providerType)}`),
+        );
       }
       const explicitName = typeof tier.name === 'string' && tier.name !== '' ? tier.name : undefined;
-      if (explicitName !== undefined && !headerSafe(explicitName)) problems.push(report.at('value', [...tierPath, 'name'], unsafeNameMessage('tier', explicitName)));
+      if (explicitName !== undefined && !headerSafe(explicitName))
+        problems.push(report.at('value', [...tierPath, 'name'], unsafeNameMessage('tier', explicitName)));
       const name = explicitName ?? provider;
       if (name === undefined) return;
       const first = firstIndexByName.get(name);
@@ -101,7 +114,13 @@ export function configWarnings(data: unknown, report: Reporter): ConfigProblem[]
       const type = provider.type;
       if ((type === 'anthropic' || type === 'ollama') && /\/v1\/?$/.test(provider.base_url)) {
         const example = type === 'anthropic' ? 'https://api.anthropic.com' : 'http://127.0.0.1:11434';
-        warnings.push(report.at('value', ['providers', name, 'base_url'], `warning: ${withArticle(type)} base_url usually has no /v1 (llm-route adds ${type === 'anthropic' ? '/v1/messages' : '/api/chat'}), e.g. ${example}`));
+        warnings.push(
+          report.at(
+            'value',
+            ['providers', name, 'base_url'],
+            `warning: ${withArticle(type)} base_url usually has no /v1 (llm-route adds ${type === 'anthropic' ? '/v1/messages' : '/api/chat'}), e.g. ${example}`,
+          ),
+        );
       }
     }
   }
@@ -112,7 +131,10 @@ export function configWarnings(data: unknown, report: Reporter): ConfigProblem[]
       route.aliases.forEach((alias: unknown, index: number) => {
         if (typeof alias !== 'string') return;
         const owner = claimed.get(alias);
-        if (owner !== undefined) warnings.push(report.at('value', ['routes', routeName, 'aliases', index], `warning: alias "${alias}" is already route "${owner}"'s; it never matches here`));
+        if (owner !== undefined)
+          warnings.push(
+            report.at('value', ['routes', routeName, 'aliases', index], `warning: alias "${alias}" is already route "${owner}"'s; it never matches here`),
+          );
         else claimed.set(alias, routeName);
       });
     }

@@ -32,23 +32,20 @@ export function expandString(text: string, env: Env): Expansion {
   const missing: string[] = [];
   const malformed: string[] = [];
   const variables: string[] = [];
-  const expanded = text.replace(
-    REFERENCE,
-    (match: string, name: string | undefined, withDefault: string | undefined, fallback: string | undefined) => {
-      if (match === '$${') return '${';
-      if (name === undefined) {
-        malformed.push(match);
-        return match;
-      }
-      variables.push(name);
-      const value = env[name];
-      // Like the shell: `:-` also applies when the variable is set but empty.
-      if (withDefault !== undefined) return value ? value : (fallback ?? '');
-      if (value !== undefined) return value;
-      missing.push(name);
+  const expanded = text.replace(REFERENCE, (match: string, name: string | undefined, withDefault: string | undefined, fallback: string | undefined) => {
+    if (match === '$${') return '${';
+    if (name === undefined) {
+      malformed.push(match);
       return match;
-    },
-  );
+    }
+    variables.push(name);
+    const value = env[name];
+    // Like the shell: `:-` also applies when the variable is set but empty.
+    if (withDefault !== undefined) return value ? value : (fallback ?? '');
+    if (value !== undefined) return value;
+    missing.push(name);
+    return match;
+  });
   return { text: expanded, missing, malformed, variables, whole: SINGLE_REFERENCE.test(text) };
 }
 
@@ -98,8 +95,7 @@ export function substituteEnv(doc: Document, env: Env, options: SubstituteOption
           message: `malformed variable reference "${piece}": expected \${NAME} or \${NAME:-default} (write $\${ for a literal \${)`,
         });
       }
-      const numeric =
-        expansion.whole && INTEGER.test(expansion.text) && Number.isSafeInteger(Number(expansion.text));
+      const numeric = expansion.whole && INTEGER.test(expansion.text) && Number.isSafeInteger(Number(expansion.text));
       node.value = numeric && !options.keepString?.(path) ? Number(expansion.text) : expansion.text;
     }
   };

@@ -27,9 +27,7 @@ export class ConfigError extends Error {
 }
 
 export function formatProblem(problem: ConfigProblem): string {
-  const where = [problem.file, problem.line > 0 ? problem.line : '', problem.line > 0 ? problem.col : '']
-    .filter((part) => part !== '')
-    .join(':');
+  const where = [problem.file, problem.line > 0 ? problem.line : '', problem.line > 0 ? problem.col : ''].filter((part) => part !== '').join(':');
   const at = problem.path ? ` (at ${problem.path})` : '';
   return `${where ? `${where}: ` : ''}${problem.message}${at}`;
 }

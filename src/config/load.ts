@@ -131,9 +131,7 @@ function prefillByDefault(provider: Provider): boolean {
 }
 
 function buildConfig(raw: RawConfig, file: string, warnings: string[]): Config {
-  const providers = new Map<string, Provider>(
-    Object.entries(raw.providers).map(([name, provider]) => [name, resolveProvider(name, provider, file)]),
-  );
+  const providers = new Map<string, Provider>(Object.entries(raw.providers).map(([name, provider]) => [name, resolveProvider(name, provider, file)]));
   const routes = new Map<string, Route>();
   for (const [routeName, route] of Object.entries(raw.routes)) {
     const tiers = route.tiers.map((tier, index) => ({
@@ -145,7 +143,10 @@ function buildConfig(raw: RawConfig, file: string, warnings: string[]): Config {
       weight: tier.weight,
       timeouts: resolveTimeouts({ ...DEFAULT_TIMEOUTS, ...route.timeouts, ...tier.timeouts }),
       retry: { ...DEFAULT_RETRY, ...route.retry, ...tier.retry },
-      circuit: resolveCircuit({ ...DEFAULT_CIRCUIT, ...route.circuit, ...tier.circuit }, tier.timeouts?.ttft_ms ?? route.timeouts?.ttft_ms ?? DEFAULT_TIMEOUTS.ttft_ms),
+      circuit: resolveCircuit(
+        { ...DEFAULT_CIRCUIT, ...route.circuit, ...tier.circuit },
+        tier.timeouts?.ttft_ms ?? route.timeouts?.ttft_ms ?? DEFAULT_TIMEOUTS.ttft_ms,
+      ),
       rollback: tier.rollback ?? null,
       max_tokens: tier.max_tokens ?? DEFAULT_MAX_TOKENS,
       max_tokens_cap: tier.max_tokens,
@@ -159,12 +160,31 @@ function buildConfig(raw: RawConfig, file: string, warnings: string[]): Config {
       ...priceOf(tier.price ?? providers.get(tier.provider)?.price),
     }));
     const savers = readSavers(route.savers ?? raw.savers ?? [], []).specs; // crossCheck vouched for them
-    routes.set(routeName, { name: routeName, tiers, deadline_ms: route.deadline_ms, aliases: route.aliases ?? [], savers,
-      on_break: route.on_break, resume_max: route.resume?.max ?? 1, hedge_ms: route.hedge_ms ?? null, ...(route.local_only ? { local_only: true } : {}) });
+    routes.set(routeName, {
+      name: routeName,
+      tiers,
+      deadline_ms: route.deadline_ms,
+      aliases: route.aliases ?? [],
+      savers,
+      on_break: route.on_break,
+      resume_max: route.resume?.max ?? 1,
+      hedge_ms: route.hedge_ms ?? null,
+      ...(route.local_only ? { local_only: true } : {}),
+    });
   }
-  return { file, server: resolveServer(raw.server), providers, routes, default_route: raw.default_route ?? null, warnings,
-    rules: (raw.rules ?? []).map((rule, index) => ({ index, label: rule.name ?? index, route: rule.route, when: rule.when })), usage: resolveUsage(raw.usage, file), budgets: (raw.budgets ?? []).map(resolveBudget),
-    idempotency: raw.idempotency, state: raw.state };
+  return {
+    file,
+    server: resolveServer(raw.server),
+    providers,
+    routes,
+    default_route: raw.default_route ?? null,
+    warnings,
+    rules: (raw.rules ?? []).map((rule, index) => ({ index, label: rule.name ?? index, route: rule.route, when: rule.when })),
+    usage: resolveUsage(raw.usage, file),
+    budgets: (raw.budgets ?? []).map(resolveBudget),
+    idempotency: raw.idempotency,
+    state: raw.state,
+  };
 }
 
 function priceOf(price: Tier['price']): Pick<Tier, 'price'> {
@@ -205,9 +225,12 @@ function resolveTimeouts(timeouts: Omit<Tier['timeouts'], 'cold_ttft_ms'> & { co
 }
 
 function resolveCircuit(circuit: Omit<Tier['circuit'], 'slow_ttft_ms'> & { slow_ttft_ms?: number }, ttftMs: number): Tier['circuit'] {
-  return { ...circuit, slow_ttft_ms: circuit.slow_ttft_ms ?? Math.round(ttftMs * 0.8), max_cooldown_ms: Math.max(circuit.max_cooldown_ms, circuit.cooldown_ms) };
+  return {
+    ...circuit,
+    slow_ttft_ms: circuit.slow_ttft_ms ?? Math.round(ttftMs * 0.8),
+    max_cooldown_ms: Math.max(circuit.max_cooldown_ms, circuit.cooldown_ms),
+  };
 }
-
 
 function resolveServer(server: ServerConfig): ServerConfig {
   const { auth_token, ...rest } = server;

@@ -34,8 +34,20 @@ export const OllamaOptionsSchema = z.strictObject({
  * authenticates with its provider's api_key only) and what llm-route sets on each hop.
  */
 export const NEVER_FORWARDED_HEADERS: ReadonlySet<string> = new Set([
-  'authorization', 'proxy-authorization', 'x-api-key', 'cookie',
-  'host', 'content-length', 'content-type', 'accept', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade',
+  'authorization',
+  'proxy-authorization',
+  'x-api-key',
+  'cookie',
+  'host',
+  'content-length',
+  'content-type',
+  'accept',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
 ]);
 
 /** One `forward_headers` entry: a header name or a `*` glob of them (case-insensitive). */
@@ -45,7 +57,10 @@ const ForwardHeaderSchema = z.string().superRefine((pattern, ctx) => {
   } else if (/^\*+$/.test(pattern)) {
     ctx.addIssue({ code: 'custom', message: 'forwarding every client header is not allowed; name the ones the provider needs, e.g. x-custom-*' });
   } else if (NEVER_FORWARDED_HEADERS.has(pattern.toLowerCase())) {
-    ctx.addIssue({ code: 'custom', message: `${pattern.toLowerCase()} is never forwarded (client credentials and per-hop headers stay with llm-route; a tier authenticates with its provider's api_key)` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `${pattern.toLowerCase()} is never forwarded (client credentials and per-hop headers stay with llm-route; a tier authenticates with its provider's api_key)`,
+    });
   }
 });
 

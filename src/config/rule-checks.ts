@@ -48,7 +48,14 @@ export function localOnlyWarnings(data: Record<string, unknown>, report: Reporte
       const provider = isRecord(tier) && typeof tier.provider === 'string' ? providers[tier.provider] : undefined;
       return isRecord(provider) && typeof provider.base_url === 'string' && isLocalBaseUrl(provider.base_url);
     });
-    if (!anyLocal) warnings.push(report.at('key', ['routes', name, 'local_only'], `warning: route "${name}" is local_only but none of its tiers is on the local network; every request to it gets 503 no_local_tier`));
+    if (!anyLocal)
+      warnings.push(
+        report.at(
+          'key',
+          ['routes', name, 'local_only'],
+          `warning: route "${name}" is local_only but none of its tiers is on the local network; every request to it gets 503 no_local_tier`,
+        ),
+      );
   }
   return warnings;
 }

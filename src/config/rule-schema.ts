@@ -28,7 +28,10 @@ export const RuleWhenSchema = z.strictObject({
   thinking: z.boolean().optional(),
   images: z.boolean().optional(),
   tools: z.boolean().optional(),
-  prompt_tokens: z.string().refine((text) => parseComparison(text) !== undefined, 'expected a comparison such as ">= 60000" (>=, <=, >, <, ==)').optional(),
+  prompt_tokens: z
+    .string()
+    .refine((text) => parseComparison(text) !== undefined, 'expected a comparison such as ">= 60000" (>=, <=, >, <, ==)')
+    .optional(),
   /** Request headers that must be present with exactly these values (names case-insensitive). */
   header: z.record(z.string().min(1), z.string()).optional(),
 });

@@ -86,7 +86,9 @@ function parseOptions(name: SaverName, options: unknown, at: PathSegment[], bare
     const value = isRecord(options) ? options[key] : undefined;
     if (value === undefined) {
       const how = bare ? `; write it as { ${name}: { ${key}: ... } }` : '';
-      return [{ target: bare ? 'value' : 'key', path: at, message: `saver "${name}" needs the option ${key}: ${describeSchema(shape.properties?.[key])}${how}` }];
+      return [
+        { target: bare ? 'value' : 'key', path: at, message: `saver "${name}" needs the option ${key}: ${describeSchema(shape.properties?.[key])}${how}` },
+      ];
     }
     return [{ target: 'value', path: [...at, key], message: `expected ${describeSchema(shape.properties?.[key])}, got ${describeValue(value, false)}` }];
   });

@@ -9,15 +9,31 @@ export const ServerSchema = z.strictObject({
   auth_token: z.string().optional(),
   /** Lets /admin be used from other hosts when presented as a Bearer token. */
   admin_token: z.string().optional(),
-  max_body_bytes: z.number().int().min(1).default(10 * 1024 * 1024),
+  max_body_bytes: z
+    .number()
+    .int()
+    .min(1)
+    .default(10 * 1024 * 1024),
   /** The request line and headers of one request (Node's maxHeaderSize): past it, 431. */
-  max_header_bytes: z.number().int().min(1024).max(1024 * 1024).default(16_384),
+  max_header_bytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 * 1024)
+    .default(16_384),
   /** Headers and body must have arrived within this (slow clients): else 408 and the socket closed. */
   request_timeout_ms: ms(100).default(30_000),
   /** Streaming requests open at once (routing or committed): past it, 503 with Retry-After. */
   max_streams: z.number().int().min(1).default(1000),
   /** Host names (any port) accepted besides loopback ones when auth_token is unset: a reverse proxy's. */
-  allowed_hosts: z.array(z.string().regex(/^[a-z0-9.-]+$|^\[[0-9a-f:.]+\]$/i, 'a host name without port or scheme, like llm.example.com').transform((h) => h.toLowerCase())).default([]),
+  allowed_hosts: z
+    .array(
+      z
+        .string()
+        .regex(/^[a-z0-9.-]+$|^\[[0-9a-f:.]+\]$/i, 'a host name without port or scheme, like llm.example.com')
+        .transform((h) => h.toLowerCase()),
+    )
+    .default([]),
   /** Web origins whose pages may use llm-route (CORS); a request with any other Origin gets 403. */
   cors_origins: z.array(z.string().transform(webOrigin)).default([]),
 });

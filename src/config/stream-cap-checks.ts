@@ -21,11 +21,20 @@ export function streamCapProblems(data: Record<string, unknown>, report: Reporte
       const ttft = own.ttft_ms ?? shared.ttft_ms ?? DEFAULT_TIMEOUTS.ttft_ms;
       // A value that is not a whole number of ms is the schema's to report.
       if (!Number.isInteger(cap) || !Number.isInteger(ttft) || (cap as number) <= 0 || (cap as number) >= (ttft as number)) return;
-      const path = own.stream_max_ms !== undefined ? ['routes', routeName, 'tiers', index, 'timeouts', 'stream_max_ms'] : ['routes', routeName, 'timeouts', 'stream_max_ms'];
+      const path =
+        own.stream_max_ms !== undefined
+          ? ['routes', routeName, 'tiers', index, 'timeouts', 'stream_max_ms']
+          : ['routes', routeName, 'timeouts', 'stream_max_ms'];
       const key = path.join('/');
       if (reported.has(key)) return;
       reported.add(key);
-      problems.push(report.at('value', path, `stream_max_ms ${cap} is below ttft_ms ${ttft}: it counts from the attempt's start, so streams would end at their first token; use 0 (no cap) or at least ttft_ms`));
+      problems.push(
+        report.at(
+          'value',
+          path,
+          `stream_max_ms ${cap} is below ttft_ms ${ttft}: it counts from the attempt's start, so streams would end at their first token; use 0 (no cap) or at least ttft_ms`,
+        ),
+      );
     });
   }
   return problems;

@@ -34,7 +34,14 @@ export async function handleAdmin(req: IncomingMessage, res: ServerResponse, app
     if (req.method !== 'POST') return methodNotAllowed(res, path, 'POST');
     const result = app.reload();
     if (result.ok) return sendJson(res, 200, { ok: true, file: result.config.file, routes: [...result.config.routes.keys()] });
-    return sendError(res, 400, `the tier file has problems; the running config is unchanged:\n${result.problems.join('\n')}`, 'invalid_request_error', 'invalid_config', { problems: result.problems });
+    return sendError(
+      res,
+      400,
+      `the tier file has problems; the running config is unchanged:\n${result.problems.join('\n')}`,
+      'invalid_request_error',
+      'invalid_config',
+      { problems: result.problems },
+    );
   }
   if (path === '/admin/alerts') {
     if (req.method !== 'POST') return methodNotAllowed(res, path, 'POST');
@@ -52,9 +59,16 @@ export async function handleAdmin(req: IncomingMessage, res: ServerResponse, app
 async function handleTierOverride(req: IncomingMessage, res: ServerResponse, app: AppContext, route: string, tier: string): Promise<void> {
   if (req.method !== 'PUT' && req.method !== 'DELETE') return methodNotAllowed(res, req.url ?? '', 'PUT, DELETE');
   const known = app.config.routes.get(route);
-  if (!known) return sendError(res, 404, `unknown route "${route}" (known: ${[...app.config.routes.keys()].join(', ')})`, 'invalid_request_error', 'route_not_found');
+  if (!known)
+    return sendError(res, 404, `unknown route "${route}" (known: ${[...app.config.routes.keys()].join(', ')})`, 'invalid_request_error', 'route_not_found');
   if (!known.tiers.some((t) => t.name === tier)) {
-    return sendError(res, 404, `route "${route}" has no tier "${tier}" (tiers: ${known.tiers.map((t) => t.name).join(', ')})`, 'invalid_request_error', 'tier_not_found');
+    return sendError(
+      res,
+      404,
+      `route "${route}" has no tier "${tier}" (tiers: ${known.tiers.map((t) => t.name).join(', ')})`,
+      'invalid_request_error',
+      'tier_not_found',
+    );
   }
   if (req.method === 'DELETE') {
     app.weights.clear(route, tier);
@@ -73,8 +87,10 @@ function parseOverride(value: unknown): { weight: number; ttl_s?: number } | str
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'expected a JSON object like {"weight": 25, "ttl_s": 600}';
   const { weight, ttl_s, ...rest } = value as Record<string, unknown>;
   const unknown = Object.keys(rest);
-  if (unknown.length > 0) return `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}: expected "weight" and optionally "ttl_s"`;
-  if (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0 || weight > 100) return '"weight" must be a number from 0 to 100 (0 switches the tier off)';
+  if (unknown.length > 0)
+    return `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}: expected "weight" and optionally "ttl_s"`;
+  if (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0 || weight > 100)
+    return '"weight" must be a number from 0 to 100 (0 switches the tier off)';
   if (ttl_s === undefined || ttl_s === null) return { weight };
   if (typeof ttl_s !== 'number' || !Number.isFinite(ttl_s) || ttl_s <= 0) return '"ttl_s" must be a positive number of seconds';
   return { weight, ttl_s };
@@ -112,7 +128,6 @@ function accessDenied(req: IncomingMessage, adminToken: string | undefined): { s
   if (isLoopbackHost(req.socket.remoteAddress ?? '')) return null;
   return { status: 403, code: 'admin_loopback_only', message: 'admin API is allowed from loopback only; set server.admin_token to use it from elsewhere' };
 }
-
 
 function methodNotAllowed(res: ServerResponse, path: string, allowed: string): void {
   sendError(res, 405, `${path} accepts ${allowed}`, 'invalid_request_error', 'method_not_allowed', {}, { allow: allowed });

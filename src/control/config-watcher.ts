@@ -13,7 +13,10 @@ export class ConfigWatcher {
   private timer: NodeJS.Timeout | null = null;
   private lastContent: string | null;
 
-  constructor(private readonly file: string, private readonly onChange: () => void) {
+  constructor(
+    private readonly file: string,
+    private readonly onChange: () => void,
+  ) {
     this.lastContent = this.read();
     const name = basename(file);
     try {

@@ -21,7 +21,12 @@ interface Watched {
 export class RollbackWatcher {
   private watched = new Map<string, Watched>();
 
-  constructor(private readonly bus: TelemetryBus, private readonly weights: WeightControl, config: Config, private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly bus: TelemetryBus,
+    private readonly weights: WeightControl,
+    config: Config,
+    private readonly now: () => number = Date.now,
+  ) {
     this.configure(config);
     bus.subscribe(this.onEvent);
   }
@@ -31,7 +36,12 @@ export class RollbackWatcher {
     const next = new Map<string, Watched>();
     for (const tier of allTiers(config)) {
       if (!tier.rollback) continue;
-      next.set(tierKey(tier.route, tier.name), { route: tier.route, tier: tier.name, rules: tier.rollback, window: new RollingWindow(tier.rollback.window_s * 1000, 2048) });
+      next.set(tierKey(tier.route, tier.name), {
+        route: tier.route,
+        tier: tier.name,
+        rules: tier.rollback,
+        window: new RollingWindow(tier.rollback.window_s * 1000, 2048),
+      });
     }
     this.watched = next;
   }
@@ -60,9 +70,10 @@ export class RollbackWatcher {
 
   private trip(watched: Watched, reason: 'ttft_p99' | 'error_rate', observed: number, threshold: number, requests: number): void {
     watched.window.clear();
-    const numbers = reason === 'ttft_p99'
-      ? `TTFT p99 ${Math.round(observed)} ms > ${threshold} ms`
-      : `error rate ${(observed * 100).toFixed(1)}% > ${(threshold * 100).toFixed(1)}%`;
+    const numbers =
+      reason === 'ttft_p99'
+        ? `TTFT p99 ${Math.round(observed)} ms > ${threshold} ms`
+        : `error rate ${(observed * 100).toFixed(1)}% > ${(threshold * 100).toFixed(1)}%`;
     this.bus.emit({ type: 'rollback', route: watched.route, tier: watched.tier, reason, observed, threshold, requests, windowS: watched.rules.window_s });
     this.weights.rollBack(watched.route, watched.tier, `${numbers} over ${requests} requests in ${watched.rules.window_s} s`, watched.rules.restore_after_s);
   }

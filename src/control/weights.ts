@@ -48,7 +48,11 @@ export class WeightControl implements SharedWeights {
   /** Set by a shared state backend: local changes go out to the other instances. */
   onLocalChange: SharedWeights['onLocalChange'] = null;
 
-  constructor(private readonly bus: TelemetryBus, config: Config, private readonly clock: Clock = systemClock) {
+  constructor(
+    private readonly bus: TelemetryBus,
+    config: Config,
+    private readonly clock: Clock = systemClock,
+  ) {
     this.configure(config, false);
   }
 
@@ -64,7 +68,12 @@ export class WeightControl implements SharedWeights {
     return {
       configured: control.configured,
       effective: effective(control),
-      override: control.admin ? { weight: control.admin.weight, expires_in_s: control.admin.expiresAt === null ? null : Math.max(0, Math.round((control.admin.expiresAt - now) / 1000)) } : null,
+      override: control.admin
+        ? {
+            weight: control.admin.weight,
+            expires_in_s: control.admin.expiresAt === null ? null : Math.max(0, Math.round((control.admin.expiresAt - now) / 1000)),
+          }
+        : null,
       alerts: [...control.alerts.values()],
       rollback: control.rollback ? { reason: control.rollback.reason, since: new Date(control.rollback.at).toISOString() } : null,
     };
@@ -239,8 +248,14 @@ export class WeightControl implements SharedWeights {
 
   private emit(route: string, tier: string, control: TierControl, source: WeightChanged['source'], reason?: string, expiresAt?: number): void {
     this.bus.emit({
-      type: 'weight', route, tier, weight: effective(control), configured: control.configured, source,
-      ...(reason ? { reason } : {}), ...(expiresAt !== undefined ? { expiresAt } : {}),
+      type: 'weight',
+      route,
+      tier,
+      weight: effective(control),
+      configured: control.configured,
+      source,
+      ...(reason ? { reason } : {}),
+      ...(expiresAt !== undefined ? { expiresAt } : {}),
       layers: layersOf(control),
     });
   }

@@ -12,7 +12,14 @@ export type FittedCall = { fits: true; call: UpstreamCall } | Exclude<FitVerdict
  * call to send — for an Ollama tier with the window it needs. Synchronous unless a count is
  * needed (a prompt near a limit), so a route with no known window pays no await.
  */
-export function fitCall(tier: Tier, codec: ClientCodec, request: ClientRequest, call: UpstreamCall, prompt: PromptCount, prepare?: Prepare): FittedCall | Promise<FittedCall> {
+export function fitCall(
+  tier: Tier,
+  codec: ClientCodec,
+  request: ClientRequest,
+  call: UpstreamCall,
+  prompt: PromptCount,
+  prepare?: Prepare,
+): FittedCall | Promise<FittedCall> {
   const again = prepare ?? ((t: Tier) => UpstreamCall.prepare(t, codec, request));
   const verdict = checkFit(tier, request, call.request.body, prompt);
   if (verdict instanceof Promise) return verdict.then((v) => withWindow(v, tier, request, call, prompt, again));
@@ -22,7 +29,14 @@ export function fitCall(tier: Tier, codec: ClientCodec, request: ClientRequest, 
 /** Writes the request for a tier (a recovery's continuation writes it its own way). */
 type Prepare = (tier: Tier) => UpstreamCall | { unsupported: string };
 
-function withWindow(verdict: FitVerdict, tier: Tier, request: ClientRequest, call: UpstreamCall, prompt: PromptCount, prepare: Prepare): FittedCall | Promise<FittedCall> {
+function withWindow(
+  verdict: FitVerdict,
+  tier: Tier,
+  request: ClientRequest,
+  call: UpstreamCall,
+  prompt: PromptCount,
+  prepare: Prepare,
+): FittedCall | Promise<FittedCall> {
   if (!verdict.fits) return verdict;
   const window = ollamaNumCtx(tier, request, call.request.body, prompt);
   if (window === undefined) return { fits: true, call };

@@ -30,7 +30,14 @@ export function checkFit(tier: Tier, request: ClientRequest, body: string, promp
   if (!hasLimits(fit)) return FITS;
   if (fit.vision === false || fit.tools === false) {
     const input = unsupportedInput(request, body, fit);
-    if (input) return { fits: false, outcome: 'unsupported', input, message: `tier "${tier.name}" takes no ${input === 'vision' ? 'images' : 'tools'} (${input}: false)`, fit };
+    if (input)
+      return {
+        fits: false,
+        outcome: 'unsupported',
+        input,
+        message: `tier "${tier.name}" takes no ${input === 'vision' ? 'images' : 'tools'} (${input}: false)`,
+        fit,
+      };
   }
   if (fit.context === undefined && fit.maxPromptTokens === undefined) return { fits: true, fit };
   const reserve = Math.min(askedMaxTokens(request) ?? OUTPUT_RESERVE_CAP, OUTPUT_RESERVE_CAP);
@@ -42,12 +49,26 @@ export function checkFit(tier: Tier, request: ClientRequest, body: string, promp
 
 function judge(tier: Tier, fit: TierFit, tokens: number, reserve: number): FitVerdict {
   if (fit.maxPromptTokens !== undefined && tokens > fit.maxPromptTokens) {
-    return { fits: false, outcome: 'too_long', prompt: tokens, need: tokens, limit: fit.maxPromptTokens, fit,
-      message: `prompt of ${tokens} tokens is over tier "${tier.name}"'s max_prompt_tokens (${fit.maxPromptTokens})` };
+    return {
+      fits: false,
+      outcome: 'too_long',
+      prompt: tokens,
+      need: tokens,
+      limit: fit.maxPromptTokens,
+      fit,
+      message: `prompt of ${tokens} tokens is over tier "${tier.name}"'s max_prompt_tokens (${fit.maxPromptTokens})`,
+    };
   }
   if (fit.context !== undefined && tokens + reserve > fit.context) {
-    return { fits: false, outcome: 'too_long', prompt: tokens, need: tokens + reserve, limit: fit.context, fit,
-      message: `prompt of ${tokens} tokens + ${reserve} for the answer does not fit tier "${tier.name}"'s ${fit.context}-token window (${fit.contextSource})` };
+    return {
+      fits: false,
+      outcome: 'too_long',
+      prompt: tokens,
+      need: tokens + reserve,
+      limit: fit.context,
+      fit,
+      message: `prompt of ${tokens} tokens + ${reserve} for the answer does not fit tier "${tier.name}"'s ${fit.context}-token window (${fit.contextSource})`,
+    };
   }
   return { fits: true, fit, prompt: tokens };
 }

@@ -20,7 +20,8 @@ export function ollamaNumCtx(tier: Tier, request: ClientRequest, body: string, p
   const found = discoveredOf(tier);
   // A configured `context` caps the window too (the user's choice of memory), else the model's own.
   const configured = tier.fit.context === 'auto' ? undefined : tier.fit.context;
-  const modelContext = configured !== undefined && found?.modelContext !== undefined ? Math.min(configured, found.modelContext) : (configured ?? found?.modelContext);
+  const modelContext =
+    configured !== undefined && found?.modelContext !== undefined ? Math.min(configured, found.modelContext) : (configured ?? found?.modelContext);
   if (found === undefined || modelContext === undefined) return undefined;
   const reserve = Math.min(askedMaxTokens(request) ?? OUTPUT_RESERVE_CAP, OUTPUT_RESERVE_CAP);
   const loaded = found.loadedContext;

@@ -62,9 +62,10 @@ export const payloadFailure = {
     const limits = tooLong.flatMap((n) => (n.limit === undefined ? [] : [n.limit]));
     const promptTokens = prompts.length > 0 ? Math.max(...prompts) : (prompt.made ?? (await prompt.tokens(DEFAULT_ENCODING)));
     const maxTokens = limits.length > 0 ? Math.max(...limits) : undefined;
-    const message = maxTokens !== undefined
-      ? `prompt is too long: ${promptTokens} tokens > ${maxTokens} maximum`
-      : `prompt is too long: ${promptTokens} tokens, more than any tier of the route takes`;
+    const message =
+      maxTokens !== undefined
+        ? `prompt is too long: ${promptTokens} tokens > ${maxTokens} maximum`
+        : `prompt is too long: ${promptTokens} tokens, more than any tier of the route takes`;
     return { promptTokens, maxTokens, message };
   },
 };

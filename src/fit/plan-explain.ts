@@ -34,7 +34,13 @@ export interface Explained {
  * running server's; here a weight of 0 skips.
  * `notLocal`: tiers a local-only route or request never reaches (said `not_local`).
  */
-export async function explainPlan(route: Route, codec: ClientCodec, request: ClientRequest, unreachable: ReadonlySet<Tier>, notLocal: ReadonlySet<Tier> = new Set()): Promise<Explained> {
+export async function explainPlan(
+  route: Route,
+  codec: ClientCodec,
+  request: ClientRequest,
+  unreachable: ReadonlySet<Tier>,
+  notLocal: ReadonlySet<Tier> = new Set(),
+): Promise<Explained> {
   const prompt = new PromptCount(request);
   const promptTokens = await prompt.tokens(route.tiers[0].tokenizer);
   const reserve = Math.min(askedMaxTokens(request) ?? OUTPUT_RESERVE_CAP, OUTPUT_RESERVE_CAP);
@@ -42,8 +48,14 @@ export async function explainPlan(route: Route, codec: ClientCodec, request: Cli
   for (const tier of route.tiers) {
     const context = tierFit(tier).context ?? null;
     const need = (await prompt.tokens(tier.tokenizer)) + reserve;
-    const row = (decision: ExplainedTier['decision'], reason: string | null, message?: string): ExplainedTier =>
-      ({ tier: tier.name, decision, reason, context, need, ...(message ? { message } : {}) });
+    const row = (decision: ExplainedTier['decision'], reason: string | null, message?: string): ExplainedTier => ({
+      tier: tier.name,
+      decision,
+      reason,
+      context,
+      need,
+      ...(message ? { message } : {}),
+    });
     if (notLocal.has(tier)) {
       tiers.push(row('skip', 'not_local', `local only: ${new URL(tier.provider.base_url).host} is not on the local network`));
       continue;

@@ -17,14 +17,21 @@ export async function refreshFit(tier: Tier, bus: TelemetryBus, opts: { signal?:
     recordDiscovered(tier, facts);
     // A server that documents nothing (a cloud API) is not news; a window learned, changed or lost is.
     const learnedNothing = facts.context === undefined && facts.vision === undefined && facts.tools === undefined;
-    const changed = before === undefined
-      ? !learnedNothing || error !== undefined
-      : before.context !== facts.context || before.vision !== facts.vision || before.tools !== facts.tools || before.loadedContext !== facts.loadedContext;
+    const changed =
+      before === undefined
+        ? !learnedNothing || error !== undefined
+        : before.context !== facts.context || before.vision !== facts.vision || before.tools !== facts.tools || before.loadedContext !== facts.loadedContext;
     if (!changed) return;
     const fit = tierFit(tier);
     bus.emit({
-      type: 'fit_discovered', route: tier.route, tier: tier.name, context: fit.context ?? null, context_source: fit.contextSource ?? null,
-      vision: fit.vision ?? null, tools: fit.tools ?? null, ...(error ? { error } : {}),
+      type: 'fit_discovered',
+      route: tier.route,
+      tier: tier.name,
+      context: fit.context ?? null,
+      context_source: fit.contextSource ?? null,
+      vision: fit.vision ?? null,
+      tools: fit.tools ?? null,
+      ...(error ? { error } : {}),
     });
   } catch {
     // discovery is best effort: unknown limits mean no pre-check, never a failed request

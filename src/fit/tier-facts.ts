@@ -62,7 +62,9 @@ export function tierFit(tier: Tier): TierFit {
   else if (tier.provider.type === 'ollama' && tier.ollama.num_ctx !== undefined) [context, contextSource] = [tier.ollama.num_ctx, 'config'];
   else if (found?.context !== undefined) [context, contextSource] = [found.context, found.source];
   return {
-    context, contextSource, maxPromptTokens: config.max_prompt_tokens,
+    context,
+    contextSource,
+    maxPromptTokens: config.max_prompt_tokens,
     vision: config.vision === 'auto' ? found?.vision : config.vision,
     tools: config.tools === 'auto' ? found?.tools : config.tools,
   };

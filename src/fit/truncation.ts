@@ -49,10 +49,13 @@ export function watchTruncation(tier: Tier, usage: Usage | undefined, prompt: Pr
   const read = usage.prompt_tokens;
   if (read < SMALLEST_WINDOW || bodyBytes < SMALLEST_CHECKED_BYTES || read * SUSPICIOUS_BYTES_PER_TOKEN >= bodyBytes) return;
   setImmediate(() => {
-    prompt.tokens(tier.tokenizer).then((sent) => {
-      const truncation = judge(tier, sent, read);
-      if (truncation) found(truncation);
-    }, () => undefined); // a count that fails tells nothing: the request was answered either way
+    prompt.tokens(tier.tokenizer).then(
+      (sent) => {
+        const truncation = judge(tier, sent, read);
+        if (truncation) found(truncation);
+      },
+      () => undefined,
+    ); // a count that fails tells nothing: the request was answered either way
   });
 }
 

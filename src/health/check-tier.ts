@@ -70,7 +70,12 @@ export async function checkTier(tier: Tier, opts: CheckTierOptions): Promise<Tie
     const missing = listing.kind === 'listed' && !modelPresent ? missingModel(tier.model, listing.models) : null;
 
     // Asked before the 1-token request, which would load the model itself.
-    const loaded = isOllama(provider) ? await ollamaLoaded(provider, http).then((names) => (names ? servesModel(names, tier.model) : null), () => null) : undefined;
+    const loaded = isOllama(provider)
+      ? await ollamaLoaded(provider, http).then(
+          (names) => (names ? servesModel(names, tier.model) : null),
+          () => null,
+        )
+      : undefined;
     let ttftMs: number | null = null;
     let ttftProblem: string | null = null;
     let loading = false;

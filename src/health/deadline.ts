@@ -12,7 +12,10 @@ export class Deadline {
   private readonly timer: NodeJS.Timeout;
   timedOut = false;
 
-  constructor(readonly timeoutMs: number, private readonly outer: AbortSignal | undefined) {
+  constructor(
+    readonly timeoutMs: number,
+    private readonly outer: AbortSignal | undefined,
+  ) {
     this.timer = setTimeout(() => {
       this.timedOut = true;
       this.controller.abort(new Error(`no answer within ${timeoutMs} ms`));

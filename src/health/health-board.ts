@@ -49,7 +49,11 @@ export interface TierHealthView {
 export class HealthBoard {
   private tiers = new Map<string, TierHealth>();
 
-  constructor(private readonly bus: TelemetryBus, config: Config, private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly bus: TelemetryBus,
+    config: Config,
+    private readonly now: () => number = Date.now,
+  ) {
     this.configure(config);
     bus.subscribe(this.onEvent);
   }
@@ -66,8 +70,16 @@ export class HealthBoard {
         next.set(k, existing);
       } else {
         next.set(k, {
-          tier, circuit: new Circuit(tier.circuit), window: new RollingWindow(HEALTH_WINDOW_MS), state: 'healthy',
-          lastSuccessAt: 0, lastError: null, attempts: 0, failures: 0, windowVerdict: 'healthy', windowVerdictAt: 0,
+          tier,
+          circuit: new Circuit(tier.circuit),
+          window: new RollingWindow(HEALTH_WINDOW_MS),
+          state: 'healthy',
+          lastSuccessAt: 0,
+          lastError: null,
+          attempts: 0,
+          failures: 0,
+          windowVerdict: 'healthy',
+          windowVerdictAt: 0,
         });
       }
     }
@@ -139,7 +151,8 @@ export class HealthBoard {
   private provedAlive(event: AttemptFinished): void {
     const health = this.tiers.get(tierKey(event.route, event.tier));
     if (!health || !health.circuit.isOpen) return;
-    if (health.circuit.recordSuccess()) this.update(health, `it answered the half-open trial (${event.record.outcome}${event.record.status ? ` ${event.record.status}` : ''})`);
+    if (health.circuit.recordSuccess())
+      this.update(health, `it answered the half-open trial (${event.record.outcome}${event.record.status ? ` ${event.record.status}` : ''})`);
   }
 
   private onCheck(event: HealthChecked): void {
@@ -185,7 +198,12 @@ export class HealthBoard {
     health.state = next;
     const { route, name } = health.tier;
     this.bus.emit({
-      type: 'tier_state', route, tier: name, from, to: next, reason: this.explain(health, next, trigger),
+      type: 'tier_state',
+      route,
+      tier: name,
+      from,
+      to: next,
+      reason: this.explain(health, next, trigger),
       ...(next === 'down' ? { retryAt: health.circuit.retryAt } : {}),
     });
   }

@@ -51,7 +51,12 @@ export class HealthChecker {
   private readonly loadedReadAt = new Map<Tier, number>();
   private unsubscribe: (() => void) | null = null;
 
-  constructor(private readonly bus: TelemetryBus, private config: Config, private readonly discoverFit: FitDiscovery, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly bus: TelemetryBus,
+    private config: Config,
+    private readonly discoverFit: FitDiscovery,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   start(): void {
     this.running = true;
@@ -139,8 +144,14 @@ export class HealthChecker {
 
   private emit(tier: Tier, kind: CheckKind, result: TierCheck, waitedMs: number | undefined): void {
     this.bus.emit({
-      type: 'health_check', route: tier.route, tier: tier.name, kind,
-      ok: result.status === 'healthy', reachable: result.reachable, modelPresent: result.modelPresent, ttftMs: result.ttftMs,
+      type: 'health_check',
+      route: tier.route,
+      tier: tier.name,
+      kind,
+      ok: result.status === 'healthy',
+      reachable: result.reachable,
+      modelPresent: result.modelPresent,
+      ttftMs: result.ttftMs,
       ...(result.error ? { error: result.error } : {}),
       ...(result.status === 'loading' ? { loading: true } : {}),
       ...(waitedMs !== undefined ? { waitedMs } : {}),

@@ -93,4 +93,8 @@ const lmStudio: Reader = async (tier, http) => {
   return entry.state === 'loaded';
 };
 
-const OPENAI_TYPE_READERS: ReadonlyArray<[ServerWord['server'], Reader]> = [['llama-swap', llamaSwap], ['llama.cpp router', llamaCppRouter], ['lmstudio', lmStudio]];
+const OPENAI_TYPE_READERS: ReadonlyArray<[ServerWord['server'], Reader]> = [
+  ['llama-swap', llamaSwap],
+  ['llama.cpp router', llamaCppRouter],
+  ['lmstudio', lmStudio],
+];

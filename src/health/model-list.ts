@@ -127,9 +127,10 @@ export async function getJson(url: URL, provider: Provider, http: Http, post?: u
   if (body !== undefined) headers['content-type'] = 'application/json';
   // A pooled socket the server had closed is retried once on a new one: not a failed check.
   const response = await sendRetryingStale(http.dispatcher ?? getGlobalDispatcher(), url.origin, (dispatcher) =>
-    request(url, { method: body === undefined ? 'GET' : 'POST', headers, body, signal: http.signal, dispatcher }));
+    request(url, { method: body === undefined ? 'GET' : 'POST', headers, body, signal: http.signal, dispatcher }),
+  );
   const text = await response.body.text();
-  let json: unknown = undefined;
+  let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {

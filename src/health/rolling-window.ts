@@ -22,7 +22,10 @@ export class RollingWindow {
   private readonly samples: Array<Sample | undefined>;
   private next = 0;
 
-  constructor(private readonly windowMs: number, private readonly capacity = 512) {
+  constructor(
+    private readonly windowMs: number,
+    private readonly capacity = 512,
+  ) {
     this.samples = new Array<Sample | undefined>(capacity);
   }
 

@@ -3,7 +3,7 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 import { whenRequestExpires } from './request-deadline.js';
 
 export type BodyResult =
-  | { ok: true; value: unknown; /** The body's size as received. */ bytes: number }
+  | { ok: true; value: unknown /** The body's size as received. */; bytes: number }
   | { ok: false; status: 400 | 408 | 413 | 415 | 499; code: string; message: string };
 
 /**

@@ -4,8 +4,13 @@ export type HeaderMap = Record<string, string | number>;
 
 /** The OpenAI error shape, for errors llm-route makes itself. */
 export function sendError(
-  res: ServerResponse, status: number, message: string, type: string, code: string,
-  extra: Record<string, unknown> = {}, headers: HeaderMap = {},
+  res: ServerResponse,
+  status: number,
+  message: string,
+  type: string,
+  code: string,
+  extra: Record<string, unknown> = {},
+  headers: HeaderMap = {},
 ): void {
   sendJson(res, status, { error: { message, type, code, ...extra } }, headers);
 }

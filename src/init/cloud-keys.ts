@@ -11,8 +11,22 @@ export interface CloudProvider {
 }
 
 export const CLOUD_PROVIDERS: CloudProvider[] = [
-  { name: 'anthropic', envVar: 'ANTHROPIC_API_KEY', type: 'anthropic', baseUrl: 'https://api.anthropic.com', model: 'claude-sonnet-4-5', price: { input_per_mtok: 3, output_per_mtok: 15 } },
-  { name: 'openai', envVar: 'OPENAI_API_KEY', type: 'openai', baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini', price: { input_per_mtok: 0.15, output_per_mtok: 0.6 } },
+  {
+    name: 'anthropic',
+    envVar: 'ANTHROPIC_API_KEY',
+    type: 'anthropic',
+    baseUrl: 'https://api.anthropic.com',
+    model: 'claude-sonnet-4-5',
+    price: { input_per_mtok: 3, output_per_mtok: 15 },
+  },
+  {
+    name: 'openai',
+    envVar: 'OPENAI_API_KEY',
+    type: 'openai',
+    baseUrl: 'https://api.openai.com/v1',
+    model: 'gpt-4o-mini',
+    price: { input_per_mtok: 0.15, output_per_mtok: 0.6 },
+  },
   { name: 'openrouter', envVar: 'OPENROUTER_API_KEY', type: 'openai', baseUrl: 'https://openrouter.ai/api/v1', model: 'openai/gpt-4o-mini' },
   { name: 'gemini', envVar: 'GEMINI_API_KEY', type: 'openai', baseUrl: 'https://generativelanguage.googleapis.com/v1beta/openai', model: 'gemini-2.5-flash' },
   { name: 'groq', envVar: 'GROQ_API_KEY', type: 'openai', baseUrl: 'https://api.groq.com/openai/v1', model: 'llama-3.3-70b-versatile' },

@@ -98,7 +98,10 @@ async function probeVllm(origin: string, t: number): Promise<Answer | FoundServe
 }
 
 const PROBES: Record<ServerKind, (origin: string, timeoutMs: number) => Promise<Answer | FoundServer>> = {
-  ollama: probeOllama, lmstudio: probeLmStudio, llamacpp: probeLlamaCpp, vllm: probeVllm,
+  ollama: probeOllama,
+  lmstudio: probeLmStudio,
+  llamacpp: probeLlamaCpp,
+  vllm: probeVllm,
 };
 
 /** Probes every kind on its port, all at once (each within timeoutMs per request). */
@@ -106,11 +109,13 @@ export async function discoverLocalServers(opts: DiscoverOptions = {}): Promise<
   const host = opts.host ?? '127.0.0.1';
   const timeoutMs = opts.timeoutMs ?? 800;
   const kinds = Object.keys(DEFAULT_PORTS) as ServerKind[];
-  const results = await Promise.all(kinds.map(async (kind) => {
-    const hostPart = host.includes(':') ? `[${host}]` : host;
-    const origin = opts.origins?.[kind]?.origin ?? `http://${hostPart}:${opts.ports?.[kind] ?? DEFAULT_PORTS[kind]}`;
-    return { kind, origin, result: await PROBES[kind](origin, timeoutMs) };
-  }));
+  const results = await Promise.all(
+    kinds.map(async (kind) => {
+      const hostPart = host.includes(':') ? `[${host}]` : host;
+      const origin = opts.origins?.[kind]?.origin ?? `http://${hostPart}:${opts.ports?.[kind] ?? DEFAULT_PORTS[kind]}`;
+      return { kind, origin, result: await PROBES[kind](origin, timeoutMs) };
+    }),
+  );
   const found: FoundServer[] = [];
   const skipped: string[] = [];
   const seenOrigins = new Set<string>();
@@ -121,7 +126,9 @@ export async function discoverLocalServers(opts: DiscoverOptions = {}): Promise<
       seenOrigins.add(origin);
       found.push(result);
     } else if (result) {
-      skipped.push(`${portName(origin, host)} answers, but not as ${NAMES[kind]} (HTTP ${result.status}${result.body === undefined ? ', not JSON' : ''}): skipped`);
+      skipped.push(
+        `${portName(origin, host)} answers, but not as ${NAMES[kind]} (HTTP ${result.status}${result.body === undefined ? ', not JSON' : ''}): skipped`,
+      );
     }
   }
   return { found, skipped };

@@ -10,8 +10,8 @@ export const INIT_ENV_HELP = [
   'Where it looks (first that is set):',
   '  LLM_ROUTE_INIT_HOST      host for every server (default 127.0.0.1)',
   '  LLM_ROUTE_INIT_PORTS     ports per server: ollama=11434,lmstudio=1234,llamacpp=8080,vllm=8000 (any subset)',
-  '  OLLAMA_HOST              Ollama\'s own: host, host:port or http(s)://host:port',
-  '  LLAMA_ARG_HOST, LLAMA_ARG_PORT   llama-server\'s own',
+  "  OLLAMA_HOST              Ollama's own: host, host:port or http(s)://host:port",
+  "  LLAMA_ARG_HOST, LLAMA_ARG_PORT   llama-server's own",
   'Cloud keys that each add a tier: ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY,',
   '  GEMINI_API_KEY, GROQ_API_KEY, MISTRAL_API_KEY, DEEPSEEK_API_KEY (referenced as ${VAR}, never copied).',
 ];

@@ -6,7 +6,12 @@ const q = (s: string): string => JSON.stringify(s);
 
 /** A provider or tier name from a label: lower-case letters, digits and dashes. */
 function slug(label: string): string {
-  return label.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'local';
+  return (
+    label
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'local'
+  );
 }
 
 /** Why every model name lands on `chat`, and what that costs (a typo is answered too). */
@@ -51,7 +56,10 @@ export function tierFileText(found: FoundServer[], clouds: CloudProvider[], when
     lines.push(`  ${name}:                 # ${server.label}, found on ${server.baseUrl}`, `    type: ${server.type}`, `    base_url: ${q(server.baseUrl)}`);
     const [first, ...others] = server.models;
     if (first === undefined) {
-      tiers.push(`      # ${name}: ${server.label} is running but lists no model; load one, then add a tier:`, `      # - { name: ${name}, provider: ${name}, model: "MODEL" }`);
+      tiers.push(
+        `      # ${name}: ${server.label} is running but lists no model; load one, then add a tier:`,
+        `      # - { name: ${name}, provider: ${name}, model: "MODEL" }`,
+      );
       continue;
     }
     tiers.push(`      - name: ${name}`, `        provider: ${name}`, `        model: ${q(first)}`);
@@ -62,21 +70,19 @@ export function tierFileText(found: FoundServer[], clouds: CloudProvider[], when
   }
   for (const cloud of clouds) {
     const name = unique(cloud.name);
-    lines.push(`  ${name}:`, `    type: ${cloud.type}`, `    base_url: ${q(cloud.baseUrl)}`, `    api_key: \${${cloud.envVar}}    # read from the environment when llm-route starts`);
-    if (cloud.price) lines.push(`    price: { input_per_mtok: ${cloud.price.input_per_mtok}, output_per_mtok: ${cloud.price.output_per_mtok} }   # USD per 1M tokens; check the provider's page`);
+    lines.push(
+      `  ${name}:`,
+      `    type: ${cloud.type}`,
+      `    base_url: ${q(cloud.baseUrl)}`,
+      `    api_key: \${${cloud.envVar}}    # read from the environment when llm-route starts`,
+    );
+    if (cloud.price)
+      lines.push(
+        `    price: { input_per_mtok: ${cloud.price.input_per_mtok}, output_per_mtok: ${cloud.price.output_per_mtok} }   # USD per 1M tokens; check the provider's page`,
+      );
     tiers.push(`      - name: ${name}`, `        provider: ${name}`, `        model: ${q(cloud.model)}   # change to the model you want`);
   }
-  lines.push(
-    '',
-    ...ALIAS_NOTE,
-    'default_route: chat',
-    'routes:',
-    '  chat:',
-    '    aliases: ["*"]',
-    '    tiers:',
-    ...tiers,
-    '',
-  );
+  lines.push('', ...ALIAS_NOTE, 'default_route: chat', 'routes:', '  chat:', '    aliases: ["*"]', '    tiers:', ...tiers, '');
   return lines.join('\n');
 }
 
@@ -87,7 +93,7 @@ function mockFile(head: string[]): string {
     '# vLLM :8000) answered, and no cloud key (OPENAI_API_KEY, ANTHROPIC_API_KEY, …) is set.',
     '# Install one, e.g. Ollama (https://ollama.com, then `ollama pull llama3.2`) or LM Studio',
     '# (https://lmstudio.ai), or export a cloud key, then run `llm-route init --force` again.',
-    '# Meanwhile these two tiers are the demo\'s simulated upstreams; start them with',
+    "# Meanwhile these two tiers are the demo's simulated upstreams; start them with",
     '#   llm-route mock --port 4101 --name local --fail-rate 0.1 &  llm-route mock --port 4102 --name cloud &',
     ...head,
     '  local:',

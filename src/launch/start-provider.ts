@@ -247,8 +247,7 @@ export async function startProviders(config: Pick<Config, 'providers'>, opts: St
   const providers = [...config.providers.values()].filter((provider) => provider.start);
   const results = await Promise.allSettled(
     providers.map((provider) => {
-      const onOutput = (stream: OutputStream, line: string): void =>
-        opts.onOutput({ type: 'provider_output', provider: provider.name, stream, line });
+      const onOutput = (stream: OutputStream, line: string): void => opts.onOutput({ type: 'provider_output', provider: provider.name, stream, line });
       return ensureProviderStarted(provider, { readiness: () => readiness(provider), onOutput, signal: opts.signal }).catch((err: unknown) => {
         const error = err instanceof Error ? err : new Error(String(err));
         if (!opts.signal?.aborted) onOutput('status', `could not start: ${error.message}`);
@@ -265,8 +264,7 @@ export async function startProviders(config: Pick<Config, 'providers'>, opts: St
     else if (result.value) started.set(name, result.value);
   });
   let stopping: Promise<void> | undefined;
-  const stopAll = (): Promise<void> =>
-    (stopping ??= Promise.all([...started.values()].map((provider) => provider.stop())).then(() => undefined));
+  const stopAll = (): Promise<void> => (stopping ??= Promise.all([...started.values()].map((provider) => provider.stop())).then(() => undefined));
 
   if (opts.signal?.aborted) {
     await stopAll();

@@ -98,17 +98,11 @@ export function parseMockOptions(raw: Record<string, unknown>): MockOptions {
     // 1xx are informational, never a final answer, so they cannot stand for a failure.
     failStatus: number('failStatus', INTEGER, 200, 599, 'an HTTP status from 200 to 599, like 503') ?? 503,
     stallRate: rate('stallRate'),
-    dieAfter:
-      value('dieAfter') === undefined
-        ? undefined
-        : number('dieAfter', INTEGER, 0, 1_000_000, 'a number of content chunks, like 2'),
+    dieAfter: value('dieAfter') === undefined ? undefined : number('dieAfter', INTEGER, 0, 1_000_000, 'a number of content chunks, like 2'),
     dieRate: value('dieRate') === undefined ? (value('dieAfter') === undefined ? 0 : 1) : rate('dieRate'),
     malformedRate: rate('malformedRate'),
     name: text('name') ?? 'mock',
-    seed:
-      value('seed') === undefined
-        ? undefined
-        : number('seed', INTEGER, 0, 2 ** 32 - 1, 'an integer from 0 to 4294967295'),
+    seed: value('seed') === undefined ? undefined : number('seed', INTEGER, 0, 2 ** 32 - 1, 'an integer from 0 to 4294967295'),
   };
   if (problems.length > 0) throw new MockOptionsError(problems);
   return options;

@@ -20,10 +20,9 @@ export interface MockServer {
 }
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
-const WORDS =
-  'hello from a simulated upstream: this answer streams one word per chunk so you can watch time to first token and failover happen live.'.split(
-    ' ',
-  );
+const WORDS = 'hello from a simulated upstream: this answer streams one word per chunk so you can watch time to first token and failover happen live.'.split(
+  ' ',
+);
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
@@ -66,7 +65,7 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
     const stall = opts.stallRate > 0 && rng() < opts.stallRate;
     // Drawn only at a rate below 1, so a seeded run without --die-rate rolls the same dice as before.
     const dies = opts.dieRate >= 1 || (opts.dieRate > 0 && rng() < opts.dieRate);
-    const dieAt = !dies ? Number.POSITIVE_INFINITY : opts.dieAfter ?? Math.floor(rng() * opts.tokens);
+    const dieAt = !dies ? Number.POSITIVE_INFINITY : (opts.dieAfter ?? Math.floor(rng() * opts.tokens));
     const ttftMs = opts.ttftMs.min + (opts.ttftMs.max > opts.ttftMs.min ? rng() * (opts.ttftMs.max - opts.ttftMs.min) : 0);
 
     const clock = new RequestClock();
@@ -236,14 +235,7 @@ function sendFailure(res: ServerResponse, opts: MockOptions): void {
   sendError(res, status, message, 'invalid_request_error', 'mock_failure');
 }
 
-function sendError(
-  res: ServerResponse,
-  status: number,
-  message: string,
-  type: string,
-  code: string | null = null,
-  headers: OutgoingHttpHeaders = {},
-): void {
+function sendError(res: ServerResponse, status: number, message: string, type: string, code: string | null = null, headers: OutgoingHttpHeaders = {}): void {
   sendJson(res, status, { error: { message, type, param: null, code } }, headers);
 }
 

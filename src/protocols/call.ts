@@ -9,7 +9,18 @@ import { TextCallOutput } from './tool-text/text-call-output.js';
 import { TextCallReader } from './tool-text/text-call-reader.js';
 import { recoverWholeAnswer } from './tool-text/whole-answer.js';
 import { TranslatedOutput } from './stream-output/translated-output.js';
-import { isUnsupported, readParts, type ClientCodec, type ClientRequest, type StreamOutput, type StreamReader, type Unsupported, type UpstreamAnswer, type UpstreamRequest, type WireCodec } from './core/types.js';
+import {
+  isUnsupported,
+  readParts,
+  type ClientCodec,
+  type ClientRequest,
+  type StreamOutput,
+  type StreamReader,
+  type Unsupported,
+  type UpstreamAnswer,
+  type UpstreamRequest,
+  type WireCodec,
+} from './core/types.js';
 import type { Usage } from './core/usage.js';
 
 /** A whole answer as the client gets it. */
@@ -125,7 +136,11 @@ export class UpstreamCall {
       const response = this.decodeResponse(body);
       const recovered = response === 'not_json' ? null : recoverWholeAnswer(response, scope, this.tier);
       if (recovered && 'badToolCall' in recovered) return recovered;
-      if (recovered) return { answer: { status, contentType: 'application/json', body: Buffer.from(this.client.renderResponse(recovered, this.clientRequest)) }, usage: recovered.usage };
+      if (recovered)
+        return {
+          answer: { status, contentType: 'application/json', body: Buffer.from(this.client.renderResponse(recovered, this.clientRequest)) },
+          usage: recovered.usage,
+        };
     }
     if (this.relayed) {
       const usage = this.wire.readUsage(body);

@@ -49,7 +49,11 @@ export class AttemptError extends Error {
   }
 }
 
-export function timeoutError(reason: 'connect_timeout' | 'ttft_timeout' | 'total_timeout' | 'idle_timeout' | 'deadline', ms: number, phase: Phase): AttemptError {
+export function timeoutError(
+  reason: 'connect_timeout' | 'ttft_timeout' | 'total_timeout' | 'idle_timeout' | 'deadline',
+  ms: number,
+  phase: Phase,
+): AttemptError {
   const what = {
     connect_timeout: 'no connection',
     ttft_timeout: 'no first token',

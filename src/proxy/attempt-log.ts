@@ -16,7 +16,10 @@ export class AttemptLog {
   /** The request's attempts so far, in the order they ended. */
   readonly records: AttemptRecord[] = [];
 
-  constructor(private readonly req: RoutingRequest, private readonly telemetry: TelemetryBus) {}
+  constructor(
+    private readonly req: RoutingRequest,
+    private readonly telemetry: TelemetryBus,
+  ) {}
 
   /** An attempt that answered: a stream that committed, or a whole answer (with the upstream's status). */
   ok(tier: Tier, n: number, ms: number, status?: number): void {
@@ -50,6 +53,15 @@ export class AttemptLog {
     // Upstream messages can echo the key ("Incorrect API key provided: sk-…"); this record reaches clients and logs.
     if (message !== undefined) entry.message = redactSecrets(message, tier.provider);
     this.records.push(entry);
-    this.telemetry.emit({ type: 'attempt_end', id: req.id, route: req.route.name, tier: tier.name, provider: tier.provider.name, record: entry, stream: req.request.stream, blame });
+    this.telemetry.emit({
+      type: 'attempt_end',
+      id: req.id,
+      route: req.route.name,
+      tier: tier.name,
+      provider: tier.provider.name,
+      record: entry,
+      stream: req.request.stream,
+      blame,
+    });
   }
 }

@@ -138,9 +138,17 @@ export function startStream(site: AttemptSite, tier: Tier, call: UpstreamCall, p
   const ttftMs = app.gate.isCold(tier) ? tier.timeouts.cold_ttft_ms : tier.timeouts.ttft_ms;
   const budget = Math.min(ttftMs, Math.ceil(remaining));
   return new StreamAttempt({
-    tier, call, pool: req.pools.get(tier.provider), client: req.client,
-    ttftBudgetMs: budget, ttftLimit: budget < ttftMs ? 'deadline' : 'ttft_timeout',
-    output: place.output, port: place.port, keepOpen: place.keepOpen,
-    ordinal: place.ordinal ?? site.log.records.length + 1, telemetry: app.telemetry, route: req.route.name,
+    tier,
+    call,
+    pool: req.pools.get(tier.provider),
+    client: req.client,
+    ttftBudgetMs: budget,
+    ttftLimit: budget < ttftMs ? 'deadline' : 'ttft_timeout',
+    output: place.output,
+    port: place.port,
+    keepOpen: place.keepOpen,
+    ordinal: place.ordinal ?? site.log.records.length + 1,
+    telemetry: app.telemetry,
+    route: req.route.name,
   });
 }

@@ -27,9 +27,19 @@ export async function serveTokenCount(req: IncomingMessage, res: ServerResponse,
     const request = counting.asCount(admitted.request);
     exchange.begin(admitted.route, request, { announce: false });
     // A count never streams: the exchange's commit port is never called.
-    const outcome = await routeRequest({
-      id, route: admitted.route, request, codec: exchange.codec, port: exchange, arrivedAt: exchange.arrivedAt, client: exchange.client, pools: exchange.pools,
-    }, app);
+    const outcome = await routeRequest(
+      {
+        id,
+        route: admitted.route,
+        request,
+        codec: exchange.codec,
+        port: exchange,
+        arrivedAt: exchange.arrivedAt,
+        client: exchange.client,
+        pools: exchange.pools,
+      },
+      app,
+    );
     switch (outcome.kind) {
       case 'unary':
         return exchange.respond(outcome.answer.answer, outcome.tier, outcome.attempts.length);
@@ -42,7 +52,11 @@ export async function serveTokenCount(req: IncomingMessage, res: ServerResponse,
       case 'too_long':
       case 'exhausted': {
         const counter = await tokenCounter();
-        return exchange.respondJson(200, counting.estimate(request, (text) => counter.count(text)), { 'x-llm-route-estimated': 'true' });
+        return exchange.respondJson(
+          200,
+          counting.estimate(request, (text) => counter.count(text)),
+          { 'x-llm-route-estimated': 'true' },
+        );
       }
     }
   } finally {

@@ -12,7 +12,23 @@ import { isShutdown } from './shutdown.js';
 import { type CommitPort, ResponseSink, type StreamSink } from './stream-sink.js';
 
 export type FinishFields = Pick<RequestFinished, 'tier' | 'status' | 'outcome'> &
-  Partial<Pick<RequestFinished, 'ttftMs' | 'usage' | 'estimate' | 'chunkErrors' | 'committed' | 'error' | 'attempts' | 'resumed' | 'promptTruncated' | 'toolText' | 'hedged' | 'loserUsage'>>;
+  Partial<
+    Pick<
+      RequestFinished,
+      | 'ttftMs'
+      | 'usage'
+      | 'estimate'
+      | 'chunkErrors'
+      | 'committed'
+      | 'error'
+      | 'attempts'
+      | 'resumed'
+      | 'promptTruncated'
+      | 'toolText'
+      | 'hedged'
+      | 'loserUsage'
+    >
+  >;
 
 /**
  * What the request path sees of the running app: its config and pools only through the
@@ -65,7 +81,11 @@ export class Exchange implements CommitPort {
    * `savers`: what the route's token savers did to its body. `announce: false` keeps it out of
    * the request events (a token count is not a request for a model).
    */
-  begin(route: Route, request: ClientRequest, { announce = true, savers, rule }: { announce?: boolean; savers?: SaverMeasure[]; rule?: string | number } = {}): void {
+  begin(
+    route: Route,
+    request: ClientRequest,
+    { announce = true, savers, rule }: { announce?: boolean; savers?: SaverMeasure[]; rule?: string | number } = {},
+  ): void {
     this.route = route;
     this.request = request;
     this.announced = announce;
@@ -120,9 +140,22 @@ export class Exchange implements CommitPort {
     this.app.telemetry.emit({ type: 'commit', id: this.id, route, tier: tier.name, ttftMs });
     // A flat header list: the cheapest form for node:http on the hot path.
     const headers = [
-      'x-request-id', this.id, 'x-llm-route-route', route, 'x-llm-route-tier', tier.name,
-      'x-llm-route-attempts', String(attempts), 'x-llm-route-ttft-ms', String(Math.round(ttftMs)),
-      'content-type', 'text/event-stream; charset=utf-8', 'cache-control', 'no-cache', 'x-accel-buffering', 'no',
+      'x-request-id',
+      this.id,
+      'x-llm-route-route',
+      route,
+      'x-llm-route-tier',
+      tier.name,
+      'x-llm-route-attempts',
+      String(attempts),
+      'x-llm-route-ttft-ms',
+      String(Math.round(ttftMs)),
+      'content-type',
+      'text/event-stream; charset=utf-8',
+      'cache-control',
+      'no-cache',
+      'x-accel-buffering',
+      'no',
     ];
     this.res.writeHead(200, headers);
     this.capture?.head(200, headers);
@@ -132,8 +165,18 @@ export class Exchange implements CommitPort {
   /** A whole answer (a tier's, or its payload-fault rejection), with the routing headers. */
   respond(answer: ShapedAnswer, tier: Tier, attempts: number): void {
     const headers = [
-      'x-request-id', this.id, 'x-llm-route-route', this.routeName(), 'x-llm-route-tier', tier.name,
-      'x-llm-route-attempts', String(attempts), 'content-type', answer.contentType, 'content-length', String(answer.body.length),
+      'x-request-id',
+      this.id,
+      'x-llm-route-route',
+      this.routeName(),
+      'x-llm-route-tier',
+      tier.name,
+      'x-llm-route-attempts',
+      String(attempts),
+      'content-type',
+      answer.contentType,
+      'content-length',
+      String(answer.body.length),
     ];
     this.res.writeHead(answer.status, headers);
     this.res.end(answer.body);
@@ -146,7 +189,13 @@ export class Exchange implements CommitPort {
   /** An answer stored under the request's Idempotency-Key, as it first went out (a stream: the same SSE bytes). */
   replay(answer: StoredAnswer): void {
     this.res.writeHead(answer.status, [
-      ...answer.headers, 'x-request-id', this.id, 'x-llm-route-replayed', 'true', 'content-length', String(answer.body.length),
+      ...answer.headers,
+      'x-request-id',
+      this.id,
+      'x-llm-route-replayed',
+      'true',
+      'content-length',
+      String(answer.body.length),
     ]);
     this.res.end(answer.body);
   }

@@ -49,7 +49,10 @@ export class HedgeDoor {
   private readonly waiting = new Set<StreamAttempt>();
   private opened = false;
 
-  constructor(private readonly port: CommitPort, private readonly attempts: AttemptRecord[]) {}
+  constructor(
+    private readonly port: CommitPort,
+    private readonly attempts: AttemptRecord[],
+  ) {}
 
   get committed(): boolean {
     return this.opened;
@@ -57,8 +60,7 @@ export class HedgeDoor {
 
   /** A port for one attempt; `enter` ties it to the attempt once that exists. */
   portFor(): CommitPort & { attempt: StreamAttempt | null } {
-    const door = this;
-    const port = { attempt: null as StreamAttempt | null, commit: (tier: Tier, _n: number): StreamSink => door.commit(port.attempt, tier) };
+    const port = { attempt: null as StreamAttempt | null, commit: (tier: Tier, _n: number): StreamSink => this.commit(port.attempt, tier) };
     return port;
   }
 
@@ -84,7 +86,12 @@ export class HedgeDoor {
 }
 
 function hedgeLost(winner: string): AttemptError {
-  return new AttemptError('hedge_lost', `tier ${winner} delivered first content first`, { phase: 'first_token', failover: false, retryable: false, blame: null });
+  return new AttemptError('hedge_lost', `tier ${winner} delivered first content first`, {
+    phase: 'first_token',
+    failover: false,
+    retryable: false,
+    blame: null,
+  });
 }
 
 /** What racing needs of the routing loop: a hedge started as any attempt is, and a failed one recorded. */
@@ -120,7 +127,13 @@ export async function race(first: Flight, hedgeMs: number, door: HedgeDoor, arri
     const done = !next.r.committed && next.r.error.reason === 'hedge_lost' ? { flight: other, r: await other.attempt.committed } : next;
     if (done.r.committed) {
       const [winner, loser] = done.flight === first ? [first, hedge] : [hedge, first];
-      return { kind: 'won', winner, result: done.r, loser, hedged: { at_ms: atMs, winner: winner.tier.name, loser: loser.tier.name, result: winner === first ? 'first_won' : 'second_won' } };
+      return {
+        kind: 'won',
+        winner,
+        result: done.r,
+        loser,
+        hedged: { at_ms: atMs, winner: winner.tier.name, loser: loser.tier.name, result: winner === first ? 'first_won' : 'second_won' },
+      };
     }
     door.leave(done.flight.attempt);
     if (done.flight === first) return { kind: 'handed', error: done.r.error, next: hedge };

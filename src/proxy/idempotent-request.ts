@@ -16,7 +16,11 @@ const MAX_KEY_LENGTH = 255;
  * gives the record up so the next duplicate runs.
  */
 export class IdempotentRun {
-  constructor(private readonly store: IdempotencyStore, private readonly record: IdempotencyRecordKey, private readonly ttlMs: number) {}
+  constructor(
+    private readonly store: IdempotencyStore,
+    private readonly record: IdempotencyRecordKey,
+    private readonly ttlMs: number,
+  ) {}
 
   /** A tier failed and the next is tried: PENDING → EXECUTING_FALLBACK. */
   readonly onFallback = (): void => {
@@ -44,7 +48,11 @@ function storable(ending: FinishFields | null): boolean {
  * key with another body is refused. 'answered': the client has its answer.
  */
 export async function enterIdempotent(
-  exchange: Exchange, store: IdempotencyStore, request: ClientRequest, key: string, settings: IdempotencyConfig,
+  exchange: Exchange,
+  store: IdempotencyStore,
+  request: ClientRequest,
+  key: string,
+  settings: IdempotencyConfig,
 ): Promise<IdempotentRun | 'answered'> {
   if (key.length > MAX_KEY_LENGTH) {
     const message = `Idempotency-Key is ${key.length} characters long; at most ${MAX_KEY_LENGTH} are accepted`;
@@ -53,7 +61,11 @@ export async function enterIdempotent(
     return 'answered';
   }
   // The same key means the same thing only in one protocol; the body is compared as JSON, key order aside.
-  const record: IdempotencyRecordKey = { key: `${request.protocol}:${key}`, fingerprint: jsonFingerprint(request.protocol, request.body), owner: `${exchange.id}:${nodeCrypto().randomUUID()}` };
+  const record: IdempotencyRecordKey = {
+    key: `${request.protocol}:${key}`,
+    fingerprint: jsonFingerprint(request.protocol, request.body),
+    owner: `${exchange.id}:${nodeCrypto().randomUUID()}`,
+  };
   const waitUntil = performance.now() + settings.wait_ms;
   for (;;) {
     const found = await store.begin(record);

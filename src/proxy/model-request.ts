@@ -45,13 +45,27 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
     }
     admission = RequestAdmission.for(admitted.route, exchange.config, app.state, request);
     const prompt = new PromptCount(request);
-    const outcome = await routeRequest({
-      id, route: admitted.route, request, codec, port: exchange, arrivedAt: exchange.arrivedAt, client: exchange.client,
-      pools: exchange.pools, admission, onFallback: idempotent?.onFallback, prompt,
-    }, app);
+    const outcome = await routeRequest(
+      {
+        id,
+        route: admitted.route,
+        request,
+        codec,
+        port: exchange,
+        arrivedAt: exchange.arrivedAt,
+        client: exchange.client,
+        pools: exchange.pools,
+        admission,
+        onFallback: idempotent?.onFallback,
+        prompt,
+      },
+      app,
+    );
     // A tier of unknown window that read suspiciously little: checked after the answer, said on a line of its own.
-    const checkLate = (tier: Tier, usage: Usage | undefined): void => watchTruncation(tier, usage, prompt, admitted.bytes,
-      ({ sent, read }) => app.telemetry.emit({ type: 'prompt_truncated', id, route: admitted.route.name, tier: tier.name, sent, read }));
+    const checkLate = (tier: Tier, usage: Usage | undefined): void =>
+      watchTruncation(tier, usage, prompt, admitted.bytes, ({ sent, read }) =>
+        app.telemetry.emit({ type: 'prompt_truncated', id, route: admitted.route.name, tier: tier.name, sent, read }),
+      );
     await answer(exchange, admitted.route, request, outcome, admission, prompt, checkLate);
   } catch (err) {
     // A bug must cost one request, never the server; and it still ends with its request_end.
@@ -74,7 +88,11 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
 }
 
 /** Reads, parses and validates the body and finds its route; null when the client was answered with an error. */
-export async function admit(req: IncomingMessage, exchange: Exchange, { counting = false } = {}): Promise<{ route: Route; request: ClientRequest; rule: Rule | null; bytes: number } | null> {
+export async function admit(
+  req: IncomingMessage,
+  exchange: Exchange,
+  { counting = false } = {},
+): Promise<{ route: Route; request: ClientRequest; rule: Rule | null; bytes: number } | null> {
   const body = await readJsonBody(req, exchange.config.server.max_body_bytes);
   if (!body.ok) {
     if (body.status === 499) {
@@ -82,7 +100,10 @@ export async function admit(req: IncomingMessage, exchange: Exchange, { counting
       exchange.finish({ tier: null, status: 499, outcome: 'bad_request', error: body.message });
       return null;
     }
-    exchange.respondError({ status: body.status, kind: 'invalid_request', code: body.code, message: body.message }, closesConnection(body) ? { connection: 'close' } : {});
+    exchange.respondError(
+      { status: body.status, kind: 'invalid_request', code: body.code, message: body.message },
+      closesConnection(body) ? { connection: 'close' } : {},
+    );
     exchange.finish({ tier: null, status: body.status, outcome: 'bad_request', error: body.message });
     return null;
   }
@@ -97,7 +118,12 @@ export async function admit(req: IncomingMessage, exchange: Exchange, { counting
   const chosen = choosing instanceof Promise ? await choosing : choosing;
   if (!chosen) {
     const known = [...exchange.config.routes.keys()].join(', ');
-    exchange.respondError({ status: 404, kind: 'not_found', code: 'model_not_found', message: `unknown route "${name}": the model must name a route (known: ${known})` });
+    exchange.respondError({
+      status: 404,
+      kind: 'not_found',
+      code: 'model_not_found',
+      message: `unknown route "${name}": the model must name a route (known: ${known})`,
+    });
     // Not labelled with the name: clients choose it, and metric series must stay bounded.
     exchange.finish({ tier: null, status: 404, outcome: 'bad_request', error: `unknown route "${name.slice(0, 100)}"` });
     return null;
@@ -126,7 +152,12 @@ function withDefaultModel(body: unknown, config: Config): unknown {
  * The route's token savers, before the first tier: the body every tier gets (fail-open: a
  * saver that throws or overruns is skipped), and what each saved, measured, for the request's end.
  */
-async function saveTokens(exchange: Exchange, route: Route, request: ClientRequest, req: IncomingMessage): Promise<{ request: ClientRequest; savers?: SaverMeasure[] }> {
+async function saveTokens(
+  exchange: Exchange,
+  route: Route,
+  request: ClientRequest,
+  req: IncomingMessage,
+): Promise<{ request: ClientRequest; savers?: SaverMeasure[] }> {
   if (route.savers.length === 0) return { request };
   // Loaded on use (preloaded by the server for a config with savers): routes without them never load them.
   const { applyRouteSavers } = await import('../savers/route-savers.js');
@@ -147,8 +178,15 @@ function toolTextOf(request: ClientRequest): Pick<FinishFields, 'toolText'> {
  * Answers the client in the shape the routing loop ended in, and records the request's end.
  * The tier that answered settles its limits and budgets to what it used.
  */
-async function answer(exchange: Exchange, route: Route, request: ClientRequest, outcome: RoutingOutcome, admission: RequestAdmission | null, prompt: PromptCount,
-  checkLate: (tier: Tier, usage: Usage | undefined) => void): Promise<void> {
+async function answer(
+  exchange: Exchange,
+  route: Route,
+  request: ClientRequest,
+  outcome: RoutingOutcome,
+  admission: RequestAdmission | null,
+  prompt: PromptCount,
+  checkLate: (tier: Tier, usage: Usage | undefined) => void,
+): Promise<void> {
   const attempts = outcome.attempts;
   switch (outcome.kind) {
     case 'stream': {
@@ -159,11 +197,20 @@ async function answer(exchange: Exchange, route: Route, request: ClientRequest, 
       if (interruption) result = interruption.reason === 'client_abort' ? 'client_abort' : 'interrupted';
       checkLate(outcome.tier, end.usage);
       return exchange.finish({
-        tier: outcome.tier.name, status: 200, outcome: result, ttftMs: exchange.ttftMs, attempts, usage: end.usage,
-        estimate: end.usage ? undefined : estimateOf(request, end.text, end.earlyUsage), chunkErrors: end.chunkErrors, committed: true, error: interruption?.message,
+        tier: outcome.tier.name,
+        status: 200,
+        outcome: result,
+        ttftMs: exchange.ttftMs,
+        attempts,
+        usage: end.usage,
+        estimate: end.usage ? undefined : estimateOf(request, end.text, end.earlyUsage),
+        chunkErrors: end.chunkErrors,
+        committed: true,
+        error: interruption?.message,
         ...(outcome.recovery?.resumed ? { resumed: outcome.recovery.resumed } : {}),
         ...(outcome.hedge ? { hedged: outcome.hedge.hedged, loserUsage: outcome.hedge.loserUsage } : {}),
-        promptTruncated: detectTruncation(outcome.tier, end.usage ?? end.earlyUsage, prompt), ...toolTextOf(request),
+        promptTruncated: detectTruncation(outcome.tier, end.usage ?? end.earlyUsage, prompt),
+        ...toolTextOf(request),
       });
     }
     case 'unary': {
@@ -172,9 +219,14 @@ async function answer(exchange: Exchange, route: Route, request: ClientRequest, 
       admission?.end({ tier: outcome.tier, usage: unary.usage, completionText: () => outcome.call.answerText(unary.upstreamBody) });
       checkLate(outcome.tier, unary.usage);
       return exchange.finish({
-        tier: outcome.tier.name, status: unary.answer.status, outcome: 'ok', attempts, usage: unary.usage,
+        tier: outcome.tier.name,
+        status: unary.answer.status,
+        outcome: 'ok',
+        attempts,
+        usage: unary.usage,
         estimate: unary.usage ? undefined : estimateOf(request, outcome.call.answerText(unary.upstreamBody)),
-        promptTruncated: detectTruncation(outcome.tier, unary.usage, prompt), ...toolTextOf(request),
+        promptTruncated: detectTruncation(outcome.tier, unary.usage, prompt),
+        ...toolTextOf(request),
       });
     }
     case 'rejected':
@@ -182,17 +234,29 @@ async function answer(exchange: Exchange, route: Route, request: ClientRequest, 
       return exchange.finish({ tier: outcome.tier.name, status: outcome.answer.status, outcome: 'upstream_rejected', attempts, error: outcome.error.message });
     case 'unsupported': {
       const message = `no tier of route "${route.name}" can carry this request: ${outcome.reasons.join('; ')}`;
-      exchange.respondError({ status: 400, kind: 'invalid_request', code: 'unsupported_request', message, extra: { attempts } }, { 'x-llm-route-attempts': attempts.length });
+      exchange.respondError(
+        { status: 400, kind: 'invalid_request', code: 'unsupported_request', message, extra: { attempts } },
+        { 'x-llm-route-attempts': attempts.length },
+      );
       return exchange.finish({ tier: null, status: 400, outcome: 'bad_request', attempts, error: message });
     }
     case 'too_long':
       // Every tier failed for the prompt's size: a 400 in the client's protocol, which SDKs do not retry and agents compact on.
-      exchange.respondError({ status: 400, kind: 'invalid_request', code: 'context_length_exceeded', message: outcome.failure.message, extra: { attempts } }, { 'x-llm-route-attempts': attempts.length });
+      exchange.respondError(
+        { status: 400, kind: 'invalid_request', code: 'context_length_exceeded', message: outcome.failure.message, extra: { attempts } },
+        { 'x-llm-route-attempts': attempts.length },
+      );
       return exchange.finish({ tier: null, status: 400, outcome: 'bad_request', attempts, error: outcome.failure.message });
     case 'exhausted':
       if (outcome.limited) return limitedAnswer(exchange, route.name, outcome.limited, attempts);
       // Local tiers failed where a cloud one was left out: the pin, not the tiers, is why there is no answer.
-      if (tiersExcluded(route) > 0) return noLocalTier(exchange, route.name, `its local tiers could not answer (${attempts.map((a) => `${a.tier}: ${a.outcome}`).join('; ') || 'none was drawn'})`, attempts);
+      if (tiersExcluded(route) > 0)
+        return noLocalTier(
+          exchange,
+          route.name,
+          `its local tiers could not answer (${attempts.map((a) => `${a.tier}: ${a.outcome}`).join('; ') || 'none was drawn'})`,
+          attempts,
+        );
       return exhausted(exchange, route.name, outcome.planned, outcome.timedOut, attempts);
     case 'aborted':
       return exchange.endAborted(attempts);
@@ -206,11 +270,15 @@ async function answer(exchange: Exchange, route: Route, request: ClientRequest, 
 function limitedAnswer(exchange: Exchange, route: string, limited: Limited, attempts: RequestFinished['attempts']): void {
   const retryAfterS = Math.max(1, Math.ceil(limited.retryAfterMs / 1000));
   const summary = attempts.map((a) => `${a.tier}: ${a.message ?? a.outcome}`).join('; ');
-  const message = limited.outcome === 'budget'
-    ? `route "${route}" is out of budget: ${summary}; retry after ${retryAfterS} s`
-    : `route "${route}" is at its rate limits: ${summary}; retry after ${retryAfterS} s`;
+  const message =
+    limited.outcome === 'budget'
+      ? `route "${route}" is out of budget: ${summary}; retry after ${retryAfterS} s`
+      : `route "${route}" is at its rate limits: ${summary}; retry after ${retryAfterS} s`;
   const code = limited.outcome === 'budget' ? 'budget_exhausted' : 'rate_limited';
-  exchange.respondError({ status: 429, kind: 'rate_limit', code, message, extra: { attempts } }, { 'retry-after': retryAfterS, 'x-llm-route-attempts': attempts.length });
+  exchange.respondError(
+    { status: 429, kind: 'rate_limit', code, message, extra: { attempts } },
+    { 'retry-after': retryAfterS, 'x-llm-route-attempts': attempts.length },
+  );
   exchange.finish({ tier: null, status: 429, outcome: 'failed', attempts, error: message });
 }
 
@@ -224,9 +292,10 @@ function noLocalTier(exchange: Exchange, route: string, why: string, attempts: R
 function exhausted(exchange: Exchange, route: string, planned: number, timedOut: boolean, attempts: RequestFinished['attempts']): void {
   const headers = { 'x-llm-route-attempts': attempts.length };
   if (planned === 0 || attempts.length === 0) {
-    const message = planned === 0
-      ? `no tier of route "${route}" was drawn for this request: every tier is switched off (weight 0) or lost its weight draw`
-      : `no tier of route "${route}" could take this request: each is recovering and its trial request is in progress; try again`;
+    const message =
+      planned === 0
+        ? `no tier of route "${route}" was drawn for this request: every tier is switched off (weight 0) or lost its weight draw`
+        : `no tier of route "${route}" could take this request: each is recovering and its trial request is in progress; try again`;
     exchange.respondError({ status: 503, kind: 'upstream', code: 'no_tier_available', message, extra: { attempts: [] } }, headers);
     return exchange.finish({ tier: null, status: 503, outcome: 'failed', attempts, error: message });
   }

@@ -1,5 +1,5 @@
 import type { Tier } from '../config/schema.js';
-import { type ShapedAnswer, UpstreamCall } from '../protocols/call.js';
+import type { ShapedAnswer, UpstreamCall } from '../protocols/call.js';
 import { redactSecrets } from '../providers/redact-secrets.js';
 import { type AttemptRecord, isLimitSkip } from '../telemetry/events.js';
 import type { AttemptError } from './attempt-error.js';
@@ -60,8 +60,20 @@ type TierVerdict = 'next' | RoutingOutcome;
 export async function routeRequest(req: RoutingRequest, app: RoutingView): Promise<RoutingOutcome> {
   const { tiers: plan, allDown } = planTiers(req.route, app.gate, app.random);
   const walk: Walk = {
-    req, app, plan, allDown, deadlineAt: req.arrivedAt + req.route.deadline_ms, prompt: req.prompt ?? new PromptCount(req.request),
-    log: new AttemptLog(req, app.telemetry), unsupported: [], tooLong: [], limited: null, allTimedOut: true, opened: 0, carried: null, door: null,
+    req,
+    app,
+    plan,
+    allDown,
+    deadlineAt: req.arrivedAt + req.route.deadline_ms,
+    prompt: req.prompt ?? new PromptCount(req.request),
+    log: new AttemptLog(req, app.telemetry),
+    unsupported: [],
+    tooLong: [],
+    limited: null,
+    allTimedOut: true,
+    opened: 0,
+    carried: null,
+    door: null,
   };
   if (req.route.hedge_ms !== null && req.request.stream && plan.length > 1) walk.door = new HedgeDoor(req.port, walk.log.records);
   for (let t = 0; t < plan.length; t++) {
@@ -195,7 +207,10 @@ async function streamTry(walk: Walk, flight: Flight): Promise<Tried> {
   const hedgeMs = walk.req.route.hedge_ms;
   // Routes without hedge_ms, and the plan's last tier, arm no timer.
   if (!walk.door || hedgeMs === null || flight.t >= walk.plan.length - 1) return streamResult(walk, flight, await flight.attempt.committed);
-  const end = await race(flight, hedgeMs, walk.door, walk.req.arrivedAt, { start: (after) => startHedge(walk, after), failed: (hedge, error) => hedgeFailed(walk, hedge, error) });
+  const end = await race(flight, hedgeMs, walk.door, walk.req.arrivedAt, {
+    start: (after) => startHedge(walk, after),
+    failed: (hedge, error) => hedgeFailed(walk, hedge, error),
+  });
   if (end.kind === 'alone') return streamResult(walk, flight, end.result);
   if (end.kind === 'handed') {
     walk.carried = end.next;

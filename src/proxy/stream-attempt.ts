@@ -24,9 +24,7 @@ export interface StreamAttemptInput extends AttemptInput, RelayInput {
   route: string;
 }
 
-export type CommitResult =
-  | { committed: true; relay: StreamRelay; elapsedMs: number }
-  | { committed: false; error: AttemptError };
+export type CommitResult = { committed: true; relay: StreamRelay; elapsedMs: number } | { committed: false; error: AttemptError };
 
 /**
  * A streaming attempt, from connect to its first content event within the TTFT budget (the

@@ -8,11 +8,19 @@ export const MAX_EVENT_BYTES = 4 * 1024 * 1024;
 export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
 export function answerTooLarge(): AttemptError {
-  return new AttemptError('answer_too_large', `upstream answer larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB`, { phase: 'body', failover: true, retryable: false });
+  return new AttemptError('answer_too_large', `upstream answer larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB`, {
+    phase: 'body',
+    failover: true,
+    retryable: false,
+  });
 }
 
 export function tooLargeEvent(): AttemptError {
-  return new AttemptError('broken_stream', `upstream sent a stream event larger than ${MAX_EVENT_BYTES} bytes`, { phase: 'body', failover: true, retryable: false });
+  return new AttemptError('broken_stream', `upstream sent a stream event larger than ${MAX_EVENT_BYTES} bytes`, {
+    phase: 'body',
+    failover: true,
+    retryable: false,
+  });
 }
 
 /** The stream ended (or sent its terminator) before its first content event: the tier's fault. */
@@ -26,7 +34,11 @@ export function upstreamErrorBeforeContent(data: string, facts: EventFacts): Att
     const error = facts.parts.find((part) => part.type === 'error');
     return badToolCall(error?.type === 'error' ? error.message : 'a tool call written as text that cannot be run');
   }
-  return new AttemptError('upstream_error', `error event before first token: ${data.slice(0, 200)}`, { phase: 'first_token', failover: true, retryable: false });
+  return new AttemptError('upstream_error', `error event before first token: ${data.slice(0, 200)}`, {
+    phase: 'first_token',
+    failover: true,
+    retryable: false,
+  });
 }
 
 /**
@@ -35,5 +47,10 @@ export function upstreamErrorBeforeContent(data: string, facts: EventFacts): Att
  * provider's health; the next tier gets the same payload (SPEC "Tool calls written as text").
  */
 export function badToolCall(message: string): AttemptError {
-  return new AttemptError('bad_tool_call', `bad tool call written as text: ${message}`, { phase: 'first_token', failover: true, retryable: false, blame: 'tier' });
+  return new AttemptError('bad_tool_call', `bad tool call written as text: ${message}`, {
+    phase: 'first_token',
+    failover: true,
+    retryable: false,
+    blame: 'tier',
+  });
 }

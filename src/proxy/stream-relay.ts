@@ -119,7 +119,10 @@ export class StreamRelay implements AnswerReader, Upstream {
     const flags = tally.facts.flags;
     if (flags & EVENT_ERROR) {
       this.flushOut();
-      return this.interrupt(new AttemptError('upstream_error', 'the upstream reported an error after the first token', { phase: 'body', failover: false, retryable: false }), this.output.upstreamError(raw, tally.facts));
+      return this.interrupt(
+        new AttemptError('upstream_error', 'the upstream reported an error after the first token', { phase: 'body', failover: false, retryable: false }),
+        this.output.upstreamError(raw, tally.facts),
+      );
     }
     tally.noteEnding(flags);
     this.keep(this.output.event(tally.facts, raw), raw);
@@ -138,7 +141,8 @@ export class StreamRelay implements AnswerReader, Upstream {
   }
 
   onBroken(err: AttemptError): void {
-    const message = err.reason === 'answer_too_large' ? `${err.message}, after the first token` : `upstream connection broke after the first token: ${err.message}`;
+    const message =
+      err.reason === 'answer_too_large' ? `${err.message}, after the first token` : `upstream connection broke after the first token: ${err.message}`;
     this.interrupt(new AttemptError('broken_stream', message, { phase: 'body', failover: false, retryable: false }));
   }
 
@@ -230,8 +234,12 @@ export class StreamRelay implements AnswerReader, Upstream {
     const tally = this.tally;
     const whole = interruption === null || tally.sawFinish;
     this.resolveFinished({
-      interruption, usage: whole ? tally.usage : undefined, earlyUsage: whole ? undefined : tally.usage,
-      chunkErrors: tally.chunkErrors, text: tally.text(), open: this.leftOpen ? this.sink : null,
+      interruption,
+      usage: whole ? tally.usage : undefined,
+      earlyUsage: whole ? undefined : tally.usage,
+      chunkErrors: tally.chunkErrors,
+      text: tally.text(),
+      open: this.leftOpen ? this.sink : null,
     });
   }
 
@@ -247,6 +255,14 @@ export class StreamRelay implements AnswerReader, Upstream {
   private static capReached(relay: StreamRelay): void {
     const capMs = relay.input.tier.timeouts.stream_max_ms;
     // The operator's cap, not the tier's failing: it says nothing about the tier's health.
-    relay.interrupt(new AttemptError('total_timeout', `stream not complete within stream_max_ms (${capMs} ms)`, { phase: 'total', failover: false, retryable: false, timedOut: true, blame: null }));
+    relay.interrupt(
+      new AttemptError('total_timeout', `stream not complete within stream_max_ms (${capMs} ms)`, {
+        phase: 'total',
+        failover: false,
+        retryable: false,
+        timedOut: true,
+        blame: null,
+      }),
+    );
   }
 }

@@ -24,7 +24,10 @@ export interface CommitPort {
 
 /** The client's response as a stream's sink; with a capture (an Idempotency-Key), every byte written is also kept. */
 export class ResponseSink implements StreamSink {
-  constructor(private readonly res: ServerResponse, private readonly capture: AnswerCapture | null) {}
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly capture: AnswerCapture | null,
+  ) {}
 
   write(data: Buffer): boolean {
     this.capture?.add(data);

@@ -20,7 +20,12 @@ export class StreamTally {
   private readonly reader: StreamReader;
 
   /** `reader`: the wire's reader of this stream (the call's, see UpstreamCall.streamReader). Malformed events are reported as `chunk_error`s of `route` and `tier`. */
-  constructor(reader: StreamReader, private readonly telemetry: TelemetryBus, private readonly route: string, private readonly tier: string) {
+  constructor(
+    reader: StreamReader,
+    private readonly telemetry: TelemetryBus,
+    private readonly route: string,
+    private readonly tier: string,
+  ) {
     this.reader = reader;
   }
 

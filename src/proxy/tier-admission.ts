@@ -60,7 +60,11 @@ export class RequestAdmission {
   private readonly held = new Map<Tier, Held>();
   private prompt: number | undefined;
 
-  private constructor(private readonly state: StateBackend, private readonly config: Config, private readonly request: ClientRequest) {}
+  private constructor(
+    private readonly state: StateBackend,
+    private readonly config: Config,
+    private readonly request: ClientRequest,
+  ) {}
 
   static for(route: Route, config: Config, state: StateBackend, request: ClientRequest): RequestAdmission | null {
     let has = routeHasRules.get(route);
@@ -81,10 +85,17 @@ export class RequestAdmission {
     const reservation = rules.budgetScopes ? this.state.budgets.reserve(rules.budgetScopes, worstCase(tier, prompt, maxTokens)) : null;
     const limits = rules.limits;
     const grant = limits
-      ? this.state.limits.acquire({
-          provider: tier.provider.name, limits, tokens: limits.tpm ? prompt + maxTokens : 0, slot: limits.concurrency !== undefined,
-          slotMs: slotLifetimeMs(tier), maxWaitMs: Math.max(0, Math.min(limits.queue_ms, maxWaitMs)),
-        }, waiting)
+      ? this.state.limits.acquire(
+          {
+            provider: tier.provider.name,
+            limits,
+            tokens: limits.tpm ? prompt + maxTokens : 0,
+            slot: limits.concurrency !== undefined,
+            slotMs: slotLifetimeMs(tier),
+            maxWaitMs: Math.max(0, Math.min(limits.queue_ms, maxWaitMs)),
+          },
+          waiting,
+        )
       : null;
     const budget = reservation ? await reservation : null;
     if (budget && !budget.ok) waiting.abort();
@@ -95,12 +106,24 @@ export class RequestAdmission {
     if (budget && !budget.ok) {
       this.giveBack(held);
       const amount = budget.unit === 'usd' ? `$${budget.remaining.toFixed(4)}` : `${Math.round(budget.remaining)} tokens`;
-      return { ok: false, outcome: 'budget', retryAfterMs: budget.retryAfterMs, waitedMs: 0, message: `budget ${budget.scope} per ${budget.per} exhausted (${amount} left)` };
+      return {
+        ok: false,
+        outcome: 'budget',
+        retryAfterMs: budget.retryAfterMs,
+        waitedMs: 0,
+        message: `budget ${budget.scope} per ${budget.per} exhausted (${amount} left)`,
+      };
     }
     if (limit && !limit.ok) {
       this.giveBack(held);
       if (limit.limit === 'aborted') return { ok: false, outcome: 'aborted' };
-      return { ok: false, outcome: 'rate_limited', retryAfterMs: limit.retryAfterMs, waitedMs: limit.waitedMs, message: `provider ${tier.provider.name} at its ${limit.limit} limit` };
+      return {
+        ok: false,
+        outcome: 'rate_limited',
+        retryAfterMs: limit.retryAfterMs,
+        waitedMs: limit.waitedMs,
+        message: `provider ${tier.provider.name} at its ${limit.limit} limit`,
+      };
     }
     this.held.set(tier, held);
     return { ok: true };

@@ -82,7 +82,10 @@ export class UpstreamDispatch implements Dispatcher.DispatchHandler {
   private readonly totalTimer: NodeJS.Timeout;
   private lingerTimer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly input: AttemptInput, reader: AnswerReader) {
+  constructor(
+    private readonly input: AttemptInput,
+    reader: AnswerReader,
+  ) {
     this.reader = reader;
     input.client.onAbort(this.onClientAbort);
     this.totalTimer = setTimeout(UpstreamDispatch.totalExpired, input.tier.timeouts.total_ms, this);

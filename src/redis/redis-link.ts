@@ -58,7 +58,10 @@ export class RedisLink {
   private replaying: Promise<void> = Promise.resolve();
   private replayTimer: NodeJS.Timeout | null = null;
 
-  constructor(url: string, private readonly bus: TelemetryBus) {
+  constructor(
+    url: string,
+    private readonly bus: TelemetryBus,
+  ) {
     const parsed = new URL(url);
     this.target = `${parsed.hostname}:${parsed.port || '6379'}${parsed.pathname && parsed.pathname !== '/' ? parsed.pathname : '/0'}`;
     const options = {
@@ -74,7 +77,13 @@ export class RedisLink {
     };
     this.cmd = defineScripts(new (RedisClient())(url, options));
     // The subscriber keeps its own queue: SUBSCRIBE must survive reconnects (autoResubscribe).
-    this.sub = new (RedisClient())(url, { ...options, enableOfflineQueue: true, enableAutoPipelining: false, commandTimeout: undefined, connectionName: 'llm-route-sub' });
+    this.sub = new (RedisClient())(url, {
+      ...options,
+      enableOfflineQueue: true,
+      enableAutoPipelining: false,
+      commandTimeout: undefined,
+      connectionName: 'llm-route-sub',
+    });
     this.cmd.on('ready', this.onReady);
     this.cmd.on('close', () => this.onDown('connection closed'));
     this.cmd.on('error', (err: Error) => this.onDown(err.message));

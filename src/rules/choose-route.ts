@@ -19,7 +19,12 @@ export interface RouteChoice {
  * (or default_route); undefined when neither gives one (404). Without rules this is the model
  * lookup alone; a local-only route or request then loses every tier off the local network.
  */
-export function chooseRoute(config: Config, request: ClientRequest, headers: IncomingHttpHeaders, bodyBytes: number): RouteChoice | undefined | Promise<RouteChoice | undefined> {
+export function chooseRoute(
+  config: Config,
+  request: ClientRequest,
+  headers: IncomingHttpHeaders,
+  bodyBytes: number,
+): RouteChoice | undefined | Promise<RouteChoice | undefined> {
   // No rules: the model lookup alone, synchronously (nothing added to a request's path).
   if (config.rules === undefined || config.rules.length === 0) return choice(findRouteOrDefault(config, request.model), null, headers);
   const matched = matchRules(config, new RequestFacts(request, headers, bodyBytes));

@@ -70,11 +70,16 @@ export function boundVerdict(comparison: Comparison, bodyBytes: number): boolean
 
 export function compare(comparison: Comparison, tokens: number): boolean {
   switch (comparison.op) {
-    case '>=': return tokens >= comparison.value;
-    case '<=': return tokens <= comparison.value;
-    case '>': return tokens > comparison.value;
-    case '<': return tokens < comparison.value;
-    case '==': return tokens === comparison.value;
+    case '>=':
+      return tokens >= comparison.value;
+    case '<=':
+      return tokens <= comparison.value;
+    case '>':
+      return tokens > comparison.value;
+    case '<':
+      return tokens < comparison.value;
+    case '==':
+      return tokens === comparison.value;
   }
 }
 

@@ -18,7 +18,11 @@ export class RequestFacts {
   private promptCount: PromptCount | undefined;
 
   /** `bodyBytes`: the body's size as received, the cheap upper bound of its prompt tokens. */
-  constructor(readonly request: ClientRequest, readonly headers: IncomingHttpHeaders, readonly bodyBytes: number) {}
+  constructor(
+    readonly request: ClientRequest,
+    readonly headers: IncomingHttpHeaders,
+    readonly bodyBytes: number,
+  ) {}
 
   get model(): string {
     return this.request.model;

@@ -33,7 +33,7 @@ function standIn(builtin: string, importer: RegExp, source: () => string, transf
  * when called.
  */
 export const http2StandIn = standIn('node:http2', /node_modules\/undici\/lib\/dispatcher\/client-h2\.js$/, () => {
-  const { constants } = (createRequire(import.meta.url)('node:http2') as typeof import('node:http2'));
+  const { constants } = createRequire(import.meta.url)('node:http2') as typeof import('node:http2');
   const h2Constants = Object.fromEntries(Object.entries(constants).filter(([name]) => name.startsWith('HTTP2_HEADER_') || name.startsWith('NGHTTP2_')));
   return `module.exports = { constants: ${JSON.stringify(h2Constants)}, connect: (...args) => require('node:http2').connect(...args) };\n`;
 });
@@ -51,7 +51,8 @@ export const assertStandIn = standIn(
   UNDICI_MODULE,
   () => "module.exports = function assert(value, message) { if (!value) require('node:assert')(value, message); };\n",
   (code, id) => {
-    if (UNDICI_MODULE.test(id) && /\bassert\.\w+\s*\(/.test(code)) throw new Error(`${id} calls a method of node:assert: the stand-in in src/runtime/bundle-stand-ins.ts has only assert()`);
+    if (UNDICI_MODULE.test(id) && /\bassert\.\w+\s*\(/.test(code))
+      throw new Error(`${id} calls a method of node:assert: the stand-in in src/runtime/bundle-stand-ins.ts has only assert()`);
     return null;
   },
 );

@@ -23,9 +23,7 @@ export interface SaverFailure {
 }
 
 /** One change an applied saver made, for diffs. */
-export type SaverChange =
-  | { kind: 'rewrite'; path: string; before: string; after: string }
-  | { kind: 'drop'; path: string; role: string; texts: string[] };
+export type SaverChange = { kind: 'rewrite'; path: string; before: string; after: string } | { kind: 'drop'; path: string; role: string; texts: string[] };
 
 export interface SaversResult {
   /** The body to send: the one passed in when nothing changed, else a changed copy. */
@@ -136,7 +134,12 @@ function describe(edits: readonly Edit[]): SaverChange[] {
       case 'drop_part':
         return { kind: 'drop', path: edit.part.path, role: 'system', texts: [edit.part.text] };
       case 'drop_message':
-        return { kind: 'drop', path: edit.message.path, role: edit.message.role, texts: [...edit.message.parts.map((p) => p.text), ...edit.message.fixedTexts] };
+        return {
+          kind: 'drop',
+          path: edit.message.path,
+          role: edit.message.role,
+          texts: [...edit.message.parts.map((p) => p.text), ...edit.message.fixedTexts],
+        };
     }
   });
 }

@@ -31,7 +31,7 @@ export function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: Buf
   const body = clientCodec(protocolOfPath(requestPath(err.rawPacket))).errorBody(error);
   socket.end(
     `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\nconnection: close\r\ncontent-type: application/json\r\n` +
-    `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
   const timer = setTimeout(() => socket.destroy(), LINGER_MS);
   timer.unref();

@@ -61,10 +61,21 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, a
     if (answerCors(req, res, app.config.server)) return;
     if (path.startsWith('/admin/')) return await handleAdmin(req, res, app, path);
     if (endpoint === undefined) {
-      return sendError(res, codec, id, { status: 404, kind: 'not_found', code: 'not_found', message: `no endpoint ${req.method} ${path}; try POST /v1/chat/completions, /v1/responses or /v1/messages` });
+      return sendError(res, codec, id, {
+        status: 404,
+        kind: 'not_found',
+        code: 'not_found',
+        message: `no endpoint ${req.method} ${path}; try POST /v1/chat/completions, /v1/responses or /v1/messages`,
+      });
     }
     if (req.method !== endpoint.method) {
-      return sendError(res, codec, id, { status: 405, kind: 'invalid_request', code: 'method_not_allowed', message: `${path} accepts ${endpoint.method}, not ${req.method}` }, { allow: endpoint.method });
+      return sendError(
+        res,
+        codec,
+        id,
+        { status: 405, kind: 'invalid_request', code: 'method_not_allowed', message: `${path} accepts ${endpoint.method}, not ${req.method}` },
+        { allow: endpoint.method },
+      );
     }
     if (path !== '/healthz' && !authorized(req, app.config.server.auth_token)) {
       const message = 'missing or wrong token: send Authorization: Bearer <server.auth_token> (or x-api-key: <server.auth_token>)';
@@ -89,7 +100,12 @@ export function answerExpectContinue(req: IncomingMessage, res: ServerResponse, 
   const maxBytes = app.config.server.max_body_bytes;
   if (Number(req.headers['content-length']) > maxBytes) {
     const path = (req.url ?? '/').split('?')[0];
-    const error = { status: 413, kind: 'invalid_request', code: 'body_too_large', message: `request body is larger than max_body_bytes (${maxBytes})` } as const;
+    const error = {
+      status: 413,
+      kind: 'invalid_request',
+      code: 'body_too_large',
+      message: `request body is larger than max_body_bytes (${maxBytes})`,
+    } as const;
     return sendError(res, clientCodec(protocolOfPath(path)), requestId(req), error, { connection: 'close' });
   }
   res.writeContinue();

@@ -22,7 +22,10 @@ export function modelList(app: AppContext, headers: IncomingHttpHeaders): Record
     };
   }
   const created = Math.floor(app.startedAt / 1000);
-  return { object: 'list', data: routes.map((route) => ({ id: route.name, object: 'model', created, owned_by: 'llm-route', ...windowOf(route, 'context_window') })) };
+  return {
+    object: 'list',
+    data: routes.map((route) => ({ id: route.name, object: 'model', created, owned_by: 'llm-route', ...windowOf(route, 'context_window') })),
+  };
 }
 
 /**

@@ -83,7 +83,14 @@ export class ProxyServer {
     this.checker = new HealthChecker(telemetry, config, refreshFit, now);
     const metrics = new Metrics(telemetry, config);
     this.usage = new UsageLog(telemetry, config, { registry: metrics.registry, ...options.usage });
-    this.state = openState({ config, telemetry, registry: metrics.registry, weights, embeddedBudgets: this.usage.budgets, takeBudgetGauge: () => this.usage.takeBudgetGauge() });
+    this.state = openState({
+      config,
+      telemetry,
+      registry: metrics.registry,
+      weights,
+      embeddedBudgets: this.usage.budgets,
+      takeBudgetGauge: () => this.usage.takeBudgetGauge(),
+    });
     this.app = {
       config,
       telemetry,
@@ -115,16 +122,19 @@ export class ProxyServer {
     // Not before the port is ours: a server that cannot listen must send no upstream traffic.
     this.checksOnListen = options.activeChecks === true;
     const limits = config.server;
-    this.server = createServer({
-      keepAliveTimeout: 65_000,
-      maxHeaderSize: limits.max_header_bytes,
-      // Node's own clock for slow clients: headers and body of a request within request_timeout_ms.
-      headersTimeout: limits.request_timeout_ms,
-      requestTimeout: limits.request_timeout_ms,
-      connectionsCheckingInterval: checkInterval(limits.request_timeout_ms),
-    }, (req, res) => {
-      void handleRequest(req, res, this.app);
-    });
+    this.server = createServer(
+      {
+        keepAliveTimeout: 65_000,
+        maxHeaderSize: limits.max_header_bytes,
+        // Node's own clock for slow clients: headers and body of a request within request_timeout_ms.
+        headersTimeout: limits.request_timeout_ms,
+        requestTimeout: limits.request_timeout_ms,
+        connectionsCheckingInterval: checkInterval(limits.request_timeout_ms),
+      },
+      (req, res) => {
+        void handleRequest(req, res, this.app);
+      },
+    );
     this.server.on('clientError', answerClientError);
     // An upload that will be refused is refused before the client sends it.
     this.server.on('checkContinue', (req, res) => answerExpectContinue(req, res, this.app));
@@ -249,7 +259,9 @@ function checkInterval(timeoutMs: number): number {
 
 function assertSafeHost(host: string, config: Config): void {
   if (!isLoopbackHost(host) && !config.server.auth_token) {
-    throw new Error(`refusing to listen on ${host} without server.auth_token: anyone who can reach it could spend your provider keys; set auth_token or listen on 127.0.0.1`);
+    throw new Error(
+      `refusing to listen on ${host} without server.auth_token: anyone who can reach it could spend your provider keys; set auth_token or listen on 127.0.0.1`,
+    );
   }
 }
 

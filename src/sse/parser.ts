@@ -18,7 +18,9 @@ const CR = 13;
 const COLON = 58;
 const SPACE = 32;
 // "data" as bytes, checked without decoding the line.
-const D = 100, A = 97, T = 116;
+const D = 100,
+  A = 97,
+  T = 116;
 
 /** What a CR at the very end of the bytes so far ended: it may be the first half of a CRLF. */
 const TrailingCr = {

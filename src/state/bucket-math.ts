@@ -50,9 +50,7 @@ export function refill(levels: BucketLevels, rates: BucketRates, now: number): B
   };
 }
 
-export type TakeResult =
-  | { ok: true; levels: BucketLevels; waitMs: number }
-  | { ok: false; limit: 'rpm' | 'tpm'; waitMs: number };
+export type TakeResult = { ok: true; levels: BucketLevels; waitMs: number } | { ok: false; limit: 'rpm' | 'tpm'; waitMs: number };
 
 /**
  * Takes one request (when `requests`) and `tokens` from refilled levels if the wait for room

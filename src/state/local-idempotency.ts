@@ -26,7 +26,10 @@ export class LocalIdempotency implements IdempotencyStore {
   private storedBytes = 0;
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(private readonly now: () => number = Date.now, private readonly maxBytes = MAX_STORED_BYTES) {
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly maxBytes = MAX_STORED_BYTES,
+  ) {
     this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);
     this.sweeper.unref();
   }

@@ -26,7 +26,11 @@ export class RedisIdempotency implements IdempotencyStore {
   private readonly waiters = new Map<string, Set<() => void>>();
   private readonly channel: string;
 
-  constructor(private readonly link: RedisLink, private readonly prefix: string, private readonly local: LocalIdempotency) {
+  constructor(
+    private readonly link: RedisLink,
+    private readonly prefix: string,
+    private readonly local: LocalIdempotency,
+  ) {
     this.channel = `${prefix}idempotency`;
     link.subscribe(this.channel, (recordKey) => this.wake(recordKey));
   }
@@ -65,7 +69,9 @@ export class RedisIdempotency implements IdempotencyStore {
 
   async complete(record: IdempotencyRecordKey, answer: StoredAnswer, ttlMs: number): Promise<void> {
     if (!this.stopRenewing(record)) return this.local.complete(record, answer, ttlMs);
-    const reply = await this.link.runOrReplay((redis) => redis.llmIdemComplete(this.recordKey(record), record.owner, answer.status, JSON.stringify(answer.headers), answer.body, ttlMs, this.channel));
+    const reply = await this.link.runOrReplay((redis) =>
+      redis.llmIdemComplete(this.recordKey(record), record.owner, answer.status, JSON.stringify(answer.headers), answer.body, ttlMs, this.channel),
+    );
     // Away: duplicates here get the answer from the local store now, those elsewhere once
     // Redis answers and the completion is made there (only while the record is still ours).
     if (reply === UNAVAILABLE) this.local.store(record, answer, ttlMs);

@@ -18,7 +18,11 @@ export class RedisLimiter implements RateLimiter {
   /** Shared slots this instance holds, per provider (for /admin/routes). */
   private readonly held = new Map<string, number>();
 
-  constructor(private readonly link: RedisLink, private readonly prefix: string, readonly local: LocalLimiter) {}
+  constructor(
+    private readonly link: RedisLink,
+    private readonly prefix: string,
+    readonly local: LocalLimiter,
+  ) {}
 
   async acquire(ask: LimitAsk, client: ClientLifetime): Promise<LimitGrant> {
     const started = performance.now();
@@ -30,7 +34,10 @@ export class RedisLimiter implements RateLimiter {
       const slotId = concurrency > 0 ? nodeCrypto().randomUUID() : '';
       // A lost reply may hide a script that ran: its slot and tokens are then given back on Redis.
       const undo = slotId || tpm ? this.giveBack(ask.provider, tpm, tpm ? ask.tokens : 0, slotId) : undefined;
-      const reply = await this.link.run((redis) => redis.llmLimitTake(...this.keys(ask.provider), rpm, tpm, ask.tokens, concurrency, Math.floor(left), slotId, ask.slotMs), undo);
+      const reply = await this.link.run(
+        (redis) => redis.llmLimitTake(...this.keys(ask.provider), rpm, tpm, ask.tokens, concurrency, Math.floor(left), slotId, ask.slotMs),
+        undo,
+      );
       if (reply === UNAVAILABLE) {
         const grant = await this.local.acquire({ ...ask, maxWaitMs: left }, client);
         return { ...grant, waitedMs: performance.now() - started } as LimitGrant;

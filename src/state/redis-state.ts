@@ -25,7 +25,12 @@ export class RedisState implements StateBackend {
   private readonly weights: RedisWeights;
   private readonly localIdempotency = new LocalIdempotency();
 
-  constructor(config: Config & { state: { redis: string } }, bus: TelemetryBus, weights: SharedWeights, setBudgetGauge: (status: readonly BudgetStatus[]) => void) {
+  constructor(
+    config: Config & { state: { redis: string } },
+    bus: TelemetryBus,
+    weights: SharedWeights,
+    setBudgetGauge: (status: readonly BudgetStatus[]) => void,
+  ) {
     const prefix = config.state.prefix;
     this.link = new RedisLink(config.state.redis, bus);
     this.limits = new RedisLimiter(this.link, prefix, new LocalLimiter());

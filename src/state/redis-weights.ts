@@ -31,7 +31,10 @@ export class RedisWeights implements WeightSync {
   private readonly hash: string;
   private readonly channel: string;
 
-  constructor(private readonly link: RedisLink, prefix: string) {
+  constructor(
+    private readonly link: RedisLink,
+    prefix: string,
+  ) {
     this.hash = `${prefix}weights`;
     this.channel = `${prefix}weights`;
     link.subscribe(this.channel, (message) => this.onMessage(message));

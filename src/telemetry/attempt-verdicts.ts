@@ -11,7 +11,12 @@ const PAYLOAD_SPECIFIC_OUTCOMES: ReadonlySet<AttemptOutcome> = new Set<AttemptOu
 /** An attempt whose outcome tells nothing about the tier's health: the payload's fault, one it cannot carry, or the deadline's. */
 export function isHealthNeutral(event: AttemptFinished): boolean {
   // too_long: the fit check skipped the tier before sending anything (it proves nothing alive either).
-  return event.blame === 'payload' || PAYLOAD_SPECIFIC_OUTCOMES.has(event.record.outcome) || event.record.outcome === 'too_long' || (event.blame === null && event.record.outcome !== 'ok');
+  return (
+    event.blame === 'payload' ||
+    PAYLOAD_SPECIFIC_OUTCOMES.has(event.record.outcome) ||
+    event.record.outcome === 'too_long' ||
+    (event.blame === null && event.record.outcome !== 'ok')
+  );
 }
 
 /**

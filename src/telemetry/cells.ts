@@ -43,7 +43,10 @@ class Cells<C extends Cell> {
   private readonly cells: C[] = [];
   protected readonly collector = collectorOf(this.cells);
 
-  constructor(private readonly labelNames: readonly string[], private readonly NewCell: new (labels: Record<string, string>) => C) {}
+  constructor(
+    private readonly labelNames: readonly string[],
+    private readonly NewCell: new (labels: Record<string, string>) => C,
+  ) {}
 
   /** A new series (the caller caches it: a second call with the same values makes a second cell, summed at scrape). */
   labels(...values: string[]): C {

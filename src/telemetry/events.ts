@@ -14,8 +14,23 @@ export type { AttemptOutcome, AttemptReason, ClientProtocol, RequestOutcome } fr
 export { isHealthNeutral, isLimitSkip, provesTierAlive } from './attempt-verdicts.js';
 
 export type TelemetryEvent =
-  | RequestStarted | AttemptFinished | FailedOver | StreamCommitted | ChunkDropped | RequestFinished
-  | TierStateChanged | WeightChanged | RolledBack | ConfigReloaded | HealthChecked | ProviderOutput
-  | UsageDegraded | UsageRecovered | StateDegraded | StateRecovered | FitDiscovered | ControlDropped
+  | RequestStarted
+  | AttemptFinished
+  | FailedOver
+  | StreamCommitted
+  | ChunkDropped
+  | RequestFinished
+  | TierStateChanged
+  | WeightChanged
+  | RolledBack
+  | ConfigReloaded
+  | HealthChecked
+  | ProviderOutput
+  | UsageDegraded
+  | UsageRecovered
+  | StateDegraded
+  | StateRecovered
+  | FitDiscovered
+  | ControlDropped
   | CaughtByCatchAll
   | PromptTruncated;

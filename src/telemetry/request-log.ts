@@ -119,7 +119,10 @@ function toControlLine(event: TelemetryEvent, time: string): Record<string, unkn
     }
     case 'catch_all_alias':
       return {
-        time, event: event.type, route: event.route, model: event.model,
+        time,
+        event: event.type,
+        route: event.route,
+        model: event.model,
         message: `model "${event.model}" names no route; route "${event.route}" took it only through its catch-all alias "*" (said once per name)`,
       };
     case 'health_check': {
@@ -163,4 +166,3 @@ export function toLogLine(event: RequestFinished, time = new Date().toISOString(
   if (event.loserUsage) line.loser_usage = { tier: event.loserUsage.tier, ...event.loserUsage.usage };
   return line;
 }
-

@@ -36,7 +36,10 @@ export interface DashboardProps {
 export function Dashboard({ bus, config, listen, startedAt, actions, usageBaseline }: DashboardProps) {
   const state = useDashboardState(bus);
   useEffect(() => {
-    void usageBaseline?.then((totals) => totals && state.setUsageBaseline(totals, Date.now()), () => undefined);
+    void usageBaseline?.then(
+      (totals) => totals && state.setUsageBaseline(totals, Date.now()),
+      () => undefined,
+    );
   }, [usageBaseline, state]);
   const { columns, rows } = useTerminalSize();
   const [helpOpen, setHelpOpen] = useState(false);

@@ -1,8 +1,25 @@
 import { toolTextSummary } from '../protocols/tool-text/scope.js';
 import type { Config, Route, Tier } from '../config/schema.js';
-import { type AttemptFinished, type HealthChecked, isLimitSkip, provesTierAlive, type RequestFinished, type TelemetryEvent, type WeightChanged } from '../telemetry/events.js';
 import {
-  fitLine, healthCheckLine, limitSkipLine, providerOutputLine, reloadLines, rollbackLine, stateLine, tierStateLine, weightLine, type LogLine,
+  type AttemptFinished,
+  type HealthChecked,
+  isLimitSkip,
+  provesTierAlive,
+  type RequestFinished,
+  type TelemetryEvent,
+  type WeightChanged,
+} from '../telemetry/events.js';
+import {
+  fitLine,
+  healthCheckLine,
+  limitSkipLine,
+  providerOutputLine,
+  reloadLines,
+  rollbackLine,
+  stateLine,
+  tierStateLine,
+  weightLine,
+  type LogLine,
 } from './state/log-lines.js';
 import { RateMeter } from './state/rate-meter.js';
 import { requestPath } from './state/request-path.js';
@@ -98,7 +115,10 @@ export class DashboardState {
         return this.addLog(at, { level: 'bad', text: `usage log ${event.path}: ${event.error}; requests are served, their rows dropped until it reopens` });
       case 'usage_recovered':
         this.usageWarning = null;
-        return this.addLog(at, { level: 'good', text: `usage log ${event.path} usable again (${event.dropped} row${event.dropped === 1 ? '' : 's'} dropped meanwhile)` });
+        return this.addLog(at, {
+          level: 'good',
+          text: `usage log ${event.path} usable again (${event.dropped} row${event.dropped === 1 ? '' : 's'} dropped meanwhile)`,
+        });
       case 'state_degraded':
         this.stateWarning = `shared state (Redis ${event.target}) unreachable: serving on local state, limits and budgets per instance`;
         return this.addLog(at, stateLine(event));
@@ -261,7 +281,10 @@ export class DashboardState {
     const stats = this.tiers.get(route, tier);
     if (stats.truncationWarned) return;
     stats.truncationWarned = true;
-    this.addLog(at, { level: 'bad', text: `${route}/${tier} cut a prompt silently: sent ${sent} tokens, it read ${read}; longer prompts now skip it (set its context or num_ctx)` });
+    this.addLog(at, {
+      level: 'bad',
+      text: `${route}/${tier} cut a prompt silently: sent ${sent} tokens, it read ${read}; longer prompts now skip it (set its context or num_ctx)`,
+    });
   }
 
   private addPending(route: string, delta: number): void {

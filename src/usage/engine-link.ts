@@ -25,7 +25,10 @@ export class EngineLink {
   private readonly waiting: Waiting[] = [];
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly reports: EngineReports, private readonly options: EngineOptions = {}) {
+  constructor(
+    private readonly reports: EngineReports,
+    private readonly options: EngineOptions = {},
+  ) {
     // Loading SQLite and opening the database takes 10-30 ms of this thread: a `serve` that has
     // just started answers its first request before that, unless the request needs the engine (a
     // budget). Anything but the settings and the start-up totals' question loads it at once (a

@@ -90,16 +90,18 @@ export function migrate(db: Database): void {
   // One step per IMMEDIATE transaction, the version read inside it: another process opening
   // the same file at the same moment may have done the step meanwhile (it must not run twice).
   for (;;) {
-    const migrated = db.transaction((): boolean => {
-      const version = db.pragma('user_version', { simple: true }) as number;
-      if (version > SCHEMA_VERSION) {
-        throw new Error(`the usage database has schema version ${version}, newer than this llm-route knows (${SCHEMA_VERSION}); upgrade llm-route`);
-      }
-      if (version === SCHEMA_VERSION) return true;
-      db.exec(STEPS[version]);
-      db.pragma(`user_version = ${version + 1}`);
-      return false;
-    }).immediate();
+    const migrated = db
+      .transaction((): boolean => {
+        const version = db.pragma('user_version', { simple: true }) as number;
+        if (version > SCHEMA_VERSION) {
+          throw new Error(`the usage database has schema version ${version}, newer than this llm-route knows (${SCHEMA_VERSION}); upgrade llm-route`);
+        }
+        if (version === SCHEMA_VERSION) return true;
+        db.exec(STEPS[version]);
+        db.pragma(`user_version = ${version + 1}`);
+        return false;
+      })
+      .immediate();
     if (migrated) return;
   }
 }

@@ -18,18 +18,26 @@ export function openUsageLogForReading(configOption: string | undefined): Opened
   try {
     path = usagePath(loadConfig(resolveConfigPath(configOption)));
   } catch (err) {
-    const noTierFile = err instanceof ConfigError && configOption === undefined && !process.env.LLM_ROUTE_CONFIG && err.problems[0]?.message.startsWith('no tier file found');
+    const noTierFile =
+      err instanceof ConfigError && configOption === undefined && !process.env.LLM_ROUTE_CONFIG && err.problems[0]?.message.startsWith('no tier file found');
     if (!noTierFile) return { ok: false, message: err instanceof ConfigError ? err.format() : (err as Error).message };
     path = defaultUsagePath();
   }
-  if (!existsSync(path)) return { ok: false, message: `no usage log at ${path}: llm-route serve creates it with the first request (usage.enabled is on by default)` };
+  if (!existsSync(path))
+    return { ok: false, message: `no usage log at ${path}: llm-route serve creates it with the first request (usage.enabled is on by default)` };
   let db: Db;
   try {
     db = new Database(path, { fileMustExist: true, timeout: 5_000 });
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version === 0 || version > SCHEMA_VERSION) {
       db.close();
-      return { ok: false, message: version === 0 ? `${path} is not an llm-route usage log` : `${path} has schema version ${version}, newer than this llm-route knows (${SCHEMA_VERSION})` };
+      return {
+        ok: false,
+        message:
+          version === 0
+            ? `${path} is not an llm-route usage log`
+            : `${path} has schema version ${version}, newer than this llm-route knows (${SCHEMA_VERSION})`,
+      };
     }
   } catch (err) {
     return { ok: false, message: `cannot read the usage log ${path}: ${describeDbError(err)}` };

@@ -6,8 +6,27 @@ import { priceRequest, type PriceBook } from './price-book.js';
 /** The fields of a finished request the usage log keeps (the rest of the event is not needed). */
 export type LoggedRequest = Pick<
   RequestFinished,
-  'id' | 'startedAt' | 'protocol' | 'route' | 'tier' | 'provider' | 'model' | 'status' | 'outcome' | 'stream' | 'ttftMs'
-  | 'durationMs' | 'usage' | 'chunkErrors' | 'attempts' | 'savers' | 'estimate' | 'resumed' | 'promptTruncated' | 'toolText' | 'loserUsage'
+  | 'id'
+  | 'startedAt'
+  | 'protocol'
+  | 'route'
+  | 'tier'
+  | 'provider'
+  | 'model'
+  | 'status'
+  | 'outcome'
+  | 'stream'
+  | 'ttftMs'
+  | 'durationMs'
+  | 'usage'
+  | 'chunkErrors'
+  | 'attempts'
+  | 'savers'
+  | 'estimate'
+  | 'resumed'
+  | 'promptTruncated'
+  | 'toolText'
+  | 'loserUsage'
 >;
 
 export type TokenSource = 'upstream' | `estimated:${string}`;
@@ -83,7 +102,11 @@ export function requestRow(e: LoggedRequest, book: PriceBook, counter: TokenCoun
   if (e.loserUsage) {
     // A hedge's loser reported tokens before it was stopped: a paid tier may bill them, so they count, at its own price.
     const lost = e.loserUsage.usage;
-    const priced = priceRequest(book, e.route, e.loserUsage.tier, { prompt: lost.prompt_tokens, completion: lost.completion_tokens, cached: lost.cached_tokens ?? 0 });
+    const priced = priceRequest(book, e.route, e.loserUsage.tier, {
+      prompt: lost.prompt_tokens,
+      completion: lost.completion_tokens,
+      cached: lost.cached_tokens ?? 0,
+    });
     [prompt, completion, cached] = [prompt + lost.prompt_tokens, completion + lost.completion_tokens, cached + (lost.cached_tokens ?? 0)];
     [cost, saved] = [cost + priced.cost, saved + priced.saved];
   }
@@ -139,7 +162,14 @@ export function estimatedItems(rows: readonly RequestRow[]): EstimatedItem[] {
   const items: EstimatedItem[] = [];
   for (const row of rows) {
     if (row.tier === null || row.tokenSource === 'upstream' || row.tokenSource === null) continue;
-    items.push({ route: row.route, tier: row.tier, costUsd: row.costUsd, prompt: row.promptTokens, completion: row.completionTokens, cached: row.cachedTokens });
+    items.push({
+      route: row.route,
+      tier: row.tier,
+      costUsd: row.costUsd,
+      prompt: row.promptTokens,
+      completion: row.completionTokens,
+      cached: row.cachedTokens,
+    });
   }
   return items;
 }

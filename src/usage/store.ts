@@ -44,9 +44,32 @@ function values(columns: number, rows: number): string {
 
 function pushRequest(r: RequestRow, out: unknown[]): void {
   out.push(
-    r.id, r.startedAt, r.protocol, r.route, r.tier, r.provider, r.model, r.status, r.outcome, r.stream ? 1 : 0, r.ttftMs, r.durationMs,
-    r.promptTokens, r.completionTokens, r.cachedTokens, r.tokenSource, r.costUsd, r.savedUsd, r.chunkErrors, r.failover ? 1 : 0,
-    r.saverTokensBefore, r.saverTokensAfter, r.saverFailures, r.resumed, r.promptTruncated, r.toolText,
+    r.id,
+    r.startedAt,
+    r.protocol,
+    r.route,
+    r.tier,
+    r.provider,
+    r.model,
+    r.status,
+    r.outcome,
+    r.stream ? 1 : 0,
+    r.ttftMs,
+    r.durationMs,
+    r.promptTokens,
+    r.completionTokens,
+    r.cachedTokens,
+    r.tokenSource,
+    r.costUsd,
+    r.savedUsd,
+    r.chunkErrors,
+    r.failover ? 1 : 0,
+    r.saverTokensBefore,
+    r.saverTokensAfter,
+    r.saverFailures,
+    r.resumed,
+    r.promptTruncated,
+    r.toolText,
   );
 }
 
@@ -92,7 +115,10 @@ export class UsageStore {
   private readonly insertIncident: Statement;
   private readonly closeIncidentStmt: Statement;
 
-  constructor(readonly path: string, options: StoreOptions = {}) {
+  constructor(
+    readonly path: string,
+    options: StoreOptions = {},
+  ) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
     const db = new Database(path, { timeout: busyTimeoutMs });
@@ -112,9 +138,7 @@ export class UsageStore {
     this.insertRequests = db.prepare(`${INSERT_REQUESTS} ${values(REQUEST_COLUMNS, GROUP)}`);
     this.insertAttempt = db.prepare(`${INSERT_ATTEMPTS} ${values(ATTEMPT_COLUMNS, 1)}`);
     this.insertAttempts = db.prepare(`${INSERT_ATTEMPTS} ${values(ATTEMPT_COLUMNS, GROUP)}`);
-    this.insertIncident = db.prepare(
-      'INSERT OR IGNORE INTO incidents (key, route, tier, kind, opened_at, trigger) VALUES (?, ?, ?, ?, ?, ?)',
-    );
+    this.insertIncident = db.prepare('INSERT OR IGNORE INTO incidents (key, route, tier, kind, opened_at, trigger) VALUES (?, ?, ?, ?, ?, ?)');
     this.closeIncidentStmt = db.prepare('UPDATE incidents SET closed_at = ?, closed_by = ? WHERE key = ? AND closed_at IS NULL');
   }
 
@@ -155,22 +179,26 @@ export class UsageStore {
 
   /** Deletes requests (with their attempts) and closed incidents older than `before`. Returns the requests deleted. */
   prune(before: number): number {
-    return this.db.transaction(() => {
-      this.db.prepare('DELETE FROM attempts WHERE request_seq IN (SELECT seq FROM requests WHERE started_at < ?)').run(before);
-      const { changes } = this.db.prepare('DELETE FROM requests WHERE started_at < ?').run(before);
-      this.db.prepare('DELETE FROM incidents WHERE closed_at IS NOT NULL AND closed_at < ?').run(before);
-      this.db.prepare('DELETE FROM budget_windows WHERE window_end < ?').run(before);
-      return changes;
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        this.db.prepare('DELETE FROM attempts WHERE request_seq IN (SELECT seq FROM requests WHERE started_at < ?)').run(before);
+        const { changes } = this.db.prepare('DELETE FROM requests WHERE started_at < ?').run(before);
+        this.db.prepare('DELETE FROM incidents WHERE closed_at IS NOT NULL AND closed_at < ?').run(before);
+        this.db.prepare('DELETE FROM budget_windows WHERE window_end < ?').run(before);
+        return changes;
+      })
+      .immediate();
   }
 
   dayTotals(from: number): DayTotals {
-    const row = this.db.prepare(
-      `SELECT count(*) AS requests, total(prompt_tokens) AS promptTokens, total(completion_tokens) AS completionTokens,
+    const row = this.db
+      .prepare(
+        `SELECT count(*) AS requests, total(prompt_tokens) AS promptTokens, total(completion_tokens) AS completionTokens,
          total(cached_tokens) AS cachedTokens, total(cost_usd) AS costUsd, total(saved_usd) AS savedUsd,
          total(saver_tokens_before - saver_tokens_after) AS saverTokensSaved
        FROM requests WHERE started_at >= ?`,
-    ).get(from) as DayTotals;
+      )
+      .get(from) as DayTotals;
     return row;
   }
 

@@ -4,7 +4,10 @@ export function textTable(header: string[], rows: string[][]): string {
   const widths = header.map((_, column) => Math.max(...all.map((row) => (row[column] ?? '').length)));
   const numeric = header.map((_, column) => rows.length > 0 && rows.every((row) => NUMERIC.test(row[column] ?? '')));
   const line = (cells: string[]): string =>
-    cells.map((cell, column) => (numeric[column] ? cell.padStart(widths[column]) : cell.padEnd(widths[column]))).join('  ').trimEnd();
+    cells
+      .map((cell, column) => (numeric[column] ? cell.padStart(widths[column]) : cell.padEnd(widths[column])))
+      .join('  ')
+      .trimEnd();
   return [line(header), ...rows.map(line)].join('\n');
 }
 

@@ -74,7 +74,10 @@ export class UsageEngine implements BudgetLedger {
   private counter: TokenCounter | undefined;
   private readonly now: () => number;
 
-  constructor(private readonly reports: EngineReports, private readonly options: EngineOptions = {}) {
+  constructor(
+    private readonly reports: EngineReports,
+    private readonly options: EngineOptions = {},
+  ) {
     this.now = options.now ?? Date.now;
     this.retryDelay = options.retryBaseMs ?? 1_000;
     this.budgets = new EngineBudgets({

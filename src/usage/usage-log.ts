@@ -53,14 +53,22 @@ export class UsageLog {
   /** Today's totals in the database before this process wrote to it (asked for first thing, so no row of ours is in them). */
   readonly startTotals: Promise<DayTotals | null>;
 
-  constructor(private readonly bus: TelemetryBus, config: Config, private readonly options: UsageLogOptions = {}) {
+  constructor(
+    private readonly bus: TelemetryBus,
+    config: Config,
+    private readonly options: UsageLogOptions = {},
+  ) {
     this.config = config;
     this.flushMs = options.flushMs ?? 200;
     this.maxRows = options.maxRows ?? 1_000;
     this.ledger = new LedgerClient(config.budgets, (call) => this.use(call));
     this.budgets = this.ledger;
     this.metrics = options.registry ? new UsageMetrics(options.registry, config) : null;
-    this.incidents = new IncidentTracker({ open: (incident) => this.openIncident(incident), close: (key, at, by) => this.closeIncident(key, at, by) }, options.now, options.incidentDownAfterMs);
+    this.incidents = new IncidentTracker(
+      { open: (incident) => this.openIncident(incident), close: (key, at, by) => this.closeIncident(key, at, by) },
+      options.now,
+      options.incidentDownAfterMs,
+    );
     this.unsubscribe = bus.subscribe(this.onEvent);
     this.configure(config);
     this.startTotals = config.usage.enabled ? this.dayTotals((options.now ?? Date.now)()).catch(() => null) : Promise.resolve(null);

@@ -26,17 +26,19 @@ export class UsageMetrics {
   constructor(registry: Registry, config: Config) {
     this.cost = new prom.Counter({
       name: 'llm_cost_usd_total',
-      help: 'USD spent by answered requests, at the tier\'s price (from upstream usage, or estimated usage once counted).',
+      help: "USD spent by answered requests, at the tier's price (from upstream usage, or estimated usage once counted).",
       labelNames: ['route', 'tier'],
       registers: [registry],
     });
     // The prompt/completion series live in telemetry/metrics.ts; the cached kind joins them.
-    this.tokens = (registry.getSingleMetric('llm_tokens_total') as Counter<string> | undefined) ?? new prom.Counter({
-      name: 'llm_tokens_total',
-      help: 'Tokens as reported by upstream usage, or counted by llm-route where the upstream reported none.',
-      labelNames: ['route', 'tier', 'kind'],
-      registers: [registry],
-    });
+    this.tokens =
+      (registry.getSingleMetric('llm_tokens_total') as Counter<string> | undefined) ??
+      new prom.Counter({
+        name: 'llm_tokens_total',
+        help: 'Tokens as reported by upstream usage, or counted by llm-route where the upstream reported none.',
+        labelNames: ['route', 'tier', 'kind'],
+        registers: [registry],
+      });
     this.budgetRemaining = new prom.Gauge({
       name: 'llm_budget_remaining',
       help: 'What a budget has left in its current window (the smallest when one scope has several in one unit).',
@@ -91,7 +93,13 @@ export class UsageMetrics {
     child.inc(usd);
   }
 
-  private tokenChild(children: Map<string, Counter.Internal>, k: string, route: string, tier: string, kind: 'prompt' | 'completion' | 'cached'): Counter.Internal {
+  private tokenChild(
+    children: Map<string, Counter.Internal>,
+    k: string,
+    route: string,
+    tier: string,
+    kind: 'prompt' | 'completion' | 'cached',
+  ): Counter.Internal {
     let child = children.get(k);
     if (!child) children.set(k, (child = this.tokens.labels(route, tier, kind)));
     return child;

@@ -60,15 +60,17 @@ interface Sums {
  */
 export function usageReport(db: Database, range: { since: number; until: number; by: GroupBy }): UsageReport {
   const key = KEY_SQL[range.by];
-  const sums = db.prepare(
-    `SELECT ${key} AS key, count(*) AS requests, total(failover) AS failovers, total(${ERROR_SQL}) AS errors,
+  const sums = db
+    .prepare(
+      `SELECT ${key} AS key, count(*) AS requests, total(failover) AS failovers, total(${ERROR_SQL}) AS errors,
        total(prompt_tokens) AS prompt_tokens, total(completion_tokens) AS completion_tokens, total(cached_tokens) AS cached_tokens,
        total(token_source LIKE 'estimated:%') AS estimated_requests, total(cost_usd) AS cost_usd, total(saved_usd) AS saved_usd
      FROM requests WHERE started_at >= ? AND started_at <= ? GROUP BY 1`,
-  ).all(range.since, range.until) as Sums[];
-  const ttfts = db.prepare(
-    `SELECT ${key} AS key, ttft_ms FROM requests WHERE started_at >= ? AND started_at <= ? AND ttft_ms IS NOT NULL ORDER BY ttft_ms`,
-  ).all(range.since, range.until) as Array<{ key: string; ttft_ms: number }>;
+    )
+    .all(range.since, range.until) as Sums[];
+  const ttfts = db
+    .prepare(`SELECT ${key} AS key, ttft_ms FROM requests WHERE started_at >= ? AND started_at <= ? AND ttft_ms IS NOT NULL ORDER BY ttft_ms`)
+    .all(range.since, range.until) as Array<{ key: string; ttft_ms: number }>;
 
   const byKey = new Map<string, number[]>();
   const all: number[] = [];
@@ -102,7 +104,18 @@ function withTtft(sums: Sums, sortedTtfts: readonly number[]): UsageGroup {
 }
 
 function sumGroups(groups: readonly Sums[]): Sums {
-  const total: Sums = { key: '', requests: 0, failovers: 0, errors: 0, prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, estimated_requests: 0, cost_usd: 0, saved_usd: 0 };
+  const total: Sums = {
+    key: '',
+    requests: 0,
+    failovers: 0,
+    errors: 0,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    cached_tokens: 0,
+    estimated_requests: 0,
+    cost_usd: 0,
+    saved_usd: 0,
+  };
   for (const g of groups) {
     total.requests += g.requests;
     total.failovers += g.failovers;

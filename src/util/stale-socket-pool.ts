@@ -66,7 +66,10 @@ class SocketProbe implements Dispatcher.DispatchHandler {
   private reused = false;
   private responseStarted = false;
 
-  constructor(private readonly client: CountingClient, private readonly inner: Dispatcher.DispatchHandler) {}
+  constructor(
+    private readonly client: CountingClient,
+    private readonly inner: Dispatcher.DispatchHandler,
+  ) {}
 
   onConnect(abort: (err?: Error) => void, context?: object): void {
     this.reused = this.client.requestsOnSocket++ > 0;

@@ -10,7 +10,11 @@ export function anthropicEvent(ctx: ScriptContext, type: string, data: Record<st
   ctx.raw(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
 }
 
-export function startAnthropicStream(ctx: ScriptContext, usage: Record<string, number> = { input_tokens: 25, output_tokens: 1 }, id = 'msg_01FakeUpstream'): void {
+export function startAnthropicStream(
+  ctx: ScriptContext,
+  usage: Record<string, number> = { input_tokens: 25, output_tokens: 1 },
+  id = 'msg_01FakeUpstream',
+): void {
   ctx.res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': 'req_fake' });
   ctx.res.flushHeaders();
   anthropicEvent(ctx, 'message_start', {
@@ -48,8 +52,21 @@ export function anthropicTextStream(words: string[], opts: { usage?: Record<stri
 }
 
 /** A whole non-streaming message. */
-export function anthropicMessage(content: Record<string, unknown>[], stopReason = 'end_turn', usage: Record<string, number> = { input_tokens: 10, output_tokens: 5 }): Record<string, unknown> {
-  return { id: 'msg_01FakeWhole', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content, stop_reason: stopReason, stop_sequence: null, usage };
+export function anthropicMessage(
+  content: Record<string, unknown>[],
+  stopReason = 'end_turn',
+  usage: Record<string, number> = { input_tokens: 10, output_tokens: 5 },
+): Record<string, unknown> {
+  return {
+    id: 'msg_01FakeWhole',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-sonnet-4-5',
+    content,
+    stop_reason: stopReason,
+    stop_sequence: null,
+    usage,
+  };
 }
 
 /** Anthropic's error body. */

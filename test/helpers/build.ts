@@ -25,7 +25,11 @@ export function staleBundle(root = repoRoot): boolean {
   if (statSync(join(root, 'scripts/bundle.mjs')).mtimeMs > built) return true;
   const dist = join(root, 'dist');
   return readdirSync(dist, { recursive: true, withFileTypes: true }).some(
-    (entry) => entry.isFile() && entry.name.endsWith('.js') && !entry.parentPath.startsWith(join(dist, 'bundle')) && statSync(join(entry.parentPath, entry.name)).mtimeMs > built,
+    (entry) =>
+      entry.isFile() &&
+      entry.name.endsWith('.js') &&
+      !entry.parentPath.startsWith(join(dist, 'bundle')) &&
+      statSync(join(entry.parentPath, entry.name)).mtimeMs > built,
   );
 }
 
@@ -37,7 +41,10 @@ export function staleBundle(root = repoRoot): boolean {
 export function ensureBuilt(root = repoRoot): void {
   const stale = staleSource(root);
   if (stale !== null) {
-    const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')], { cwd: root, encoding: 'utf8' });
+    const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')], {
+      cwd: root,
+      encoding: 'utf8',
+    });
     const output = `${tsc.stdout}\n${tsc.stderr}`.trim();
     if (staleSource(root) !== null) throw new Error(`dist/ is out of date (${stale}) and tsc did not bring it up to date:\n${output}`);
     if (tsc.status !== 0) process.stderr.write(`dist/ rebuilt from src/ with type errors:\n${output}\n`);

@@ -19,7 +19,8 @@ const BRIDGE = fileURLToPath(new URL('./netns-bridge.mjs', import.meta.url));
 /** Why a real-browser test cannot run here, or null when it can. */
 export function browserUnavailable(): string | null {
   if (!existsSync(CHROMIUM)) return `${CHROMIUM} is missing (apt-get install -y chromium)`;
-  if (spawnSync('unshare', ['-n', 'sh', '-c', 'ip link set lo up']).status !== 0) return 'cannot make a network namespace with loopback up (unshare -n needs root; `ip` is in iproute2)';
+  if (spawnSync('unshare', ['-n', 'sh', '-c', 'ip link set lo up']).status !== 0)
+    return 'cannot make a network namespace with loopback up (unshare -n needs root; `ip` is in iproute2)';
   return null;
 }
 
@@ -42,8 +43,19 @@ export async function launchChromium(url: string, targets: Target[], flags: stri
   const heads = new Map<string, string[]>();
   const bridges = await Promise.all(targets.map((t) => bridgeOut(t, join(dir, `${t.host}_${t.port}.sock`), heads)));
   const chromium = [
-    CHROMIUM, '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage', `--user-data-dir=${join(dir, 'profile')}`, ...flags, url,
+    CHROMIUM,
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--disable-dev-shm-usage',
+    `--user-data-dir=${join(dir, 'profile')}`,
+    ...flags,
+    url,
   ];
   const inner = ['ip link set lo up && exec "$@"', 'sh', process.execPath, BRIDGE, dir, ...targets.map((t) => `${t.host}:${t.port}`), '--', ...chromium];
   const child = spawn('unshare', ['-n', 'sh', '-c', ...inner], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });

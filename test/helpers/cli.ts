@@ -65,7 +65,9 @@ export function runCli(bin: string, args: string[], env: Record<string, string |
     }
   });
   child.stderr.on('data', (d) => (err += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   return {
     child,
     lines,
@@ -75,8 +77,17 @@ export function runCli(bin: string, args: string[], env: Record<string, string |
       const seen = lines.find(match);
       if (seen !== undefined) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no matching stdout line within ${timeoutMs} ms; stdout:\n${lines.join('\n')}\nstderr:\n${err}`)), timeoutMs);
-        waiters.push({ match, resolve: (line) => { clearTimeout(timer); resolve(line); } });
+        const timer = setTimeout(
+          () => reject(new Error(`no matching stdout line within ${timeoutMs} ms; stdout:\n${lines.join('\n')}\nstderr:\n${err}`)),
+          timeoutMs,
+        );
+        waiters.push({
+          match,
+          resolve: (line) => {
+            clearTimeout(timer);
+            resolve(line);
+          },
+        });
         void exited.then(() => {
           clearTimeout(timer);
           reject(new Error(`process exited before a matching line; stdout:\n${lines.join('\n')}\nstderr:\n${err}`));

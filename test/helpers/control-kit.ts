@@ -61,7 +61,11 @@ export async function startFileProxy(
   const server = new ProxyServer({ config, port: 0, log, random: opts.random, watch: opts.watch, activeChecks: opts.activeChecks, clock: opts.clock });
   const { url } = await server.listen();
   return {
-    server, origin: url, baseURL: `${url}/v1`, logs, file,
+    server,
+    origin: url,
+    baseURL: `${url}/v1`,
+    logs,
+    file,
     write: (text) => writeFileSync(file, text),
     close: async () => {
       await server.close(500);
@@ -78,7 +82,11 @@ export interface AdminAnswer {
 
 /** One admin API call; `body` is JSON-encoded unless it is a string (sent as-is). */
 export async function admin(
-  proxy: { origin: string }, method: string, path: string, body?: unknown, headers: Record<string, string> = {},
+  proxy: { origin: string },
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
 ): Promise<AdminAnswer> {
   const res = await fetch(`${proxy.origin}${path}`, {
     method,
@@ -112,7 +120,8 @@ export async function healthzTiers(proxy: { origin: string }, route = 'chat'): P
 
 /** A chat request read to the end: which tier answered, the status, the body text. */
 export async function ask(
-  proxy: { origin: string }, body: Record<string, unknown> = {},
+  proxy: { origin: string },
+  body: Record<string, unknown> = {},
 ): Promise<{ status: number; tier: string | null; attempts: number; text: string; headers: Headers }> {
   const res = await fetch(`${proxy.origin}/v1/chat/completions`, {
     method: 'POST',
@@ -120,7 +129,13 @@ export async function ask(
     body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'hi' }], stream: true, ...body }),
   });
   const text = await res.text();
-  return { status: res.status, tier: res.headers.get('x-llm-route-tier'), attempts: Number(res.headers.get('x-llm-route-attempts')), text, headers: res.headers };
+  return {
+    status: res.status,
+    tier: res.headers.get('x-llm-route-tier'),
+    attempts: Number(res.headers.get('x-llm-route-attempts')),
+    text,
+    headers: res.headers,
+  };
 }
 
 /**

@@ -45,7 +45,10 @@ export class FakeLlamaServer {
   private loadingNow: boolean;
   private lastPrompt = '';
 
-  private constructor(readonly fake: FakeUpstream, private readonly opts: FakeLlamaOptions) {
+  private constructor(
+    readonly fake: FakeUpstream,
+    private readonly opts: FakeLlamaOptions,
+  ) {
     this.loadingNow = opts.loading ?? false;
     fake.always((ctx) => this.handle(ctx));
   }
@@ -90,9 +93,19 @@ export class FakeLlamaServer {
     const tokens = Math.ceil(prompt.length / 4);
     if (this.opts.contextTokens !== undefined && tokens >= this.opts.contextTokens) {
       const n = this.opts.contextTokens;
-      return ctx.json(400, {
-        error: { code: 400, message: `request (${tokens} tokens) exceeds the available context size (${n} tokens), try increasing it`, type: 'exceed_context_size_error', n_prompt_tokens: tokens, n_ctx: n },
-      }, { connection: 'close' });
+      return ctx.json(
+        400,
+        {
+          error: {
+            code: 400,
+            message: `request (${tokens} tokens) exceeds the available context size (${n} tokens), try increasing it`,
+            type: 'exceed_context_size_error',
+            n_prompt_tokens: tokens,
+            n_ctx: n,
+          },
+        },
+        { connection: 'close' },
+      );
     }
     if (hasImage(ctx.body)) return ctx.json(500, { error: { code: 500, message: IMAGE_NOT_SUPPORTED, type: 'server_error' } }, { connection: 'close' });
     const cached = commonPrefix(prompt, this.lastPrompt);
@@ -121,16 +134,21 @@ export class FakeLlamaServer {
 
 function promptText(body: Record<string, unknown>): string {
   const messages = Array.isArray(body.messages) ? body.messages : [];
-  return messages.map((m) => {
-    const content = (m as { content?: unknown }).content;
-    if (typeof content === 'string') return content;
-    return Array.isArray(content) ? content.map((p) => (p as { text?: string }).text ?? '').join('') : '';
-  }).join('\n');
+  return messages
+    .map((m) => {
+      const content = (m as { content?: unknown }).content;
+      if (typeof content === 'string') return content;
+      return Array.isArray(content) ? content.map((p) => (p as { text?: string }).text ?? '').join('') : '';
+    })
+    .join('\n');
 }
 
 function hasImage(body: Record<string, unknown>): boolean {
   const messages = Array.isArray(body.messages) ? body.messages : [];
-  return messages.some((m) => Array.isArray((m as { content?: unknown }).content) && ((m as { content: unknown[] }).content).some((p) => (p as { type?: string }).type === 'image_url'));
+  return messages.some(
+    (m) =>
+      Array.isArray((m as { content?: unknown }).content) && (m as { content: unknown[] }).content.some((p) => (p as { type?: string }).type === 'image_url'),
+  );
 }
 
 /** Tokens of the prompt cache a new prompt can reuse: its common prefix with the last one. */
@@ -146,7 +164,10 @@ function usage(prompt: number, cached: number, completion: number): Record<strin
 
 function completionBody(prompt: number, cached: number, words: string[]): Record<string, unknown> {
   return {
-    id: 'chatcmpl-llama', object: 'chat.completion', created: 1700000000, model: 'tiny',
+    id: 'chatcmpl-llama',
+    object: 'chat.completion',
+    created: 1700000000,
+    model: 'tiny',
     choices: [{ index: 0, message: { role: 'assistant', content: words.join('') }, finish_reason: 'stop' }],
     usage: usage(prompt, cached, words.length),
   };

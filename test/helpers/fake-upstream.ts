@@ -114,15 +114,20 @@ export class FakeUpstream {
     this.requests.push({ url: req.url ?? '', body, headers: req.headers, at: performance.now(), socketId: socket.fakeId ?? 0 });
     const script = this.queue.shift() ?? this.fallback;
     let closed = false;
-    const closedPromise = new Promise<void>((resolve) => res.once('close', () => {
-      closed = true;
-      resolve();
-    }));
+    const closedPromise = new Promise<void>((resolve) =>
+      res.once('close', () => {
+        closed = true;
+        resolve();
+      }),
+    );
     const write = (text: string): void => {
       if (!closed) res.write(text);
     };
     const ctx: ScriptContext = {
-      req, res, body, index,
+      req,
+      res,
+      body,
+      index,
       closed: closedPromise,
       isClosed: () => closed,
       startStream: () => {
@@ -134,7 +139,8 @@ export class FakeUpstream {
       role: () => ctx.event(chunk({ role: 'assistant', content: '' })),
       content: (text) => ctx.event(chunk({ content: text })),
       finish: (reason = 'stop') => ctx.event(chunk({}, reason)),
-      usage: (prompt, completion) => ctx.event({ ...chunkBase(), choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } }),
+      usage: (prompt, completion) =>
+        ctx.event({ ...chunkBase(), choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } }),
       done: () => {
         write('data: [DONE]\n\n');
         res.end();
@@ -169,7 +175,10 @@ export function chunk(delta: Record<string, unknown>, finishReason: string | nul
 /** A whole non-streaming completion. */
 export function completion(text: string, usage = { prompt_tokens: 5, completion_tokens: 3 }): Record<string, unknown> {
   return {
-    id: 'chatcmpl-fake', object: 'chat.completion', created: 1700000000, model: 'fake-model',
+    id: 'chatcmpl-fake',
+    object: 'chat.completion',
+    created: 1700000000,
+    model: 'fake-model',
     choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
     usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
   };

@@ -32,7 +32,7 @@ export function useHarness(): {
       }
     }
     if (errors.length === 1) throw errors[0];
-    if (errors.length > 1) throw new AggregateError(errors, 'closing the test\'s resources failed');
+    if (errors.length > 1) throw new AggregateError(errors, "closing the test's resources failed");
   });
   return {
     async fake() {
@@ -78,10 +78,14 @@ export function sleep(ms: number): Promise<void> {
 
 /** When the socket that carried request `index` at `fake` closed (performance.now()); waits for it. */
 export function socketClosed(fake: FakeUpstream, index = 0, timeoutMs = 3000): Promise<number> {
-  return waitFor(() => {
-    const req = fake.requests[index];
-    return req ? fake.socketClosedAt.get(req.socketId) : undefined;
-  }, timeoutMs, `the socket of request #${index} at the fake upstream to close`);
+  return waitFor(
+    () => {
+      const req = fake.requests[index];
+      return req ? fake.socketClosedAt.get(req.socketId) : undefined;
+    },
+    timeoutMs,
+    `the socket of request #${index} at the fake upstream to close`,
+  );
 }
 
 /** The request-log line of the (first) finished request, waiting for it to be written. */

@@ -11,17 +11,22 @@ const split = process.argv.indexOf('--');
 const [sockDir, ...targets] = process.argv.slice(2, split);
 const command = process.argv.slice(split + 1);
 
-await Promise.all(targets.map((target) => new Promise((resolve, reject) => {
-  const [host, port] = target.split(':');
-  const server = createServer((inside) => {
-    const outside = createConnection(join(sockDir, `${host}_${port}.sock`));
-    inside.pipe(outside).pipe(inside);
-    inside.on('error', () => outside.destroy());
-    outside.on('error', () => inside.destroy());
-  });
-  server.once('error', reject);
-  server.listen(Number(port), host, resolve);
-})));
+await Promise.all(
+  targets.map(
+    (target) =>
+      new Promise((resolve, reject) => {
+        const [host, port] = target.split(':');
+        const server = createServer((inside) => {
+          const outside = createConnection(join(sockDir, `${host}_${port}.sock`));
+          inside.pipe(outside).pipe(inside);
+          inside.on('error', () => outside.destroy());
+          outside.on('error', () => inside.destroy());
+        });
+        server.once('error', reject);
+        server.listen(Number(port), host, resolve);
+      }),
+  ),
+);
 
 const child = spawn(command[0], command.slice(1), { stdio: ['ignore', 'inherit', 'inherit'] });
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

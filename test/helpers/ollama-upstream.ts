@@ -19,10 +19,21 @@ export function ollamaLineText(message: Record<string, unknown>, extra: Record<s
 }
 
 export function ollamaDone(ctx: ScriptContext, promptTokens: number, evalTokens: number, doneReason = 'stop'): void {
-  ctx.raw(`${JSON.stringify({
-    model: 'qwen2.5:7b', created_at: CREATED_AT, message: { role: 'assistant', content: '' }, done_reason: doneReason, done: true,
-    total_duration: 4883583458, load_duration: 1334875, prompt_eval_count: promptTokens, prompt_eval_duration: 342546000, eval_count: evalTokens, eval_duration: 4535599000,
-  })}\n`);
+  ctx.raw(
+    `${JSON.stringify({
+      model: 'qwen2.5:7b',
+      created_at: CREATED_AT,
+      message: { role: 'assistant', content: '' },
+      done_reason: doneReason,
+      done: true,
+      total_duration: 4883583458,
+      load_duration: 1334875,
+      prompt_eval_count: promptTokens,
+      prompt_eval_duration: 342546000,
+      eval_count: evalTokens,
+      eval_duration: 4535599000,
+    })}\n`,
+  );
   ctx.res.end();
 }
 
@@ -38,7 +49,16 @@ export function ollamaTextStream(words: string[], usage: [number, number] = [26,
 /** A whole (stream: false) answer. */
 export function ollamaWhole(message: Record<string, unknown>, promptTokens = 12, evalTokens = 4): Record<string, unknown> {
   return {
-    model: 'qwen2.5:7b', created_at: CREATED_AT, message: { role: 'assistant', content: '', ...message }, done_reason: 'stop', done: true,
-    total_duration: 1, load_duration: 1, prompt_eval_count: promptTokens, prompt_eval_duration: 1, eval_count: evalTokens, eval_duration: 1,
+    model: 'qwen2.5:7b',
+    created_at: CREATED_AT,
+    message: { role: 'assistant', content: '', ...message },
+    done_reason: 'stop',
+    done: true,
+    total_duration: 1,
+    load_duration: 1,
+    prompt_eval_count: promptTokens,
+    prompt_eval_duration: 1,
+    eval_count: evalTokens,
+    eval_duration: 1,
   };
 }

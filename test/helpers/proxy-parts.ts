@@ -60,8 +60,17 @@ export function startAttempt(url: string, defer: (fn: () => unknown) => void, op
   const call = chatCall(t);
   const client = new ClientLifetime();
   const attempt = new StreamAttempt({
-    tier: t, call, pool: poolFor(t, defer), client, output: call.streamOutput(), port: opts.port ?? new RecordingPort(), ordinal: 3,
-    telemetry: opts.telemetry ?? new TelemetryBus(), route: 'chat', ttftBudgetMs: opts.ttftBudgetMs ?? 10_000, ttftLimit: opts.ttftLimit ?? 'ttft_timeout',
+    tier: t,
+    call,
+    pool: poolFor(t, defer),
+    client,
+    output: call.streamOutput(),
+    port: opts.port ?? new RecordingPort(),
+    ordinal: 3,
+    telemetry: opts.telemetry ?? new TelemetryBus(),
+    route: 'chat',
+    ttftBudgetMs: opts.ttftBudgetMs ?? 10_000,
+    ttftLimit: opts.ttftLimit ?? 'ttft_timeout',
   });
   defer(() => attempt.cut(new AttemptError('client_abort', 'test over', { phase: 'body', failover: false, retryable: false })));
   return { attempt, client };

@@ -45,7 +45,11 @@ export interface ConfigSpec {
  */
 export function tierEntry(t: TierSpec, providers: Record<string, unknown>): Record<string, unknown> {
   providers[`p_${t.name}`] = {
-    type: t.type ?? 'openai', base_url: t.url, ...(t.api_key ? { api_key: t.api_key } : {}), ...(t.health ? { health: t.health } : {}), ...t.provider,
+    type: t.type ?? 'openai',
+    base_url: t.url,
+    ...(t.api_key ? { api_key: t.api_key } : {}),
+    ...(t.health ? { health: t.health } : {}),
+    ...t.provider,
   };
   const { url: _url, api_key: _key, health: _health, model, type: _type, provider: _provider, extra, ...rest } = t;
   return { ...rest, ...extra, provider: `p_${t.name}`, model: model ?? `${t.name}-model` };
@@ -74,7 +78,10 @@ export interface RunningProxy {
   close(): Promise<void>;
 }
 
-export async function startProxy(specOrYaml: ConfigSpec | string, opts: { env?: Record<string, string>; random?: () => number; clock?: Clock; usage?: UsageLogOptions } = {}): Promise<RunningProxy> {
+export async function startProxy(
+  specOrYaml: ConfigSpec | string,
+  opts: { env?: Record<string, string>; random?: () => number; clock?: Clock; usage?: UsageLogOptions } = {},
+): Promise<RunningProxy> {
   const yaml = typeof specOrYaml === 'string' ? specOrYaml : configYaml(specOrYaml);
   const config = loadConfigText(yaml, '/test/llm-route.yaml', opts.env ?? {});
   const logs: Array<Record<string, unknown>> = [];
@@ -90,7 +97,11 @@ export async function startProxy(specOrYaml: ConfigSpec | string, opts: { env?: 
 }
 
 /** POSTs a chat request with raw fetch. */
-export function chat(proxy: RunningProxy, body: Record<string, unknown>, init: { signal?: AbortSignal; headers?: Record<string, string> } = {}): Promise<Response> {
+export function chat(
+  proxy: RunningProxy,
+  body: Record<string, unknown>,
+  init: { signal?: AbortSignal; headers?: Record<string, string> } = {},
+): Promise<Response> {
   return fetch(`${proxy.origin}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...init.headers },
@@ -101,7 +112,16 @@ export function chat(proxy: RunningProxy, body: Record<string, unknown>, init: {
 
 /** The data payloads of an SSE body, in order. */
 export function sseData(text: string): string[] {
-  return text.split(/\r?\n\r?\n/).filter((e) => e.trim() !== '').map((e) => e.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n'));
+  return text
+    .split(/\r?\n\r?\n/)
+    .filter((e) => e.trim() !== '')
+    .map((e) =>
+      e
+        .split(/\r?\n/)
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trimStart())
+        .join('\n'),
+    );
 }
 
 /** The concatenated delta.content of an SSE body. */

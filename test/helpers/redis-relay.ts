@@ -10,7 +10,10 @@ export class RedisRelay {
   private readonly pairs = new Set<{ client: Socket; upstream: Socket; held: Buffer[] }>();
   private mode: 'open' | 'cut' | 'stalled' = 'open';
 
-  private constructor(private readonly server: Server, readonly port: number) {}
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+  ) {}
 
   static async start(targetPort: number): Promise<RedisRelay> {
     let relay: RedisRelay | null = null;

@@ -34,7 +34,12 @@ export function taggedStream(words: string[], tag: string): Script {
   };
 }
 
-export async function resumeRoute(h: ReturnType<typeof useHarness>, first: Script, second: Script, opts: { prefill?: boolean; onBreak?: 'error' | 'resume' } = {}) {
+export async function resumeRoute(
+  h: ReturnType<typeof useHarness>,
+  first: Script,
+  second: Script,
+  opts: { prefill?: boolean; onBreak?: 'error' | 'resume' } = {},
+) {
   const a = await h.fake();
   const b = await h.fake();
   a.always(first);

@@ -40,7 +40,11 @@ export function useRedis(): () => RedisServer {
  * prefix); embedded, one proxy stands for all of them (what is shared lives in it).
  */
 export async function instances(
-  h: ReturnType<typeof useHarness>, backend: Backend, redis: () => RedisServer, spec: ConfigSpec, count = 2,
+  h: ReturnType<typeof useHarness>,
+  backend: Backend,
+  redis: () => RedisServer,
+  spec: ConfigSpec,
+  count = 2,
 ): Promise<RunningProxy[]> {
   const top: Record<string, unknown> = { ...spec.top };
   if (backend === 'redis') top.state = { redis: redis().url, prefix: `t-${randomUUID().slice(0, 8)}:` };

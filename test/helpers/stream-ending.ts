@@ -15,19 +15,22 @@ interface Event {
 }
 
 function events(text: string): Event[] {
-  return text.split(/\r?\n\r?\n/).filter((b) => b.trim() !== '').map((block) => {
-    let event: string | null = null;
-    const data: string[] = [];
-    for (const line of block.split(/\r?\n/)) {
-      if (line.startsWith('event:')) event = line.slice(6).trim();
-      else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
-    }
-    try {
-      return { event, data: JSON.parse(data.join('\n')) as unknown };
-    } catch {
-      return { event, data: data.join('\n') };
-    }
-  });
+  return text
+    .split(/\r?\n\r?\n/)
+    .filter((b) => b.trim() !== '')
+    .map((block) => {
+      let event: string | null = null;
+      const data: string[] = [];
+      for (const line of block.split(/\r?\n/)) {
+        if (line.startsWith('event:')) event = line.slice(6).trim();
+        else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
+      }
+      try {
+        return { event, data: JSON.parse(data.join('\n')) as unknown };
+      } catch {
+        return { event, data: data.join('\n') };
+      }
+    });
 }
 
 type Json = { type?: string; code?: string; message?: string; error?: { code?: string; type?: string; message?: string } };
@@ -35,15 +38,15 @@ type Json = { type?: string; code?: string; message?: string; error?: { code?: s
 const RULES: Record<ClientProtocol, { terminator(e: Event): boolean; error(e: Event): string | null }> = {
   chat: {
     terminator: (e) => e.data === '[DONE]',
-    error: (e) => ((e.data as Json)?.error?.code === 'stream_interrupted' ? (e.data as Json).error?.message ?? '' : null),
+    error: (e) => ((e.data as Json)?.error?.code === 'stream_interrupted' ? ((e.data as Json).error?.message ?? '') : null),
   },
   responses: {
     terminator: (e) => (e.data as Json)?.type === 'response.completed',
-    error: (e) => (e.event === 'error' && (e.data as Json)?.code === 'stream_interrupted' ? (e.data as Json).message ?? '' : null),
+    error: (e) => (e.event === 'error' && (e.data as Json)?.code === 'stream_interrupted' ? ((e.data as Json).message ?? '') : null),
   },
   messages: {
     terminator: (e) => (e.data as Json)?.type === 'message_stop',
-    error: (e) => (e.event === 'error' && (e.data as Json)?.error?.type === 'api_error' ? (e.data as Json).error?.message ?? '' : null),
+    error: (e) => (e.event === 'error' && (e.data as Json)?.error?.type === 'api_error' ? ((e.data as Json).error?.message ?? '') : null),
   },
 };
 

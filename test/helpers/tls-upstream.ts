@@ -10,15 +10,41 @@ import { join } from 'node:path';
 export function selfSignedCert(dnsNames: string[], ips: string[]): { certFile: string; cert: string; key: string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'llm-route-tls-'));
   const san = [...dnsNames.map((n) => `DNS:${n}`), ...ips.map((ip) => `IP:${ip}`)].join(',');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', `/CN=${dnsNames[0]}`, '-addext', `subjectAltName=${san}`], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+      '-days',
+      '1',
+      '-subj',
+      `/CN=${dnsNames[0]}`,
+      '-addext',
+      `subjectAltName=${san}`,
+    ],
+    { stdio: 'ignore' },
+  );
   return {
-    certFile: join(dir, 'cert.pem'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8'), key: readFileSync(join(dir, 'key.pem'), 'utf8'),
+    certFile: join(dir, 'cert.pem'),
+    cert: readFileSync(join(dir, 'cert.pem'), 'utf8'),
+    key: readFileSync(join(dir, 'key.pem'), 'utf8'),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
 
 /** An HTTPS server answering every POST with `body` as JSON; counts requests. */
-export async function httpsJsonServer(tls: { cert: string; key: string }, body: unknown, host = '127.0.0.1'): Promise<{ port: number; requests: string[]; close(): Promise<void> }> {
+export async function httpsJsonServer(
+  tls: { cert: string; key: string },
+  body: unknown,
+  host = '127.0.0.1',
+): Promise<{ port: number; requests: string[]; close(): Promise<void> }> {
   const requests: string[] = [];
   const server = createHttpsServer({ cert: tls.cert, key: tls.key }, (req, res) => {
     requests.push(`${req.method} ${req.url}`);
@@ -62,7 +88,8 @@ export async function connectProxy(targetPort: () => number): Promise<{ url: str
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${portOf(server)}`, connects,
+    url: `http://127.0.0.1:${portOf(server)}`,
+    connects,
     close: () => {
       for (const s of sockets) s.destroy();
       return closeServer(server);

@@ -12,14 +12,23 @@ import type { ToolSchemas } from '../../src/protocols/tool-text/recover.js';
 // - Llama 3.1/3.2/3.3: llama-models' prompt format docs (prompt_format.md), "<|python_tag|>" and
 //   JSON {"name": …, "parameters": …}, ended by "<|eom_id|>".
 export const HERMES = '<tool_call>\n{"name": "Bash", "arguments": {"command": "ls -la"}}\n</tool_call>';
-export const QWEN3_XML = '<tool_call>\n<function=Read>\n<parameter=file_path>\n/tmp/a.txt\n</parameter>\n<parameter=limit>\n20\n</parameter>\n</function>\n</tool_call>';
+export const QWEN3_XML =
+  '<tool_call>\n<function=Read>\n<parameter=file_path>\n/tmp/a.txt\n</parameter>\n<parameter=limit>\n20\n</parameter>\n</function>\n</tool_call>';
 export const MISTRAL = '[TOOL_CALLS] [{"name": "Bash", "arguments": {"command": "ls -la"}}]';
 export const MISTRAL_ARGS = '[TOOL_CALLS]Bash[ARGS]{"command": "ls -la"}';
 export const PYTHON_TAG = '<|python_tag|>{"name": "Bash", "parameters": {"command": "ls -la"}}<|eom_id|>';
 
 export const TOOLS: ToolSchemas = new Map<string, Record<string, unknown>>([
-  ['Bash', { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { command: { type: 'string' }, timeout: { type: 'integer' } }, required: ['command'], additionalProperties: false }],
+  [
+    'Bash',
+    {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: { command: { type: 'string' }, timeout: { type: 'integer' } },
+      required: ['command'],
+      additionalProperties: false,
+    },
+  ],
   ['Read', { type: 'object', properties: { file_path: { type: 'string' }, limit: { type: 'integer' } }, required: ['file_path'] }],
   ['Mode', { type: 'object', properties: { mode: { enum: ['fast', 'slow'] } }, required: ['mode'] }],
 ]);
-

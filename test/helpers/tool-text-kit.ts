@@ -6,8 +6,11 @@ import type { RunningProxy } from './proxy.js';
 
 /** Tools as Claude Code and Codex send them (draft-07 schemas), in each client protocol. */
 const BASH_SCHEMA = {
-  $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', additionalProperties: false,
-  properties: { command: { type: 'string', description: 'The command to execute' }, timeout: { type: 'number' } }, required: ['command'],
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  type: 'object',
+  additionalProperties: false,
+  properties: { command: { type: 'string', description: 'The command to execute' }, timeout: { type: 'number' } },
+  required: ['command'],
 };
 const READ_SCHEMA = { type: 'object', properties: { file_path: { type: 'string' }, limit: { type: 'integer' } }, required: ['file_path'] };
 export const CHAT_TOOLS = [

@@ -31,7 +31,9 @@ export function readRequests(path: string): Array<Record<string, unknown>> {
 export function readAttempts(path: string): Array<Record<string, unknown>> {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
-    return db.prepare('SELECT r.id AS request_id, a.* FROM attempts a JOIN requests r ON r.seq = a.request_seq ORDER BY a.request_seq, a.n').all() as Array<Record<string, unknown>>;
+    return db.prepare('SELECT r.id AS request_id, a.* FROM attempts a JOIN requests r ON r.seq = a.request_seq ORDER BY a.request_seq, a.n').all() as Array<
+      Record<string, unknown>
+    >;
   } finally {
     db.close();
   }

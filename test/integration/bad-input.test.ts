@@ -44,7 +44,11 @@ afterAll(async () => {
 
 const GOOD = JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] });
 
-function post(body: string | ReadableStream<Uint8Array>, headers: Record<string, string> = { 'content-type': 'application/json' }, path = '/v1/chat/completions'): Promise<Response> {
+function post(
+  body: string | ReadableStream<Uint8Array>,
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+  path = '/v1/chat/completions',
+): Promise<Response> {
   return fetch(`${p.origin}${path}`, { method: 'POST', headers, body, duplex: 'half' } as RequestInit);
 }
 
@@ -153,12 +157,21 @@ describe('bad input gets an OpenAI-shaped error, and the proxy keeps serving', (
   it('a body over max_body_bytes sent with node:http (declared length, body written after) → 413', async () => {
     const big = Buffer.from(JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'z'.repeat(MAX_BODY * 50) }] }));
     const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, path: '/v1/chat/completions', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': big.length } }, (res) => {
-        let text = '';
-        res.on('data', (d) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-        res.on('error', reject);
-      });
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/v1/chat/completions',
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-length': big.length },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (d) => (text += d));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+          res.on('error', reject);
+        },
+      );
       req.on('error', reject);
       req.end(big);
     });
@@ -284,15 +297,22 @@ describe('garbage on the wire does not crash the server', () => {
   });
 
   it('a bad chunked encoding does not crash it', async () => {
-    const reply = await rawExchange(port, 'POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\nnot a chunk\r\n\r\n');
+    const reply = await rawExchange(
+      port,
+      'POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\nnot a chunk\r\n\r\n',
+    );
     expect(reply).toMatch(/^HTTP\/1\.1 400/);
     await stillServes();
   });
 
   it('many bad requests in a row leave the proxy healthy', async () => {
-    await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? post('{bad') : rawExchange(port, 'GARBAGE\r\n\r\n')).then(async (r) => {
-      if (r instanceof Response) await r.arrayBuffer();
-    })));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 === 0 ? post('{bad') : rawExchange(port, 'GARBAGE\r\n\r\n')).then(async (r) => {
+          if (r instanceof Response) await r.arrayBuffer();
+        }),
+      ),
+    );
     await waitFor(async () => (await fetch(`${p.origin}/healthz`)).status === 200);
     await stillServes();
   });

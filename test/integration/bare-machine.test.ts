@@ -16,7 +16,11 @@ function vitest(files: string[], extra: Record<string, string | undefined>): Pro
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('VITEST') && k !== 'CI' && k !== 'NODE_OPTIONS') env[k] = v;
   Object.assign(env, { PATH: bareBin }, extra);
-  const child = spawn(process.execPath, [join(repoRoot, 'node_modules/vitest/vitest.mjs'), 'run', ...files], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(repoRoot, 'node_modules/vitest/vitest.mjs'), 'run', ...files], {
+    cwd: repoRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (d) => (out += String(d)));
   child.stderr.on('data', (d) => (out += String(d)));
@@ -37,7 +41,7 @@ describe('npm test on a machine without redis-server', () => {
     expect(code, out).toBe(0);
   }, 120_000);
 
-  it('the run\'s last line says how many Redis tests were skipped and why; they stay registered, so the count does not change', async () => {
+  it("the run's last line says how many Redis tests were skipped and why; they stay registered, so the count does not change", async () => {
     const files = ['test/integration/idempotency.test.ts', 'test/integration/state-redis.test.ts'];
     const bare = await vitest(files, {});
     expect(bare.code, bare.out).toBe(0);
@@ -64,7 +68,11 @@ describe('npm test on a machine without redis-server', () => {
 
 /** vitest's "Tests  9 passed | 14 skipped (23)" line, as numbers. */
 function testTotals(out: string): { passed: number; skipped: number; total: number } {
-  const line = out.replace(/\x1b\[[0-9;]*m/g, '').split('\n').find((l) => /^\s*Tests\s/.test(l)) ?? '';
+  const line =
+    out
+      .replace(/\x1b\[[0-9;]*m/g, '')
+      .split('\n')
+      .find((l) => /^\s*Tests\s/.test(l)) ?? '';
   const count = (word: string): number => Number(new RegExp(`(\\d+) ${word}`).exec(line)?.[1] ?? 0);
   return { passed: count('passed'), skipped: count('skipped'), total: Number(/\((\d+)\)/.exec(line)?.[1] ?? -1) };
 }

@@ -48,7 +48,10 @@ function writeConfig(routes: Record<string, TierSpec[]>, extra = ''): string {
   const tiers = Object.values(routes).flat();
   const providers = tiers.map((tier) => `  ${tier.name}:\n    type: openai\n    base_url: ${tier.url}\n`).join('');
   const routeText = Object.entries(routes)
-    .map(([route, list]) => `  ${route}:\n    tiers:\n${list.map((tier) => `      - name: ${tier.name}\n        provider: ${tier.name}\n        model: ${tier.model ?? `${tier.name}-model`}\n`).join('')}`)
+    .map(
+      ([route, list]) =>
+        `  ${route}:\n    tiers:\n${list.map((tier) => `      - name: ${tier.name}\n        provider: ${tier.name}\n        model: ${tier.model ?? `${tier.name}-model`}\n`).join('')}`,
+    )
     .join('');
   const file = join(dir, `bench-${++files}.yaml`);
   writeFileSync(file, `version: 1\n${extra}providers:\n${providers}routes:\n${routeText}`);
@@ -103,7 +106,12 @@ describe('llm-route bench', () => {
 
   it('exits 1 when every request of a tier fails, counting the errors, and still reports the healthy tier', async () => {
     const url = await mock({ ttftMs: '20', name: 'ok' });
-    const file = writeConfig({ chat: [{ name: 'local', url }, { name: 'dead', url: DEAD_URL }] });
+    const file = writeConfig({
+      chat: [
+        { name: 'local', url },
+        { name: 'dead', url: DEAD_URL },
+      ],
+    });
 
     const run = await bench(['-c', file, '-n', '3', '--json']);
 
@@ -205,7 +213,12 @@ describe('llm-route bench', () => {
 
   it('--through benches each route via a running proxy, which picks the tier', async () => {
     const url = await mock({ ttftMs: '300', name: 'm' });
-    const file = writeConfig({ chat: [{ name: 'dead', url: DEAD_URL }, { name: 'local', url }] });
+    const file = writeConfig({
+      chat: [
+        { name: 'dead', url: DEAD_URL },
+        { name: 'local', url },
+      ],
+    });
     const proxy = new ProxyServer({ config: loadConfig(file), port: 0 });
     const { url: proxyUrl } = await proxy.listen();
     h.defer(() => proxy.close(1000));
@@ -256,7 +269,12 @@ describe('llm-route bench', () => {
     expect(tierThrough.code).toBe(2);
     expect(tierThrough.stderr).toMatch(/--tier cannot be used with --through/);
 
-    for (const args of [['-n', '0'], ['--concurrency', '0'], ['-n', '2.5'], ['--max-tokens', 'x']]) {
+    for (const args of [
+      ['-n', '0'],
+      ['--concurrency', '0'],
+      ['-n', '2.5'],
+      ['--max-tokens', 'x'],
+    ]) {
       const run = await bench(['-c', file, ...args]);
       expect(run.code, args.join(' ')).toBe(2);
       expect(run.stderr).toMatch(/expected a whole number of at least 1/);

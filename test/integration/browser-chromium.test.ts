@@ -24,7 +24,11 @@ const unavailable = browserUnavailable();
 const skip = unavailable !== null && process.env.CI !== 'true';
 if (skip) console.log(`skipping the real-browser test: ${unavailable}`);
 
-const WEBHOOK = { version: '4', status: 'firing', alerts: [{ status: 'firing', labels: { alertname: 'Page', route: 'chat', tier: 'local' }, fingerprint: 'page' }] };
+const WEBHOOK = {
+  version: '4',
+  status: 'firing',
+  alerts: [{ status: 'firing', labels: { alertname: 'Page', route: 'chat', tier: 'local' }, fingerprint: 'page' }],
+};
 
 /** What each page script does with a fetch: the answer it could see, or the error. */
 const ATTEMPT = `
@@ -151,7 +155,7 @@ class PageSite {
 }
 
 describe.skipIf(skip)('a real browser', () => {
-  it('lets no page use llm-route but a listed origin\'s, and no rebinding page at all', { timeout: 120_000 }, async () => {
+  it("lets no page use llm-route but a listed origin's, and no rebinding page at all", { timeout: 120_000 }, async () => {
     if (unavailable) throw new Error(`the real-browser test cannot run: ${unavailable}`);
     const fake = await h.fake();
     fake.always(answer('hello'));
@@ -173,9 +177,11 @@ describe.skipIf(skip)('a real browser', () => {
     listed.pages = { 'client.html': () => clientPage(p.origin, rebindUrl) };
     rebinder.pages = { 'rebind.html': () => rebindPage(`http://127.0.0.2:${attacker.port}/report/rebind`) };
 
-    const browser = await launchChromium(attacker.url('attack.html'), [proxyTarget, attacker.target, listed.target, rebinder.target], [
-      '--host-resolver-rules=MAP attacker.test 127.0.0.1',
-    ]);
+    const browser = await launchChromium(
+      attacker.url('attack.html'),
+      [proxyTarget, attacker.target, listed.target, rebinder.target],
+      ['--host-resolver-rules=MAP attacker.test 127.0.0.1'],
+    );
     h.defer(() => browser.close());
     const why = (): string => `chromium stderr:\n${browser.stderr().slice(-3000)}`;
 

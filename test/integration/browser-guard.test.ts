@@ -95,7 +95,7 @@ describe('the Host check (DNS rebinding)', () => {
 });
 
 describe('the Origin and Sec-Fetch-Site check', () => {
-  it('refuses a page\'s request, text/plain or JSON, before anything else, and sends nothing upstream', async () => {
+  it("refuses a page's request, text/plain or JSON, before anything else, and sends nothing upstream", async () => {
     const { fake, port } = await setup({ auth_token: 'tok-secret-1' });
     const page = { host: `127.0.0.1:${port}`, origin: 'http://127.0.0.2:8000', authorization: 'Bearer tok-secret-1' };
     const plain = await send(port, 'POST', '/v1/chat/completions', { ...page, 'content-type': 'text/plain' }, CHAT);
@@ -137,11 +137,14 @@ describe('the Origin and Sec-Fetch-Site check', () => {
 });
 
 describe('CORS for server.cors_origins', () => {
-  it('answers a listed origin\'s preflight 204 with what the SDKs send, and its request works', async () => {
+  it("answers a listed origin's preflight 204 with what the SDKs send, and its request works", async () => {
     const { fake, p, port } = await setup({ cors_origins: [`${LISTED}/`] });
     const asked = 'authorization, content-type, x-stainless-os, x-stainless-retry-count';
     const preflight = await send(port, 'OPTIONS', '/v1/chat/completions', {
-      host: `127.0.0.1:${port}`, origin: LISTED, 'access-control-request-method': 'POST', 'access-control-request-headers': asked,
+      host: `127.0.0.1:${port}`,
+      origin: LISTED,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': asked,
     });
     expect(preflight.status).toBe(204);
     expect(headerOf(preflight, 'access-control-allow-origin')).toBe(LISTED);
@@ -165,9 +168,15 @@ describe('CORS for server.cors_origins', () => {
     expect((await send(port, 'GET', '/v1/models', { host: `127.0.0.1:${port}`, origin: 'http://localhost:5174' })).status).toBe(403);
   });
 
-  it('a listed origin\'s requests pass even when the browser calls them cross-site (localhost page, 127.0.0.1 proxy)', async () => {
+  it("a listed origin's requests pass even when the browser calls them cross-site (localhost page, 127.0.0.1 proxy)", async () => {
     const { port } = await setup({ cors_origins: [LISTED] });
-    const reply = await send(port, 'POST', '/v1/chat/completions', { host: `127.0.0.1:${port}`, origin: LISTED, 'sec-fetch-site': 'cross-site', ...json }, CHAT);
+    const reply = await send(
+      port,
+      'POST',
+      '/v1/chat/completions',
+      { host: `127.0.0.1:${port}`, origin: LISTED, 'sec-fetch-site': 'cross-site', ...json },
+      CHAT,
+    );
     expect(reply.status).toBe(200);
     expect(headerOf(reply, 'access-control-allow-origin')).toBe(LISTED);
   });
@@ -182,7 +191,11 @@ describe('CORS for server.cors_origins', () => {
 
 describe('/admin/* takes application/json bodies only', () => {
   const TIER = '/admin/routes/chat/tiers/local';
-  const webhook = JSON.stringify({ version: '4', status: 'firing', alerts: [{ status: 'firing', labels: { alertname: 'LocalSlow', route: 'chat', tier: 'local' }, fingerprint: 'f1' }] });
+  const webhook = JSON.stringify({
+    version: '4',
+    status: 'firing',
+    alerts: [{ status: 'firing', labels: { alertname: 'LocalSlow', route: 'chat', tier: 'local' }, fingerprint: 'f1' }],
+  });
 
   it('answers 415 to text/plain, a form, or an untyped body, and the weight is unchanged', async () => {
     const { p } = await setup();
@@ -209,7 +222,8 @@ describe('/admin/* takes application/json bodies only', () => {
 });
 
 describe('the tier file', () => {
-  const file = (server: string): string => `version: 1\nserver: ${server}\nproviders: { p: { type: openai, base_url: "http://127.0.0.1:1/v1" } }\nroutes: { chat: { tiers: [{ provider: p, model: m }] } }\n`;
+  const file = (server: string): string =>
+    `version: 1\nserver: ${server}\nproviders: { p: { type: openai, base_url: "http://127.0.0.1:1/v1" } }\nroutes: { chat: { tiers: [{ provider: p, model: m }] } }\n`;
   const problem = (server: string): string => {
     try {
       loadConfigText(file(server), '/t/llm-route.yaml', {});
@@ -221,7 +235,11 @@ describe('the tier file', () => {
   };
 
   it('keeps origins as browsers send them and says what is wrong with others', () => {
-    const config = loadConfigText(file('{ cors_origins: ["HTTP://LocalHost:5173/", "https://app.example:443", "app://obsidian.md"], allowed_hosts: [LLM.Example.com] }'), '/t/llm-route.yaml', {});
+    const config = loadConfigText(
+      file('{ cors_origins: ["HTTP://LocalHost:5173/", "https://app.example:443", "app://obsidian.md"], allowed_hosts: [LLM.Example.com] }'),
+      '/t/llm-route.yaml',
+      {},
+    );
     expect(config.server.cors_origins).toEqual(['http://localhost:5173', 'https://app.example', 'app://obsidian.md']);
     expect(config.server.allowed_hosts).toEqual(['llm.example.com']);
     expect(problem('{ cors_origins: ["*"] }')).toContain('expected a web origin, scheme://host[:port] without a path, like http://localhost:3000, got "*"');

@@ -26,7 +26,7 @@ async function remaining(p: RunningProxy): Promise<number | undefined> {
 }
 
 describeEachBackend('budgets on the request path (%s)', (backend) => {
-  it('many parallel requests through both instances never overspend a small budget; the rest get 429 with Retry-After at the window\'s end', async () => {
+  it("many parallel requests through both instances never overspend a small budget; the rest get 429 with Retry-After at the window's end", async () => {
     const fake = await h.fake();
     fake.always(spendsItAll);
     const limit = 2000;
@@ -36,9 +36,11 @@ describeEachBackend('budgets on the request path (%s)', (backend) => {
     });
     const openai = proxies.map((p) => new OpenAI({ baseURL: p.baseURL, apiKey: 'x', maxRetries: 0 }));
     const anthropic = proxies.map((p) => new Anthropic({ baseURL: p.origin, apiKey: 'x', maxRetries: 0 }));
-    const calls = Array.from({ length: 40 }, (_, i) => i % 4 === 3
-      ? anthropic[i % 2].messages.create({ model: 'chat', max_tokens: MAX_TOKENS, messages: [{ role: 'user', content: 'hi' }] })
-      : openai[i % 2].chat.completions.create({ model: 'chat', max_tokens: MAX_TOKENS, messages: [{ role: 'user', content: 'hi' }] }));
+    const calls = Array.from({ length: 40 }, (_, i) =>
+      i % 4 === 3
+        ? anthropic[i % 2].messages.create({ model: 'chat', max_tokens: MAX_TOKENS, messages: [{ role: 'user', content: 'hi' }] })
+        : openai[i % 2].chat.completions.create({ model: 'chat', max_tokens: MAX_TOKENS, messages: [{ role: 'user', content: 'hi' }] }),
+    );
     const results = await Promise.allSettled(calls);
     const served = results.filter((r) => r.status === 'fulfilled').length;
     // Each reserves 1 + 300 tokens: 6 fit in 2000.
@@ -81,10 +83,18 @@ describeEachBackend('budgets on the request path (%s)', (backend) => {
       ctx.json(200, completion('free'));
     });
     const [a, b] = await instances(h, backend, redis, {
-      tiers: [{ name: 'paid', url: paid.url }, { name: 'free', url: free.url }],
+      tiers: [
+        { name: 'paid', url: paid.url },
+        { name: 'free', url: free.url },
+      ],
       top: { usage: { path: join(tempDir(), 'usage.db') }, budgets: [{ scope: 'provider:p_paid', per: 'month', tokens: 700 }] },
     });
-    const post = (p: RunningProxy) => fetch(`${p.origin}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', max_tokens: MAX_TOKENS, messages: [{ role: 'user', content: 'hi' }] }) });
+    const post = (p: RunningProxy) =>
+      fetch(`${p.origin}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'chat', max_tokens: MAX_TOKENS, messages: [{ role: 'user', content: 'hi' }] }),
+      });
     // 301 reserved, 10 spent, each: the settle gives the rest back, so many fit one after the other.
     for (let i = 0; i < 6; i++) expect((await post(i % 2 ? b : a)).headers.get('x-llm-route-tier')).toBe('paid');
     // Two at once hold 602 of the 640 left; a third finds no room and goes to the free tier.
@@ -93,6 +103,10 @@ describeEachBackend('budgets on the request path (%s)', (backend) => {
     expect(paid.requests).toHaveLength(8);
     const routes = (await (await fetch(`${a.origin}/admin/routes`)).json()) as { routes: { chat: { tiers: Array<{ state: string }> } } };
     expect(routes.routes.chat.tiers[0].state).toBe('healthy');
-    await waitFor(async () => metric((await fetchMetrics(a)).samples, 'llm_budget_remaining', { scope: 'provider:p_paid', unit: 'tokens' }) === 700 - 8 * 10, 6000, 'the remaining budget');
+    await waitFor(
+      async () => metric((await fetchMetrics(a)).samples, 'llm_budget_remaining', { scope: 'provider:p_paid', unit: 'tokens' }) === 700 - 8 * 10,
+      6000,
+      'the remaining budget',
+    );
   });
 });

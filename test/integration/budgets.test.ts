@@ -33,10 +33,14 @@ describe('the budgets ledger', () => {
   it('reserves the worst case, settles to the actual, releases on failure; refuses with retry-after at the window end', async () => {
     const db = join(tempDir(), 'usage.db');
     const now = Date.UTC(2025, 0, 31, 22, 0, 0); // two hours before UTC midnight, one day before the 1st
-    const { log, ledger, metrics } = ledgerAt(db, [
-      { scope: 'route:chat', per: 'day', tokens: 1000 },
-      { scope: 'provider:p_cloud', per: 'month', usd: 0.01 },
-    ], () => now);
+    const { log, ledger, metrics } = ledgerAt(
+      db,
+      [
+        { scope: 'route:chat', per: 'day', tokens: 1000 },
+        { scope: 'provider:p_cloud', per: 'month', usd: 0.01 },
+      ],
+      () => now,
+    );
 
     const a = await ledger.reserve(['route:chat', 'provider:p_cloud'], { tokens: 600, usd: 0.004 });
     expect(a.ok).toBe(true);
@@ -47,7 +51,9 @@ describe('the budgets ledger', () => {
     expect(await ledger.remaining('provider:p_cloud')).toMatchObject([{ reserved: 0.004, spent: 0, remaining: 0.006 }]);
 
     await ledger.settle((a as { id: string }).id, { tokens: 250, usd: 0.001 });
-    expect(await ledger.remaining('route:chat')).toEqual([{ scope: 'route:chat', per: 'day', unit: 'tokens', limit: 1000, spent: 250, reserved: 0, remaining: 750, resetsAt: Date.UTC(2025, 1, 1) }]);
+    expect(await ledger.remaining('route:chat')).toEqual([
+      { scope: 'route:chat', per: 'day', unit: 'tokens', limit: 1000, spent: 250, reserved: 0, remaining: 750, resetsAt: Date.UTC(2025, 1, 1) },
+    ]);
     const b = await ledger.reserve(['route:chat'], { tokens: 700, usd: 0 });
     expect(b.ok).toBe(true);
     await ledger.release((b as { id: string }).id);
@@ -81,7 +87,7 @@ describe('the budgets ledger', () => {
     await log.close();
   });
 
-  it('with the database unusable, budgets are enforced on this process\'s counters, which move to the file when it is back', async () => {
+  it("with the database unusable, budgets are enforced on this process's counters, which move to the file when it is back", async () => {
     const dir = tempDir();
     const db = join(dir, 'usage.db');
     writeFileSync(db, 'not a database '.repeat(500));
@@ -117,7 +123,9 @@ describe('the ledger across processes', () => {
     writeFileSync(file, tierFile(db, [{ scope: 'route:chat', per: 'day', tokens: 500 }]));
     const script = join(dir, 'racer.mjs');
     // Each racer: its own UsageLog (its own process and SQLite connection), 40 reservations of 10 tokens at once.
-    writeFileSync(script, `
+    writeFileSync(
+      script,
+      `
       import { loadConfig } from ${JSON.stringify(join(cli.dir, 'dist/config/load.js'))};
       import { TelemetryBus } from ${JSON.stringify(join(cli.dir, 'dist/telemetry/bus.js'))};
       import { UsageLog } from ${JSON.stringify(join(cli.dir, 'dist/usage/usage-log.js'))};
@@ -134,16 +142,21 @@ describe('the ledger across processes', () => {
       }));
       await log.close();
       process.stdout.write(String(results.reduce((a, b) => a + b, 0)));
-    `);
+    `,
+    );
     const start = Date.now() + 1500;
-    const racers = Array.from({ length: 4 }, () => new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-      const child = spawn(process.execPath, [script, file, String(start)], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      let err = '';
-      child.stdout.on('data', (d) => (out += d));
-      child.stderr.on('data', (d) => (err += d));
-      child.once('exit', (code) => resolve({ code, out, err }));
-    }));
+    const racers = Array.from(
+      { length: 4 },
+      () =>
+        new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+          const child = spawn(process.execPath, [script, file, String(start)], { stdio: ['ignore', 'pipe', 'pipe'] });
+          let out = '';
+          let err = '';
+          child.stdout.on('data', (d) => (out += d));
+          child.stderr.on('data', (d) => (err += d));
+          child.once('exit', (code) => resolve({ code, out, err }));
+        }),
+    );
     const results = await Promise.all(racers);
     for (const r of results) expect(r, r.err).toMatchObject({ code: 0 });
     const granted = results.map((r) => Number(r.out));

@@ -31,7 +31,11 @@ describe('a request that reached its route only through "*"', () => {
     await sleep(20); // a line written late would be here by now
 
     expect(catchAllLines(p)).toEqual([
-      expect.objectContaining({ route: 'chat', model: 'caht', message: 'model "caht" names no route; route "chat" took it only through its catch-all alias "*" (said once per name)' }),
+      expect.objectContaining({
+        route: 'chat',
+        model: 'caht',
+        message: 'model "caht" names no route; route "chat" took it only through its catch-all alias "*" (said once per name)',
+      }),
       expect.objectContaining({ route: 'chat', model: 'gtp-5' }),
     ]);
   });

@@ -13,7 +13,10 @@ function cli(args: string[]): { code: number | null; out: string; err: string } 
 /** The command names a help text lists under "Commands:" (not `help`). */
 function commandsOf(help: string): string[] {
   const section = help.split('\nCommands:\n')[1] ?? '';
-  return section.split('\n').map((line) => /^ {2}([a-z-]+)/.exec(line)?.[1]).filter((name): name is string => name !== undefined && name !== 'help');
+  return section
+    .split('\n')
+    .map((line) => /^ {2}([a-z-]+)/.exec(line)?.[1])
+    .filter((name): name is string => name !== undefined && name !== 'help');
 }
 
 describe('llm-route --help', () => {
@@ -44,7 +47,7 @@ describe('llm-route --help', () => {
     expect(help).not.toMatch(/\(default: "\d+"\)/);
   });
 
-  it('a bad flag exits 2 for every command (1 is each command\'s own failure)', () => {
+  it("a bad flag exits 2 for every command (1 is each command's own failure)", () => {
     for (const path of paths) {
       const run = cli([...path, '--no-such-flag']);
       expect(run.code, path.join(' ')).toBe(2);

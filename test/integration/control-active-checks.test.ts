@@ -16,15 +16,22 @@ describe('active health checks', () => {
   it('a provider on a dead port goes down without any request', async () => {
     const cloud = await h.fake();
     cloud.always(withModelList(['cloud-model'], healthyStream(['cloud'])));
-    const p = await startFileProxy(controlYaml({
-      tiers: [
-        { name: 'dead', url: DEAD_URL, health: { interval_ms: 200, timeout_ms: 500, warmup: false } },
-        { name: 'cloud', url: cloud.url, health: { warmup: false } },
-      ],
-    }), { activeChecks: true });
+    const p = await startFileProxy(
+      controlYaml({
+        tiers: [
+          { name: 'dead', url: DEAD_URL, health: { interval_ms: 200, timeout_ms: 500, warmup: false } },
+          { name: 'cloud', url: cloud.url, health: { warmup: false } },
+        ],
+      }),
+      { activeChecks: true },
+    );
     h.defer(() => p.close());
 
-    const line = await waitFor(() => p.logs.find((l) => l.event === 'tier_state' && l.tier === 'dead' && l.to === 'down'), 5_000, 'a tier_state line: dead → down');
+    const line = await waitFor(
+      () => p.logs.find((l) => l.event === 'tier_state' && l.tier === 'dead' && l.to === 'down'),
+      5_000,
+      'a tier_state line: dead → down',
+    );
     expect(line).toMatchObject({ route: 'chat', tier: 'dead', to: 'down' });
     expect(p.logs.some((l) => l.event === 'request')).toBe(false); // no request was made
     // The failed checks themselves are logged, with the reason.
@@ -58,7 +65,7 @@ describe('active health checks', () => {
     expect(p.logs.some((l) => l.event === 'request')).toBe(false);
   });
 
-  it('warm-up can be switched off (warmup: false): no model request reaches the fake, only discovery\'s GETs', async () => {
+  it("warm-up can be switched off (warmup: false): no model request reaches the fake, only discovery's GETs", async () => {
     const local = await h.fake();
     local.always(withModelList(['local-model'], healthyStream(['local'])));
     const p = await startFileProxy(controlYaml({ tiers: [{ name: 'local', url: local.url, health: { warmup: false } }] }), { activeChecks: true });
@@ -85,12 +92,15 @@ describe('active health checks', () => {
     cloud.always(withModelList(['cloud-model'], healthyStream(['cloud'])));
     // The cooldown runs on a test clock that stands still: it cannot pass while the checks run.
     const clock = new ManualClock();
-    const p = await startFileProxy(controlYaml({
-      tiers: [
-        { name: 'primary', url: primary.url, retry: { attempts: 1 }, circuit: { cooldown_ms: 5_000 }, health: { interval_ms: 100, warmup: false } },
-        { name: 'cloud', url: cloud.url, health: { warmup: false } },
-      ],
-    }), { activeChecks: true, clock });
+    const p = await startFileProxy(
+      controlYaml({
+        tiers: [
+          { name: 'primary', url: primary.url, retry: { attempts: 1 }, circuit: { cooldown_ms: 5_000 }, health: { interval_ms: 100, warmup: false } },
+          { name: 'cloud', url: cloud.url, health: { warmup: false } },
+        ],
+      }),
+      { activeChecks: true, clock },
+    );
     h.defer(() => p.close());
     const chatHits = () => primary.requests.filter((r) => r.body.messages !== undefined).length;
     const modelListChecks = () => primary.requests.filter((r) => r.body.messages === undefined).length;
@@ -102,9 +112,9 @@ describe('active health checks', () => {
     // Several checks pass during the cooldown; none of them sent a chat request.
     const checksBefore = modelListChecks();
     await waitFor(() => modelListChecks() >= checksBefore + 3, 5_000, 'three more model-list checks');
-    expect.soft(p.logs.filter((l) => l.event === 'tier_state' && l.tier === 'primary').map((l) => `${l.from}->${l.to}: ${l.reason}`)).toEqual([
-      'healthy->degraded: failing: server_error (1 in a row)', 'degraded->down: circuit open after 3 failures in a row (last: server_error)',
-    ]);
+    expect
+      .soft(p.logs.filter((l) => l.event === 'tier_state' && l.tier === 'primary').map((l) => `${l.from}->${l.to}: ${l.reason}`))
+      .toEqual(['healthy->degraded: failing: server_error (1 in a row)', 'degraded->down: circuit open after 3 failures in a row (last: server_error)']);
     expect.soft((await healthzTiers(p)).primary.state, 'state after passing model-list checks').toBe('down');
     for (let i = 0; i < 5; i++) expect((await ask(p)).tier).toBe('cloud');
     expect(chatHits(), 'chat attempts on the primary while its circuit is open').toBe(3);
@@ -114,17 +124,22 @@ describe('active health checks', () => {
     const local = await h.fake();
     const cloud = await h.fake();
     // The chat request holds its headers for 800 ms (a model load); the model list is instant.
-    local.always(withModelList(['local-model'], async (ctx) => {
-      await ctx.wait(800);
-      if (!ctx.isClosed()) await healthyStream(['local'])(ctx);
-    }));
+    local.always(
+      withModelList(['local-model'], async (ctx) => {
+        await ctx.wait(800);
+        if (!ctx.isClosed()) await healthyStream(['local'])(ctx);
+      }),
+    );
     cloud.always(withModelList(['cloud-model'], healthyStream(['cloud'])));
-    const p = await startFileProxy(controlYaml({
-      tiers: [
-        { name: 'local', url: local.url, timeouts: { ttft_ms: 300, cold_ttft_ms: 2_000 }, health: { interval_ms: 200, warmup: false } },
-        { name: 'cloud', url: cloud.url, health: { warmup: false } },
-      ],
-    }), { activeChecks: true });
+    const p = await startFileProxy(
+      controlYaml({
+        tiers: [
+          { name: 'local', url: local.url, timeouts: { ttft_ms: 300, cold_ttft_ms: 2_000 }, health: { interval_ms: 200, warmup: false } },
+          { name: 'cloud', url: cloud.url, health: { warmup: false } },
+        ],
+      }),
+      { activeChecks: true },
+    );
     h.defer(() => p.close());
     await waitFor(() => local.requests.filter((r) => r.body.messages === undefined).length >= 2, 3_000, 'two model-list checks');
     expect(local.requests.filter((r) => r.body.messages !== undefined)).toHaveLength(0);

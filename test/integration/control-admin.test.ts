@@ -18,10 +18,16 @@ async function twoTiers(opts: { canaryWeight?: number; server?: Record<string, u
   const stable = await h.fake();
   canary.always(answer('canary'));
   stable.always(answer('stable'));
-  const p = await h.proxy(controlYaml({
-    tiers: [{ name: 'canary', url: canary.url, weight: opts.canaryWeight }, { name: 'stable', url: stable.url }],
-    server: opts.server,
-  }), { clock: opts.clock });
+  const p = await h.proxy(
+    controlYaml({
+      tiers: [
+        { name: 'canary', url: canary.url, weight: opts.canaryWeight },
+        { name: 'stable', url: stable.url },
+      ],
+      server: opts.server,
+    }),
+    { clock: opts.clock },
+  );
   return { canary, stable, p };
 }
 
@@ -49,9 +55,17 @@ describe('GET /admin/routes', () => {
     expect(Object.keys(json.routes)).toEqual(['chat']);
     const [canary, stable] = json.routes.chat.tiers;
     expect(canary).toMatchObject({
-      name: 'canary', provider: 'p_canary', model: 'canary-model',
-      weight: 100, configured_weight: 100, override: null, alerts: [], rollback: null,
-      state: 'healthy', consecutive_failures: 0, retry_at: null,
+      name: 'canary',
+      provider: 'p_canary',
+      model: 'canary-model',
+      weight: 100,
+      configured_weight: 100,
+      override: null,
+      alerts: [],
+      rollback: null,
+      state: 'healthy',
+      consecutive_failures: 0,
+      retry_at: null,
     });
     expect(canary.recent).toMatchObject({ requests: 6, errors: 0 });
     expect(canary.recent.ttft_ms).toMatchObject({ samples: 6 });
@@ -156,7 +170,11 @@ describe('admin API validation', () => {
 
   it('a body over 1 MiB → 413 body_too_large with connection: close (the client still reads it), nothing changes', async () => {
     const { p } = await twoTiers();
-    const res = await fetch(`${p.origin}${TIER}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ weight: 0, pad: 'x'.repeat(1_100_000) }) });
+    const res = await fetch(`${p.origin}${TIER}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ weight: 0, pad: 'x'.repeat(1_100_000) }),
+    });
     expect(res.status).toBe(413);
     expect(res.headers.get('connection')).toBe('close');
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('body_too_large');
@@ -195,7 +213,7 @@ describe('admin API access', () => {
     openaiError(none.json);
     expect((await admin(p, 'GET', '/admin/routes', undefined, { authorization: 'Bearer wrong' })).status).toBe(401);
     expect((await admin(p, 'PUT', TIER, { weight: 0 })).status).toBe(401);
-    expect((await adminTiers(p).catch(() => null))).toBeNull();
+    expect(await adminTiers(p).catch(() => null)).toBeNull();
     const ok = await admin(p, 'GET', '/admin/routes', undefined, { authorization: 'Bearer admin-sekret' });
     expect(ok.status).toBe(200);
     expect(ok.json.routes.chat.tiers[0]).toMatchObject({ weight: 100 });

@@ -44,7 +44,14 @@ async function setup() {
   const stable = await h.fake();
   canary.always(answer('canary'));
   stable.always(answer('stable'));
-  const p = await h.proxy(controlYaml({ tiers: [{ name: 'canary', url: canary.url }, { name: 'stable', url: stable.url }] }));
+  const p = await h.proxy(
+    controlYaml({
+      tiers: [
+        { name: 'canary', url: canary.url },
+        { name: 'stable', url: stable.url },
+      ],
+    }),
+  );
   return { canary, stable, p };
 }
 
@@ -93,7 +100,15 @@ describe('Alertmanager webhook', () => {
   it('two alerts on one tier: it stays off until both resolve; an admin DELETE does not lift a firing alert', async () => {
     const { p } = await setup();
     const other = { ...SLOW, alertname: 'CanaryErrors' };
-    await admin(p, 'POST', '/admin/alerts', webhook('firing', [{ labels: SLOW, fingerprint: 'a' }, { labels: other, fingerprint: 'b' }]));
+    await admin(
+      p,
+      'POST',
+      '/admin/alerts',
+      webhook('firing', [
+        { labels: SLOW, fingerprint: 'a' },
+        { labels: other, fingerprint: 'b' },
+      ]),
+    );
     expect((await adminTiers(p)).canary.alerts.sort()).toEqual(['CanaryErrors', 'CanarySlow']);
     await admin(p, 'POST', '/admin/alerts', webhook('resolved', [{ labels: SLOW, fingerprint: 'a' }]));
     expect((await adminTiers(p)).canary).toMatchObject({ weight: 0, alerts: ['CanaryErrors'] });
@@ -106,12 +121,17 @@ describe('Alertmanager webhook', () => {
 
   it('alerts that name no route/tier, or an unknown tier, are listed as ignored (200), nothing changes', async () => {
     const { p } = await setup();
-    const res = await admin(p, 'POST', '/admin/alerts', webhook('firing', [
-      { labels: { alertname: 'DiskFull', instance: 'db1' }, fingerprint: 'x' },
-      { labels: { alertname: 'OnlyRoute', route: 'chat' }, fingerprint: 'y' },
-      { labels: { alertname: 'Ghost', route: 'chat', tier: 'ghost' }, fingerprint: 'z' },
-      { labels: { alertname: 'GhostRoute', route: 'nope', tier: 'canary' }, fingerprint: 'w' },
-    ]));
+    const res = await admin(
+      p,
+      'POST',
+      '/admin/alerts',
+      webhook('firing', [
+        { labels: { alertname: 'DiskFull', instance: 'db1' }, fingerprint: 'x' },
+        { labels: { alertname: 'OnlyRoute', route: 'chat' }, fingerprint: 'y' },
+        { labels: { alertname: 'Ghost', route: 'chat', tier: 'ghost' }, fingerprint: 'z' },
+        { labels: { alertname: 'GhostRoute', route: 'nope', tier: 'canary' }, fingerprint: 'w' },
+      ]),
+    );
     expect(res.status).toBe(200);
     expect(res.json.applied).toEqual([]);
     expect(res.json.ignored.map((i: { alert: string }) => i.alert)).toEqual(['DiskFull', 'OnlyRoute', 'Ghost', 'GhostRoute']);

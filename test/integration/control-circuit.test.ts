@@ -34,7 +34,15 @@ describe('circuit breaker: a flapping primary', () => {
     });
     fallback.always(healthyStream(['from', ' fallback']));
     const clock = new ManualClock();
-    const p = await h.proxy(controlYaml({ tiers: [{ name: 'primary', url: primary.url }, { name: 'fallback', url: fallback.url }] }), { clock });
+    const p = await h.proxy(
+      controlYaml({
+        tiers: [
+          { name: 'primary', url: primary.url },
+          { name: 'fallback', url: fallback.url },
+        ],
+      }),
+      { clock },
+    );
 
     // ── the outage ──
     const outageTiers: Array<string | null> = [];
@@ -110,9 +118,15 @@ describe('circuit breaker: a flapping primary', () => {
     primary.always((ctx) => (primaryBroken ? ctx.error(503, 'primary broken') : primaryOk(ctx)));
     fallback.always((ctx) => (fallbackBroken ? ctx.error(503, 'fallback broken') : fallbackOk(ctx)));
     const clock = new ManualClock();
-    const p = await h.proxy(controlYaml({
-      tiers: [{ name: 'primary', url: primary.url, retry: { attempts: 1 } }, { name: 'fallback', url: fallback.url, retry: { attempts: 1 } }],
-    }), { clock });
+    const p = await h.proxy(
+      controlYaml({
+        tiers: [
+          { name: 'primary', url: primary.url, retry: { attempts: 1 } },
+          { name: 'fallback', url: fallback.url, retry: { attempts: 1 } },
+        ],
+      }),
+      { clock },
+    );
 
     expect((await admin(p, 'PUT', '/admin/routes/chat/tiers/primary', { weight: 0 })).status).toBe(200);
     for (let i = 0; i < 3; i++) expect((await ask(p)).status).toBe(502);

@@ -16,11 +16,13 @@ const COLD_TTFT_MS = 2_000;
 const LOAD_MS = 800; // longer than ttft_ms, shorter than cold_ttft_ms
 
 /** Holds its headers for LOAD_MS, then streams normally (what Ollama does while loading a model). */
-const slowHeaders = (text: string): Script => async (ctx) => {
-  await ctx.wait(LOAD_MS);
-  if (ctx.isClosed()) return;
-  await healthyStream([text])(ctx);
-};
+const slowHeaders =
+  (text: string): Script =>
+  async (ctx) => {
+    await ctx.wait(LOAD_MS);
+    if (ctx.isClosed()) return;
+    await healthyStream([text])(ctx);
+  };
 
 /** Idleness (`cold_after_ms`) is measured on `clock`; the TTFT budgets are real timers. */
 async function setup(timeouts: Record<string, number>) {
@@ -28,12 +30,15 @@ async function setup(timeouts: Record<string, number>) {
   const cloud = await h.fake();
   cloud.always(healthyStream(['cloud']));
   const clock = new ManualClock();
-  const p = await h.proxy(controlYaml({
-    tiers: [
-      { name: 'local', url: local.url, timeouts: { ttft_ms: TTFT_MS, cold_ttft_ms: COLD_TTFT_MS, ...timeouts } },
-      { name: 'cloud', url: cloud.url },
-    ],
-  }), { clock });
+  const p = await h.proxy(
+    controlYaml({
+      tiers: [
+        { name: 'local', url: local.url, timeouts: { ttft_ms: TTFT_MS, cold_ttft_ms: COLD_TTFT_MS, ...timeouts } },
+        { name: 'cloud', url: cloud.url },
+      ],
+    }),
+    { clock },
+  );
   return { local, cloud, p, clock };
 }
 

@@ -30,12 +30,15 @@ async function twoRoutesOnOneProvider(localUrl: string, models: { chat: string; 
 describe('provider-wide blame', () => {
   it.each([
     ['refused', async () => DEAD_URL],
-    ['reset', async () => {
-      const fake = await h.fake();
-      fake.always(resetAtOnce);
-      return fake.url;
-    }],
-  ])('a connection %s on the chat route counts against the provider\'s tier in the embed route too', async (_kind, localUrl) => {
+    [
+      'reset',
+      async () => {
+        const fake = await h.fake();
+        fake.always(resetAtOnce);
+        return fake.url;
+      },
+    ],
+  ])("a connection %s on the chat route counts against the provider's tier in the embed route too", async (_kind, localUrl) => {
     const { cloud, p } = await twoRoutesOnOneProvider(await localUrl(), { chat: 'chat-model', embed: 'embed-model' });
 
     expect((await ask(p)).tier).toBe('cloud');
@@ -51,13 +54,16 @@ describe('provider-wide blame', () => {
     const embed = await ask(p, { model: 'embed' });
     expect(embed).toMatchObject({ status: 200, tier: 'cloud', attempts: 1 });
     expect(cloud.requests).toHaveLength(4);
-    expect(p.logs.find((l) => l.event === 'tier_state' && l.route === 'embed' && l.tier === 'local' && l.to === 'down')?.reason).toMatch(/\(provider p_local\)/);
+    expect(p.logs.find((l) => l.event === 'tier_state' && l.route === 'embed' && l.tier === 'local' && l.to === 'down')?.reason).toMatch(
+      /\(provider p_local\)/,
+    );
   });
 
   it('a model-level failure (404 for the model) counts only against the tier whose model is missing', async () => {
     const local = await h.fake();
     const ok = healthyStream(['local']);
-    const missingModel: Script = (ctx) => (ctx.body.model === 'missing-model' ? ctx.error(404, 'model "missing-model" not found', { code: 'model_not_found' }) : ok(ctx));
+    const missingModel: Script = (ctx) =>
+      ctx.body.model === 'missing-model' ? ctx.error(404, 'model "missing-model" not found', { code: 'model_not_found' }) : ok(ctx);
     local.always(missingModel);
     const { p } = await twoRoutesOnOneProvider(local.url, { chat: 'missing-model', embed: 'present-model' });
 

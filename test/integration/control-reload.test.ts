@@ -25,7 +25,10 @@ const reloads = (p: FileProxy, ok: boolean) => p.logs.filter((l) => l.event === 
 function expectPositioned(problems: unknown, file: string): void {
   expect(Array.isArray(problems)).toBe(true);
   const escaped = file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  expect((problems as string[]).some((line) => new RegExp(`${escaped}:\\d+:\\d+`).test(line)), `file:line:col in ${JSON.stringify(problems)}`).toBe(true);
+  expect(
+    (problems as string[]).some((line) => new RegExp(`${escaped}:\\d+:\\d+`).test(line)),
+    `file:line:col in ${JSON.stringify(problems)}`,
+  ).toBe(true);
 }
 
 describe('hot reload: watched tier file', () => {
@@ -50,11 +53,15 @@ describe('hot reload: watched tier file', () => {
     up.always(answer('up'));
     const p = await fileProxy({ tiers: [{ name: 'local', url: up.url }] });
     p.write(controlYaml({ tiers: [{ name: 'local', url: up.url }], routes: { code: [{ name: 'local', url: up.url, model: 'coder' }] } }));
-    const ids = await waitFor(async () => {
-      const list = (await (await fetch(`${p.origin}/v1/models`)).json()) as { data: Array<{ id: string }> };
-      const names = list.data.map((m) => m.id);
-      return names.includes('code') ? names : null;
-    }, 3_000, '/v1/models to list the new route');
+    const ids = await waitFor(
+      async () => {
+        const list = (await (await fetch(`${p.origin}/v1/models`)).json()) as { data: Array<{ id: string }> };
+        const names = list.data.map((m) => m.id);
+        return names.includes('code') ? names : null;
+      },
+      3_000,
+      '/v1/models to list the new route',
+    );
     expect(ids.sort()).toEqual(['chat', 'code']);
     const r = await ask(p, { model: 'code' });
     expect(r.status).toBe(200);
@@ -89,7 +96,11 @@ describe('hot reload: watched tier file', () => {
     expect(sseText(text)).toBe(words.join(''));
     expect(errorEvents(text)).toEqual([]);
     expect(text).toContain('data: [DONE]');
-    const log = await waitFor(() => p.logs.find((l) => l.event === 'request' && l.outcome === 'ok' && (l.duration_ms as number) > 1_000), 3_000, 'the long request log line');
+    const log = await waitFor(
+      () => p.logs.find((l) => l.event === 'request' && l.outcome === 'ok' && (l.duration_ms as number) > 1_000),
+      3_000,
+      'the long request log line',
+    );
     expect(log).toMatchObject({ tier: 'local', status: 200, outcome: 'ok' });
   });
 
@@ -159,7 +170,11 @@ describe('hot reload: watched tier file', () => {
     killed.always(answer('killed'));
     stable.always(answer('stable'));
     const spec = (model: string): ControlSpec => ({
-      tiers: [{ name: 'broken', url: broken.url, retry: { attempts: 1 } }, { name: 'killed', url: killed.url }, { name: 'stable', url: stable.url, model }],
+      tiers: [
+        { name: 'broken', url: broken.url, retry: { attempts: 1 } },
+        { name: 'killed', url: killed.url },
+        { name: 'stable', url: stable.url, model },
+      ],
     });
     const p = await fileProxy(spec('s1'));
     expect((await admin(p, 'PUT', '/admin/routes/chat/tiers/killed', { weight: 0 })).status).toBe(200);

@@ -35,7 +35,15 @@ async function setup(canaryTier: Omit<ControlTier, 'name' | 'url'>, canaryScript
   canary.always(canaryScript);
   stable.always(answer('stable'));
   const clock = new ManualClock();
-  const p = await h.proxy(controlYaml({ tiers: [{ name: 'canary', url: canary.url, ...canaryTier }, { name: 'stable', url: stable.url }] }), { clock });
+  const p = await h.proxy(
+    controlYaml({
+      tiers: [
+        { name: 'canary', url: canary.url, ...canaryTier },
+        { name: 'stable', url: stable.url },
+      ],
+    }),
+    { clock },
+  );
   return { canary, stable, p, clock };
 }
 
@@ -115,9 +123,8 @@ describe('automated rollback', () => {
   });
 
   it('with the default circuit breaker (which opens first), an error-rate rollback still trips via the half-open trials', async () => {
-    const { canary, p, clock } = await setup(
-      { retry: { attempts: 1 }, rollback: { error_rate: 0.5, window_s: 30, min_requests: 5 } },
-      (ctx) => ctx.error(503, 'canary broken'),
+    const { canary, p, clock } = await setup({ retry: { attempts: 1 }, rollback: { error_rate: 0.5, window_s: 30, min_requests: 5 } }, (ctx) =>
+      ctx.error(503, 'canary broken'),
     );
     const started = clock.now();
     while (rollbackLines(p).length === 0 && clock.now() - started < 8_000) {
@@ -159,12 +166,14 @@ describe('automated rollback', () => {
     const stable = await h.fake();
     canary.always((ctx) => ctx.error(503, 'canary broken'));
     stable.always(answer('stable'));
-    const p = await startFileProxy(controlYaml({
-      tiers: [
-        { name: 'canary', url: canary.url, retry: { attempts: 1 }, circuit: { failures: 50 }, rollback: { error_rate: 0.5, window_s: 10, min_requests: 5 } },
-        { name: 'stable', url: stable.url },
-      ],
-    }));
+    const p = await startFileProxy(
+      controlYaml({
+        tiers: [
+          { name: 'canary', url: canary.url, retry: { attempts: 1 }, circuit: { failures: 50 }, rollback: { error_rate: 0.5, window_s: 10, min_requests: 5 } },
+          { name: 'stable', url: stable.url },
+        ],
+      }),
+    );
     h.defer(() => p.close());
     for (let i = 0; i < 5; i++) await ask(p);
     await waitFor(() => rollbackLines(p)[0], 2_000, 'a rollback');

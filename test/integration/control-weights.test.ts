@@ -20,13 +20,16 @@ describe('canary weights', () => {
     off.always(answer('off'));
     canary.always(answer('canary'));
     stable.always(answer('stable'));
-    const p = await h.proxy(controlYaml({
-      tiers: [
-        { name: 'off', url: off.url, weight: 0 },
-        { name: 'canary', url: canary.url, weight: 50 },
-        { name: 'stable', url: stable.url },
-      ],
-    }), { random: seeded(42) });
+    const p = await h.proxy(
+      controlYaml({
+        tiers: [
+          { name: 'off', url: off.url, weight: 0 },
+          { name: 'canary', url: canary.url, weight: 50 },
+          { name: 'stable', url: stable.url },
+        ],
+      }),
+      { random: seeded(42) },
+    );
 
     const N = 200;
     const byTier: Record<string, number> = {};
@@ -56,12 +59,15 @@ describe('canary weights', () => {
     canary.always((ctx) => ctx.error(503, 'canary broken'));
     stable.always(healthyStream(['stable']));
     let dice = 0.9; // ≥ 0.5: the weight-50 canary loses
-    const p = await h.proxy(controlYaml({
-      tiers: [
-        { name: 'canary', url: canary.url, weight: 50, retry: { attempts: 1 } },
-        { name: 'stable', url: stable.url },
-      ],
-    }), { random: () => dice });
+    const p = await h.proxy(
+      controlYaml({
+        tiers: [
+          { name: 'canary', url: canary.url, weight: 50, retry: { attempts: 1 } },
+          { name: 'stable', url: stable.url },
+        ],
+      }),
+      { random: () => dice },
+    );
 
     const lost = await ask(p);
     expect(lost.tier).toBe('stable');
@@ -77,7 +83,10 @@ describe('canary weights', () => {
     expect(sseText(won.text)).toBe('stable');
     expect(canary.requests).toHaveLength(1);
     const log = p.logs.filter((l) => l.event === 'request')[1];
-    expect(log.attempts).toMatchObject([{ tier: 'canary', outcome: expect.any(String), status: 503 }, { tier: 'stable', outcome: 'ok' }]);
+    expect(log.attempts).toMatchObject([
+      { tier: 'canary', outcome: expect.any(String), status: 503 },
+      { tier: 'stable', outcome: 'ok' },
+    ]);
   });
 
   it('with a single weighted tier that loses the draw, the request gets a clean error, and no upstream is called', async () => {

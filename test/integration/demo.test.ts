@@ -10,7 +10,12 @@ import { processAlive } from '../helpers/ports.js';
 /** The pids whose parent is `pid`. */
 function childrenOf(pid: number): number[] {
   const out = execFileSync('ps', ['-eo', 'pid=,ppid='], { encoding: 'utf8' });
-  return out.trim().split('\n').map((l) => l.trim().split(/\s+/).map(Number)).filter(([, ppid]) => ppid === pid).map(([child]) => child);
+  return out
+    .trim()
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/).map(Number))
+    .filter(([, ppid]) => ppid === pid)
+    .map(([child]) => child);
 }
 
 describe('llm-route demo', () => {

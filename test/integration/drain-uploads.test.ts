@@ -12,11 +12,15 @@ describe('shutdown while a request is still uploading its body', () => {
     const proxy = await h.proxy({ tiers: [{ name: 'local', url: upstream.url }] });
     const body = JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'slow upload' }] });
     const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = request(`${proxy.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        let text = '';
-        res.on('data', (d: Buffer) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      });
+      const req = request(
+        `${proxy.baseURL}/chat/completions`,
+        { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        (res) => {
+          let text = '';
+          res.on('data', (d: Buffer) => (text += d));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        },
+      );
       req.on('error', reject);
       req.write(body.slice(0, 10));
       // The rest comes 2 s into the drain: later than its last second (which resets what is left).

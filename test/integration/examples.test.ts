@@ -10,7 +10,19 @@ const env = { OPENAI_API_KEY: 'sk-example', ANTHROPIC_API_KEY: 'sk-ant-example' 
 
 describe('examples/', () => {
   it('holds the documented tier files', () => {
-    expect(files).toEqual(expect.arrayContaining(['ollama-then-openai.yaml', 'vllm-then-openai.yaml', 'llamacpp-then-openai.yaml', 'canary-rollback.yaml', 'demo.yaml', 'claude-code.yaml', 'codex.yaml', 'ollama-native.yaml', 'shared-redis.yaml']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'ollama-then-openai.yaml',
+        'vllm-then-openai.yaml',
+        'llamacpp-then-openai.yaml',
+        'canary-rollback.yaml',
+        'demo.yaml',
+        'claude-code.yaml',
+        'codex.yaml',
+        'ollama-native.yaml',
+        'shared-redis.yaml',
+      ]),
+    );
   });
 
   it('llamacpp-then-openai.yaml: a local llama-server started if needed, then the cloud', () => {
@@ -26,7 +38,11 @@ describe('examples/', () => {
   it('fit-small-local-then-cloud.yaml: a small-window local tier with its limits in front of a cloud tier', () => {
     const config = loadConfig(join(dir, 'fit-small-local-then-cloud.yaml'), env);
     const [local, cloud] = config.routes.get('claude')!.tiers;
-    expect(local).toMatchObject({ name: 'local', provider: { type: 'ollama' }, fit: { context: 16384, max_prompt_tokens: 12000, vision: false, tools: 'auto' } });
+    expect(local).toMatchObject({
+      name: 'local',
+      provider: { type: 'ollama' },
+      fit: { context: 16384, max_prompt_tokens: 12000, vision: false, tools: 'auto' },
+    });
     expect(cloud).toMatchObject({ name: 'cloud', provider: { type: 'anthropic' }, fit: { context: 200000, vision: 'auto' } });
   });
 

@@ -55,9 +55,12 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-it('exec\'s private proxy refuses forged Host, foreign Origin, Sec-Fetch-Site: cross-site and non-JSON admin bodies', async () => {
+it("exec's private proxy refuses forged Host, foreign Origin, Sec-Fetch-Site: cross-site and non-JSON admin bodies", async () => {
   const file = join(dir, 'llm-route.yaml');
-  writeFileSync(file, `version: 1\nproviders: { m: { type: openai, base_url: "${fake.url}" } }\nroutes: { chat: { tiers: [{ provider: m, model: m-model }] } }\n`);
+  writeFileSync(
+    file,
+    `version: 1\nproviders: { m: { type: openai, base_url: "${fake.url}" } }\nroutes: { chat: { tiers: [{ provider: m, model: m-model }] } }\n`,
+  );
   const run = runCli(cli.bin, ['exec', '-c', file, '--', process.execPath, '-e', CHILD]);
   const { code } = await run.exited;
   expect(code, run.stderr()).toBe(0);

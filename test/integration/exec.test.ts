@@ -47,7 +47,19 @@ interface ChildReport {
 
 function writeConfig(name: string, extra: string[] = []): string {
   const file = join(dir, name);
-  const yaml = ['version: 1', ...extra, 'providers:', '  m:', '    type: openai', `    base_url: ${mock.url}`, 'routes:', '  chat:', '    tiers:', '      - { provider: m, model: m-model }', ''];
+  const yaml = [
+    'version: 1',
+    ...extra,
+    'providers:',
+    '  m:',
+    '    type: openai',
+    `    base_url: ${mock.url}`,
+    'routes:',
+    '  chat:',
+    '    tiers:',
+    '      - { provider: m, model: m-model }',
+    '',
+  ];
   writeFileSync(file, yaml.join('\n'));
   return file;
 }
@@ -135,7 +147,10 @@ describe('llm-route exec', () => {
     const run = await finished(exec(['--log', '-c', configFile, '--', process.execPath, '-e', CHILD]));
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toHaveLength(1);
-    const events = run.stderr.trim().split('\n').map((line) => JSON.parse(line) as { event?: string; route?: string });
+    const events = run.stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { event?: string; route?: string });
     expect(events[0].event).toBe('listening');
     expect(events.some((event) => event.route === 'chat')).toBe(true);
   });
@@ -183,16 +198,31 @@ describe('llm-route exec', () => {
     expect(plain.code, plain.stderr + plain.stdout.join('\n')).toBe(0);
     const seen = JSON.parse(plain.stdout[0]) as { env: Record<string, string>; main: string; background: string; subagent: string };
     expect(seen.env).toEqual({
-      ANTHROPIC_MODEL: 'chat', ANTHROPIC_DEFAULT_OPUS_MODEL: 'chat', ANTHROPIC_DEFAULT_SONNET_MODEL: 'chat',
-      ANTHROPIC_DEFAULT_HAIKU_MODEL: 'chat@background', ANTHROPIC_SMALL_FAST_MODEL: 'chat@background',
-      CLAUDE_CODE_SUBAGENT_MODEL: 'chat@subagent', CLAUDE_CODE_GATEWAY_HINT_HEADERS: '1',
+      ANTHROPIC_MODEL: 'chat',
+      ANTHROPIC_DEFAULT_OPUS_MODEL: 'chat',
+      ANTHROPIC_DEFAULT_SONNET_MODEL: 'chat',
+      ANTHROPIC_DEFAULT_HAIKU_MODEL: 'chat@background',
+      ANTHROPIC_SMALL_FAST_MODEL: 'chat@background',
+      CLAUDE_CODE_SUBAGENT_MODEL: 'chat@subagent',
+      CLAUDE_CODE_GATEWAY_HINT_HEADERS: '1',
     });
     expect([seen.main, seen.background, seen.subagent]).toEqual(['chat', 'chat', 'chat']);
 
     const ruled = join(dir, 'rules.yaml');
-    writeFileSync(ruled, ['version: 1', 'providers:', '  m: { type: openai, base_url: "' + mock.url + '" }', 'routes:',
-      '  chat: { tiers: [{ provider: m, model: m-model }] }', '  small: { tiers: [{ provider: m, model: small-model }] }',
-      'rules:', '  - { when: { class: background }, route: small }', ''].join('\n'));
+    writeFileSync(
+      ruled,
+      [
+        'version: 1',
+        'providers:',
+        '  m: { type: openai, base_url: "' + mock.url + '" }',
+        'routes:',
+        '  chat: { tiers: [{ provider: m, model: m-model }] }',
+        '  small: { tiers: [{ provider: m, model: small-model }] }',
+        'rules:',
+        '  - { when: { class: background }, route: small }',
+        '',
+      ].join('\n'),
+    );
     const split = await finished(exec(['-c', ruled, '--', process.execPath, '-e', child]));
     expect(split.code, split.stderr + split.stdout.join('\n')).toBe(0);
     const routes = JSON.parse(split.stdout[0]) as { main: string; background: string; subagent: string };
@@ -221,7 +251,7 @@ describe('llm-route exec', () => {
     expect(key).toBe('llm-route');
   });
 
-  it('codex gets the route\'s window as model_context_window when every tier\'s is known: the largest (issue 34)', async () => {
+  it("codex gets the route's window as model_context_window when every tier's is known: the largest (issue 34)", async () => {
     const bin = join(dir, 'bin');
     mkdirSync(bin, { recursive: true });
     const fakeCodex = join(bin, 'codex');
@@ -230,7 +260,10 @@ describe('llm-route exec', () => {
     const windowsOf = async (contexts: Array<number | undefined>): Promise<string[]> => {
       const tiers = contexts.map((context, i) => `      - { name: t${i}, provider: m, model: m-model${context === undefined ? '' : `, context: ${context}`} }`);
       const file = join(dir, `codex-window-${contexts.join('-')}.yaml`);
-      writeFileSync(file, ['version: 1', 'providers:', '  m:', '    type: openai', `    base_url: ${mock.url}`, 'routes:', '  chat:', '    tiers:', ...tiers, ''].join('\n'));
+      writeFileSync(
+        file,
+        ['version: 1', 'providers:', '  m:', '    type: openai', `    base_url: ${mock.url}`, 'routes:', '  chat:', '    tiers:', ...tiers, ''].join('\n'),
+      );
       const run = await finished(exec(['-c', file, '--', fakeCodex, 'exec', 'hi']));
       expect(run.code, run.stderr).toBe(0);
       const argv = JSON.parse(run.stdout[0]) as string[];

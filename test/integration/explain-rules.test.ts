@@ -67,7 +67,7 @@ rules:
     expect(JSON.parse(byIndex.stdout) as Plan).toMatchObject({ route: 'private', rule: 1 });
   });
 
-  it('shows the tiers local-only excludes, by the route\'s local_only and by the request header, without contacting them', async () => {
+  it("shows the tiers local-only excludes, by the route's local_only and by the request header, without contacting them", async () => {
     const { yaml } = await tierFile();
     const body = { model: 'private', messages: [{ role: 'user', content: 'hi' }] };
     const routeLocal = JSON.parse((await explain(yaml, body, ['--json'])).stdout) as Plan;
@@ -77,7 +77,10 @@ rules:
     ]);
     const mixed = { model: 'mixed', messages: [{ role: 'user', content: 'hi' }] };
     const headerLocal = JSON.parse((await explain(yaml, mixed, ['--json', '--header', 'x-llm-route-local-only: 1'])).stdout) as Plan;
-    expect(headerLocal.tiers.map((t) => [t.tier, t.reason])).toEqual([['cloud', 'not_local'], ['local', null]]);
+    expect(headerLocal.tiers.map((t) => [t.tier, t.reason])).toEqual([
+      ['cloud', 'not_local'],
+      ['local', null],
+    ]);
     const words = await explain(yaml, mixed, ['--header', 'x-llm-route-local-only: 1']);
     expect(words.stdout).toMatch(/skip {2}cloud {2}\(window unknown, needs \d+\): local only: api\.cloud\.example is not on the local network/);
     const bad = await explain(yaml, mixed, ['--header', 'no colon']);

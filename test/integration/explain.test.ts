@@ -56,7 +56,14 @@ describe('the real CLI: llm-route explain FILE.json', () => {
     expect(plan).toMatchObject({ route: 'chat', protocol: 'chat' });
     expect(plan.prompt_tokens).toBeGreaterThan(1900);
     expect(plan.tiers).toEqual([
-      { tier: 'local', decision: 'skip', reason: 'too_long', context: 1024, need: plan.prompt_tokens + 100, message: expect.stringMatching(/1024-token window \(llama\.cpp \/props\)/) },
+      {
+        tier: 'local',
+        decision: 'skip',
+        reason: 'too_long',
+        context: 1024,
+        need: plan.prompt_tokens + 100,
+        message: expect.stringMatching(/1024-token window \(llama\.cpp \/props\)/),
+      },
       { tier: 'off', decision: 'skip', reason: 'weight', context: null, need: plan.prompt_tokens + 100, message: 'weight 0: switched off' },
       { tier: 'cloud', decision: 'try', reason: null, context: null, need: plan.prompt_tokens + 100, message: 'window unknown: sent without a pre-check' },
     ]);
@@ -66,9 +73,22 @@ describe('the real CLI: llm-route explain FILE.json', () => {
 
   it('an image for a vision: false tier: unsupported:vision; a short Anthropic body is guessed as messages and fits', async () => {
     const { yaml } = await servers();
-    const image = await explain(yaml, {
-      model: 'chat', messages: [{ role: 'user', content: [{ type: 'text', text: 'what?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] }],
-    }, ['--json']);
+    const image = await explain(
+      yaml,
+      {
+        model: 'chat',
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'what?' },
+              { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+            ],
+          },
+        ],
+      },
+      ['--json'],
+    );
     expect((JSON.parse(image.stdout) as Plan).tiers[0]).toMatchObject({ decision: 'skip', reason: 'unsupported:vision' });
     const short = await explain(yaml, { model: 'chat', max_tokens: 64, system: 'be brief', messages: [{ role: 'user', content: 'hi' }] });
     expect(short.code, short.stderr).toBe(0);
@@ -89,7 +109,12 @@ describe('the real CLI: llm-route explain FILE.json', () => {
   it('when every tier is skipped: a one-line summary last, exit 1 (text and --json)', async () => {
     const { llama } = await servers();
     // Too long for the 1,024-token local tier; the other one switched off by weight.
-    const onlyLocal = configYaml({ tiers: [{ name: 'local', url: llama.url, model: 'tiny' }, { name: 'off', url: 'http://127.0.0.1:1/v1', weight: 0 }] });
+    const onlyLocal = configYaml({
+      tiers: [
+        { name: 'local', url: llama.url, model: 'tiny' },
+        { name: 'off', url: 'http://127.0.0.1:1/v1', weight: 0 },
+      ],
+    });
     const body = { model: 'chat', max_tokens: 100, messages: [{ role: 'user', content: 'word '.repeat(2000) }] };
     const text = await explain(onlyLocal, body);
     expect(text.code, text.stderr).toBe(1);

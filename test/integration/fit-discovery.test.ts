@@ -14,11 +14,15 @@ const h = useHarness();
 beforeEach(() => resetTierFacts());
 
 function tierAt(url: string, type: 'openai' | 'ollama', model: string, extra: Record<string, unknown> = {}): Tier {
-  const config = loadConfigText(configYaml({ tiers: [{ name: 'local', url, type, model, extra, health: { warmup: false, timeout_ms: 300 } }] }), '/t/llm-route.yaml', {});
+  const config = loadConfigText(
+    configYaml({ tiers: [{ name: 'local', url, type, model, extra, health: { warmup: false, timeout_ms: 300 } }] }),
+    '/t/llm-route.yaml',
+    {},
+  );
   return (config.routes.get('chat') as { tiers: Tier[] }).tiers[0];
 }
 
-describe('discovery reads each server\'s own documented endpoints', () => {
+describe("discovery reads each server's own documented endpoints", () => {
   it('Ollama: /api/show model_info["<arch>.context_length"] and capabilities, /api/ps the loaded runner\'s context_length', async () => {
     const ollama = await h.fake();
     ollama.always(ollamaServer(ollamaShow('qwen3', 40960, ['completion', 'tools', 'thinking']), ollamaPs('qwen3:8b', 8192)));
@@ -28,7 +32,7 @@ describe('discovery reads each server\'s own documented endpoints', () => {
     expect(show?.body).toEqual({ model: 'qwen3:8b' });
   });
 
-  it('vLLM: max_model_len of the tier\'s model in GET /v1/models', async () => {
+  it("vLLM: max_model_len of the tier's model in GET /v1/models", async () => {
     const vllm = await h.fake();
     vllm.always(openaiServer({ '/v1/models': vllmModels('Qwen/Qwen2.5-7B-Instruct', 32768) }));
     const found = await discoverTier(tierAt(vllm.url, 'openai', 'Qwen/Qwen2.5-7B-Instruct'), { timeoutMs: 1000 });
@@ -37,7 +41,12 @@ describe('discovery reads each server\'s own documented endpoints', () => {
 
   it('llama.cpp: default_generation_settings.n_ctx (one slot) and modalities.vision of GET /props', async () => {
     const llama = await h.fake();
-    llama.always(openaiServer({ '/v1/models': { object: 'list', data: [{ id: 'tiny', object: 'model', owned_by: 'llamacpp', meta: { n_ctx: 1024, n_ctx_train: 8192 } }] }, '/props': llamaProps(1024, true) }));
+    llama.always(
+      openaiServer({
+        '/v1/models': { object: 'list', data: [{ id: 'tiny', object: 'model', owned_by: 'llamacpp', meta: { n_ctx: 1024, n_ctx_train: 8192 } }] },
+        '/props': llamaProps(1024, true),
+      }),
+    );
     const found = await discoverTier(tierAt(llama.url, 'openai', 'tiny'), { timeoutMs: 1000 });
     expect(found.facts).toEqual({ context: 1024, source: 'llama.cpp /props', vision: true });
   });
@@ -45,10 +54,16 @@ describe('discovery reads each server\'s own documented endpoints', () => {
   it('LM Studio: loaded_context_length, else max_context_length, and type "vlm" of GET /api/v0/models', async () => {
     const lms = await h.fake();
     lms.always(openaiServer({ '/api/v0/models': lmStudioModels() }));
-    expect((await discoverTier(tierAt(lms.url, 'openai', 'meta-llama-3.1-8b-instruct'), { timeoutMs: 1000 })).facts)
-      .toEqual({ context: 4096, source: 'lmstudio /api/v0/models', vision: false });
-    expect((await discoverTier(tierAt(lms.url, 'openai', 'qwen2-vl-7b-instruct'), { timeoutMs: 1000 })).facts)
-      .toEqual({ context: 32768, source: 'lmstudio /api/v0/models', vision: true });
+    expect((await discoverTier(tierAt(lms.url, 'openai', 'meta-llama-3.1-8b-instruct'), { timeoutMs: 1000 })).facts).toEqual({
+      context: 4096,
+      source: 'lmstudio /api/v0/models',
+      vision: false,
+    });
+    expect((await discoverTier(tierAt(lms.url, 'openai', 'qwen2-vl-7b-instruct'), { timeoutMs: 1000 })).facts).toEqual({
+      context: 32768,
+      source: 'lmstudio /api/v0/models',
+      vision: true,
+    });
   });
 
   it('a server that documents none, a malformed answer, a slow one and a dead one: unknown, never a throw', async () => {
@@ -85,7 +100,7 @@ describe('discovery reads each server\'s own documented endpoints', () => {
     expect(late.unreachable).toBeUndefined();
   });
 
-  it('a configured context overrides discovery; Ollama\'s configured num_ctx is its window', async () => {
+  it("a configured context overrides discovery; Ollama's configured num_ctx is its window", async () => {
     const llama = await h.fake();
     llama.always(openaiServer({ '/props': llamaProps(1024) }));
     const tier = tierAt(llama.url, 'openai', 'tiny', { context: 8000 });
@@ -118,10 +133,12 @@ describe('discovery in a running proxy', () => {
     expect(answer.choices[0].message.content).toBe('from cloud');
     const short = await openai.chat.completions.create({ model: 'chat', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
     expect(short.choices[0].message.content).toBe('from local');
-    expect(vllm.requests.filter((r) => r.url.endsWith('/chat/completions')).map((r) => (r.body.messages as Array<{ content: string }>)[0].content)).toEqual(['hi']);
+    expect(vllm.requests.filter((r) => r.url.endsWith('/chat/completions')).map((r) => (r.body.messages as Array<{ content: string }>)[0].content)).toEqual([
+      'hi',
+    ]);
   });
 
-  it('runs again on reload: a tier moved to another server gets that server\'s window', async () => {
+  it("runs again on reload: a tier moved to another server gets that server's window", async () => {
     const small = await h.fake();
     small.always(openaiServer({ '/props': llamaProps(1024) }));
     const big = await h.fake();

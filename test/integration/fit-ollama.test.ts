@@ -20,7 +20,9 @@ async function ollamaWithCloud(tierExtra: Record<string, unknown> = {}, loaded =
   const discovery = ollamaServer(ollamaShow('qwen3', 40960, ['completion', 'tools']), ollamaPs('qwen3:8b', loaded));
   // Its prompt_eval_count is what it read: the whole prompt (one token a word, and the template's few).
   const read = (body: Record<string, unknown>): number => JSON.stringify(body.messages).split('word').length + 10;
-  ollama.always((ctx) => (pathOf(ctx) === '/api/chat' ? ctx.json(200, ollamaWhole({ role: 'assistant', content: 'from ollama' }, read(ctx.body), 3)) : discovery(ctx)));
+  ollama.always((ctx) =>
+    pathOf(ctx) === '/api/chat' ? ctx.json(200, ollamaWhole({ role: 'assistant', content: 'from ollama' }, read(ctx.body), 3)) : discovery(ctx),
+  );
   const cloud = await h.fake();
   cloud.always((ctx) => ctx.json(200, completion('from cloud')));
   const proxy = await h.proxy({
@@ -36,10 +38,11 @@ async function ollamaWithCloud(tierExtra: Record<string, unknown> = {}, loaded =
   return { ollama, cloud, proxy, openai, chats };
 }
 
-describe('route by fit: Ollama\'s window is set per request, not hoped for', () => {
-  it('the loaded runner\'s window when the request fits it, else the smallest 4096·2^k that fits, capped by context_length; past that, skipped', async () => {
+describe("route by fit: Ollama's window is set per request, not hoped for", () => {
+  it("the loaded runner's window when the request fits it, else the smallest 4096·2^k that fits, capped by context_length; past that, skipped", async () => {
     const { openai, chats, cloud } = await ollamaWithCloud();
-    const ask = async (content: string) => (await openai.chat.completions.create({ model: 'chat', max_tokens: 100, messages: [{ role: 'user', content }] })).choices[0].message.content;
+    const ask = async (content: string) =>
+      (await openai.chat.completions.create({ model: 'chat', max_tokens: 100, messages: [{ role: 'user', content }] })).choices[0].message.content;
     expect(await ask('hi')).toBe('from ollama');
     expect(chats()[0].body.options).toMatchObject({ num_ctx: 8192 });
     expect(await ask(words(12_000))).toBe('from ollama');

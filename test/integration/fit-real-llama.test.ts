@@ -20,26 +20,38 @@ describe.skipIf(!LLAMA)('route by fit against a real llama-server', () => {
   }
   const long = 'hello world '.repeat(700);
 
-  it('/props gives one slot\'s window, and a prompt over it is a 400 in each client\'s protocol; a short one is answered', async () => {
+  it("/props gives one slot's window, and a prompt over it is a 400 in each client's protocol; a short one is answered", async () => {
     const proxy = await proxyFor();
     const line = await waitFor(() => proxy.logs.find((l) => l.event === 'fit_discovered'), 5000);
     expect(line).toMatchObject({ context: 1024, context_source: 'llama.cpp /props', vision: false });
     const openai = new OpenAI({ baseURL: proxy.baseURL, apiKey: 'k', maxRetries: 0 });
-    const error = await openai.chat.completions.create({ model: 'chat', max_tokens: 5, messages: [{ role: 'user', content: long }] }).then(() => null, (e: unknown) => e);
+    const error = await openai.chat.completions.create({ model: 'chat', max_tokens: 5, messages: [{ role: 'user', content: long }] }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as { code: string }).code).toBe('context_length_exceeded');
     expect((error as Error).message).toMatch(/prompt is too long: \d+ tokens > 1024 maximum/);
     const anthropic = new Anthropic({ baseURL: proxy.origin, apiKey: 'k', maxRetries: 0 });
-    const refused = await anthropic.messages.create({ model: 'chat', max_tokens: 5, messages: [{ role: 'user', content: long }] }).then(() => null, (e: unknown) => e);
-    expect((refused as { error: { error: { type: string; message: string } } }).error.error).toMatchObject({ type: 'invalid_request_error', message: expect.stringMatching(/^prompt is too long: \d+ tokens > 1024 maximum$/) });
+    const refused = await anthropic.messages.create({ model: 'chat', max_tokens: 5, messages: [{ role: 'user', content: long }] }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect((refused as { error: { error: { type: string; message: string } } }).error.error).toMatchObject({
+      type: 'invalid_request_error',
+      message: expect.stringMatching(/^prompt is too long: \d+ tokens > 1024 maximum$/),
+    });
     const short = await openai.chat.completions.create({ model: 'chat', max_tokens: 3, messages: [{ role: 'user', content: 'hi' }] });
     expect(short.choices).toHaveLength(1);
   });
 
-  it('when llm-route lets it through (a wrong configured context), the server\'s own 400 becomes the 400 with its numbers', async () => {
+  it("when llm-route lets it through (a wrong configured context), the server's own 400 becomes the 400 with its numbers", async () => {
     const proxy = await proxyFor({ context: 100_000 });
     const anthropic = new Anthropic({ baseURL: proxy.origin, apiKey: 'k', maxRetries: 0 });
-    const refused = await anthropic.messages.create({ model: 'chat', max_tokens: 5, messages: [{ role: 'user', content: long }] }).then(() => null, (e: unknown) => e);
+    const refused = await anthropic.messages.create({ model: 'chat', max_tokens: 5, messages: [{ role: 'user', content: long }] }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect((refused as { status: number }).status).toBe(400);
     expect((refused as { error: { error: { message: string } } }).error.error.message).toMatch(/^prompt is too long: \d+ tokens > 1024 maximum$/);
     const line = await waitFor(() => proxy.logs.find((l) => l.event === 'request'));

@@ -9,10 +9,13 @@ const h = useHarness();
 function send(port: number, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
     const body = JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'x' }] });
-    const req = request({ host: '127.0.0.1', port, path: '/v1/chat/completions', method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      { host: '127.0.0.1', port, path: '/v1/chat/completions', method: 'POST', headers: { 'content-type': 'application/json', ...headers } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -31,10 +34,17 @@ describe('forward_headers', () => {
       ],
     });
     const port = Number(new URL(proxy.origin).port);
-    expect(await send(port, {
-      'x-custom-tenant': 'acme', 'X-Trace-Id': 't-1', 'x-api-key': 'client-secret', authorization: 'Bearer client-token',
-      'x-hop': 'per-hop', connection: 'keep-alive, x-hop', cookie: 'c=1',
-    })).toBe(200);
+    expect(
+      await send(port, {
+        'x-custom-tenant': 'acme',
+        'X-Trace-Id': 't-1',
+        'x-api-key': 'client-secret',
+        authorization: 'Bearer client-token',
+        'x-hop': 'per-hop',
+        connection: 'keep-alive, x-hop',
+        cookie: 'c=1',
+      }),
+    ).toBe(200);
     const seen = upstream.requests[0].headers;
     expect(seen['x-custom-tenant']).toBe('acme');
     expect(seen['x-trace-id']).toBe('t-1');

@@ -31,7 +31,15 @@ describe('GET /healthz status', () => {
   it('ok while one tier is healthy, whatever the others', async () => {
     const cloud = await h.fake();
     cloud.always(healthyStream(['cloud']));
-    const p = await h.proxy(controlYaml({ tiers: [{ name: 'local', url: DEAD_URL, retry: { attempts: 1 } }, { name: 'cloud', url: cloud.url }] }), { clock: new ManualClock() });
+    const p = await h.proxy(
+      controlYaml({
+        tiers: [
+          { name: 'local', url: DEAD_URL, retry: { attempts: 1 } },
+          { name: 'cloud', url: cloud.url },
+        ],
+      }),
+      { clock: new ManualClock() },
+    );
     expect((await ask(p)).tier).toBe('cloud');
     expect(await healthzStatus(p.origin)).toEqual({ code: 200, status: 'ok', states: ['degraded', 'healthy'] });
   });

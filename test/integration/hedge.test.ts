@@ -48,13 +48,19 @@ function lateStream(ms: number, tag: string, closedAt: number[] = []): Script {
 }
 
 describe('hedged first tokens', () => {
-  it('a stalled first tier: the next starts after hedge_ms, commits, and the first\'s socket is closed at once (every client protocol, real SDKs)', async () => {
+  it("a stalled first tier: the next starts after hedge_ms, commits, and the first's socket is closed at once (every client protocol, real SDKs)", async () => {
     const a = await h.fake();
     const b = await h.fake();
     const closedAt: number[] = [];
     a.always(stalled(closedAt));
     b.always(healthyStream(WORDS, { delayMs: 30 }));
-    const proxy = await h.proxy({ tiers: [{ name: 'a', url: a.url, timeouts: { ttft_ms: 20_000 } }, { name: 'b', url: b.url }], routeKeys: { hedge_ms: 200 } });
+    const proxy = await h.proxy({
+      tiers: [
+        { name: 'a', url: a.url, timeouts: { ttft_ms: 20_000 } },
+        { name: 'b', url: b.url },
+      ],
+      routeKeys: { hedge_ms: 200 },
+    });
     for (const [i, protocol] of PROTOCOLS.entries()) {
       const started = performance.now();
       const seen = await streamWith(protocol, proxy);
@@ -62,7 +68,7 @@ describe('hedged first tokens', () => {
       expect(seen.failed).toBeNull();
       expect(seen.text).toBe(FULL);
       // The loser's socket closed while the winner was still streaming (9 words, 30 ms apart), far inside a's ttft.
-      await waitFor(() => closedAt.length === i + 1, 3000, 'a\'s socket to close');
+      await waitFor(() => closedAt.length === i + 1, 3000, "a's socket to close");
       expect(closedAt[i]).toBeLessThan(ended);
       expect(closedAt[i] - started).toBeLessThan(5_000);
       expect(b.requests[i].at - a.requests[i].at).toBeGreaterThanOrEqual(190);
@@ -76,7 +82,9 @@ describe('hedged first tokens', () => {
     expect(metric(samples, 'llm_hedges_total', { route: 'chat', result: 'second_won' })).toBe(3);
     expect(metric(samples, 'llm_upstream_attempts_total', { route: 'chat', tier: 'a', result: 'hedge_lost' })).toBe(3);
     // Losing a race is no failure: no health penalty.
-    const routes = (await (await fetch(`${proxy.origin}/admin/routes`)).json()) as { routes: { chat: { tiers: Array<{ name: string; state: string; health: { failures: number } }> } } };
+    const routes = (await (await fetch(`${proxy.origin}/admin/routes`)).json()) as {
+      routes: { chat: { tiers: Array<{ name: string; state: string; health: { failures: number } }> } };
+    };
     expect(routes.routes.chat.tiers[0]).toMatchObject({ name: 'a', state: 'healthy' });
   });
 
@@ -86,12 +94,18 @@ describe('hedged first tokens', () => {
     const bClosed: number[] = [];
     a.always(lateStream(400, 'a'));
     b.always(lateStream(5_000, 'b', bClosed));
-    const proxy = await h.proxy({ tiers: [{ name: 'a', url: a.url }, { name: 'b', url: b.url }], routeKeys: { hedge_ms: 100 } });
+    const proxy = await h.proxy({
+      tiers: [
+        { name: 'a', url: a.url },
+        { name: 'b', url: b.url },
+      ],
+      routeKeys: { hedge_ms: 100 },
+    });
     const seen = await streamWith('chat', proxy);
     expect(seen.text).toBe(FULL);
     expect([...seen.ids]).toEqual(['chatcmpl-a']);
     expect(b.requests).toHaveLength(1);
-    await waitFor(() => bClosed.length === 1, 3000, 'the hedge\'s socket to close');
+    await waitFor(() => bClosed.length === 1, 3000, "the hedge's socket to close");
     const line = await nthLine(proxy, 0);
     expect(line.hedged).toMatchObject({ winner: 'a', loser: 'b' });
     expect(line.attempts).toEqual([expect.objectContaining({ tier: 'b', outcome: 'hedge_lost' }), expect.objectContaining({ tier: 'a', outcome: 'ok' })]);
@@ -103,17 +117,25 @@ describe('hedged first tokens', () => {
     const b = await h.fake();
     let release!: () => void;
     const both = new Promise<void>((resolve) => (release = resolve));
-    const sameMoment = (tag: string): Script => async (ctx) => {
-      ctx.startStream();
-      if (tag === 'b') release();
-      await both;
-      for (const word of WORDS) ctx.event(taggedChunk(tag, { content: word }));
-      ctx.event(taggedChunk(tag, {}, 'stop'));
-      ctx.done();
-    };
+    const sameMoment =
+      (tag: string): Script =>
+      async (ctx) => {
+        ctx.startStream();
+        if (tag === 'b') release();
+        await both;
+        for (const word of WORDS) ctx.event(taggedChunk(tag, { content: word }));
+        ctx.event(taggedChunk(tag, {}, 'stop'));
+        ctx.done();
+      };
     a.always(sameMoment('a'));
     b.always(sameMoment('b'));
-    const proxy = await h.proxy({ tiers: [{ name: 'a', url: a.url }, { name: 'b', url: b.url }], routeKeys: { hedge_ms: 50 } });
+    const proxy = await h.proxy({
+      tiers: [
+        { name: 'a', url: a.url },
+        { name: 'b', url: b.url },
+      ],
+      routeKeys: { hedge_ms: 50 },
+    });
     const seen = await streamWith('chat', proxy);
     expect(seen.text).toBe(FULL);
     expect(seen.ids.size).toBe(1);
@@ -135,14 +157,21 @@ describe('hedged first tokens', () => {
     });
     b.always(stalled(bClosed));
     c.always(healthyStream(WORDS));
-    const proxy = await h.proxy({ tiers: [{ name: 'a', url: a.url, retry: { attempts: 1 } }, { name: 'b', url: b.url }, { name: 'c', url: c.url }], routeKeys: { hedge_ms: 100 } });
+    const proxy = await h.proxy({
+      tiers: [
+        { name: 'a', url: a.url, retry: { attempts: 1 } },
+        { name: 'b', url: b.url },
+        { name: 'c', url: c.url },
+      ],
+      routeKeys: { hedge_ms: 100 },
+    });
     const seen = await streamWith('messages', proxy);
     expect(seen.failed).toBeNull();
     expect(seen.text).toBe(FULL);
     // At most two in flight: c started only once a had failed (b's own hedge time had passed by then).
     expect(c.requests[0].at).toBeGreaterThanOrEqual(aFailedAt);
     expect(c.requests[0].at - b.requests[0].at).toBeGreaterThanOrEqual(95);
-    await waitFor(() => bClosed.length === 1, 3000, 'b\'s socket to close');
+    await waitFor(() => bClosed.length === 1, 3000, "b's socket to close");
     const line = await nthLine(proxy, 0);
     expect(line.hedged).toMatchObject({ winner: 'c', loser: 'b' });
     expect(line.attempts).toEqual([
@@ -157,7 +186,13 @@ describe('hedged first tokens', () => {
     const b = await h.fake();
     a.always(lateStream(300, 'a'));
     b.always((ctx) => ctx.error(500, 'boom'));
-    const proxy = await h.proxy({ tiers: [{ name: 'a', url: a.url }, { name: 'b', url: b.url, retry: { attempts: 1 } }], routeKeys: { hedge_ms: 50 } });
+    const proxy = await h.proxy({
+      tiers: [
+        { name: 'a', url: a.url },
+        { name: 'b', url: b.url, retry: { attempts: 1 } },
+      ],
+      routeKeys: { hedge_ms: 50 },
+    });
     const seen = await streamWith('responses', proxy);
     expect(seen.failed).toBeNull();
     expect(seen.text).toBe(FULL);
@@ -167,7 +202,7 @@ describe('hedged first tokens', () => {
     expect(line.attempts).toEqual([expect.objectContaining({ tier: 'b', outcome: 'server_error' }), expect.objectContaining({ tier: 'a', outcome: 'ok' })]);
   });
 
-  it('the loser\'s tokens are kept when its upstream reported some before it was stopped (Anthropic\'s message_start)', async () => {
+  it("the loser's tokens are kept when its upstream reported some before it was stopped (Anthropic's message_start)", async () => {
     const a = await h.fake();
     const b = await h.fake();
     a.always(async (ctx) => {
@@ -181,7 +216,14 @@ describe('hedged first tokens', () => {
       endAnthropicStream(ctx, 'end_turn', 9);
     });
     const db = join(tempDir(), 'usage.db');
-    const proxy = await h.proxy({ tiers: [{ name: 'a', url: a.url, type: 'anthropic' }, { name: 'b', url: b.url, type: 'anthropic' }], routeKeys: { hedge_ms: 100 }, top: { usage: { path: db } } });
+    const proxy = await h.proxy({
+      tiers: [
+        { name: 'a', url: a.url, type: 'anthropic' },
+        { name: 'b', url: b.url, type: 'anthropic' },
+      ],
+      routeKeys: { hedge_ms: 100 },
+      top: { usage: { path: db } },
+    });
     const seen = await streamWith('messages', proxy);
     expect(seen.text).toBe(FULL);
     const line = await nthLine(proxy, 0);
@@ -200,7 +242,11 @@ describe('hedged first tokens', () => {
     a.always(lateStream(300, 'a'));
     b.always(healthyStream(WORDS));
     const proxy = await h.proxy({
-      tiers: [{ name: 'a', url: a.url }, { name: 'b', url: b.url }], routeKeys: { hedge_ms: 50 },
+      tiers: [
+        { name: 'a', url: a.url },
+        { name: 'b', url: b.url },
+      ],
+      routeKeys: { hedge_ms: 50 },
       top: { usage: { path: join(tempDir(), 'usage.db') }, budgets: [{ scope: 'provider:p_b', per: 'day', tokens: 5 }] },
     });
     const seen = await streamWith('chat', proxy);
@@ -218,7 +264,14 @@ describe('hedged first tokens', () => {
     const bClosed: number[] = [];
     a.always(stalled(aClosed));
     b.always(stalled(bClosed));
-    const proxy = await h.proxy({ tiers: [{ name: 'a', url: a.url, timeouts: { ttft_ms: 20_000 } }, { name: 'b', url: b.url, timeouts: { ttft_ms: 20_000 } }], deadline_ms: 600, routeKeys: { hedge_ms: 100 } });
+    const proxy = await h.proxy({
+      tiers: [
+        { name: 'a', url: a.url, timeouts: { ttft_ms: 20_000 } },
+        { name: 'b', url: b.url, timeouts: { ttft_ms: 20_000 } },
+      ],
+      deadline_ms: 600,
+      routeKeys: { hedge_ms: 100 },
+    });
     const started = performance.now();
     const seen = await streamWith('chat', proxy);
     expect(seen.failed).toMatch(/504/);
@@ -228,7 +281,9 @@ describe('hedged first tokens', () => {
     expect(line.status).toBe(504);
     // Both budgets end at the deadline, on timers that fire in the same millisecond: either may be recorded first.
     expect(line.attempts).toHaveLength(2);
-    expect(line.attempts).toEqual(expect.arrayContaining([expect.objectContaining({ tier: 'a', outcome: 'deadline' }), expect.objectContaining({ tier: 'b', outcome: 'deadline' })]));
+    expect(line.attempts).toEqual(
+      expect.arrayContaining([expect.objectContaining({ tier: 'a', outcome: 'deadline' }), expect.objectContaining({ tier: 'b', outcome: 'deadline' })]),
+    );
   });
 
   it('non-stream requests and routes without hedge_ms never start a second tier while the first is within its budget', async () => {
@@ -237,13 +292,33 @@ describe('hedged first tokens', () => {
     a.always(async (ctx) => {
       await ctx.wait(300);
       if (ctx.body.stream) return lateStream(0, 'a')(ctx);
-      ctx.json(200, { id: 'x', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: FULL }, finish_reason: 'stop' }] });
+      ctx.json(200, {
+        id: 'x',
+        object: 'chat.completion',
+        created: 1,
+        model: 'm',
+        choices: [{ index: 0, message: { role: 'assistant', content: FULL }, finish_reason: 'stop' }],
+      });
     });
     b.always(healthyStream(WORDS));
-    const hedged = await h.proxy({ tiers: [{ name: 'a', url: a.url }, { name: 'b', url: b.url }], routeKeys: { hedge_ms: 50 } });
-    const whole = await new OpenAI({ baseURL: hedged.baseURL, apiKey: 'x', maxRetries: 0 }).chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] });
+    const hedged = await h.proxy({
+      tiers: [
+        { name: 'a', url: a.url },
+        { name: 'b', url: b.url },
+      ],
+      routeKeys: { hedge_ms: 50 },
+    });
+    const whole = await new OpenAI({ baseURL: hedged.baseURL, apiKey: 'x', maxRetries: 0 }).chat.completions.create({
+      model: 'chat',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(whole.choices[0].message.content).toBe(FULL);
-    const plain = await h.proxy({ tiers: [{ name: 'a', url: a.url }, { name: 'b', url: b.url }] });
+    const plain = await h.proxy({
+      tiers: [
+        { name: 'a', url: a.url },
+        { name: 'b', url: b.url },
+      ],
+    });
     expect((await streamWith('chat', plain)).text).toBe(FULL);
     expect(b.requests).toHaveLength(0);
   });

@@ -47,7 +47,11 @@ describeEachBackend('Idempotency-Key (%s)', (backend) => {
     const first = await chat(a, { stream: true }, keyed('k-replay'));
     const firstBytes = Buffer.from(await first.arrayBuffer());
     expect(first.headers.get('x-llm-route-replayed')).toBeNull();
-    await waitFor(async () => (await chat(b, { stream: true }, keyed('k-replay'))).headers.get('x-llm-route-replayed') === 'true', 3000, 'the record to be completed');
+    await waitFor(
+      async () => (await chat(b, { stream: true }, keyed('k-replay'))).headers.get('x-llm-route-replayed') === 'true',
+      3000,
+      'the record to be completed',
+    );
     const again = await chat(b, { stream: true }, keyed('k-replay'));
     expect(again.status).toBe(200);
     expect(again.headers.get('x-llm-route-replayed')).toBe('true');
@@ -65,11 +69,12 @@ describeEachBackend('Idempotency-Key (%s)', (backend) => {
     expect(fake.requests).toHaveLength(1);
   });
 
-  it('the same key with a different body: 422 in the client\'s protocol; the same JSON in another key order is the same body', async () => {
+  it("the same key with a different body: 422 in the client's protocol; the same JSON in another key order is the same body", async () => {
     const fake = await h.fake();
     fake.always((ctx) => ctx.json(200, completion('stored')));
     const [a, b] = await instances(h, backend, redis, { tiers: [{ name: 'cloud', url: fake.url }] });
-    const raw = (p: RunningProxy, text: string) => fetch(`${p.origin}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': 'k-body' }, body: text });
+    const raw = (p: RunningProxy, text: string) =>
+      fetch(`${p.origin}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': 'k-body' }, body: text });
     expect((await raw(a, '{"model":"chat","messages":[{"role":"user","content":"hi"}],"temperature":0.5}')).status).toBe(200);
     const reordered = await raw(b, '{"temperature":0.5,"messages":[{"content":"hi","role":"user"}],"model":"chat"}');
     expect(reordered.status).toBe(200);
@@ -79,12 +84,14 @@ describeEachBackend('Idempotency-Key (%s)', (backend) => {
     expect(((await changed.json()) as { error: { code: string } }).error.code).toBe('idempotency_key_reused');
     // Anthropic's shape for a Messages client.
     const messages = await fetch(`${b.origin}/v1/messages`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': 'k-body-m' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'k-body-m' },
       body: JSON.stringify({ model: 'chat', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
     });
     expect(messages.status).toBe(200);
     const changedMessages = await fetch(`${a.origin}/v1/messages`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': 'k-body-m' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'k-body-m' },
       body: JSON.stringify({ model: 'chat', max_tokens: 11, messages: [{ role: 'user', content: 'hi' }] }),
     });
     expect(changedMessages.status).toBe(422);
@@ -92,7 +99,7 @@ describeEachBackend('Idempotency-Key (%s)', (backend) => {
     expect(fake.requests).toHaveLength(2);
   });
 
-  it('502 is not stored (the next try runs again); the upstream\'s own payload error is stored and replayed', async () => {
+  it("502 is not stored (the next try runs again); the upstream's own payload error is stored and replayed", async () => {
     const fake = await h.fake();
     const [a, b] = await instances(h, backend, redis, { tiers: [{ name: 'cloud', url: fake.url, retry: { attempts: 1 } }] });
     fake.next((ctx) => ctx.error(503, 'overloaded'));
@@ -123,7 +130,10 @@ describeEachBackend('Idempotency-Key (%s)', (backend) => {
     });
     cloud.always(healthyStream(['from ', 'cloud']));
     const [a, b] = await instances(h, backend, redis, {
-      tiers: [{ name: 'local', url: local.url, timeouts: { ttft_ms: 150 }, retry: { attempts: 1 } }, { name: 'cloud', url: cloud.url }],
+      tiers: [
+        { name: 'local', url: local.url, timeouts: { ttft_ms: 150 }, retry: { attempts: 1 } },
+        { name: 'cloud', url: cloud.url },
+      ],
     });
     const res = await chat(a, { stream: true }, keyed('k-failover'));
     expect(res.headers.get('x-llm-route-tier')).toBe('cloud');
@@ -131,10 +141,14 @@ describeEachBackend('Idempotency-Key (%s)', (backend) => {
     expect(local.requests[0].headers['idempotency-key']).toBe('k-failover');
     expect(cloud.requests[0].headers['idempotency-key']).toBe('k-failover');
     expect(await socketClosed(local, 0)).toBeLessThanOrEqual(cloud.requests[0].at);
-    const replay = await waitFor(async () => {
-      const again = await chat(b, { stream: true }, keyed('k-failover'));
-      return again.headers.get('x-llm-route-replayed') === 'true' ? again : null;
-    }, 3000, 'the replay');
+    const replay = await waitFor(
+      async () => {
+        const again = await chat(b, { stream: true }, keyed('k-failover'));
+        return again.headers.get('x-llm-route-replayed') === 'true' ? again : null;
+      },
+      3000,
+      'the replay',
+    );
     expect(sseText(await replay.text())).toBe('from cloud');
     expect(local.requests).toHaveLength(1);
     expect(cloud.requests).toHaveLength(1);
@@ -157,7 +171,7 @@ describeEachBackend('Idempotency-Key (%s)', (backend) => {
     leaving.abort();
     expect(await third).toBeInstanceOf(Error);
     expect(sseText(await (await first).text())).toBe('slow answer');
-    await waitFor(() => b.logs.some((l) => l.event === 'request' && l.status === 499), 3000, 'the waiting duplicate\'s 499');
+    await waitFor(() => b.logs.some((l) => l.event === 'request' && l.status === 499), 3000, "the waiting duplicate's 499");
     const replay = await chat(b, { stream: true }, keyed('k-wait'));
     expect(replay.headers.get('x-llm-route-replayed')).toBe('true');
     expect(fake.requests).toHaveLength(1);

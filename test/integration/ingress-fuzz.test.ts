@@ -24,7 +24,9 @@ beforeAll(async () => {
   openai = await FakeUpstream.start();
   openai.always((ctx) => (ctx.body.stream === true ? healthyStream(['fuzz', ' ok'])(ctx) : ctx.json(200, completion('fuzz ok'))));
   anthropic = await FakeUpstream.start();
-  anthropic.always((ctx) => (ctx.body.stream === true ? anthropicTextStream(['fuzz', ' ok'])(ctx) : ctx.json(200, anthropicMessage([{ type: 'text', text: 'fuzz ok' }]))));
+  anthropic.always((ctx) =>
+    ctx.body.stream === true ? anthropicTextStream(['fuzz', ' ok'])(ctx) : ctx.json(200, anthropicMessage([{ type: 'text', text: 'fuzz ok' }])),
+  );
   const yaml = [
     'version: 1',
     'server: { port: 0, max_body_bytes: 262144 }',
@@ -64,8 +66,16 @@ const model = fc.constantFrom('chat', 'claude', 'chat', 'claude', 'nope');
 const image = fc.constantFrom('data:image/png;base64,iVBORw0KGgo=', 'https://example.com/cat.png', 'data:,', 'not a url');
 const schema = field(optional({ type: field(fc.constantFrom('object', 'string')), properties: field(fc.dictionary(text, garbage, { maxKeys: 2 })) }));
 
-const chatPart = optional({ type: field(fc.constantFrom('text', 'image_url', 'input_audio', 'file', 'refusal')), text: field(text), image_url: field(optional({ url: field(image) })) });
-const chatToolCall = optional({ id: field(text), type: field(fc.constant('function')), function: field(optional({ name: field(text), arguments: field(fc.oneof(text, fc.json())) })) });
+const chatPart = optional({
+  type: field(fc.constantFrom('text', 'image_url', 'input_audio', 'file', 'refusal')),
+  text: field(text),
+  image_url: field(optional({ url: field(image) })),
+});
+const chatToolCall = optional({
+  id: field(text),
+  type: field(fc.constant('function')),
+  function: field(optional({ name: field(text), arguments: field(fc.oneof(text, fc.json())) })),
+});
 const chatMessage = optional({
   role: field(fc.constantFrom('system', 'developer', 'user', 'assistant', 'tool', 'function', 'bogus')),
   content: field(fc.oneof(text, fc.constant(null), fc.array(chatPart, { maxLength: 3 }))),
@@ -73,50 +83,95 @@ const chatMessage = optional({
   tool_call_id: field(text),
   reasoning_content: field(text),
 });
-const chatBody = fc.record({
-  model: field(model),
-  messages: field(fc.array(chatMessage, { maxLength: 4 })),
-  stream: field(fc.boolean()),
-  stream_options: field(optional({ include_usage: field(fc.boolean()) })),
-  tools: field(fc.array(optional({ type: field(fc.constant('function')), function: field(optional({ name: field(text), description: field(text), parameters: schema })) }), { maxLength: 2 })),
-  tool_choice: field(fc.oneof(fc.constantFrom('auto', 'none', 'required'), optional({ type: field(fc.constant('function')), function: field(optional({ name: field(text) })) }))),
-  n: field(fc.integer({ min: -1, max: 3 })),
-  max_tokens: field(count),
-  max_completion_tokens: field(count),
-  temperature: field(fc.double({ noNaN: true, min: -3, max: 3 })),
-  stop: field(fc.oneof(text, fc.array(text, { maxLength: 5 }))),
-  response_format: garbage,
-  reasoning_effort: field(fc.constantFrom('low', 'medium', 'high', 'max')),
-}, { requiredKeys: ['model', 'messages'] });
+const chatBody = fc.record(
+  {
+    model: field(model),
+    messages: field(fc.array(chatMessage, { maxLength: 4 })),
+    stream: field(fc.boolean()),
+    stream_options: field(optional({ include_usage: field(fc.boolean()) })),
+    tools: field(
+      fc.array(
+        optional({ type: field(fc.constant('function')), function: field(optional({ name: field(text), description: field(text), parameters: schema })) }),
+        { maxLength: 2 },
+      ),
+    ),
+    tool_choice: field(
+      fc.oneof(
+        fc.constantFrom('auto', 'none', 'required'),
+        optional({ type: field(fc.constant('function')), function: field(optional({ name: field(text) })) }),
+      ),
+    ),
+    n: field(fc.integer({ min: -1, max: 3 })),
+    max_tokens: field(count),
+    max_completion_tokens: field(count),
+    temperature: field(fc.double({ noNaN: true, min: -3, max: 3 })),
+    stop: field(fc.oneof(text, fc.array(text, { maxLength: 5 }))),
+    response_format: garbage,
+    reasoning_effort: field(fc.constantFrom('low', 'medium', 'high', 'max')),
+  },
+  { requiredKeys: ['model', 'messages'] },
+);
 
 const responsesItem = optional({
   type: field(fc.constantFrom('message', 'function_call', 'function_call_output', 'reasoning', 'input_text', 'item_reference', 'web_search_call')),
   role: field(fc.constantFrom('user', 'assistant', 'system', 'developer', 'tool')),
-  content: field(fc.oneof(text, fc.array(optional({ type: field(fc.constantFrom('input_text', 'output_text', 'input_image', 'input_file', 'refusal')), text: field(text), image_url: field(image) }), { maxLength: 3 }))),
+  content: field(
+    fc.oneof(
+      text,
+      fc.array(
+        optional({
+          type: field(fc.constantFrom('input_text', 'output_text', 'input_image', 'input_file', 'refusal')),
+          text: field(text),
+          image_url: field(image),
+        }),
+        { maxLength: 3 },
+      ),
+    ),
+  ),
   call_id: field(text),
   name: field(text),
   arguments: field(fc.oneof(text, fc.json())),
   output: field(fc.oneof(text, fc.array(garbage, { maxLength: 2 }))),
   id: field(text),
 });
-const responsesBody = fc.record({
-  model: field(model),
-  input: field(fc.oneof(text, fc.array(responsesItem, { maxLength: 4 }))),
-  instructions: field(text),
-  stream: field(fc.boolean()),
-  tools: field(fc.array(optional({ type: field(fc.constantFrom('function', 'web_search', 'custom', 'namespace')), name: field(text), parameters: schema, tools: field(fc.array(garbage, { maxLength: 2 })) }), { maxLength: 2 })),
-  tool_choice: field(fc.oneof(fc.constantFrom('auto', 'none', 'required'), optional({ type: field(fc.constant('function')), name: field(text) }))),
-  previous_response_id: field(text),
-  max_output_tokens: field(count),
-  reasoning: field(optional({ effort: field(fc.constantFrom('low', 'high')), summary: field(text) })),
-  store: field(fc.boolean()),
-  text: garbage,
-}, { requiredKeys: ['model', 'input'] });
+const responsesBody = fc.record(
+  {
+    model: field(model),
+    input: field(fc.oneof(text, fc.array(responsesItem, { maxLength: 4 }))),
+    instructions: field(text),
+    stream: field(fc.boolean()),
+    tools: field(
+      fc.array(
+        optional({
+          type: field(fc.constantFrom('function', 'web_search', 'custom', 'namespace')),
+          name: field(text),
+          parameters: schema,
+          tools: field(fc.array(garbage, { maxLength: 2 })),
+        }),
+        { maxLength: 2 },
+      ),
+    ),
+    tool_choice: field(fc.oneof(fc.constantFrom('auto', 'none', 'required'), optional({ type: field(fc.constant('function')), name: field(text) }))),
+    previous_response_id: field(text),
+    max_output_tokens: field(count),
+    reasoning: field(optional({ effort: field(fc.constantFrom('low', 'high')), summary: field(text) })),
+    store: field(fc.boolean()),
+    text: garbage,
+  },
+  { requiredKeys: ['model', 'input'] },
+);
 
 const messagesBlock = optional({
   type: field(fc.constantFrom('text', 'image', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'document', 'server_tool_use')),
   text: field(text),
-  source: field(optional({ type: field(fc.constantFrom('base64', 'url')), media_type: field(fc.constantFrom('image/png', 'image/gif', 'text/plain')), data: field(text), url: field(image) })),
+  source: field(
+    optional({
+      type: field(fc.constantFrom('base64', 'url')),
+      media_type: field(fc.constantFrom('image/png', 'image/gif', 'text/plain')),
+      data: field(text),
+      url: field(image),
+    }),
+  ),
   id: field(text),
   name: field(text),
   input: garbage,
@@ -127,19 +182,37 @@ const messagesBlock = optional({
   is_error: field(fc.boolean()),
   cache_control: field(optional({ type: field(fc.constant('ephemeral')) })),
 });
-const messagesBody = fc.record({
-  model: field(model),
-  max_tokens: field(count),
-  messages: field(fc.array(optional({ role: field(fc.constantFrom('user', 'assistant', 'system')), content: field(fc.oneof(text, fc.array(messagesBlock, { maxLength: 3 }))) }), { maxLength: 4 })),
-  system: field(fc.oneof(text, fc.array(messagesBlock, { maxLength: 2 }))),
-  stream: field(fc.boolean()),
-  tools: field(fc.array(optional({ name: field(text), description: field(text), input_schema: schema, type: field(fc.constantFrom('custom', 'web_search_20250305', 'bash_20250124')) }), { maxLength: 2 })),
-  tool_choice: field(optional({ type: field(fc.constantFrom('auto', 'any', 'tool', 'none')), name: field(text) })),
-  thinking: field(optional({ type: field(fc.constantFrom('enabled', 'disabled')), budget_tokens: field(fc.integer({ min: -1, max: 5000 })) })),
-  stop_sequences: field(fc.array(text, { maxLength: 3 })),
-  temperature: field(fc.double({ noNaN: true, min: -3, max: 3 })),
-  metadata: garbage,
-}, { requiredKeys: ['model', 'messages', 'max_tokens'] });
+const messagesBody = fc.record(
+  {
+    model: field(model),
+    max_tokens: field(count),
+    messages: field(
+      fc.array(
+        optional({ role: field(fc.constantFrom('user', 'assistant', 'system')), content: field(fc.oneof(text, fc.array(messagesBlock, { maxLength: 3 }))) }),
+        { maxLength: 4 },
+      ),
+    ),
+    system: field(fc.oneof(text, fc.array(messagesBlock, { maxLength: 2 }))),
+    stream: field(fc.boolean()),
+    tools: field(
+      fc.array(
+        optional({
+          name: field(text),
+          description: field(text),
+          input_schema: schema,
+          type: field(fc.constantFrom('custom', 'web_search_20250305', 'bash_20250124')),
+        }),
+        { maxLength: 2 },
+      ),
+    ),
+    tool_choice: field(optional({ type: field(fc.constantFrom('auto', 'any', 'tool', 'none')), name: field(text) })),
+    thinking: field(optional({ type: field(fc.constantFrom('enabled', 'disabled')), budget_tokens: field(fc.integer({ min: -1, max: 5000 })) })),
+    stop_sequences: field(fc.array(text, { maxLength: 3 })),
+    temperature: field(fc.double({ noNaN: true, min: -3, max: 3 })),
+    metadata: garbage,
+  },
+  { requiredKeys: ['model', 'messages', 'max_tokens'] },
+);
 
 const BODIES: Record<ClientProtocol, fc.Arbitrary<unknown>> = {
   chat: fc.oneof({ weight: 5, arbitrary: chatBody }, { weight: 1, arbitrary: garbage }),
@@ -181,7 +254,10 @@ async function check(protocol: ClientProtocol, body: string | Uint8Array, path =
 describe('ingress under random JSON and random bytes', () => {
   for (const protocol of ['chat', 'responses', 'messages'] as const) {
     it(`${ENDPOINT[protocol]}: random request bodies are answered or refused cleanly in its protocol, never a 5xx`, async () => {
-      await fc.assert(fc.asyncProperty(BODIES[protocol], async (body) => check(protocol, JSON.stringify(body))), { numRuns: 250 });
+      await fc.assert(
+        fc.asyncProperty(BODIES[protocol], async (body) => check(protocol, JSON.stringify(body))),
+        { numRuns: 250 },
+      );
     }, 120_000);
   }
 
@@ -190,11 +266,14 @@ describe('ingress under random JSON and random bytes', () => {
     const nested = (depth: number, arrays: boolean) => (arrays ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`);
     // The depth is drawn, the text made in the property: a counterexample shows numbers, not megabytes of brackets.
     const cases = protocol.chain((pr) => fc.tuple(fc.constant(pr), BODIES[pr], fc.integer({ min: 500, max: 6000 }), fc.boolean()));
-    await fc.assert(fc.asyncProperty(cases, async ([pr, body, depth, arrays]) => {
-      const text = JSON.stringify(body);
-      const deep = nested(depth, arrays);
-      await check(pr, text.startsWith('{') && text !== '{}' ? `${text.slice(0, -1)},"metadata":${deep}}` : deep);
-    }), { numRuns: 60 });
+    await fc.assert(
+      fc.asyncProperty(cases, async ([pr, body, depth, arrays]) => {
+        const text = JSON.stringify(body);
+        const deep = nested(depth, arrays);
+        await check(pr, text.startsWith('{') && text !== '{}' ? `${text.slice(0, -1)},"metadata":${deep}}` : deep);
+      }),
+      { numRuns: 60 },
+    );
   }, 120_000);
 
   it('random bytes to every endpoint (count_tokens too): a clean 4xx', async () => {
@@ -203,12 +282,23 @@ describe('ingress under random JSON and random bytes', () => {
       fc.string({ unit: 'binary', maxLength: 200 }).map((s) => new TextEncoder().encode(s)),
       fc.jsonValue({ maxDepth: 2 }).map((v) => new TextEncoder().encode(JSON.stringify(v).slice(0, -1))), // JSON cut short
     );
-    const endpoint = fc.constantFrom<[ClientProtocol, string]>(['chat', ENDPOINT.chat], ['responses', ENDPOINT.responses], ['messages', ENDPOINT.messages], ['messages', '/v1/messages/count_tokens']);
-    await fc.assert(fc.asyncProperty(endpoint, bytes, async ([protocol, path], body) => check(protocol, body, path)), { numRuns: 300 });
+    const endpoint = fc.constantFrom<[ClientProtocol, string]>(
+      ['chat', ENDPOINT.chat],
+      ['responses', ENDPOINT.responses],
+      ['messages', ENDPOINT.messages],
+      ['messages', '/v1/messages/count_tokens'],
+    );
+    await fc.assert(
+      fc.asyncProperty(endpoint, bytes, async ([protocol, path], body) => check(protocol, body, path)),
+      { numRuns: 300 },
+    );
   }, 120_000);
 
   it('count_tokens under random Messages bodies: answered or a clean 4xx', async () => {
-    await fc.assert(fc.asyncProperty(BODIES.messages, async (body) => check('messages', JSON.stringify(body), '/v1/messages/count_tokens')), { numRuns: 150 });
+    await fc.assert(
+      fc.asyncProperty(BODIES.messages, async (body) => check('messages', JSON.stringify(body), '/v1/messages/count_tokens')),
+      { numRuns: 150 },
+    );
   }, 120_000);
 
   it('afterwards: the server is up, nothing is in flight, nothing was reported as an internal error, and both kinds of answer were seen', async () => {

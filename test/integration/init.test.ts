@@ -29,12 +29,24 @@ async function closedPort(): Promise<number> {
 }
 
 /** `llm-route init ARGS` in a fresh dir, no TTY, with only the given cloud keys and server variables set. */
-function init(args: string[], ports: Record<string, number>, env: Record<string, string> = {}, dir = freshDir()): Promise<{ code: number | null; out: string; err: string; dir: string }> {
+function init(
+  args: string[],
+  ports: Record<string, number>,
+  env: Record<string, string> = {},
+  dir = freshDir(),
+): Promise<{ code: number | null; out: string; err: string; dir: string }> {
   const base: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!/_API_KEY$|^OLLAMA_HOST$|^LLAMA_ARG_|^LLM_ROUTE_/.test(k)) base[k] = v;
   const child = spawn(process.execPath, [join(repoRoot, 'bin/llm-route.js'), 'init', ...args], {
-    cwd: dir, stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...base, ...env, LLM_ROUTE_INIT_PORTS: Object.entries(ports).map(([k, v]) => `${k}=${v}`).join(',') },
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...base,
+      ...env,
+      LLM_ROUTE_INIT_PORTS: Object.entries(ports)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(','),
+    },
   });
   let out = '';
   let err = '';
@@ -79,7 +91,11 @@ describe('llm-route init', () => {
     expect(run.out).toContain('llm-route exec -- claude');
 
     // `validate` (the real command) accepts what it wrote.
-    const validate = spawn(process.execPath, [join(repoRoot, 'bin/llm-route.js'), 'validate'], { cwd: run.dir, env: { ...process.env, ANTHROPIC_API_KEY: SECRET }, stdio: 'ignore' });
+    const validate = spawn(process.execPath, [join(repoRoot, 'bin/llm-route.js'), 'validate'], {
+      cwd: run.dir,
+      env: { ...process.env, ANTHROPIC_API_KEY: SECRET },
+      stdio: 'ignore',
+    });
     expect(await new Promise((resolve) => validate.once('exit', resolve))).toBe(0);
   }, 30_000);
 
@@ -95,7 +111,7 @@ describe('llm-route init', () => {
     expect(config.routes.get('chat')?.tiers.map((t) => t.name)).toEqual(['vllm']);
   }, 30_000);
 
-  it('nothing found: the demo\'s mock tiers and a note on what to install; the file validates', async () => {
+  it("nothing found: the demo's mock tiers and a note on what to install; the file validates", async () => {
     const closed = await closedPort();
     const run = await init(['--yes'], { ollama: closed, lmstudio: closed, llamacpp: closed, vllm: closed });
     expect(run.code, run.err).toBe(0);
@@ -138,7 +154,7 @@ describe('llm-route init', () => {
     expect(config.routes.get('chat')?.tiers.map((t) => t.name)).toEqual(['openai', 'openrouter', 'gemini']);
   }, 30_000);
 
-  it('honours OLLAMA_HOST (as Ollama reads it) and llama-server\'s LLAMA_ARG_PORT, and says where it asked (issue 34)', async () => {
+  it("honours OLLAMA_HOST (as Ollama reads it) and llama-server's LLAMA_ARG_PORT, and says where it asked (issue 34)", async () => {
     const ollama = await serverOf(ollamaTags(['llama3.2:latest']));
     const llama = await serverOf(llamaCppServer('tiny.gguf'));
     const closed = await closedPort();
@@ -168,10 +184,12 @@ describe('llm-route init', () => {
   it('"nothing found" and --help name the variables that say where to look; English articles', async () => {
     const closed = await closedPort();
     const run = await init(['--yes'], { ollama: closed, lmstudio: closed, llamacpp: closed, vllm: closed });
-    for (const name of ['OLLAMA_HOST', 'LLAMA_ARG_PORT', 'LLM_ROUTE_INIT_HOST', 'LLM_ROUTE_INIT_PORTS', 'llm-route init --help']) expect(run.out).toContain(name);
+    for (const name of ['OLLAMA_HOST', 'LLAMA_ARG_PORT', 'LLM_ROUTE_INIT_HOST', 'LLM_ROUTE_INIT_PORTS', 'llm-route init --help'])
+      expect(run.out).toContain(name);
     const help = await init(['--help'], {});
     expect(help.code).toBe(0);
-    for (const name of ['OLLAMA_HOST', 'LLAMA_ARG_HOST', 'LLAMA_ARG_PORT', 'LLM_ROUTE_INIT_HOST', 'LLM_ROUTE_INIT_PORTS', 'ANTHROPIC_API_KEY']) expect(help.out).toContain(name);
+    for (const name of ['OLLAMA_HOST', 'LLAMA_ARG_HOST', 'LLAMA_ARG_PORT', 'LLM_ROUTE_INIT_HOST', 'LLM_ROUTE_INIT_PORTS', 'ANTHROPIC_API_KEY'])
+      expect(help.out).toContain(name);
     const keyed = await init(['--yes'], { ollama: closed, lmstudio: closed, llamacpp: closed, vllm: closed }, { OPENAI_API_KEY: SECRET, GROQ_API_KEY: SECRET });
     expect(keyed.out).toContain('found $OPENAI_API_KEY: an openai tier');
     expect(keyed.out).toContain('found $GROQ_API_KEY: a groq tier');

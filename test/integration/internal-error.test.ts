@@ -49,7 +49,9 @@ describe('an internal error', () => {
     for (const stream of [true, false]) {
       const ok = await chat(p, { stream });
       expect(ok.status).toBe(200);
-      expect(stream ? sseText(await ok.text()) : ((await ok.json()) as { choices: Array<{ message: { content: string } }> }).choices[0].message.content).toBe('fine');
+      expect(stream ? sseText(await ok.text()) : ((await ok.json()) as { choices: Array<{ message: { content: string } }> }).choices[0].message.content).toBe(
+        'fine',
+      );
     }
     expect(p.server.app.inFlight.size).toBe(0);
   });

@@ -21,7 +21,11 @@ const tempDir = useTempDirs();
 afterEach(() => resetLoadedModels());
 
 function tierAt(url: string, model: string, type: 'openai' | 'ollama' = 'openai'): Tier {
-  const config = loadConfigText(stringify({ version: 1, providers: { p: { type, base_url: url } }, routes: { chat: { tiers: [{ provider: 'p', model }] } } }), 'f.yaml', {});
+  const config = loadConfigText(
+    stringify({ version: 1, providers: { p: { type, base_url: url } }, routes: { chat: { tiers: [{ provider: 'p', model }] } } }),
+    'f.yaml',
+    {},
+  );
   return config.routes.get('chat')!.tiers[0];
 }
 
@@ -35,13 +39,28 @@ describe('what each server says is loaded', () => {
     expect(await ask(tierAt(ollama.url, 'llama3.2', 'ollama'))).toBe(false);
 
     const swap = await h.fake();
-    swap.always(openaiServer({ '/running': llamaSwapRunning([{ model: 'qwen', state: 'ready' }, { model: 'gemma', state: 'starting' }]) }));
+    swap.always(
+      openaiServer({
+        '/running': llamaSwapRunning([
+          { model: 'qwen', state: 'ready' },
+          { model: 'gemma', state: 'starting' },
+        ]),
+      }),
+    );
     expect(await ask(tierAt(swap.url, 'qwen'))).toBe(true);
     expect(await ask(tierAt(swap.url, 'gemma'))).toBe(false);
     expect(await ask(tierAt(swap.url, 'mistral'))).toBe(false);
 
     const router = await h.fake();
-    router.always(openaiServer({ '/models': llamaRouterModels([{ id: 'a', value: 'loaded' }, { id: 'b', value: 'loading' }, { id: 'c', value: 'unloaded' }]) }));
+    router.always(
+      openaiServer({
+        '/models': llamaRouterModels([
+          { id: 'a', value: 'loaded' },
+          { id: 'b', value: 'loading' },
+          { id: 'c', value: 'unloaded' },
+        ]),
+      }),
+    );
     expect(await Promise.all(['a', 'b', 'c'].map((m) => ask(tierAt(router.url, m))))).toEqual([true, false, false]);
 
     const lms = await h.fake();
@@ -69,9 +88,12 @@ function swapServer(state: { value: 'ready' | 'starting' }, delayMs: number): Sc
   };
 }
 
-describe('the server\'s word sets the TTFT budget, both ways', () => {
+describe("the server's word sets the TTFT budget, both ways", () => {
   const spec = (local: string, cloud: string) => ({
-    tiers: [{ name: 'local', url: local, timeouts: { ttft_ms: 300, cold_ttft_ms: 5000, cold_after_ms: 600_000 } }, { name: 'cloud', url: cloud }],
+    tiers: [
+      { name: 'local', url: local, timeouts: { ttft_ms: 300, cold_ttft_ms: 5000, cold_after_ms: 600_000 } },
+      { name: 'cloud', url: cloud },
+    ],
   });
 
   it('a model the server says is still starting gets cold_ttft_ms (it loads, then answers)', async () => {
@@ -98,7 +120,10 @@ describe('the server\'s word sets the TTFT budget, both ways', () => {
     await waitFor(() => loadedOf(tierAt(local.url, 'local-model')) === true, 3000, 'the loaded state');
     const seen = await streamWith('chat', proxy);
     expect(seen.text).toBe('from cloud');
-    expect((await requestLog(proxy)).attempts).toEqual([expect.objectContaining({ tier: 'local', outcome: 'ttft_timeout' }), expect.objectContaining({ tier: 'cloud', outcome: 'ok' })]);
+    expect((await requestLog(proxy)).attempts).toEqual([
+      expect.objectContaining({ tier: 'local', outcome: 'ttft_timeout' }),
+      expect.objectContaining({ tier: 'cloud', outcome: 'ok' }),
+    ]);
   });
 
   it('requests arriving refresh it in the background: a model that finished loading is seen as loaded', async () => {
@@ -131,12 +156,28 @@ describe('the server\'s word sets the TTFT budget, both ways', () => {
 describe('probe --json says loaded: true|false', () => {
   it('per tier, from its server', async () => {
     const swap = await h.fake();
-    swap.always(openaiServer({ '/running': llamaSwapRunning([{ model: 'qwen', state: 'ready' }]), '/v1/models': { object: 'list', data: [{ id: 'qwen' }, { id: 'gemma' }] } }));
+    swap.always(
+      openaiServer({
+        '/running': llamaSwapRunning([{ model: 'qwen', state: 'ready' }]),
+        '/v1/models': { object: 'list', data: [{ id: 'qwen' }, { id: 'gemma' }] },
+      }),
+    );
     const file = join(tempDir(), 'probe.yaml');
-    writeFileSync(file, stringify({
-      version: 1, providers: { swap: { type: 'openai', base_url: swap.url } },
-      routes: { chat: { tiers: [{ provider: 'swap', model: 'qwen', name: 'warm' }, { provider: 'swap', model: 'gemma', name: 'cold' }] } },
-    }));
+    writeFileSync(
+      file,
+      stringify({
+        version: 1,
+        providers: { swap: { type: 'openai', base_url: swap.url } },
+        routes: {
+          chat: {
+            tiers: [
+              { provider: 'swap', model: 'qwen', name: 'warm' },
+              { provider: 'swap', model: 'gemma', name: 'cold' },
+            ],
+          },
+        },
+      }),
+    );
     const out: string[] = [];
     const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (out.push(String(chunk)), true));
     try {
@@ -145,11 +186,14 @@ describe('probe --json says loaded: true|false', () => {
       spy.mockRestore();
     }
     const report = JSON.parse(out.join('')) as { routes: { chat: Array<{ tier: string; loaded?: boolean }> } };
-    expect(report.routes.chat.map((t) => [t.tier, t.loaded])).toEqual([['warm', true], ['cold', false]]);
+    expect(report.routes.chat.map((t) => [t.tier, t.loaded])).toEqual([
+      ['warm', true],
+      ['cold', false],
+    ]);
   });
 });
 
-describe('llama-swap\'s loading progress (sendLoadingState) is never first content', () => {
+describe("llama-swap's loading progress (sendLoadingState) is never first content", () => {
   /** proxy/process.go statusResponseWriter.sendData: a chunk with nothing but the progress text. */
   const progress = (text: string) => ({ choices: [{ delta: { reasoning_content: text } }] });
 
@@ -172,11 +216,24 @@ describe('llama-swap\'s loading progress (sendLoadingState) is never first conte
       ctx.done();
     });
     cloud.always(healthyStream(['from cloud']));
-    const failing = await h.proxy({ tiers: [{ name: 'local', url: loading.url, timeouts: { ttft_ms: 400 } }, { name: 'cloud', url: cloud.url }] });
+    const failing = await h.proxy({
+      tiers: [
+        { name: 'local', url: loading.url, timeouts: { ttft_ms: 400 } },
+        { name: 'cloud', url: cloud.url },
+      ],
+    });
     expect((await streamWith('chat', failing)).text).toBe('from cloud');
-    expect((await requestLog(failing)).attempts).toEqual([expect.objectContaining({ tier: 'local', outcome: 'ttft_timeout' }), expect.objectContaining({ tier: 'cloud', outcome: 'ok' })]);
+    expect((await requestLog(failing)).attempts).toEqual([
+      expect.objectContaining({ tier: 'local', outcome: 'ttft_timeout' }),
+      expect.objectContaining({ tier: 'cloud', outcome: 'ok' }),
+    ]);
 
-    const patient = await h.proxy({ tiers: [{ name: 'local', url: loading.url, timeouts: { ttft_ms: 5000 } }, { name: 'cloud', url: cloud.url }] });
+    const patient = await h.proxy({
+      tiers: [
+        { name: 'local', url: loading.url, timeouts: { ttft_ms: 5000 } },
+        { name: 'cloud', url: cloud.url },
+      ],
+    });
     // Given time, the tier's answer after the progress is what commits (a translated client here).
     const seen = await streamWith('messages', patient);
     expect(seen.text).toBe(WORDS.join(''));

@@ -63,7 +63,10 @@ routes:
 describe('local only: fails closed, nothing reaches a tier off the local network', () => {
   it('control: without local-only, the local failure fails over to the cloud through the tunnel', async () => {
     const { p } = await proxyWithLocalDown();
-    const answer = await new OpenAI({ baseURL: p.baseURL, apiKey: 'x', maxRetries: 0 }).chat.completions.create({ model: 'mixed', messages: [{ role: 'user', content: 'hi' }] });
+    const answer = await new OpenAI({ baseURL: p.baseURL, apiKey: 'x', maxRetries: 0 }).chat.completions.create({
+      model: 'mixed',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(answer.choices[0].message.content).toBe('from the cloud');
     expect(cloud.requests).toEqual(['POST /v1/chat/completions']);
   });
@@ -75,12 +78,21 @@ describe('local only: fails closed, nothing reaches a tier off the local network
     expect(failed).toBeInstanceOf(OpenAI.APIError);
     expect(failed).toMatchObject({ status: 503, code: 'no_local_tier', type: 'service_unavailable' });
     const error = (failed as InstanceType<typeof OpenAI.APIError>).error as { message: string; attempts: Array<{ tier: string; outcome: string }> };
-    expect(error.message).toMatch(/^no_local_tier: route "private" is local-only for this request and its local tiers could not answer \(local: server_error\)/);
+    expect(error.message).toMatch(
+      /^no_local_tier: route "private" is local-only for this request and its local tiers could not answer \(local: server_error\)/,
+    );
     expect(error.attempts.map((a) => a.tier)).toEqual(['local']);
     // A Messages stream (Claude Code's shape): the same, before any byte of a stream.
-    const stream = new Anthropic({ baseURL: p.origin, apiKey: 'x', maxRetries: 0 }).messages.stream({ model: 'private', max_tokens: 16, messages: [{ role: 'user', content: 'secret' }] });
+    const stream = new Anthropic({ baseURL: p.origin, apiKey: 'x', maxRetries: 0 }).messages.stream({
+      model: 'private',
+      max_tokens: 16,
+      messages: [{ role: 'user', content: 'secret' }],
+    });
     const streamError = await stream.finalMessage().catch((e: unknown) => e);
-    expect(streamError).toMatchObject({ status: 503, error: { type: 'error', error: { type: 'api_error', message: expect.stringMatching(/^no_local_tier: /) } } });
+    expect(streamError).toMatchObject({
+      status: 503,
+      error: { type: 'error', error: { type: 'api_error', message: expect.stringMatching(/^no_local_tier: /) } },
+    });
     expect(local.requests).toHaveLength(2);
     expect(cloud.requests).toEqual([]);
     expect(proxy.connects).toEqual([]);
@@ -91,7 +103,10 @@ describe('local only: fails closed, nothing reaches a tier off the local network
     const pinned = new OpenAI({ baseURL: p.baseURL, apiKey: 'x', maxRetries: 0, defaultHeaders: { 'x-llm-route-local-only': '1' } });
     await expect(pinned.responses.create({ model: 'mixed', input: 'secret' })).rejects.toMatchObject({ status: 503, code: 'no_local_tier' });
     const loosen = new OpenAI({ baseURL: p.baseURL, apiKey: 'x', maxRetries: 0, defaultHeaders: { 'x-llm-route-local-only': '0' } });
-    await expect(loosen.chat.completions.create({ model: 'private', messages: [{ role: 'user', content: 'secret' }] })).rejects.toMatchObject({ status: 503, code: 'no_local_tier' });
+    await expect(loosen.chat.completions.create({ model: 'private', messages: [{ role: 'user', content: 'secret' }] })).rejects.toMatchObject({
+      status: 503,
+      code: 'no_local_tier',
+    });
     expect(local.requests).toHaveLength(2);
     expect(cloud.requests).toEqual([]);
     expect(proxy.connects).toEqual([]);
@@ -99,18 +114,26 @@ describe('local only: fails closed, nothing reaches a tier off the local network
 
   it('no local tier at all: 503 no_local_tier in each protocol (a token count: the estimate), and the cloud gets nothing', async () => {
     const { p } = await proxyWithLocalDown();
-    const chat = await fetch(`${p.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'cloud-only', messages: [{ role: 'user', content: 'secret' }] }) });
+    const chat = await fetch(`${p.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'cloud-only', messages: [{ role: 'user', content: 'secret' }] }),
+    });
     expect(chat.status).toBe(503);
     const chatBody = (await chat.json()) as { error: { type: string; code: string; message: string } };
     expect(chatBody.error).toMatchObject({ type: 'service_unavailable', code: 'no_local_tier' });
     expect(chatBody.error.message).toMatch(/route "cloud-only" is local-only .* none of its tiers is on the local network/);
     expect(await logLine(p, chat.headers.get('x-request-id'))).toMatchObject({ route: 'cloud-only', status: 503, outcome: 'failed', tier: null });
 
-    const sdkError = await new OpenAI({ baseURL: p.baseURL, apiKey: 'x', maxRetries: 0 }).responses.create({ model: 'cloud-only', input: 'secret' }).catch((e: unknown) => e);
+    const sdkError = await new OpenAI({ baseURL: p.baseURL, apiKey: 'x', maxRetries: 0 }).responses
+      .create({ model: 'cloud-only', input: 'secret' })
+      .catch((e: unknown) => e);
     expect(sdkError).toMatchObject({ status: 503, code: 'no_local_tier', type: 'service_unavailable' });
 
     const anthropic = new Anthropic({ baseURL: p.origin, apiKey: 'x', maxRetries: 0 });
-    const messagesError = await anthropic.messages.create({ model: 'cloud-only', max_tokens: 16, messages: [{ role: 'user', content: 'secret' }] }).catch((e: unknown) => e);
+    const messagesError = await anthropic.messages
+      .create({ model: 'cloud-only', max_tokens: 16, messages: [{ role: 'user', content: 'secret' }] })
+      .catch((e: unknown) => e);
     expect(messagesError).toBeInstanceOf(Anthropic.APIError);
     const body = (messagesError as InstanceType<typeof Anthropic.APIError>).error as { type: string; error: { type: string; message: string } };
     expect(body.type).toBe('error');
@@ -121,8 +144,12 @@ describe('local only: fails closed, nothing reaches a tier off the local network
     expect(counted.data.input_tokens).toBeGreaterThan(0);
     expect(counted.response.headers.get('x-llm-route-estimated')).toBe('true');
     // The header on a route with no local tier: the same.
-    await expect(new OpenAI({ baseURL: p.baseURL, apiKey: 'x', maxRetries: 0, defaultHeaders: { 'x-llm-route-local-only': '1' } })
-      .chat.completions.create({ model: 'cloud-only', messages: [{ role: 'user', content: 'secret' }] })).rejects.toMatchObject({ status: 503 });
+    await expect(
+      new OpenAI({ baseURL: p.baseURL, apiKey: 'x', maxRetries: 0, defaultHeaders: { 'x-llm-route-local-only': '1' } }).chat.completions.create({
+        model: 'cloud-only',
+        messages: [{ role: 'user', content: 'secret' }],
+      }),
+    ).rejects.toMatchObject({ status: 503 });
     expect(cloud.requests).toEqual([]);
     expect(proxy.connects).toEqual([]);
   });

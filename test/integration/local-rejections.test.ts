@@ -13,10 +13,15 @@ import { sseText } from '../helpers/proxy.js';
 const h = useHarness();
 
 /** llama.cpp's error answers: always `Connection: close`. */
-const llamaError = (status: number, message: string, type: string, extra: Record<string, unknown> = {}): Script =>
-  (ctx) => ctx.json(status, { error: { code: status, message, type, ...extra } }, { connection: 'close' });
+const llamaError =
+  (status: number, message: string, type: string, extra: Record<string, unknown> = {}): Script =>
+  (ctx) =>
+    ctx.json(status, { error: { code: status, message, type, ...extra } }, { connection: 'close' });
 
-const overflow = llamaError(400, 'request (870 tokens) exceeds the available context size (256 tokens), try increasing it', 'exceed_context_size_error', { n_prompt_tokens: 870, n_ctx: 256 });
+const overflow = llamaError(400, 'request (870 tokens) exceeds the available context size (256 tokens), try increasing it', 'exceed_context_size_error', {
+  n_prompt_tokens: 870,
+  n_ctx: 256,
+});
 const decodeOverflow = llamaError(500, 'Context size has been exceeded.', 'server_error');
 const noVision = llamaError(500, IMAGE_NOT_SUPPORTED, 'server_error');
 
@@ -24,7 +29,12 @@ async function localThenCloud(local: Record<string, unknown> = {}) {
   const llama = await h.fake();
   const cloud = await h.fake();
   cloud.always(healthyStream(['from', ' cloud']));
-  const p = await h.proxy({ tiers: [{ name: 'local', url: llama.url, retry: { attempts: 3, base_ms: 5 }, ...local }, { name: 'cloud', url: cloud.url }] });
+  const p = await h.proxy({
+    tiers: [
+      { name: 'local', url: llama.url, retry: { attempts: 3, base_ms: 5 }, ...local },
+      { name: 'cloud', url: cloud.url },
+    ],
+  });
   return { llama, cloud, p };
 }
 
@@ -43,7 +53,10 @@ describe('a payload the local tier cannot carry goes to the next tier, once', ()
     expect(llama.requests).toHaveLength(1);
     expect(cloud.requests).toHaveLength(1);
     const log = await requestLog(p);
-    expect(log.attempts).toMatchObject([{ tier: 'local', attempt: 1, outcome, status }, { tier: 'cloud', outcome: 'ok' }]);
+    expect(log.attempts).toMatchObject([
+      { tier: 'local', attempt: 1, outcome, status },
+      { tier: 'cloud', outcome: 'ok' },
+    ]);
   });
 
   it('ten of them leave the local tier healthy: no degraded, no down, no tier_state line', async () => {
@@ -74,7 +87,9 @@ describe('a half-open local tier that answers a payload error is alive', () => {
     expect((await healthzTiers(p)).local.state).toBe('healthy');
     const lines = p.logs.filter((l) => l.event === 'tier_state').map((l) => `${l.from}->${l.to}`);
     expect(lines).toEqual(['healthy->degraded', 'degraded->down', 'down->healthy']);
-    expect(String(p.logs.filter((l) => l.event === 'tier_state').at(-1)?.reason)).toMatch(/^it answered the half-open trial \((context_length|bad_request) 400\)$/);
+    expect(String(p.logs.filter((l) => l.event === 'tier_state').at(-1)?.reason)).toMatch(
+      /^it answered the half-open trial \((context_length|bad_request) 400\)$/,
+    );
     expect([200, 400]).toContain(trial.status);
 
     const next = await ask(p);

@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { chunk, completion, healthyStream } from '../helpers/fake-upstream.js';
 import { fetchMetrics, logLine, metric, readAll, useHarness } from '../helpers/harness.js';
 import {
-  anthropicError, anthropicEvent, anthropicMessage, anthropicText, anthropicTextStream, anthropicToolUse, endAnthropicStream, startAnthropicStream,
+  anthropicError,
+  anthropicEvent,
+  anthropicMessage,
+  anthropicText,
+  anthropicTextStream,
+  anthropicToolUse,
+  endAnthropicStream,
+  startAnthropicStream,
 } from '../helpers/anthropic-upstream.js';
 import type { RunningProxy } from '../helpers/proxy.js';
 
@@ -54,14 +61,20 @@ describe('Anthropic Messages in, Chat Completions tier out (translated)', () => 
     upstream.always((ctx) => ctx.json(200, completion('whole answer', { prompt_tokens: 11, completion_tokens: 2 })));
     const proxy = await h.proxy({ tiers: [{ name: 'local', url: upstream.url }] });
     const message = await anthropicClient(proxy).messages.create({
-      model: 'chat', max_tokens: 50, system: [{ type: 'text', text: 'be brief', cache_control: { type: 'ephemeral' } }], messages: [{ role: 'user', content: 'hi' }],
+      model: 'chat',
+      max_tokens: 50,
+      system: [{ type: 'text', text: 'be brief', cache_control: { type: 'ephemeral' } }],
+      messages: [{ role: 'user', content: 'hi' }],
     });
     expect(message.type).toBe('message');
     expect(message.role).toBe('assistant');
     expect(message.content).toEqual([{ type: 'text', text: 'whole answer' }]);
     expect(message.stop_reason).toBe('end_turn');
     expect(message.usage).toMatchObject({ input_tokens: 11, output_tokens: 2 });
-    expect(upstream.requests[0].body.messages).toEqual([{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hi' }]);
+    expect(upstream.requests[0].body.messages).toEqual([
+      { role: 'system', content: 'be brief' },
+      { role: 'user', content: 'hi' },
+    ]);
   });
 
   it('translates tools, parallel tool calls with streamed arguments, and tool results with the same ids', async () => {
@@ -80,34 +93,49 @@ describe('Anthropic Messages in, Chat Completions tier out (translated)', () => 
     upstream.next(healthyStream(['Sunny', ' both']));
     const proxy = await h.proxy({ tiers: [{ name: 'local', url: upstream.url }] });
     const client = anthropicClient(proxy);
-    const first = await client.messages.stream({ model: 'chat', max_tokens: 200, tools: [WEATHER_TOOL], messages: [{ role: 'user', content: 'weather in Paris and Rome?' }] }).finalMessage();
+    const first = await client.messages
+      .stream({ model: 'chat', max_tokens: 200, tools: [WEATHER_TOOL], messages: [{ role: 'user', content: 'weather in Paris and Rome?' }] })
+      .finalMessage();
     expect(first.stop_reason).toBe('tool_use');
     expect(first.content).toEqual([
       { type: 'tool_use', id: 'call_paris', name: 'get_weather', input: { city: 'Paris' } },
       { type: 'tool_use', id: 'call_rome', name: 'get_weather', input: { city: 'Rome' } },
     ]);
     const sentTools = upstream.requests[0].body.tools;
-    expect(sentTools).toEqual([{ type: 'function', function: { name: 'get_weather', description: 'Weather in a city', parameters: WEATHER_TOOL.input_schema } }]);
+    expect(sentTools).toEqual([
+      { type: 'function', function: { name: 'get_weather', description: 'Weather in a city', parameters: WEATHER_TOOL.input_schema } },
+    ]);
 
-    const second = await client.messages.stream({
-      model: 'chat', max_tokens: 200, tools: [WEATHER_TOOL],
-      messages: [
-        { role: 'user', content: 'weather in Paris and Rome?' },
-        { role: 'assistant', content: first.content },
-        { role: 'user', content: [
-          { type: 'tool_result', tool_use_id: 'call_paris', content: 'sunny, 24C' },
-          { type: 'tool_result', tool_use_id: 'call_rome', content: [{ type: 'text', text: 'sunny, 27C' }] },
-        ] },
-      ],
-    }).finalMessage();
+    const second = await client.messages
+      .stream({
+        model: 'chat',
+        max_tokens: 200,
+        tools: [WEATHER_TOOL],
+        messages: [
+          { role: 'user', content: 'weather in Paris and Rome?' },
+          { role: 'assistant', content: first.content },
+          {
+            role: 'user',
+            content: [
+              { type: 'tool_result', tool_use_id: 'call_paris', content: 'sunny, 24C' },
+              { type: 'tool_result', tool_use_id: 'call_rome', content: [{ type: 'text', text: 'sunny, 27C' }] },
+            ],
+          },
+        ],
+      })
+      .finalMessage();
     expect(second.content).toEqual([{ type: 'text', text: 'Sunny both' }]);
     // One tool message per tool_use, each with the id the model gave (LiteLLM #39144, #16711).
     expect(upstream.requests[1].body.messages).toEqual([
       { role: 'user', content: 'weather in Paris and Rome?' },
-      { role: 'assistant', content: null, tool_calls: [
-        { id: 'call_paris', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-        { id: 'call_rome', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
-      ] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_paris', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+          { id: 'call_rome', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
+        ],
+      },
       { role: 'tool', tool_call_id: 'call_paris', content: 'sunny, 24C' },
       { role: 'tool', tool_call_id: 'call_rome', content: 'sunny, 27C' },
     ]);
@@ -123,7 +151,8 @@ describe('Anthropic Messages in, Chat Completions tier out (translated)', () => 
     });
     const proxy = await h.proxy({ tiers: [{ name: 'local', url: upstream.url }] });
     const raw = await fetch(`${proxy.origin}/v1/messages`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
       body: JSON.stringify({ model: 'chat', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
     });
     const { text } = await readAll(raw);
@@ -131,19 +160,38 @@ describe('Anthropic Messages in, Chat Completions tier out (translated)', () => 
     expect(text).toContain('"text":"partial "');
     expect(text).toMatch(/event: error\ndata: \{"type":"error","error":\{"type":"api_error","message":"llm-route: upstream connection broke/);
     expect(text).not.toContain('message_stop');
-    await expect(anthropicClient(proxy).messages.stream({ model: 'chat', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).finalMessage()).rejects.toThrow(/upstream connection broke/);
+    await expect(
+      anthropicClient(proxy)
+        .messages.stream({ model: 'chat', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
+        .finalMessage(),
+    ).rejects.toThrow(/upstream connection broke/);
   });
 });
 
 describe('Anthropic Messages in, anthropic tier out (relayed)', () => {
   it('relays the upstream events byte for byte, with the provider key and the client version and betas', async () => {
     const upstream = await h.fake();
-    upstream.always(anthropicTextStream(['Bonjour', ' !'], { usage: { input_tokens: 20, cache_read_input_tokens: 100, cache_creation_input_tokens: 5, output_tokens: 1 }, outputTokens: 4 }));
+    upstream.always(
+      anthropicTextStream(['Bonjour', ' !'], {
+        usage: { input_tokens: 20, cache_read_input_tokens: 100, cache_creation_input_tokens: 5, output_tokens: 1 },
+        outputTokens: 4,
+      }),
+    );
     const proxy = await h.proxy({ tiers: [{ name: 'claude', url: `http://127.0.0.1:${upstream.port}`, type: 'anthropic', api_key: 'sk-ant-provider-key' }] });
     const res = await fetch(`${proxy.origin}/v1/messages?beta=true`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': 'client-key', 'anthropic-version': '2023-06-01', 'anthropic-beta': 'fine-grained-tool-streaming-2025-05-14' },
-      body: JSON.stringify({ model: 'chat', max_tokens: 10, stream: true, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }] }] }),
+      headers: {
+        'content-type': 'application/json',
+        'x-api-key': 'client-key',
+        'anthropic-version': '2023-06-01',
+        'anthropic-beta': 'fine-grained-tool-streaming-2025-05-14',
+      },
+      body: JSON.stringify({
+        model: 'chat',
+        max_tokens: 10,
+        stream: true,
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }] }],
+      }),
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-llm-route-tier')).toBe('claude');
@@ -168,12 +216,20 @@ describe('Anthropic Messages in, anthropic tier out (relayed)', () => {
     const upstream = await h.fake();
     upstream.always((ctx) => ctx.json(200, anthropicMessage([{ type: 'text', text: 'ok' }])));
     const proxy = await h.proxy({ tiers: [{ name: 'claude', url: `http://127.0.0.1:${upstream.port}`, type: 'anthropic', extra: { max_tokens: 777 } }] });
-    const res = await fetch(`${proxy.origin}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }) });
+    const res = await fetch(`${proxy.origin}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }),
+    });
     expect(res.status).toBe(200);
     expect(upstream.requests[0].body.max_tokens).toBe(777);
     expect(((await res.json()) as { content: unknown }).content).toEqual([{ type: 'text', text: 'ok' }]);
     // And what a request may ask of the tier at most, relayed or not.
-    await fetch(`${proxy.origin}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', max_tokens: 128000, messages: [{ role: 'user', content: 'hi' }] }) });
+    await fetch(`${proxy.origin}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'chat', max_tokens: 128000, messages: [{ role: 'user', content: 'hi' }] }),
+    });
     expect(upstream.requests[1].body.max_tokens).toBe(777);
   });
 
@@ -193,24 +249,35 @@ describe('Anthropic Messages in, anthropic tier out (relayed)', () => {
       ],
     });
     const res = await fetch(`${proxy.origin}/v1/messages`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'chat', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
     });
     expect(res.headers.get('x-llm-route-tier')).toBe('cloud');
     const { text } = await readAll(res);
     expect(text.match(/event: message_start/g)).toHaveLength(1);
     expect(text).not.toContain('msg_FROM_STALLED_TIER');
-    const final = await anthropicClient(proxy).messages.stream({ model: 'chat', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).finalMessage();
+    const final = await anthropicClient(proxy)
+      .messages.stream({ model: 'chat', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
+      .finalMessage();
     expect(final.content).toEqual([{ type: 'text', text: 'from cloud' }]);
   });
 
   it('passes an upstream payload error through as it came, and a 529 fails over', async () => {
     const upstream = await h.fake();
     upstream.next((ctx) => anthropicError(ctx, 400, 'invalid_request_error', 'messages: roles must alternate'));
-    upstream.next((ctx) => anthropicError(ctx, 529, 'overloaded_error', 'Overloaded'), (ctx) => anthropicError(ctx, 529, 'overloaded_error', 'Overloaded'));
+    upstream.next(
+      (ctx) => anthropicError(ctx, 529, 'overloaded_error', 'Overloaded'),
+      (ctx) => anthropicError(ctx, 529, 'overloaded_error', 'Overloaded'),
+    );
     const cloud = await h.fake();
     cloud.always((ctx) => ctx.json(200, completion('cloud answered')));
-    const proxy = await h.proxy({ tiers: [{ name: 'claude', url: `http://127.0.0.1:${upstream.port}`, type: 'anthropic', retry: { attempts: 2, base_ms: 1, max_ms: 5 } }, { name: 'cloud', url: cloud.url }] });
+    const proxy = await h.proxy({
+      tiers: [
+        { name: 'claude', url: `http://127.0.0.1:${upstream.port}`, type: 'anthropic', retry: { attempts: 2, base_ms: 1, max_ms: 5 } },
+        { name: 'cloud', url: cloud.url },
+      ],
+    });
     const client = anthropicClient(proxy);
     const bad = await client.messages.create({ model: 'chat', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(Anthropic.BadRequestError);
@@ -223,7 +290,7 @@ describe('Anthropic Messages in, anthropic tier out (relayed)', () => {
 });
 
 describe('route aliases', () => {
-  it('route Claude Code\'s own model names to the route whose alias matches', async () => {
+  it("route Claude Code's own model names to the route whose alias matches", async () => {
     const upstream = await h.fake();
     upstream.always((ctx) => ctx.json(200, completion('aliased')));
     const proxy = await h.proxy({ route: 'code', aliases: ['claude-*'], tiers: [{ name: 'local', url: upstream.url }] });
@@ -231,7 +298,9 @@ describe('route aliases', () => {
     expect(message.content).toEqual([{ type: 'text', text: 'aliased' }]);
     const line = proxy.logs.find((l) => l.event === 'request');
     expect(line?.route).toBe('code');
-    const unknown = await anthropicClient(proxy).messages.create({ model: 'gpt-4o', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    const unknown = await anthropicClient(proxy)
+      .messages.create({ model: 'gpt-4o', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e);
     expect(unknown).toBeInstanceOf(Anthropic.NotFoundError);
   });
 });
@@ -243,18 +312,24 @@ describe('Anthropic-shaped errors and endpoints', () => {
     const client = anthropicClient(proxy, 'route-token');
     const missing = await client.messages.create({ model: 'nope', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(Anthropic.NotFoundError);
-    const res = await fetch(`${proxy.origin}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'route-token' }, body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 42 }] }) });
+    const res = await fetch(`${proxy.origin}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'route-token' },
+      body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 42 }] }),
+    });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { type: string; error: { type: string; message: string } };
     expect(body.type).toBe('error');
     expect(body.error.type).toBe('invalid_request_error');
     expect(body.error.message).toMatch(/content/);
-    const denied = await anthropicClient(proxy, 'wrong').messages.create({ model: 'chat', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    const denied = await anthropicClient(proxy, 'wrong')
+      .messages.create({ model: 'chat', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e);
     expect(denied).toBeInstanceOf(Anthropic.AuthenticationError);
     expect(upstream.requests).toHaveLength(0);
   });
 
-  it('lists the routes in Anthropic\'s shape when the client sends anthropic-version', async () => {
+  it("lists the routes in Anthropic's shape when the client sends anthropic-version", async () => {
     const upstream = await h.fake();
     const proxy = await h.proxy({ tiers: [{ name: 'local', url: upstream.url }] });
     const page = await anthropicClient(proxy).models.list();
@@ -272,7 +347,11 @@ describe('Anthropic-shaped errors and endpoints', () => {
 
     const local = await h.fake();
     const withoutClaude = await h.proxy({ tiers: [{ name: 'local', url: local.url }] });
-    const res = await fetch(`${withoutClaude.origin}/v1/messages/count_tokens`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'hello there' }] }) });
+    const res = await fetch(`${withoutClaude.origin}/v1/messages/count_tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'hello there' }] }),
+    });
     expect(res.headers.get('x-llm-route-estimated')).toBe('true');
     const body = (await res.json()) as { input_tokens: number };
     expect(body.input_tokens).toBeGreaterThan(0);
@@ -281,7 +360,7 @@ describe('Anthropic-shaped errors and endpoints', () => {
 });
 
 describe('Chat Completions in, anthropic tier out (translated)', () => {
-  it('streams to the OpenAI SDK with tool calls, stop reasons and cached usage in OpenAI\'s convention', async () => {
+  it("streams to the OpenAI SDK with tool calls, stop reasons and cached usage in OpenAI's convention", async () => {
     const { default: OpenAI } = await import('openai');
     const upstream = await h.fake();
     upstream.always((ctx) => {
@@ -293,8 +372,14 @@ describe('Chat Completions in, anthropic tier out (translated)', () => {
     const proxy = await h.proxy({ tiers: [{ name: 'claude', url: `http://127.0.0.1:${upstream.port}`, type: 'anthropic', api_key: 'sk-ant-k' }] });
     const openai = new OpenAI({ baseURL: proxy.baseURL, apiKey: 'x', maxRetries: 0 });
     const stream = await openai.chat.completions.create({
-      model: 'chat', stream: true, stream_options: { include_usage: true }, max_tokens: 300,
-      messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: 'weather in Oslo' }],
+      model: 'chat',
+      stream: true,
+      stream_options: { include_usage: true },
+      max_tokens: 300,
+      messages: [
+        { role: 'system', content: 'sys' },
+        { role: 'user', content: 'weather in Oslo' },
+      ],
       tools: [{ type: 'function', function: { name: 'get_weather', parameters: WEATHER_TOOL.input_schema } }],
     });
     let text = '';
@@ -320,14 +405,24 @@ describe('Chat Completions in, anthropic tier out (translated)', () => {
     expect(usage).toEqual({ prompt_tokens: 100, completion_tokens: 21, total_tokens: 121, prompt_tokens_details: { cached_tokens: 90 } });
     const sent = upstream.requests[0];
     expect(sent.headers['x-api-key']).toBe('sk-ant-k');
-    expect(sent.body).toMatchObject({ model: 'claude-model', max_tokens: 300, system: 'sys', stream: true, messages: [{ role: 'user', content: [{ type: 'text', text: 'weather in Oslo' }] }] });
+    expect(sent.body).toMatchObject({
+      model: 'claude-model',
+      max_tokens: 300,
+      system: 'sys',
+      stream: true,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'weather in Oslo' }] }],
+    });
     expect(sent.body.tools).toEqual([{ name: 'get_weather', input_schema: WEATHER_TOOL.input_schema }]);
   });
 
   it('skips an anthropic tier for n > 1 (outcome unsupported, no health penalty) and answers 400 when no tier can carry it', async () => {
     const upstream = await h.fake();
     const proxy = await h.proxy({ tiers: [{ name: 'claude', url: `http://127.0.0.1:${upstream.port}`, type: 'anthropic' }] });
-    const res = await fetch(`${proxy.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', n: 2, messages: [{ role: 'user', content: 'x' }] }) });
+    const res = await fetch(`${proxy.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'chat', n: 2, messages: [{ role: 'user', content: 'x' }] }),
+    });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { error: { code: string; message: string; attempts: Array<{ outcome: string }> } };
     expect(body.error.code).toBe('unsupported_request');
@@ -338,22 +433,29 @@ describe('Chat Completions in, anthropic tier out (translated)', () => {
     expect(health.routes.chat.tiers[0]).toMatchObject({ state: 'healthy', failures: 0 });
   });
 
-  it.each(['anthropic', 'ollama'] as const)('tool-call arguments nested 200,000 deep (a JSON string the body limit cannot see): %s tier skipped as unsupported, a 400, never a 500', async (type) => {
-    const upstream = await h.fake();
-    const proxy = await h.proxy({ tiers: [{ name: 'far', url: `http://127.0.0.1:${upstream.port}`, type }] });
-    const deep = `${'{"a":'.repeat(200_000)}1${'}'.repeat(200_000)}`;
-    const messages = [
-      { role: 'user', content: 'x' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: deep } }] },
-      { role: 'tool', tool_call_id: 'call_1', content: 'done' },
-    ];
-    const res = await fetch(`${proxy.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', messages }) });
-    expect(res.status).toBe(400);
-    const body = (await res.json()) as { error: { code: string; message: string } };
-    expect(body.error.code).toBe('unsupported_request');
-    expect(body.error.message).toMatch(/call_1 nest deeper than 1000 levels/);
-    expect(upstream.requests).toHaveLength(0);
-  });
+  it.each(['anthropic', 'ollama'] as const)(
+    'tool-call arguments nested 200,000 deep (a JSON string the body limit cannot see): %s tier skipped as unsupported, a 400, never a 500',
+    async (type) => {
+      const upstream = await h.fake();
+      const proxy = await h.proxy({ tiers: [{ name: 'far', url: `http://127.0.0.1:${upstream.port}`, type }] });
+      const deep = `${'{"a":'.repeat(200_000)}1${'}'.repeat(200_000)}`;
+      const messages = [
+        { role: 'user', content: 'x' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: deep } }] },
+        { role: 'tool', tool_call_id: 'call_1', content: 'done' },
+      ];
+      const res = await fetch(`${proxy.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'chat', messages }),
+      });
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('unsupported_request');
+      expect(body.error.message).toMatch(/call_1 nest deeper than 1000 levels/);
+      expect(upstream.requests).toHaveLength(0);
+    },
+  );
 });
 
 async function waitForId(proxy: RunningProxy): Promise<unknown> {

@@ -62,8 +62,7 @@ describe('parseMockOptions', () => {
   });
 
   it('names every bad flag and what it expected', () => {
-    const attempt = () =>
-      parseMockOptions({ ttftMs: '9:1', failRate: '1.5', failStatus: '99', tokens: '-1', name: '', bogus: 1 });
+    const attempt = () => parseMockOptions({ ttftMs: '9:1', failRate: '1.5', failStatus: '99', tokens: '-1', name: '', bogus: 1 });
     expect(attempt).toThrow(MockOptionsError);
     const problems = (() => {
       try {
@@ -145,7 +144,14 @@ describe('llm-route mock server', () => {
   it("counts the request's tool definitions in prompt_tokens, as a real server's template does (~4 characters a token)", async () => {
     const { url } = await mock({ tokens: 2 });
     const tools: OpenAI.ChatCompletionTool[] = [
-      { type: 'function', function: { name: 'shell', description: 'Runs a shell command and returns its output. '.repeat(20), parameters: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } } },
+      {
+        type: 'function',
+        function: {
+          name: 'shell',
+          description: 'Runs a shell command and returns its output. '.repeat(20),
+          parameters: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] },
+        },
+      },
     ];
     const completion = await client(url).chat.completions.create({ model: 'm', messages, tools });
     const toolTokens = Math.ceil(JSON.stringify(tools).length / 4);
@@ -189,10 +195,7 @@ describe('llm-route mock server', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/event-stream');
     const reader = response.body!.getReader();
-    const outcome = await Promise.race([
-      reader.read().then(() => 'data'),
-      new Promise((resolve) => setTimeout(resolve, 400, 'silence')),
-    ]);
+    const outcome = await Promise.race([reader.read().then(() => 'data'), new Promise((resolve) => setTimeout(resolve, 400, 'silence'))]);
     expect(outcome).toBe('silence');
     abort.abort();
     await server.close();
@@ -203,10 +206,7 @@ describe('llm-route mock server', () => {
     const abort = new AbortController();
     const response = await post(url, {}, abort.signal);
     expect(response.status).toBe(200);
-    const outcome = await Promise.race([
-      response.text().then(() => 'body'),
-      new Promise((resolve) => setTimeout(resolve, 400, 'silence')),
-    ]);
+    const outcome = await Promise.race([response.text().then(() => 'body'), new Promise((resolve) => setTimeout(resolve, 400, 'silence'))]);
     expect(outcome).toBe('silence');
     abort.abort();
   });

@@ -11,8 +11,8 @@ const h = useHarness();
 beforeEach(() => resetTierFacts());
 
 // SPEC "Routing by purpose": /v1/models gives each route the window a client may plan with.
-describe('GET /v1/models: each route\'s window', () => {
-  it('the largest known window among the route\'s tiers (configured or discovered); none known: left out', async () => {
+describe("GET /v1/models: each route's window", () => {
+  it("the largest known window among the route's tiers (configured or discovered); none known: left out", async () => {
     const llama = await h.fake();
     llama.always(openaiServer({ '/props': llamaProps(16384) }));
     const blank = await h.fake();
@@ -39,12 +39,22 @@ routes:
     recordDiscovered(tier, (await discoverTier(tier, { timeoutMs: 2000 })).facts);
     const openai = new OpenAI({ baseURL: p.baseURL, apiKey: 'x', maxRetries: 0 });
     const windows = (await openai.models.list()).data as Array<{ id: string; context_window?: number }>;
-    expect(windows.map((m) => [m.id, m.context_window])).toEqual([['chat', 128000], ['discovered', 16384], ['unknown', undefined], ['private', 8192]]);
+    expect(windows.map((m) => [m.id, m.context_window])).toEqual([
+      ['chat', 128000],
+      ['discovered', 16384],
+      ['unknown', undefined],
+      ['private', 8192],
+    ]);
     expect(Object.hasOwn(windows[2], 'context_window')).toBe(false);
 
     const anthropic = new Anthropic({ baseURL: p.origin, apiKey: 'x', maxRetries: 0 });
     const models: Array<{ id: string; max_input_tokens?: number; type: string }> = [];
     for await (const model of anthropic.models.list()) models.push(model as (typeof models)[number]);
-    expect(models.map((m) => [m.id, m.type, m.max_input_tokens])).toEqual([['chat', 'model', 128000], ['discovered', 'model', 16384], ['unknown', 'model', undefined], ['private', 'model', 8192]]);
+    expect(models.map((m) => [m.id, m.type, m.max_input_tokens])).toEqual([
+      ['chat', 'model', 128000],
+      ['discovered', 'model', 16384],
+      ['unknown', 'model', undefined],
+      ['private', 'model', 8192],
+    ]);
   });
 });

@@ -12,10 +12,16 @@ const base = { id: 'chatcmpl-n', created: 1700000000, model: 'fake-model' };
 const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => ({ ...base, object: 'chat.completion.chunk', choices, ...extra });
 /** Two choices interleaved; choice 0 finishes while choice 1 still has words to send. */
 const STREAM = [
-  chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }, { index: 1, delta: { role: 'assistant', content: '' }, finish_reason: null }]),
+  chunk([
+    { index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null },
+    { index: 1, delta: { role: 'assistant', content: '' }, finish_reason: null },
+  ]),
   chunk([{ index: 1, delta: { content: 'Second' }, finish_reason: null }]),
   chunk([{ index: 0, delta: { content: 'First' }, finish_reason: null }]),
-  chunk([{ index: 0, delta: { content: ' done.' }, finish_reason: null }, { index: 1, delta: { content: ' goes' }, finish_reason: null }]),
+  chunk([
+    { index: 0, delta: { content: ' done.' }, finish_reason: null },
+    { index: 1, delta: { content: ' goes' }, finish_reason: null },
+  ]),
   chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]),
   chunk([{ index: 1, delta: { content: ' on, then stops.' }, finish_reason: null }]),
   chunk([{ index: 1, delta: {}, finish_reason: 'length' }]),
@@ -43,7 +49,7 @@ const twoChoicesWhole = {
 };
 
 describe('n > 1 choices', () => {
-  it('a stream relays every choice\'s deltas and finish reasons, in order (OpenAI SDK)', async () => {
+  it("a stream relays every choice's deltas and finish reasons, in order (OpenAI SDK)", async () => {
     const up = await h.fake();
     up.always(twoChoicesStream);
     const p = await h.proxy({ tiers: [{ name: 'local', url: up.url }] });
@@ -62,7 +68,7 @@ describe('n > 1 choices', () => {
     expect(up.requests[0].body.n).toBe(2);
   });
 
-  it('a stream\'s events reach the client byte for byte, usage chunk hidden when not asked for', async () => {
+  it("a stream's events reach the client byte for byte, usage chunk hidden when not asked for", async () => {
     const up = await h.fake();
     up.always(twoChoicesStream);
     const p = await h.proxy({ tiers: [{ name: 'local', url: up.url }] });

@@ -10,13 +10,17 @@ const h = useHarness();
 
 const PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
-async function ollamaProxy(extraTiers: Parameters<typeof h.proxy>[0] extends infer S ? S extends { tiers: infer T } ? T : never : never = []) {
+async function ollamaProxy(extraTiers: Parameters<typeof h.proxy>[0] extends infer S ? (S extends { tiers: infer T } ? T : never) : never = []) {
   const ollama = await h.fake();
   const proxy = await h.proxy({
     tiers: [
       {
-        name: 'local', url: `http://127.0.0.1:${ollama.port}`, type: 'ollama', model: 'qwen2.5:7b',
-        provider: { ollama: { keep_alive: '30m' } }, extra: { ollama: { num_ctx: 16384 } },
+        name: 'local',
+        url: `http://127.0.0.1:${ollama.port}`,
+        type: 'ollama',
+        model: 'qwen2.5:7b',
+        provider: { ollama: { keep_alive: '30m' } },
+        extra: { ollama: { num_ctx: 16384 } },
       },
       ...extraTiers,
     ],
@@ -39,7 +43,8 @@ describe('an ollama tier (native /api/chat, NDJSON)', () => {
       ollamaDone(ctx, 26, 2);
     });
     const res = await fetch(`${proxy.baseURL}/chat/completions`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'chat', stream: true, max_tokens: 64, temperature: 0.2, messages: [{ role: 'user', content: 'hi' }] }),
     });
     const { text } = await readAll(res);
@@ -48,8 +53,11 @@ describe('an ollama tier (native /api/chat, NDJSON)', () => {
     const seen = ollama.requests[0];
     expect(seen.url).toBe('/api/chat');
     expect(seen.body).toEqual({
-      model: 'qwen2.5:7b', messages: [{ role: 'user', content: 'hi' }], stream: true,
-      options: { temperature: 0.2, num_predict: 64, num_ctx: 16384 }, keep_alive: '30m',
+      model: 'qwen2.5:7b',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+      options: { temperature: 0.2, num_predict: 64, num_ctx: 16384 },
+      keep_alive: '30m',
     });
     const line = await logLine(proxy, res.headers.get('x-request-id'));
     expect(line.usage).toEqual({ prompt_tokens: 26, completion_tokens: 2 });
@@ -59,12 +67,16 @@ describe('an ollama tier (native /api/chat, NDJSON)', () => {
     const { ollama, proxy } = await ollamaProxy();
     ollama.always((ctx) => {
       startOllamaStream(ctx);
-      ollamaLine(ctx, { content: '', tool_calls: [{ function: { name: 'get_weather', arguments: { city: 'Oslo' } } }, { function: { name: 'get_weather', arguments: { city: 'Bergen' } } }] });
+      ollamaLine(ctx, {
+        content: '',
+        tool_calls: [{ function: { name: 'get_weather', arguments: { city: 'Oslo' } } }, { function: { name: 'get_weather', arguments: { city: 'Bergen' } } }],
+      });
       ollamaDone(ctx, 80, 20, 'stop');
     });
     const client = new OpenAI({ baseURL: proxy.baseURL, apiKey: 'x', maxRetries: 0 });
     const answer = await client.chat.completions.create({
-      model: 'chat', messages: [{ role: 'user', content: 'weather?' }],
+      model: 'chat',
+      messages: [{ role: 'user', content: 'weather?' }],
       tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
       stream: true,
     });
@@ -80,9 +92,14 @@ describe('an ollama tier (native /api/chat, NDJSON)', () => {
       finish = part.choices[0]?.finish_reason ?? finish;
     }
     expect(finish).toBe('tool_calls');
-    expect(Object.values(calls).map((c) => [c.name, JSON.parse(c.args)])).toEqual([['get_weather', { city: 'Oslo' }], ['get_weather', { city: 'Bergen' }]]);
+    expect(Object.values(calls).map((c) => [c.name, JSON.parse(c.args)])).toEqual([
+      ['get_weather', { city: 'Oslo' }],
+      ['get_weather', { city: 'Bergen' }],
+    ]);
     expect(new Set(Object.values(calls).map((c) => c.id)).size).toBe(2);
-    expect(ollama.requests[0].body.tools).toEqual([{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }]);
+    expect(ollama.requests[0].body.tools).toEqual([
+      { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
+    ]);
   });
 
   it('answers an Anthropic client without streaming, images going as base64 and tool results with the tool name', async () => {
@@ -90,14 +107,18 @@ describe('an ollama tier (native /api/chat, NDJSON)', () => {
     ollama.always((ctx) => ctx.json(200, ollamaWhole({ content: 'a red pixel' }, 30, 4)));
     const client = new Anthropic({ baseURL: proxy.origin, apiKey: 'x', maxRetries: 0 });
     const message = await client.messages.create({
-      model: 'chat', max_tokens: 50,
+      model: 'chat',
+      max_tokens: 50,
       messages: [
         { role: 'user', content: 'look' },
         { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'screenshot', input: {} }] },
-        { role: 'user', content: [
-          { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PIXEL } }] },
-          { type: 'text', text: 'what is it?' },
-        ] },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PIXEL } }] },
+            { type: 'text', text: 'what is it?' },
+          ],
+        },
       ],
     });
     expect(message.content).toEqual([{ type: 'text', text: 'a red pixel' }]);
@@ -116,13 +137,21 @@ describe('an ollama tier (native /api/chat, NDJSON)', () => {
     cloud.always((ctx) => ctx.json(200, completion('cloud saw it')));
     const { ollama, proxy } = await ollamaProxy([{ name: 'cloud', url: cloud.url }]);
     const res = await fetch(`${proxy.baseURL}/chat/completions`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }] }] }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'chat',
+        messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }] }],
+      }),
     });
     expect(res.headers.get('x-llm-route-tier')).toBe('cloud');
     expect(ollama.requests).toHaveLength(0);
     const line = await logLine(proxy, res.headers.get('x-request-id'));
-    expect((line.attempts as Array<{ tier: string; outcome: string; message: string }>)[0]).toMatchObject({ tier: 'local', outcome: 'unsupported', message: 'Ollama takes images as base64 data, not URLs' });
+    expect((line.attempts as Array<{ tier: string; outcome: string; message: string }>)[0]).toMatchObject({
+      tier: 'local',
+      outcome: 'unsupported',
+      message: 'Ollama takes images as base64 data, not URLs',
+    });
     const health = (await (await fetch(`${proxy.origin}/healthz`)).json()) as { routes: { chat: { tiers: Array<{ name: string; failures: number }> } } };
     expect(health.routes.chat.tiers[0]).toMatchObject({ name: 'local', failures: 0 });
   });
@@ -144,7 +173,12 @@ describe('an ollama tier (native /api/chat, NDJSON)', () => {
       ctx.raw('{"error":"an error was encountered while running the model: CUDA error"}\n');
       ctx.res.end();
     });
-    const send = () => fetch(`${proxy.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
+    const send = () =>
+      fetch(`${proxy.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'chat', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+      });
     for (let i = 0; i < 2; i++) {
       const res = await send();
       expect(res.headers.get('x-llm-route-tier')).toBe('cloud');
@@ -169,7 +203,11 @@ describe('an ollama tier (native /api/chat, NDJSON)', () => {
       startOllamaStream(ctx);
       ollamaDone(ctx, 5, 0);
     });
-    const res = await fetch(`${proxy.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
+    const res = await fetch(`${proxy.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'chat', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    });
     expect(res.headers.get('x-llm-route-tier')).toBe('local');
     const { text } = await readAll(res);
     expect(text).toContain('"finish_reason":"stop"');

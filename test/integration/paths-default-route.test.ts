@@ -33,7 +33,12 @@ describe('un-prefixed paths are the /v1 endpoints', () => {
     expect(responses.status).toBe(200);
     expect(((await responses.json()) as { object: string }).object).toBe('response');
 
-    const messages = await post(p, '/messages', { model: 'chat', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }, { 'anthropic-version': '2023-06-01' });
+    const messages = await post(
+      p,
+      '/messages',
+      { model: 'chat', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] },
+      { 'anthropic-version': '2023-06-01' },
+    );
     expect(messages.status).toBe(200);
     expect(((await messages.json()) as { type: string }).type).toBe('message');
 

@@ -45,11 +45,14 @@ async function exitWithin(proc: CliProcess, ms: number): Promise<{ code: number 
 /** Pids of the processes whose command line runs this test's private copy of the CLI. */
 function processesOfPrivateCli(): number[] {
   const out = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
-  return out.split('\n').filter((line) => line.includes(cli.dir)).map((line) => Number(line.trim().split(/\s+/)[0]));
+  return out
+    .split('\n')
+    .filter((line) => line.includes(cli.dir))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
 }
 
 describe('a busy port', () => {
-  it('demo: serve\'s line, exit 1 within seconds, and both mock children stopped', async () => {
+  it("demo: serve's line, exit 1 within seconds, and both mock children stopped", async () => {
     const port = await busyPort(h.defer);
     const proc = runCli(cli.bin, ['demo', '--port', String(port), '--no-ui']);
     // The mock children's pids, seen while the demo starts them (they run the private CLI).
@@ -71,19 +74,32 @@ describe('a busy port', () => {
     expect(processesOfPrivateCli()).toEqual([]);
   }, 40_000);
 
-  it('exec: serve\'s line, exit 1, and neither the provider\'s start: command nor the command ran', async () => {
+  it("exec: serve's line, exit 1, and neither the provider's start: command nor the command ran", async () => {
     const port = await busyPort(h.defer);
     const startedPid = join(dir, 'provider.pid');
     const ranMarker = join(dir, 'command-ran');
     // A provider that would record its pid and stay up: it must never be started.
     const startCommand = `${JSON.stringify(process.execPath)} -e ${JSON.stringify(`require('fs').writeFileSync(${JSON.stringify(startedPid)}, String(process.pid)); setInterval(() => {}, 1000)`)}`;
     const file = join(dir, 'exec.yaml');
-    writeFileSync(file, stringify({
-      version: 1,
-      providers: { local: { type: 'openai', base_url: 'http://127.0.0.1:9/v1', start: { command: startCommand, ready_timeout_ms: 3_000 } } },
-      routes: { chat: { tiers: [{ provider: 'local', model: 'm' }] } },
-    }));
-    const proc = runCli(cli.bin, ['exec', '--port', String(port), '-c', file, '--', process.execPath, '-e', `require('fs').writeFileSync(${JSON.stringify(ranMarker)}, 'ran')`]);
+    writeFileSync(
+      file,
+      stringify({
+        version: 1,
+        providers: { local: { type: 'openai', base_url: 'http://127.0.0.1:9/v1', start: { command: startCommand, ready_timeout_ms: 3_000 } } },
+        routes: { chat: { tiers: [{ provider: 'local', model: 'm' }] } },
+      }),
+    );
+    const proc = runCli(cli.bin, [
+      'exec',
+      '--port',
+      String(port),
+      '-c',
+      file,
+      '--',
+      process.execPath,
+      '-e',
+      `require('fs').writeFileSync(${JSON.stringify(ranMarker)}, 'ran')`,
+    ]);
     const exit = await exitWithin(proc, 15_000);
     expect(exit, proc.stderr()).toEqual({ code: 1, signal: null });
     expect(proc.stderr()).toBe(inUse('exec', port));
@@ -94,7 +110,7 @@ describe('a busy port', () => {
     }
   }, 30_000);
 
-  it('mock: serve\'s line and exit 1', async () => {
+  it("mock: serve's line and exit 1", async () => {
     const port = await busyPort(h.defer);
     const proc = runCli(cli.bin, ['mock', '--port', String(port)]);
     const exit = await exitWithin(proc, 10_000);

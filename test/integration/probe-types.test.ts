@@ -43,8 +43,10 @@ describe('checkTier for anthropic and ollama tiers', () => {
     const anthropic = await h.fake();
     anthropic.always((ctx) => {
       const path = ctx.req.url ?? '';
-      if (ctx.req.headers['x-api-key'] !== 'sk-ant-good') return ctx.json(401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
-      if (path === '/v1/models') return ctx.json(200, { data: [{ type: 'model', id: 'claude-sonnet-4-5', display_name: 'Claude Sonnet 4.5' }], has_more: false });
+      if (ctx.req.headers['x-api-key'] !== 'sk-ant-good')
+        return ctx.json(401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
+      if (path === '/v1/models')
+        return ctx.json(200, { data: [{ type: 'model', id: 'claude-sonnet-4-5', display_name: 'Claude Sonnet 4.5' }], has_more: false });
       if (path === '/v1/messages') {
         startAnthropicStream(ctx);
         anthropicText(ctx, 0, ['p']);

@@ -56,7 +56,9 @@ async function fakeOllama(tags: string[]): Promise<string> {
         const model = String((JSON.parse(text) as { model?: string }).model);
         if (!tags.includes(model) && !tags.includes(`${model}:latest`)) {
           res.writeHead(404, { 'content-type': 'application/json' });
-          return res.end(JSON.stringify({ error: { message: `model "${model}" not found, try pulling it first`, type: 'api_error', param: null, code: null } }));
+          return res.end(
+            JSON.stringify({ error: { message: `model "${model}" not found, try pulling it first`, type: 'api_error', param: null, code: null } }),
+          );
         }
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.write(`data: ${JSON.stringify(chunk({ role: 'assistant', content: 'p' }))}\n\n`);
@@ -91,7 +93,12 @@ function tierFile(specs: TierSpec[]): string {
   const providers: Record<string, unknown> = {};
   const routes: Record<string, { tiers: unknown[] }> = {};
   for (const spec of specs) {
-    providers[`p_${spec.name}`] = { type: 'openai', base_url: spec.url, ...(spec.api_key ? { api_key: spec.api_key } : {}), ...(spec.headers ? { headers: spec.headers } : {}) };
+    providers[`p_${spec.name}`] = {
+      type: 'openai',
+      base_url: spec.url,
+      ...(spec.api_key ? { api_key: spec.api_key } : {}),
+      ...(spec.headers ? { headers: spec.headers } : {}),
+    };
     (routes[spec.route ?? 'chat'] ??= { tiers: [] }).tiers.push({ name: spec.name, provider: `p_${spec.name}`, model: spec.model });
   }
   return stringify({ version: 1, providers, routes });
@@ -126,9 +133,11 @@ describe('checkTier', () => {
   it('a model missing from the list, which the server refuses: unhealthy, says what the list has and what the server said', async () => {
     const fake = await h.fake();
     // vLLM: only the model it was started with.
-    fake.always((ctx) => (ctx.req.method === 'GET'
-      ? ctx.json(200, { object: 'list', data: [{ id: 'm', object: 'model' }] })
-      : ctx.json(404, { error: { message: `The model \`${String(ctx.body.model)}\` does not exist.`, type: 'NotFoundError', param: null, code: 404 } })));
+    fake.always((ctx) =>
+      ctx.req.method === 'GET'
+        ? ctx.json(200, { object: 'list', data: [{ id: 'm', object: 'model' }] })
+        : ctx.json(404, { error: { message: `The model \`${String(ctx.body.model)}\` does not exist.`, type: 'NotFoundError', param: null, code: 404 } }),
+    );
     const check = await checkTier(tierOf({ name: 'local', url: fake.url, model: 'other' }), { timeoutMs: 5000, ttft: false });
     expect(check).toMatchObject({ reachable: true, modelPresent: false, ttftMs: null, status: 'unhealthy' });
     expect(check.error).toContain('"other"');
@@ -145,7 +154,9 @@ describe('checkTier', () => {
     expect(check).toMatchObject({ reachable: true, modelPresent: false, status: 'healthy' });
     expect(check.error).toBeUndefined();
     expect(check.ttftMs).toBeTypeOf('number');
-    expect(check.note).toBe('model "qwen2.5-7b-instruct" is not in the provider\'s model list (it has: tiny), yet it answered a request for it: the server serves any model name');
+    expect(check.note).toBe(
+      'model "qwen2.5-7b-instruct" is not in the provider\'s model list (it has: tiny), yet it answered a request for it: the server serves any model name',
+    );
     expect(llama.requests.find((r) => r.body.max_tokens === 1)?.body).toMatchObject({ model: 'qwen2.5-7b-instruct', max_tokens: 1 });
   });
 
@@ -225,10 +236,10 @@ describe('checkTier', () => {
     const key = 'sk-probe-secret-4242';
     const fake = await h.fake();
     fake.always((ctx) => ctx.error(401, `Incorrect API key provided: ${key}`));
-    const check = await checkTier(
-      tierOf({ name: 'cloud', url: fake.url, model: 'gpt', api_key: key, headers: { 'x-org': 'acme' } }),
-      { timeoutMs: 5000, ttft: true },
-    );
+    const check = await checkTier(tierOf({ name: 'cloud', url: fake.url, model: 'gpt', api_key: key, headers: { 'x-org': 'acme' } }), {
+      timeoutMs: 5000,
+      ttft: true,
+    });
     expect(check).toMatchObject({ reachable: true, modelPresent: null, ttftMs: null, status: 'unhealthy' });
     expect(check.error).toMatch(/rejected the API key: HTTP 401/);
     expect(check.error).not.toContain(key);
@@ -239,15 +250,15 @@ describe('checkTier', () => {
   it('a chat request refused with an HTTP error: unhealthy with the upstream message; a 503 that says loading: loading', async () => {
     const fake = await h.fake();
     let message = 'the server is overloaded';
-    fake.always((ctx) => (ctx.req.method === 'GET'
-      ? ctx.json(200, { data: [{ id: 'm' }] })
-      : ctx.error(503, message)));
+    fake.always((ctx) => (ctx.req.method === 'GET' ? ctx.json(200, { data: [{ id: 'm' }] }) : ctx.error(503, message)));
     const check = await checkTier(tierOf({ name: 'local', url: fake.url, model: 'm' }), { timeoutMs: 5000, ttft: true });
     expect(check).toMatchObject({ reachable: true, modelPresent: true, ttftMs: null, status: 'unhealthy' });
     expect(check.error).toContain('HTTP 503: the server is overloaded');
     message = 'model is loading, try later';
-    expect(await checkTier(tierOf({ name: 'local', url: fake.url, model: 'm' }), { timeoutMs: 5000, ttft: true }))
-      .toMatchObject({ status: 'loading', error: 'still loading (HTTP 503: model is loading, try later)' });
+    expect(await checkTier(tierOf({ name: 'local', url: fake.url, model: 'm' }), { timeoutMs: 5000, ttft: true })).toMatchObject({
+      status: 'loading',
+      error: 'still loading (HTTP 503: model is loading, try later)',
+    });
     const chat = fake.requests.find((r) => r.body.max_tokens === 1);
     expect(chat?.body).toMatchObject({ model: 'm', stream: true, max_tokens: 1 });
   });
@@ -256,7 +267,8 @@ describe('checkTier', () => {
     const fake = await h.fake();
     fake.always((ctx) => {
       if (ctx.req.method === 'GET') return ctx.json(200, { data: [{ id: 'o1' }] });
-      if ('max_tokens' in ctx.body) return ctx.error(400, "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.");
+      if ('max_tokens' in ctx.body)
+        return ctx.error(400, "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.");
       return healthyStream(['p'])(ctx);
     });
     const check = await checkTier(tierOf({ name: 'cloud', url: fake.url, model: 'o1' }), { timeoutMs: 5000, ttft: true });
@@ -298,7 +310,19 @@ describe('checkTier', () => {
 
 interface ProbeJson {
   ok: boolean;
-  routes: Record<string, Array<{ tier: string; provider: string; model: string; reachable: boolean; model_present: boolean | null; ttft_ms: number | null; state: string; error?: string }>>;
+  routes: Record<
+    string,
+    Array<{
+      tier: string;
+      provider: string;
+      model: string;
+      reachable: boolean;
+      model_present: boolean | null;
+      ttft_ms: number | null;
+      state: string;
+      error?: string;
+    }>
+  >;
 }
 
 describe('the real CLI: llm-route probe', () => {
@@ -325,11 +349,14 @@ describe('the real CLI: llm-route probe', () => {
   it('exits 0 with one JSON document when every tier is healthy', async () => {
     const mock = await healthyMock('m');
     const ollama = await fakeOllama(['llama3:latest']);
-    const run = await probe(tierFile([
-      { name: 'local', url: ollama, model: 'llama3' },
-      { name: 'cloud', url: mock, model: 'm' },
-      { name: 'only', url: mock, model: 'm', route: 'code' },
-    ]), ['--json']);
+    const run = await probe(
+      tierFile([
+        { name: 'local', url: ollama, model: 'llama3' },
+        { name: 'cloud', url: mock, model: 'm' },
+        { name: 'only', url: mock, model: 'm', route: 'code' },
+      ]),
+      ['--json'],
+    );
     expect(run.code, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout) as ProbeJson;
     expect(report.ok).toBe(true);
@@ -345,7 +372,13 @@ describe('the real CLI: llm-route probe', () => {
     const llama = await h.fake();
     llama.always(openaiServer({ '/v1/models': { object: 'list', data: [{ id: 'tiny', object: 'model' }] }, '/props': llamaProps(1024) }));
     const mock = await healthyMock('m');
-    const run = await probe(tierFile([{ name: 'local', url: llama.url, model: 'tiny' }, { name: 'cloud', url: mock, model: 'm' }]), ['--json']);
+    const run = await probe(
+      tierFile([
+        { name: 'local', url: llama.url, model: 'tiny' },
+        { name: 'cloud', url: mock, model: 'm' },
+      ]),
+      ['--json'],
+    );
     const report = JSON.parse(run.stdout) as { routes: { chat: Array<Record<string, unknown>> } };
     expect(report.routes.chat[0]).toMatchObject({ tier: 'local', context: 1024, context_source: 'llama.cpp /props', vision: false, tools: null });
     expect(report.routes.chat[1]).toMatchObject({ tier: 'cloud', context: null, context_source: null, vision: null, tools: null });
@@ -355,12 +388,15 @@ describe('the real CLI: llm-route probe', () => {
   it('exits 1 when any tier is unhealthy, and a dead tier cannot make it hang', async () => {
     const mock = await healthyMock('m');
     const silent = await silentServer();
-    const run = await probe(tierFile([
-      { name: 'good', url: mock, model: 'm' },
-      { name: 'missing', url: await fakeOllama(['m']), model: 'nope' },
-      { name: 'refused', url: REFUSED_URL, model: 'x' },
-      { name: 'silent', url: silent, model: 'x' },
-    ]), ['--json', '--timeout', '500']);
+    const run = await probe(
+      tierFile([
+        { name: 'good', url: mock, model: 'm' },
+        { name: 'missing', url: await fakeOllama(['m']), model: 'nope' },
+        { name: 'refused', url: REFUSED_URL, model: 'x' },
+        { name: 'silent', url: silent, model: 'x' },
+      ]),
+      ['--json', '--timeout', '500'],
+    );
     expect(run.code, run.stderr).toBe(1);
     expect(run.ms).toBeLessThan(10_000);
     const report = JSON.parse(run.stdout) as ProbeJson;
@@ -376,20 +412,25 @@ describe('the real CLI: llm-route probe', () => {
 
   it('--route limits the probe to one route', async () => {
     const mock = await healthyMock('m');
-    const run = await probe(tierFile([
-      { name: 'refused', url: REFUSED_URL, model: 'x' },
-      { name: 'good', url: mock, model: 'm', route: 'code' },
-    ]), ['--json', '--route', 'code']);
+    const run = await probe(
+      tierFile([
+        { name: 'refused', url: REFUSED_URL, model: 'x' },
+        { name: 'good', url: mock, model: 'm', route: 'code' },
+      ]),
+      ['--json', '--route', 'code'],
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(Object.keys((JSON.parse(run.stdout) as ProbeJson).routes)).toEqual(['code']);
   }, 30_000);
 
   it('prints a readable table without --json', async () => {
     const mock = await healthyMock('m');
-    const run = await probe(tierFile([
-      { name: 'good', url: mock, model: 'm' },
-      { name: 'refused', url: REFUSED_URL, model: 'x' },
-    ]));
+    const run = await probe(
+      tierFile([
+        { name: 'good', url: mock, model: 'm' },
+        { name: 'refused', url: REFUSED_URL, model: 'x' },
+      ]),
+    );
     expect(run.code, run.stderr).toBe(1);
     const lines = run.stdout.split('\n');
     expect(lines[0]).toMatch(/^ROUTE\s+TIER\s+PROVIDER\/MODEL\s+REACHABLE\s+MODEL\s+TTFT\s+CONTEXT\s+STATE\s+ERROR\s+NOTE$/);
@@ -398,7 +439,7 @@ describe('the real CLI: llm-route probe', () => {
     expect(run.stdout).toContain('1 of 2 tiers healthy');
   }, 30_000);
 
-  it('a healthy tier\'s note goes in the NOTE column, its ERROR cell says - (issue 34)', async () => {
+  it("a healthy tier's note goes in the NOTE column, its ERROR cell says - (issue 34)", async () => {
     const llama = await FakeLlamaServer.start();
     h.defer(() => llama.close());
     const run = await probe(tierFile([{ name: 'local', url: llama.url, model: 'qwen2.5-7b-instruct' }]));

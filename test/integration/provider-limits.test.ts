@@ -9,7 +9,8 @@ const h = useHarness();
 const redis = useRedis();
 
 const sdk = (p: RunningProxy): OpenAI => new OpenAI({ baseURL: p.baseURL, apiKey: 'x', maxRetries: 0 });
-const ask = (p: RunningProxy, max_tokens?: number) => sdk(p).chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }], ...(max_tokens ? { max_tokens } : {}) });
+const ask = (p: RunningProxy, max_tokens?: number) =>
+  sdk(p).chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }], ...(max_tokens ? { max_tokens } : {}) });
 
 /** Answers after `ms`, counting how many requests it holds at once. */
 function heldFor(ms: number, seen: { now: number; max: number }): Script {
@@ -23,7 +24,7 @@ function heldFor(ms: number, seen: { now: number; max: number }): Script {
 }
 
 describeEachBackend('provider limits (%s)', (backend) => {
-  it('rpm is shared by the instances: a burst gets the bucket (within one request), the rest 429 with Retry-After in the client\'s protocol', async () => {
+  it("rpm is shared by the instances: a burst gets the bucket (within one request), the rest 429 with Retry-After in the client's protocol", async () => {
     const fake = await h.fake();
     fake.always((ctx) => ctx.json(200, completion('ok')));
     const proxies = await instances(h, backend, redis, { tiers: [{ name: 'paid', url: fake.url, provider: { limits: { rpm: 120, queue_ms: 0 } } }] });
@@ -44,13 +45,23 @@ describeEachBackend('provider limits (%s)', (backend) => {
       expect((err.error as { code?: string }).code).toBe('rate_limited');
     }
     // Anthropic clients get Anthropic's shape.
-    const messages = await fetch(`${proxies[1].origin}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }) });
+    const messages = await fetch(`${proxies[1].origin}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'chat', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }),
+    });
     if (messages.status === 429) expect(await messages.json()).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
     const samples = (await fetchMetrics(proxies[0])).samples;
-    const limited = backend === 'embedded' ? metric(samples, 'llm_rate_limited_total', { provider: 'p_paid' }) : (metric(samples, 'llm_rate_limited_total', { provider: 'p_paid' }) ?? 0) + (metric((await fetchMetrics(proxies[1])).samples, 'llm_rate_limited_total', { provider: 'p_paid' }) ?? 0);
+    const limited =
+      backend === 'embedded'
+        ? metric(samples, 'llm_rate_limited_total', { provider: 'p_paid' })
+        : (metric(samples, 'llm_rate_limited_total', { provider: 'p_paid' }) ?? 0) +
+          (metric((await fetchMetrics(proxies[1])).samples, 'llm_rate_limited_total', { provider: 'p_paid' }) ?? 0);
     expect(limited).toBeGreaterThanOrEqual(refused.length);
     // A skip is not the tier's failure: its health and circuit are untouched.
-    const routes = (await (await fetch(`${proxies[0].origin}/admin/routes`)).json()) as { routes: { chat: { tiers: Array<{ state: string; limits: Record<string, unknown> }> } } };
+    const routes = (await (await fetch(`${proxies[0].origin}/admin/routes`)).json()) as {
+      routes: { chat: { tiers: Array<{ state: string; limits: Record<string, unknown> }> } };
+    };
     expect(routes.routes.chat.tiers[0].state).toBe('healthy');
     expect(routes.routes.chat.tiers[0].limits).toMatchObject({ rpm: 120, tpm: null, concurrency: null, queue_ms: 0 });
   });
@@ -61,7 +72,10 @@ describeEachBackend('provider limits (%s)', (backend) => {
     paid.always((ctx) => ctx.json(200, completion('paid')));
     spare.always((ctx) => ctx.json(200, completion('spare')));
     const proxies = await instances(h, backend, redis, {
-      tiers: [{ name: 'paid', url: paid.url, provider: { limits: { rpm: 600, queue_ms: 250 } } }, { name: 'spare', url: spare.url }],
+      tiers: [
+        { name: 'paid', url: paid.url, provider: { limits: { rpm: 600, queue_ms: 250 } } },
+        { name: 'spare', url: spare.url },
+      ],
     });
     // 600 rpm: a bucket of 10, one more every 100 ms; 250 ms of queue lets 2 more through.
     const startedAt = performance.now();
@@ -75,8 +89,12 @@ describeEachBackend('provider limits (%s)', (backend) => {
     expect(onPaid).toBeLessThanOrEqual(Math.min(14, Math.max(13, 10 + Math.ceil((250 + elapsedMs) / 100))));
     expect(paid.requests).toHaveLength(onPaid);
     expect(spare.requests).toHaveLength(16 - onPaid);
-    const log = proxies[0].logs.find((l) => l.event === 'request' && l.tier === 'spare') ?? proxies[1].logs.find((l) => l.event === 'request' && l.tier === 'spare');
-    expect(log?.attempts).toMatchObject([{ tier: 'paid', outcome: 'rate_limited' }, { tier: 'spare', outcome: 'ok' }]);
+    const log =
+      proxies[0].logs.find((l) => l.event === 'request' && l.tier === 'spare') ?? proxies[1].logs.find((l) => l.event === 'request' && l.tier === 'spare');
+    expect(log?.attempts).toMatchObject([
+      { tier: 'paid', outcome: 'rate_limited' },
+      { tier: 'spare', outcome: 'ok' },
+    ]);
     expect((log?.attempts as Array<{ ms: number }>)[0].ms).toBeGreaterThanOrEqual(0);
   });
 
@@ -124,15 +142,17 @@ describeEachBackend('provider limits (%s)', (backend) => {
     let retryAfter = 0;
     const until = performance.now() + 3000;
     setTimeout(() => void local.close(), 300);
-    await Promise.all(Array.from({ length: 40 }, async (_, i) => {
-      while (performance.now() < until) {
-        const res = await chat(proxies[i % 2], { stream: true });
-        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-        if (res.status === 429) retryAfter = Number(res.headers.get('retry-after'));
-        await res.arrayBuffer();
-        if (res.status !== 200) await sleep(50);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 40 }, async (_, i) => {
+        while (performance.now() < until) {
+          const res = await chat(proxies[i % 2], { stream: true });
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          if (res.status === 429) retryAfter = Number(res.headers.get('retry-after'));
+          await res.arrayBuffer();
+          if (res.status !== 200) await sleep(50);
+        }
+      }),
+    );
     // 60 rpm: one request a second and a bucket of one. Tolerance: one request.
     const times = paid.requests.map((r) => r.at);
     expect(times.length).toBeGreaterThanOrEqual(2);
@@ -146,7 +166,7 @@ describeEachBackend('provider limits (%s)', (backend) => {
 });
 
 describe('a retry waiting for room in the rpm bucket', () => {
-  it('waits no longer than the stream\'s deadline (not the whole queue_ms)', async () => {
+  it("waits no longer than the stream's deadline (not the whole queue_ms)", async () => {
     const fake = await h.fake();
     fake.always((ctx) => ctx.error(503, 'busy'));
     // rpm 12: a bucket of one request, the next one 5 s later: within queue_ms (8 s), past the deadline.

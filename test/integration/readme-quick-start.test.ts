@@ -29,7 +29,10 @@ function shBlock(readme: string, after: string): string[] {
   const from = readme.indexOf(after);
   const start = readme.indexOf('```sh\n', from) + '```sh\n'.length;
   const block = readme.slice(start, readme.indexOf('```', start));
-  return block.split('\n').map((line) => line.replace(/\s+#.*$/, '').trim()).filter(Boolean);
+  return block
+    .split('\n')
+    .map((line) => line.replace(/\s+#.*$/, '').trim())
+    .filter(Boolean);
 }
 
 interface Ran {
@@ -44,7 +47,11 @@ function run(line: string, ms: number, env: Record<string, string> = {}): Promis
   const path = [prefixBin, dirname(process.execPath), '/usr/bin', '/bin'].join(':');
   const base: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!/_API_KEY$|^LLM_ROUTE_|^OLLAMA_HOST$|^LLAMA_ARG_|^VITEST|^npm_/.test(k)) base[k] = v;
-  const child = spawn('sh', ['-c', line], { cwd: clone, env: { ...base, PATH: path, npm_config_prefix: dirname(prefixBin), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('sh', ['-c', line], {
+    cwd: clone,
+    env: { ...base, PATH: path, npm_config_prefix: dirname(prefixBin), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += String(d)));
@@ -63,7 +70,9 @@ function run(line: string, ms: number, env: Record<string, string> = {}): Promis
 
 /** Processes still running the clone's CLI (none may outlive a command). */
 function leftovers(): string[] {
-  return execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n').filter((l) => l.includes(clone) && l.includes('llm-route'));
+  return execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .filter((l) => l.includes(clone) && l.includes('llm-route'));
 }
 
 beforeAll(async () => {

@@ -37,7 +37,7 @@ function runModule(file: string): Promise<{ code: number | null; out: string; er
   return new Promise((resolve) => child.once('exit', (code) => resolve({ code, out, err })));
 }
 
-describe('the README\'s SDK snippets', () => {
+describe("the README's SDK snippets", () => {
   it('each block runs on its own against the proxy', async () => {
     const up = await h.fake();
     const stream = healthyStream(['hel', 'lo']);

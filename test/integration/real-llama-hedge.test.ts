@@ -22,7 +22,11 @@ const h = useHarness();
 /** ≈ 1,800 tokens: seconds of prefill at ≈ 440 tok/s. */
 const LONG_PROMPT = Array.from({ length: 200 }, () => 'the quick brown fox jumps over the lazy dog').join(' ');
 
-const up = (): Promise<boolean> => fetch(`http://127.0.0.1:${PORT}/health`).then((r) => r.ok, () => false);
+const up = (): Promise<boolean> =>
+  fetch(`http://127.0.0.1:${PORT}/health`).then(
+    (r) => r.ok,
+    () => false,
+  );
 
 describe.skipIf(!realLlamaBuilt())('hedging against a real llama-server', () => {
   it('the slow prefill loses to the hedge: the fake commits, llama-server cancels its task', async () => {
@@ -45,7 +49,10 @@ describe.skipIf(!realLlamaBuilt())('hedging against a real llama-server', () => 
     expect(seen.text).toBe(WORDS.join(''));
     const line = await requestLog(proxy);
     expect(line.hedged).toMatchObject({ winner: 'fake', loser: 'llama' });
-    expect(line.attempts).toEqual([expect.objectContaining({ tier: 'llama', outcome: 'hedge_lost' }), expect.objectContaining({ tier: 'fake', outcome: 'ok' })]);
+    expect(line.attempts).toEqual([
+      expect.objectContaining({ tier: 'llama', outcome: 'hedge_lost' }),
+      expect.objectContaining({ tier: 'fake', outcome: 'ok' }),
+    ]);
     // The closed socket reached llama-server: it cancelled the slot's task.
     await waitFor(() => readFileSync(LOG, 'utf8').slice(logFrom).includes('cancel task'), 10_000, 'llama-server to cancel the task');
   }, 60_000);

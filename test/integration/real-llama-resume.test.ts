@@ -28,7 +28,10 @@ async function reference(port: number): Promise<string> {
 
 /** Starts the server on `port` again when it is not answering (a previous case killed it). */
 async function ensureRunning(port: number): Promise<void> {
-  const up = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false);
+  const up = await fetch(`http://127.0.0.1:${port}/health`).then(
+    (r) => r.ok,
+    () => false,
+  );
   if (!up) execFileSync(START, [String(port)], { stdio: 'ignore' });
 }
 
@@ -51,7 +54,10 @@ async function* textDeltas(client: Client, origin: string): AsyncGenerator<strin
   await stream.finalMessage(); // raises if the stream did not complete
 }
 
-async function killedMidAnswer(prefillOnSecond: boolean, client: Client = 'chat'): Promise<{ text: string; chunksBeforeKill: number; line: Record<string, unknown> }> {
+async function killedMidAnswer(
+  prefillOnSecond: boolean,
+  client: Client = 'chat',
+): Promise<{ text: string; chunksBeforeKill: number; line: Record<string, unknown> }> {
   const [a, b] = PORTS;
   await ensureRunning(a);
   const proxy = await h.proxy({

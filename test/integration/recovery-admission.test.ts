@@ -20,7 +20,10 @@ async function brokenThenGuarded(guard: Pick<ConfigSpec, 'top'> & { provider?: R
   a.always(breakAfter(2));
   b.always(healthyStream(WORDS.slice(2)));
   const proxy = await h.proxy({
-    tiers: [{ name: 'a', url: a.url, retry: { attempts: 1 } }, { name: 'b', url: b.url, retry: { attempts: 1 }, ...(guard.provider ? { provider: guard.provider } : {}) }],
+    tiers: [
+      { name: 'a', url: a.url, retry: { attempts: 1 } },
+      { name: 'b', url: b.url, retry: { attempts: 1 }, ...(guard.provider ? { provider: guard.provider } : {}) },
+    ],
     routeKeys: { on_break: 'resume' },
     top: guard.top,
   });
@@ -29,7 +32,9 @@ async function brokenThenGuarded(guard: Pick<ConfigSpec, 'top'> & { provider?: R
 
 describe('a recovery goes through admission like any attempt', () => {
   it('a budget that cannot hold it refuses it: nothing is sent, the client gets stream_interrupted', async () => {
-    const { b, proxy } = await brokenThenGuarded({ top: { usage: { path: join(tempDir(), 'usage.db') }, budgets: [{ scope: 'provider:p_b', per: 'day', tokens: 5 }] } });
+    const { b, proxy } = await brokenThenGuarded({
+      top: { usage: { path: join(tempDir(), 'usage.db') }, budgets: [{ scope: 'provider:p_b', per: 'day', tokens: 5 }] },
+    });
     for (const protocol of ['chat', 'messages', 'responses'] as const) {
       const seen = await streamWith(protocol, proxy);
       expect(seen.text).toBe(WORDS.slice(0, 2).join(''));
@@ -67,7 +72,10 @@ describe('a recovery goes through admission like any attempt', () => {
       return healthyStream(WORDS.slice(2))(ctx);
     });
     const proxy = await h.proxy({
-      tiers: [{ name: 'a', url: a.url, retry: { attempts: 1 } }, { name: 'b', url: b.url, retry: { attempts: 1 }, timeouts: { ttft_ms: 200, cold_ttft_ms: 5000 } }],
+      tiers: [
+        { name: 'a', url: a.url, retry: { attempts: 1 } },
+        { name: 'b', url: b.url, retry: { attempts: 1 }, timeouts: { ttft_ms: 200, cold_ttft_ms: 5000 } },
+      ],
       routeKeys: { on_break: 'resume' },
     });
     const seen = await streamWith('chat', proxy);

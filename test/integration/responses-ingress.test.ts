@@ -13,7 +13,13 @@ function openai(proxy: RunningProxy): OpenAI {
   return new OpenAI({ baseURL: proxy.baseURL, apiKey: 'client-key', maxRetries: 0 });
 }
 
-const SHELL_TOOL = { type: 'function' as const, name: 'shell', description: 'Runs a command', parameters: { type: 'object', properties: { command: { type: 'array', items: { type: 'string' } } }, required: ['command'] }, strict: false };
+const SHELL_TOOL = {
+  type: 'function' as const,
+  name: 'shell',
+  description: 'Runs a command',
+  parameters: { type: 'object', properties: { command: { type: 'array', items: { type: 'string' } } }, required: ['command'] },
+  strict: false,
+};
 
 describe('Responses in, Chat Completions tier out (translated)', () => {
   it('streams to the real OpenAI SDK: items with consistent indices, function calls with call ids, usage in response.completed', async () => {
@@ -27,7 +33,14 @@ describe('Responses in, Chat Completions tier out (translated)', () => {
       ctx.event(chunk({ tool_calls: [{ index: 0, id: 'call_ls', type: 'function', function: { name: 'shell', arguments: '{"command":' } }] }));
       ctx.event(chunk({ tool_calls: [{ index: 0, function: { arguments: '["ls"]}' } }] }));
       ctx.finish('tool_calls');
-      ctx.event({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 40, completion_tokens: 9, total_tokens: 49, prompt_tokens_details: { cached_tokens: 32 } } });
+      ctx.event({
+        id: 'x',
+        object: 'chat.completion.chunk',
+        created: 1,
+        model: 'm',
+        choices: [],
+        usage: { prompt_tokens: 40, completion_tokens: 9, total_tokens: 49, prompt_tokens_details: { cached_tokens: 32 } },
+      });
       ctx.done();
     });
     const proxy = await h.proxy({ tiers: [{ name: 'local', url: upstream.url }] });
@@ -43,8 +56,13 @@ describe('Responses in, Chat Completions tier out (translated)', () => {
     expect(call).toMatchObject({ type: 'function_call', call_id: 'call_ls', name: 'shell', arguments: '{"command":["ls"]}', status: 'completed' });
     expect(response.usage).toMatchObject({ input_tokens: 40, output_tokens: 9, input_tokens_details: { cached_tokens: 32 } });
     const sent = upstream.requests[0].body;
-    expect(sent.messages).toEqual([{ role: 'system', content: 'You are a coding agent.' }, { role: 'user', content: 'list files' }]);
-    expect(sent.tools).toEqual([{ type: 'function', function: { name: 'shell', description: 'Runs a command', parameters: SHELL_TOOL.parameters, strict: false } }]);
+    expect(sent.messages).toEqual([
+      { role: 'system', content: 'You are a coding agent.' },
+      { role: 'user', content: 'list files' },
+    ]);
+    expect(sent.tools).toEqual([
+      { type: 'function', function: { name: 'shell', description: 'Runs a command', parameters: SHELL_TOOL.parameters, strict: false } },
+    ]);
     const line = await logLine(proxy, (proxy.logs.find((l) => l.event === 'request') ?? {}).id as string);
     expect(line.protocol).toBe('responses');
   });
@@ -54,7 +72,9 @@ describe('Responses in, Chat Completions tier out (translated)', () => {
     upstream.always((ctx) => ctx.json(200, completion('done: a.txt')));
     const proxy = await h.proxy({ tiers: [{ name: 'local', url: upstream.url }] });
     const response = await openai(proxy).responses.create({
-      model: 'chat', tools: [SHELL_TOOL], max_output_tokens: 500,
+      model: 'chat',
+      tools: [SHELL_TOOL],
+      max_output_tokens: 500,
       input: [
         { role: 'developer', content: 'be terse' },
         { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'list files' }] },
@@ -86,11 +106,20 @@ describe('Responses in, Chat Completions tier out (translated)', () => {
       ctx.destroy();
     });
     const proxy = await h.proxy({ tiers: [{ name: 'local', url: upstream.url }] });
-    const res = await fetch(`${proxy.baseURL}/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', input: 'hi', stream: true }) });
+    const res = await fetch(`${proxy.baseURL}/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'chat', input: 'hi', stream: true }),
+    });
     const { text } = await readAll(res);
     const events = sseEvents(text) as Array<{ type: string; sequence_number: number; code?: string }>;
     expect(events.map((e) => e.type)).toEqual([
-      'response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added', 'response.output_text.delta', 'error',
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.delta',
+      'error',
     ]);
     expect(events.at(-1)).toMatchObject({ code: 'stream_interrupted' });
     expect(events.map((e) => e.sequence_number)).toEqual([0, 1, 2, 3, 4, 5]);
@@ -101,7 +130,12 @@ describe('Responses in, Chat Completions tier out (translated)', () => {
     const chatOnly = await h.fake();
     const native = await h.fake();
     native.always(responsesTextStream(['kept', ' state']));
-    const proxy = await h.proxy({ tiers: [{ name: 'local', url: chatOnly.url }, { name: 'openai', url: native.url, provider: { passthrough: ['responses'] } }] });
+    const proxy = await h.proxy({
+      tiers: [
+        { name: 'local', url: chatOnly.url },
+        { name: 'openai', url: native.url, provider: { passthrough: ['responses'] } },
+      ],
+    });
     const stream = openai(proxy).responses.stream({ model: 'chat', input: 'and then?', previous_response_id: 'resp_prev' });
     const response = await stream.finalResponse();
     expect(response.output_text).toBe('kept state');
@@ -126,7 +160,11 @@ describe('Responses in, Responses passthrough tier out (relayed)', () => {
         { name: 'second', url: native.url, provider: { passthrough: ['responses'] } },
       ],
     });
-    const res = await fetch(`${proxy.baseURL}/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', input: 'hi', stream: true }) });
+    const res = await fetch(`${proxy.baseURL}/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'chat', input: 'hi', stream: true }),
+    });
     expect(res.headers.get('x-llm-route-tier')).toBe('second');
     const { text } = await readAll(res);
     expect(text).not.toContain('resp_FROM_STALLED_TIER');
@@ -149,7 +187,9 @@ describe('Responses in, anthropic tier out (translated)', () => {
       endAnthropicStream(ctx, 'tool_use', 17);
     });
     const proxy = await h.proxy({ tiers: [{ name: 'claude', url: `http://127.0.0.1:${upstream.port}`, type: 'anthropic' }] });
-    const response = await openai(proxy).responses.stream({ model: 'chat', input: 'where am I?', tools: [SHELL_TOOL] }).finalResponse();
+    const response = await openai(proxy)
+      .responses.stream({ model: 'chat', input: 'where am I?', tools: [SHELL_TOOL] })
+      .finalResponse();
     expect(response.output_text).toBe('Running it.');
     expect(response.output[1]).toMatchObject({ type: 'function_call', call_id: 'toolu_sh', name: 'shell', arguments: '{"command":["pwd"]}' });
     expect(response.usage).toMatchObject({ input_tokens: 50, output_tokens: 17 });
@@ -162,15 +202,34 @@ describe('a provider with passthrough: [responses, messages]', () => {
     const upstream = await h.fake();
     upstream.always(healthyStream(['plain', ' chat']));
     const proxy = await h.proxy({ tiers: [{ name: 'openai', url: upstream.url, provider: { passthrough: ['responses', 'messages'] } }] });
-    const res = await fetch(`${proxy.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
+    const res = await fetch(`${proxy.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'chat', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    });
     expect((await readAll(res)).text).toContain('"content":" chat"');
     expect(upstream.requests.map((r) => r.url)).toEqual(['/v1/chat/completions']);
 
     upstream.always(responsesTextStream(['native']));
     const response = await openai(proxy).responses.stream({ model: 'chat', input: 'hi' }).finalResponse();
     expect(response.output_text).toBe('native');
-    upstream.always((ctx) => ctx.json(200, { id: 'msg_x', type: 'message', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'as messages' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 1, output_tokens: 2 } }));
-    const message = await fetch(`${proxy.origin}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }) });
+    upstream.always((ctx) =>
+      ctx.json(200, {
+        id: 'msg_x',
+        type: 'message',
+        role: 'assistant',
+        model: 'm',
+        content: [{ type: 'text', text: 'as messages' }],
+        stop_reason: 'end_turn',
+        stop_sequence: null,
+        usage: { input_tokens: 1, output_tokens: 2 },
+      }),
+    );
+    const message = await fetch(`${proxy.origin}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'chat', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }),
+    });
     expect(((await message.json()) as { content: unknown }).content).toEqual([{ type: 'text', text: 'as messages' }]);
     expect(upstream.requests.map((r) => r.url)).toEqual(['/v1/chat/completions', '/v1/responses', '/v1/messages']);
     expect(upstream.requests[2].headers['anthropic-version']).toBe('2023-06-01');

@@ -41,7 +41,13 @@ describe('llm-route savers try', () => {
     expect(report.route).toBe('agent'); // from the body's "model"
     expect(report.before).toBe(contentTokens('chat', bodyOf('chat-agent.json'), o200k));
     expect(report.savers.map((s: Record<string, unknown>) => Object.keys(s))).toEqual(Array(5).fill(['saver', 'before', 'after', 'diff']));
-    expect(report.savers.map((s: { saver: string }) => s.saver)).toEqual(['whitespace', 'dedupe_system', 'minify_tool_json', 'truncate_tool_output', 'trim_history']);
+    expect(report.savers.map((s: { saver: string }) => s.saver)).toEqual([
+      'whitespace',
+      'dedupe_system',
+      'minify_tool_json',
+      'truncate_tool_output',
+      'trim_history',
+    ]);
     expect(report.savers[0].before).toBe(report.before);
     expect(report.savers.at(-1).after).toBe(report.after);
     for (let i = 1; i < 5; i++) expect(report.savers[i].before).toBe(report.savers[i - 1].after);
@@ -61,7 +67,7 @@ describe('llm-route savers try', () => {
     expect(stdout).toMatch(/trim_history {10}\d+ → \d+ \(saved 0\) \d+\.\d ms\n {2}\(nothing to change\)/);
   });
 
-  it('an Anthropic body, measured with the encoding of the route\'s first tier (cl100k_base)', async () => {
+  it("an Anthropic body, measured with the encoding of the route's first tier (cl100k_base)", async () => {
     const { code, stdout } = await savers(fixture('messages-claude.json'), '-c', CONFIG, '--json');
     expect(code).toBe(0);
     const report = JSON.parse(stdout);
@@ -82,7 +88,10 @@ describe('llm-route savers try', () => {
     const notJson = join(dir, 'broken.json');
     writeFileSync(notJson, '{"messages": [');
     const cases: Array<[string[], RegExp]> = [
-      [[fixture('not-a-body.json')], /not-a-body\.json is not a request body: expected "messages" \(Chat Completions, Anthropic Messages\) or "input" \(OpenAI Responses\)/],
+      [
+        [fixture('not-a-body.json')],
+        /not-a-body\.json is not a request body: expected "messages" \(Chat Completions, Anthropic Messages\) or "input" \(OpenAI Responses\)/,
+      ],
       [[notJson], /broken\.json is not a request body: it is not JSON/],
       [[join(dir, 'missing.json')], /cannot read .*missing\.json/],
       [[fixture('chat-agent.json'), '--route', 'agnet'], /unknown route "agnet"; did you mean "agent"\?/],

@@ -38,7 +38,11 @@ describe('token savers on the request path', () => {
         { role: 'user', content: 'and?' },
       ],
     };
-    const res = await fetch(`${proxy.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${proxy.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     expect(res.status).toBe(200);
     const line = await logLine(proxy, res.headers.get('x-request-id'));
     const savers = line.savers as Array<{ saver: string; before: number; after: number }>;
@@ -66,7 +70,8 @@ describe('token savers on the request path', () => {
     });
     const proxy = await h.proxy(withSavers(`http://127.0.0.1:${upstream.port}`, 'anthropic'));
     const body = {
-      model: 'chat', max_tokens: 20,
+      model: 'chat',
+      max_tokens: 20,
       system: [{ type: 'text', text: 'Be    brief.\n\n\n\nVery   brief.', cache_control: { type: 'ephemeral' } }],
       messages: [
         { role: 'user', content: 'ls' },
@@ -90,7 +95,11 @@ describe('token savers on the request path', () => {
     upstream.always((ctx) => ctx.json(200, completion('ok')));
     const proxy = await h.proxy({ tiers: [{ name: 'local', url: upstream.url }] });
     const content = 'spaces   stay    here\n\n\n\n';
-    const res = await fetch(`${proxy.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content }] }) });
+    const res = await fetch(`${proxy.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content }] }),
+    });
     const line = await logLine(proxy, res.headers.get('x-request-id'));
     expect(line.savers).toBeUndefined();
     expect((upstream.requests[0].body.messages as Array<{ content: string }>)[0].content).toBe(content);

@@ -29,15 +29,25 @@ afterAll(() => {
 function tierFile(localUrl: string, marker: string, port: number): string {
   const file = join(dir, `serve-${port}.yaml`);
   const command = `${JSON.stringify(process.execPath)} -e ${JSON.stringify(`require('fs').writeFileSync(${JSON.stringify(marker)}, 'ran')`)}`;
-  writeFileSync(file, stringify({
-    version: 1,
-    server: { port },
-    providers: {
-      local: { type: 'openai', base_url: localUrl, health: { interval_ms: 50, ttft_check: true } },
-      starts: { type: 'openai', base_url: 'http://127.0.0.1:1/v1', start: { command, ready_timeout_ms: 500 } },
-    },
-    routes: { chat: { tiers: [{ provider: 'local', model: 'local-model' }, { provider: 'starts', model: 'm' }] } },
-  }));
+  writeFileSync(
+    file,
+    stringify({
+      version: 1,
+      server: { port },
+      providers: {
+        local: { type: 'openai', base_url: localUrl, health: { interval_ms: 50, ttft_check: true } },
+        starts: { type: 'openai', base_url: 'http://127.0.0.1:1/v1', start: { command, ready_timeout_ms: 500 } },
+      },
+      routes: {
+        chat: {
+          tiers: [
+            { provider: 'local', model: 'local-model' },
+            { provider: 'starts', model: 'm' },
+          ],
+        },
+      },
+    }),
+  );
   return file;
 }
 
@@ -54,7 +64,9 @@ describe('serve on a busy port', () => {
 
     const exit = await Promise.race([proc.exited, sleep(10_000).then(() => null)]);
     expect(exit, proc.stderr()).toEqual({ code: 1, signal: null });
-    expect(proc.stderr()).toBe(`llm-route serve: cannot listen on 127.0.0.1:${port}: the port is already in use (another llm-route?); stop it or choose another with --port\n`);
+    expect(proc.stderr()).toBe(
+      `llm-route serve: cannot listen on 127.0.0.1:${port}: the port is already in use (another llm-route?); stop it or choose another with --port\n`,
+    );
     expect(proc.lines).toEqual([]);
     await sleep(300); // anything sent late would have arrived by now
     expect(local.requests).toHaveLength(0);

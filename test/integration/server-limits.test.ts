@@ -46,7 +46,7 @@ function requestIdOf(text: string): string | null {
 }
 
 describe('server.max_header_bytes', () => {
-  it('headers over the limit get a 431 in the endpoint\'s protocol; under it, an answer', async () => {
+  it("headers over the limit get a 431 in the endpoint's protocol; under it, an answer", async () => {
     const before = upstream.requests.length;
     for (const protocol of PROTOCOLS) {
       const reply = await rawRequest(port, {
@@ -103,7 +103,12 @@ describe('server.request_timeout_ms (slow clients)', () => {
 
   it('headers trickled in a byte at a time: 408 and the socket closed', async () => {
     const started = performance.now();
-    const reply = await rawRequest(port, { head: 'POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nx-slow: yes', trickleHead: true, gapMs: 40, waitMs: 8000 });
+    const reply = await rawRequest(port, {
+      head: 'POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nx-slow: yes',
+      trickleHead: true,
+      gapMs: 40,
+      waitMs: 8000,
+    });
     expect(reply.status).toBe(408);
     expect(reply.closedByServer).toBe(true);
     expect(protocolError('chat', reply.json).code).toBe('request_timeout');
@@ -119,13 +124,15 @@ describe('server.request_timeout_ms (slow clients)', () => {
     expect(reply.closedByServer).toBe(true);
   });
 
-  it('a body trickled in slowly: 408 in the endpoint\'s protocol, the socket closed, the request logged', async () => {
+  it("a body trickled in slowly: 408 in the endpoint's protocol, the socket closed, the request logged", async () => {
     const body = JSON.stringify(validBody('messages'));
     const pieces = body.match(/.{1,4}/g) as string[];
     const before = upstream.requests.length;
     const reply = await rawRequest(port, {
       head: `POST /v1/messages HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${body.length}`,
-      body: pieces, gapMs: 60, waitMs: 8000,
+      body: pieces,
+      gapMs: 60,
+      waitMs: 8000,
     });
     expect(reply.status).toBe(408);
     expect(reply.closedByServer).toBe(true);
@@ -144,7 +151,11 @@ describe('server.request_timeout_ms (slow clients)', () => {
     slow.always(healthyStream(['s1', ' s2', ' s3', ' s4', ' s5', ' s6'], { delayMs: TIMEOUT_MS / 3 }));
     const local = await startProxy({ tiers: [{ name: 'local', url: slow.url }], server: limits });
     try {
-      const res = await fetch(`${local.origin}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(validBody('chat', { stream: true })) });
+      const res = await fetch(`${local.origin}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(validBody('chat', { stream: true })),
+      });
       const { text, error } = await readAll(res);
       expect(error).toBeNull();
       expect(sseText(text)).toBe('s1 s2 s3 s4 s5 s6');
@@ -190,14 +201,16 @@ describe('a 413 the client can always read (the upload is drained before the clo
     // 400 ms request timeout on a busy machine, and a 408 is then right, but not what is tested here.
     const roomy = await startProxy(spec({ ...limits, request_timeout_ms: 30_000 }));
     const big = new Uint8Array(UPLOAD / 2 + 17).fill(0x63);
-    const outcomes = await Promise.all(Array.from({ length: 12 }, async () => {
-      try {
-        const res = await fetch(`${roomy.origin}${ENDPOINT.responses}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: big });
-        return `${res.status} ${protocolError('responses', await res.json()).code}`;
-      } catch (err) {
-        return `failed: ${(err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message}`;
-      }
-    }));
+    const outcomes = await Promise.all(
+      Array.from({ length: 12 }, async () => {
+        try {
+          const res = await fetch(`${roomy.origin}${ENDPOINT.responses}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: big });
+          return `${res.status} ${protocolError('responses', await res.json()).code}`;
+        } catch (err) {
+          return `failed: ${(err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message}`;
+        }
+      }),
+    );
     await roomy.close();
     expect(new Set(outcomes)).toEqual(new Set(['413 body_too_large']));
     await stillServes();
@@ -230,7 +243,7 @@ describe('a 413 the client can always read (the upload is drained before the clo
 describe('JSON nested deeper than 1,000 levels', () => {
   const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 
-  it('is a 400 in each protocol\'s shape, before anything reaches a tier (5,000 levels used to overflow the stack: a 500)', async () => {
+  it("is a 400 in each protocol's shape, before anything reaches a tier (5,000 levels used to overflow the stack: a 500)", async () => {
     const before = upstream.requests.length;
     for (const protocol of PROTOCOLS) {
       const body = JSON.stringify(validBody(protocol)).replace(/}$/, `,"metadata":${nested(5000)}}`);
@@ -279,7 +292,11 @@ describe('server.max_streams', () => {
     const local = await startProxy({ tiers: [{ name: 'local', url: slow.url }], server: { max_streams: 2 } });
     try {
       const send = (protocol: ClientProtocol, stream: boolean) =>
-        fetch(`${local.origin}${ENDPOINT[protocol]}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(validBody(protocol, { stream })) });
+        fetch(`${local.origin}${ENDPOINT[protocol]}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(validBody(protocol, { stream })),
+        });
       const open = [await send('chat', true), await send('responses', true)];
       for (const res of open) expect(res.status).toBe(200);
       const readers = open.map((res) => readAll(res));
@@ -324,13 +341,22 @@ describe('server.max_streams', () => {
     const hanging = await startProxy({ tiers: [{ name: 'hang', url: hang.url }], server: { max_streams: 1 } });
     try {
       for (let i = 0; i < 3; i++) {
-        const res = await fetch(`${local.origin}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(validBody('chat', { stream: true })) });
+        const res = await fetch(`${local.origin}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(validBody('chat', { stream: true })),
+        });
         expect(res.status).toBe(502);
         await res.arrayBuffer();
       }
       expect(local.server.app.streams.open).toBe(0);
       const abort = new AbortController();
-      const pending = fetch(`${hanging.origin}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(validBody('chat', { stream: true })), signal: abort.signal }).catch(() => null);
+      const pending = fetch(`${hanging.origin}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(validBody('chat', { stream: true })),
+        signal: abort.signal,
+      }).catch(() => null);
       await waitFor(() => hanging.server.app.streams.open === 1, 3000, 'the stream to take its slot');
       abort.abort();
       await pending;

@@ -55,7 +55,12 @@ describe('GET /healthz', () => {
   it('answers 200 with the state of every tier', async () => {
     const cloud = await h.fake();
     cloud.always((ctx) => ctx.json(200, completion('ok')));
-    const p = await h.proxy({ tiers: [{ name: 'local', url: DEAD_URL, timeouts: fast }, { name: 'cloud', url: cloud.url, model: 'gpt-4o-mini' }] });
+    const p = await h.proxy({
+      tiers: [
+        { name: 'local', url: DEAD_URL, timeouts: fast },
+        { name: 'cloud', url: cloud.url, model: 'gpt-4o-mini' },
+      ],
+    });
 
     const before = await fetch(`${p.origin}/healthz`);
     expect(before.status).toBe(200);
@@ -81,7 +86,12 @@ describe('secrets never leak', () => {
     const SECRET = 'sk-secret-123';
     const local = await h.fake();
     // 1st request: 503 twice then the dead cloud tier → 502. Then a unary answer and a stream.
-    local.next((c) => c.error(503, 'busy'), (c) => c.error(503, 'busy'), (c) => c.json(200, completion('fine')), healthyStream(['a', 'b']));
+    local.next(
+      (c) => c.error(503, 'busy'),
+      (c) => c.error(503, 'busy'),
+      (c) => c.json(200, completion('fine')),
+      healthyStream(['a', 'b']),
+    );
     const p = await h.proxy(
       {
         tiers: [
@@ -110,8 +120,15 @@ describe('secrets never leak', () => {
     const healthz = await (await fetch(`${p.origin}/healthz`)).text();
     const { text: metricsText } = await fetchMetrics(p);
     await waitFor(() => p.logs.length >= 3);
-    const everything = [failedBody, okBody, streamBody, healthz, metricsText, JSON.stringify(p.logs),
-      JSON.stringify([...failed.headers, ...ok.headers, ...streamed.headers])];
+    const everything = [
+      failedBody,
+      okBody,
+      streamBody,
+      healthz,
+      metricsText,
+      JSON.stringify(p.logs),
+      JSON.stringify([...failed.headers, ...ok.headers, ...streamed.headers]),
+    ];
     for (const text of everything) {
       expect(text).not.toContain(SECRET);
       expect(text).not.toContain('secret-123');
@@ -123,20 +140,27 @@ describe('GET /metrics', () => {
   it('has every SPEC metric, labelled by route and tier, after a few requests', async () => {
     const cloud = await h.fake();
     // A stream with one malformed event after the first token; then a slow stream; then unary.
-    cloud.next(
-      async (ctx) => {
-        ctx.startStream();
-        ctx.role();
-        ctx.content('x');
-        ctx.event('{"not json');
-        ctx.content('y');
-        ctx.finish();
-        ctx.usage(4, 2);
-        ctx.done();
-      },
-      healthyStream(['s', 'l', 'o', 'w'], { delayMs: 120 }),
-    ).always((ctx) => ctx.json(200, completion('u', { prompt_tokens: 3, completion_tokens: 1 })));
-    const p = await h.proxy({ tiers: [{ name: 'local', url: DEAD_URL, timeouts: fast }, { name: 'cloud', url: cloud.url, timeouts: fast }] });
+    cloud
+      .next(
+        async (ctx) => {
+          ctx.startStream();
+          ctx.role();
+          ctx.content('x');
+          ctx.event('{"not json');
+          ctx.content('y');
+          ctx.finish();
+          ctx.usage(4, 2);
+          ctx.done();
+        },
+        healthyStream(['s', 'l', 'o', 'w'], { delayMs: 120 }),
+      )
+      .always((ctx) => ctx.json(200, completion('u', { prompt_tokens: 3, completion_tokens: 1 })));
+    const p = await h.proxy({
+      tiers: [
+        { name: 'local', url: DEAD_URL, timeouts: fast },
+        { name: 'cloud', url: cloud.url, timeouts: fast },
+      ],
+    });
 
     const s1 = await chat(p, { stream: true });
     expect(sseText(await s1.text())).toBe('xy');
@@ -156,8 +180,15 @@ describe('GET /metrics', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
     const { samples, text } = await fetchMetrics(p);
-    for (const name of ['llm_time_to_first_token_seconds', 'llm_streaming_chunk_errors_total', 'llm_requests_total', 'llm_failovers_total',
-      'llm_upstream_attempts_total', 'llm_active_streams', 'llm_tokens_total']) {
+    for (const name of [
+      'llm_time_to_first_token_seconds',
+      'llm_streaming_chunk_errors_total',
+      'llm_requests_total',
+      'llm_failovers_total',
+      'llm_upstream_attempts_total',
+      'llm_active_streams',
+      'llm_tokens_total',
+    ]) {
       expect(text, name).toContain(`# TYPE ${name} `);
     }
     expect(text).toContain('# TYPE llm_time_to_first_token_seconds histogram');
@@ -204,7 +235,12 @@ describe('the request log', () => {
   it('has route, tier, attempts with outcomes, ttft_ms (streams), duration_ms and status', async () => {
     const cloud = await h.fake();
     cloud.next(healthyStream(['one', ' two'], { delayMs: 30 })).always((ctx) => ctx.json(200, completion('u')));
-    const p = await h.proxy({ tiers: [{ name: 'local', url: DEAD_URL, timeouts: fast }, { name: 'cloud', url: cloud.url, timeouts: fast }] });
+    const p = await h.proxy({
+      tiers: [
+        { name: 'local', url: DEAD_URL, timeouts: fast },
+        { name: 'cloud', url: cloud.url, timeouts: fast },
+      ],
+    });
 
     const s = await chat(p, { stream: true });
     expect(await s.text()).toContain('[DONE]');
@@ -278,7 +314,9 @@ describe('server.auth_token', () => {
     for await (const m of client.models.list()) ids.push(m.id);
     expect(ids).toEqual(['chat']);
 
-    const wrong = await sdk(p, 'nope').chat.completions.create({ model: 'chat', messages }).catch((e: unknown) => e);
+    const wrong = await sdk(p, 'nope')
+      .chat.completions.create({ model: 'chat', messages })
+      .catch((e: unknown) => e);
     expect(wrong).toBeInstanceOf(APIError);
     expect((wrong as APIError).status).toBe(401);
 
@@ -337,7 +375,12 @@ describe('graceful shutdown', () => {
 
   it('cuts a stream that outlasts the grace period, and closes its upstream', async () => {
     const local = await h.fake();
-    local.always(healthyStream(Array.from({ length: 40 }, (_, i) => ` w${i}`), { delayMs: 100 }));
+    local.always(
+      healthyStream(
+        Array.from({ length: 40 }, (_, i) => ` w${i}`),
+        { delayMs: 100 },
+      ),
+    );
     const p = await startProxy({ tiers: [{ name: 'local', url: local.url, timeouts: fast }] });
     h.defer(() => p.server.close(0));
 
@@ -360,7 +403,12 @@ describe('graceful shutdown', () => {
 
   it('a stream cut at shutdown ends with a stream_interrupted SSE event and is not logged as a client abort', async () => {
     const local = await h.fake();
-    local.always(healthyStream(Array.from({ length: 40 }, (_, i) => ` w${i}`), { delayMs: 100 }));
+    local.always(
+      healthyStream(
+        Array.from({ length: 40 }, (_, i) => ` w${i}`),
+        { delayMs: 100 },
+      ),
+    );
     const p = await startProxy({ tiers: [{ name: 'local', url: local.url, timeouts: fast }] });
     h.defer(() => p.server.close(0));
     const res = await chat(p, { stream: true });
@@ -383,7 +431,13 @@ describe('graceful shutdown', () => {
     const agent = new Agent({ connections: 1 });
     h.defer(() => agent.close());
     const url = `${p.origin}/v1/chat/completions`;
-    const send = (stream: boolean) => undiciFetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', messages, stream }), dispatcher: agent });
+    const send = (stream: boolean) =>
+      undiciFetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'chat', messages, stream }),
+        dispatcher: agent,
+      });
     const a = await send(true);
     expect(a.status).toBe(200);
     const closing = p.server.close(3000);
@@ -505,4 +559,3 @@ describe('the real CLI: llm-route serve --no-ui', () => {
     expect(performance.now() - sentAt).toBeLessThan(2000);
   }, 20_000);
 });
-

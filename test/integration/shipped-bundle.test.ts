@@ -16,7 +16,10 @@ let cli: ReturnType<typeof buildPrivateCli>;
 beforeAll(() => {
   cli = buildPrivateCli();
   // A module hook that names every module the process imports, on stderr.
-  writeFileSync(join(cli.dir, 'hook.mjs'), "export async function resolve(s, c, next) { const r = await next(s, c); process.stderr.write('URL ' + r.url + '\\n'); return r; }\n");
+  writeFileSync(
+    join(cli.dir, 'hook.mjs'),
+    "export async function resolve(s, c, next) { const r = await next(s, c); process.stderr.write('URL ' + r.url + '\\n'); return r; }\n",
+  );
   writeFileSync(join(cli.dir, 'register.mjs'), "import { register } from 'node:module'; register('./hook.mjs', import.meta.url);\n");
 }, 60_000);
 afterAll(() => cli?.remove());
@@ -33,8 +36,20 @@ async function streamAndFailOver(bin: string, env: Record<string, string> = {}):
   const cloud = await h.fake();
   cloud.always((ctx) => (ctx.body.stream ? healthyStream(['b1', ' b2', ' b3'], { delayMs: 20 })(ctx) : ctx.json(200, completion('whole'))));
   const file = join(cli.dir, `serve-${stall.port}.yaml`);
-  writeFileSync(file, configYaml({ tiers: [{ name: 'stall', url: stall.url, timeouts }, { name: 'cloud', url: cloud.url, timeouts }] }));
-  const proc = runCli(bin, ['serve', '--no-ui', '-c', file], { LLM_ROUTE_CONFIG: undefined, NODE_OPTIONS: `--import ${join(cli.dir, 'register.mjs')}`, ...env });
+  writeFileSync(
+    file,
+    configYaml({
+      tiers: [
+        { name: 'stall', url: stall.url, timeouts },
+        { name: 'cloud', url: cloud.url, timeouts },
+      ],
+    }),
+  );
+  const proc = runCli(bin, ['serve', '--no-ui', '-c', file], {
+    LLM_ROUTE_CONFIG: undefined,
+    NODE_OPTIONS: `--import ${join(cli.dir, 'register.mjs')}`,
+    ...env,
+  });
   h.defer(() => {
     if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL');
   });
@@ -58,10 +73,17 @@ async function streamAndFailOver(bin: string, env: Record<string, string> = {}):
 
   const requests = () => proc.lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.event === 'request');
   await waitFor(() => requests().length === 2, 5000, 'two request lines');
-  expect(requests().map((l) => [l.stream, l.tier, l.status])).toEqual([[true, 'cloud', 200], [false, 'cloud', 200]]);
+  expect(requests().map((l) => [l.stream, l.tier, l.status])).toEqual([
+    [true, 'cloud', 200],
+    [false, 'cloud', 200],
+  ]);
   proc.child.kill('SIGTERM');
   expect(await proc.exited).toEqual({ code: 0, signal: null });
-  return proc.stderr().split('\n').filter((line) => line.startsWith('URL ')).map((line) => line.slice(4));
+  return proc
+    .stderr()
+    .split('\n')
+    .filter((line) => line.startsWith('URL '))
+    .map((line) => line.slice(4));
 }
 
 /** A copy of the private package whose bundle has `find` replaced by `replace` in the stand-in named `standIn`. */

@@ -29,7 +29,7 @@ interface OpenStream {
 }
 
 describe('SIGTERM to llm-route serve with 200 open streams', () => {
-  it('each stream finishes inside the 10 s drain window or gets its protocol\'s error event; none is cut silently; exit 0', async () => {
+  it("each stream finishes inside the 10 s drain window or gets its protocol's error event; none is cut silently; exit 0", async () => {
     const upstream = await h.fake();
     // Short streams end 2 s in; long ones would take 30 s, well past the drain window.
     upstream.always(async (ctx) => {
@@ -56,32 +56,41 @@ describe('SIGTERM to llm-route serve with 200 open streams', () => {
     h.defer(() => agent.destroy());
 
     const protocols: ClientProtocol[] = ['chat', 'responses', 'messages'];
-    const open: OpenStream[] = await Promise.all(Array.from({ length: STREAMS }, async (_, i) => {
-      const protocol = protocols[i % 3];
-      const long = i % 2 === 1;
-      const body = JSON.stringify(validBody(protocol, {
-        stream: true,
-        ...(protocol === 'responses' ? { input: long ? 'LONG' : 'short' } : { messages: [{ role: 'user', content: long ? 'LONG' : 'short' }] }),
-      }));
-      const res = await request(`${origin}${ENDPOINT[protocol]}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, dispatcher: agent });
-      let first!: () => void;
-      const firstChunk = new Promise<void>((resolve) => (first = resolve));
-      const done = (async () => {
-        let text = '';
-        try {
-          for await (const chunk of res.body) {
-            text += String(chunk);
+    const open: OpenStream[] = await Promise.all(
+      Array.from({ length: STREAMS }, async (_, i) => {
+        const protocol = protocols[i % 3];
+        const long = i % 2 === 1;
+        const body = JSON.stringify(
+          validBody(protocol, {
+            stream: true,
+            ...(protocol === 'responses' ? { input: long ? 'LONG' : 'short' } : { messages: [{ role: 'user', content: long ? 'LONG' : 'short' }] }),
+          }),
+        );
+        const res = await request(`${origin}${ENDPOINT[protocol]}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+          dispatcher: agent,
+        });
+        let first!: () => void;
+        const firstChunk = new Promise<void>((resolve) => (first = resolve));
+        const done = (async () => {
+          let text = '';
+          try {
+            for await (const chunk of res.body) {
+              text += String(chunk);
+              first();
+            }
+            return { text, error: null };
+          } catch (error) {
+            return { text, error };
+          } finally {
             first();
           }
-          return { text, error: null };
-        } catch (error) {
-          return { text, error };
-        } finally {
-          first();
-        }
-      })();
-      return { protocol, long, status: res.statusCode, done, firstChunk };
-    }));
+        })();
+        return { protocol, long, status: res.statusCode, done, firstChunk };
+      }),
+    );
     for (const s of open) expect(s.status).toBe(200);
     await Promise.all(open.map((s) => s.firstChunk));
     // (serve also warms the loopback tier up with a request of its own.)

@@ -17,10 +17,19 @@ describe('a stale keep-alive socket to a llama-server', () => {
     h.defer(() => llama.close());
     const cloud = await h.fake();
     cloud.always(healthyStream(['cloud']));
-    const proxy = await h.proxy({ tiers: [{ name: 'local', url: llama.url, retry: { attempts: 1 } }, { name: 'cloud', url: cloud.url }] });
+    const proxy = await h.proxy({
+      tiers: [
+        { name: 'local', url: llama.url, retry: { attempts: 1 } },
+        { name: 'cloud', url: cloud.url },
+      ],
+    });
     const ids: string[] = [];
     for (let i = 0; i < 8; i++) {
-      const res = await fetch(`${proxy.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', stream: true, messages: [{ role: 'user', content: `q${i}` }] }) });
+      const res = await fetch(`${proxy.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'chat', stream: true, messages: [{ role: 'user', content: `q${i}` }] }),
+      });
       expect(res.headers.get('x-llm-route-tier')).toBe('local');
       expect(res.headers.get('x-llm-route-attempts')).toBe('1');
       expect(sseText((await readAll(res)).text)).toBe('a b');
@@ -31,7 +40,9 @@ describe('a stale keep-alive socket to a llama-server', () => {
     expect(llama.staleHits).toBeGreaterThanOrEqual(3);
     expect(cloud.requests).toHaveLength(0);
     for (const id of ids) expect(((await logLine(proxy, id)).attempts as unknown[]).length).toBe(1);
-    const health = (await (await fetch(`${proxy.origin}/healthz`)).json()) as { routes: { chat: { tiers: Array<{ name: string; state: string; failures: number }> } } };
+    const health = (await (await fetch(`${proxy.origin}/healthz`)).json()) as {
+      routes: { chat: { tiers: Array<{ name: string; state: string; failures: number }> } };
+    };
     expect(health.routes.chat.tiers[0]).toMatchObject({ name: 'local', state: 'healthy', failures: 0 });
   });
 
@@ -40,8 +51,17 @@ describe('a stale keep-alive socket to a llama-server', () => {
     dead.always((ctx) => ctx.destroy());
     const cloud = await h.fake();
     cloud.always((ctx) => ctx.json(200, completion('cloud')));
-    const proxy = await h.proxy({ tiers: [{ name: 'local', url: dead.url, retry: { attempts: 1 } }, { name: 'cloud', url: cloud.url }] });
-    const res = await fetch(`${proxy.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'x' }] }) });
+    const proxy = await h.proxy({
+      tiers: [
+        { name: 'local', url: dead.url, retry: { attempts: 1 } },
+        { name: 'cloud', url: cloud.url },
+      ],
+    });
+    const res = await fetch(`${proxy.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'x' }] }),
+    });
     expect(res.headers.get('x-llm-route-tier')).toBe('cloud');
     expect(dead.requests).toHaveLength(1); // no free retry: the socket was new
   });

@@ -44,7 +44,10 @@ describe('the fake reproduces llama-server', () => {
     expect(first.headers['keep-alive']).toBe('timeout=5, max=100');
     expect(await first.body.text()).toContain('[DONE]');
 
-    const error = await plain.request(streamRequest).then(() => null, (err: unknown) => err);
+    const error = await plain.request(streamRequest).then(
+      () => null,
+      (err: unknown) => err,
+    );
     expect(error).toMatchObject({ code: 'UND_ERR_SOCKET', message: 'other side closed' });
     expect(server.staleHits).toBe(1);
     // A plain pool cannot tell: nothing marked it.
@@ -57,7 +60,10 @@ describe('a stale-aware pool', () => {
     const server = await llama();
     const aware = pool(createStaleAwarePool(new URL(server.url).origin, { connections: 1 }));
     await (await aware.request(streamRequest)).body.text();
-    const error = await aware.request(streamRequest).then(() => null, (err: unknown) => err);
+    const error = await aware.request(streamRequest).then(
+      () => null,
+      (err: unknown) => err,
+    );
     expect(error).toMatchObject({ code: 'UND_ERR_SOCKET' });
     expect(isStaleSocketFailure(error)).toBe(true);
   });
@@ -125,7 +131,10 @@ describe('a stale-aware pool', () => {
     const origin = `http://127.0.0.1:${fake.port}`;
     const aware = pool(createStaleAwarePool(origin));
     let stale = 0;
-    const error = await sendRetryingStale(aware, origin, (d) => d.request(streamRequest), { onStale: () => stale++ }).then(() => null, (err: unknown) => err);
+    const error = await sendRetryingStale(aware, origin, (d) => d.request(streamRequest), { onStale: () => stale++ }).then(
+      () => null,
+      (err: unknown) => err,
+    );
     expect(error).toMatchObject({ code: expect.stringMatching(/^(UND_ERR_SOCKET|ECONNRESET)$/) });
     expect(isStaleSocketFailure(error)).toBe(false);
     expect(stale).toBe(0);
@@ -135,18 +144,24 @@ describe('a stale-aware pool', () => {
   it('a break after the answer began, on a reused socket, is a real failure', async () => {
     const fake = await FakeUpstream.start();
     cleanup.push(() => fake.close());
-    fake.next((ctx) => ctx.json(200, completion('one')), async (ctx) => {
-      ctx.startStream();
-      ctx.content('partial');
-      await ctx.wait(20);
-      ctx.destroy();
-    });
+    fake.next(
+      (ctx) => ctx.json(200, completion('one')),
+      async (ctx) => {
+        ctx.startStream();
+        ctx.content('partial');
+        await ctx.wait(20);
+        ctx.destroy();
+      },
+    );
     const origin = `http://127.0.0.1:${fake.port}`;
     const aware = pool(createStaleAwarePool(origin, { connections: 1 }));
     await (await aware.request({ ...streamRequest, body: '{}' })).body.text();
     const second = await aware.request(streamRequest);
     expect(second.statusCode).toBe(200);
-    const error = await second.body.text().then(() => null, (err: unknown) => err);
+    const error = await second.body.text().then(
+      () => null,
+      (err: unknown) => err,
+    );
     expect(error).not.toBeNull();
     expect(isStaleSocketFailure(error)).toBe(false);
     expect(fake.requests.map((r) => r.socketId)).toEqual([fake.requests[0].socketId, fake.requests[0].socketId]);
@@ -184,7 +199,12 @@ describe('health checks', () => {
 
   // Checks run seconds apart; a few ms let the first connection go idle, so the second check reuses it.
   const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
-  const tierAt = (url: string) => loadConfigText(`version: 1\nproviders:\n  p: { type: openai, base_url: "${url}" }\nroutes:\n  chat:\n    tiers: [{ provider: p, model: tiny }]\n`, '/t.yaml', {}).routes.get('chat')!.tiers[0];
+  const tierAt = (url: string) =>
+    loadConfigText(
+      `version: 1\nproviders:\n  p: { type: openai, base_url: "${url}" }\nroutes:\n  chat:\n    tiers: [{ provider: p, model: tiny }]\n`,
+      '/t.yaml',
+      {},
+    ).routes.get('chat')!.tiers[0];
 
   it('a check on a stale pooled socket is retried on a new one and passes', async () => {
     const fake = await closesAfterEachAnswer();

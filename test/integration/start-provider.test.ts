@@ -134,7 +134,9 @@ function isGone(pid: number): boolean {
     return true;
   }
   try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').startsWith('Z');
+    return readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /s, '')
+      .startsWith('Z');
   } catch {
     return true;
   }
@@ -205,7 +207,14 @@ describe('ensureProviderStarted', () => {
       expect(state).toBe('loading');
       const out = recorder();
       expect(await ensureProviderStarted(already, { readiness: () => checkReadiness(already), onOutput: out.onOutput })).toBeNull();
-      expect(out.lines).toEqual([{ stream: 'status', line: expect.stringMatching(/^already answering \(still loading \(HTTP 503: Loading model\)\) at http:\/\/127\.0\.0\.1:\d+\/v1; not running `false`$/) }]);
+      expect(out.lines).toEqual([
+        {
+          stream: 'status',
+          line: expect.stringMatching(
+            /^already answering \(still loading \(HTTP 503: Loading model\)\) at http:\/\/127\.0\.0\.1:\d+\/v1; not running `false`$/,
+          ),
+        },
+      ]);
     } finally {
       await running.stop();
     }
@@ -254,7 +263,9 @@ describe('ensureProviderStarted', () => {
     const broken = provider(`http://127.0.0.1:${port}/v1`, command, 30_000);
     const startedAt = Date.now();
     const failure = ensureProviderStarted(broken, { readiness: () => checkReadiness(broken), onOutput: () => undefined });
-    await expect(failure).rejects.toThrow(`provider "fake": \`${command}\` exited with code 3 before it became ready; last output:\n  [stderr] model qwen-x not found`);
+    await expect(failure).rejects.toThrow(
+      `provider "fake": \`${command}\` exited with code 3 before it became ready; last output:\n  [stderr] model qwen-x not found`,
+    );
     expect(Date.now() - startedAt).toBeLessThan(5_000);
   });
 
@@ -264,7 +275,9 @@ describe('ensureProviderStarted', () => {
     const out = recorder();
     const abort = new AbortController();
     setTimeout(() => abort.abort(new Error('user pressed Ctrl-C')), 500);
-    await expect(ensureProviderStarted(slow, { readiness: () => checkReadiness(slow), onOutput: out.onOutput, signal: abort.signal })).rejects.toThrow('user pressed Ctrl-C');
+    await expect(ensureProviderStarted(slow, { readiness: () => checkReadiness(slow), onOutput: out.onOutput, signal: abort.signal })).rejects.toThrow(
+      'user pressed Ctrl-C',
+    );
     expect(out.pids()).toHaveLength(1);
     expect(isGone(out.pids()[0])).toBe(true);
   });

@@ -34,7 +34,12 @@ describe.skipIf(SKIP_REDIS)('several instances on one Redis', () => {
   it('an override, a kill switch or an alert on one instance reaches the other within a second; a new instance starts with them', async () => {
     const fake = await h.fake();
     fake.always((ctx) => ctx.json(200, completion('x')));
-    const spec: ConfigSpec = { tiers: [{ name: 'local', url: fake.url }, { name: 'cloud', url: fake.url }] };
+    const spec: ConfigSpec = {
+      tiers: [
+        { name: 'local', url: fake.url },
+        { name: 'cloud', url: fake.url },
+      ],
+    };
     const [a, b] = await instances(h, 'redis', redis, spec);
     let started = performance.now();
     expect((await put(a, 'local', { weight: 25 })).status).toBe(200);
@@ -43,8 +48,14 @@ describe.skipIf(SKIP_REDIS)('several instances on one Redis', () => {
     expect((await tierRow(b, 'local')).override).toMatchObject({ weight: 25 });
 
     started = performance.now();
-    const alert = { version: '4', status: 'firing', alerts: [{ status: 'firing', labels: { alertname: 'CloudSlow', route: 'chat', tier: 'cloud' }, fingerprint: 'fp1' }] };
-    expect((await fetch(`${b.origin}/admin/alerts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(alert) })).status).toBe(200);
+    const alert = {
+      version: '4',
+      status: 'firing',
+      alerts: [{ status: 'firing', labels: { alertname: 'CloudSlow', route: 'chat', tier: 'cloud' }, fingerprint: 'fp1' }],
+    };
+    expect(
+      (await fetch(`${b.origin}/admin/alerts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(alert) })).status,
+    ).toBe(200);
     await waitFor(async () => (await tierRow(a, 'cloud')).weight === 0, 1000, 'the alert to reach the other instance');
     expect(performance.now() - started).toBeLessThan(1000);
     expect((await tierRow(a, 'cloud')).alerts).toEqual(['CloudSlow']);
@@ -52,7 +63,11 @@ describe.skipIf(SKIP_REDIS)('several instances on one Redis', () => {
     // A third instance joining later starts with what the others decided.
     const yaml = configYaml({ ...spec, top: { state: a.server.app.config.state } });
     const c = await h.proxy(yaml);
-    await waitFor(async () => (await tierRow(c, 'local')).weight === 25 && (await tierRow(c, 'cloud')).weight === 0, 3000, 'the new instance to load the overrides');
+    await waitFor(
+      async () => (await tierRow(c, 'local')).weight === 25 && (await tierRow(c, 'cloud')).weight === 0,
+      3000,
+      'the new instance to load the overrides',
+    );
 
     started = performance.now();
     expect((await fetch(`${c.origin}/admin/routes/chat/tiers/local`, { method: 'DELETE' })).status).toBe(200);
@@ -73,7 +88,13 @@ describe.skipIf(SKIP_REDIS)('several instances on one Redis', () => {
     stable.always((ctx) => ctx.json(200, completion('stable')));
     const [a, b] = await instances(h, 'redis', redis, {
       tiers: [
-        { name: 'canary', url: canary.url, retry: { attempts: 1 }, circuit: { failures: 100 }, rollback: { error_rate: 0.5, window_s: 60, min_requests: 3, restore_after_s: 2 } },
+        {
+          name: 'canary',
+          url: canary.url,
+          retry: { attempts: 1 },
+          circuit: { failures: 100 },
+          rollback: { error_rate: 0.5, window_s: 60, min_requests: 3, restore_after_s: 2 },
+        },
         { name: 'stable', url: stable.url },
       ],
     });
@@ -81,7 +102,9 @@ describe.skipIf(SKIP_REDIS)('several instances on one Redis', () => {
     const started = performance.now();
     await waitFor(async () => (await tierRow(b, 'canary')).weight === 0, 1000, 'the rollback on the other instance');
     expect(performance.now() - started).toBeLessThan(1000);
-    const view = (await (await fetch(`${b.origin}/admin/routes`)).json()) as { routes: { chat: { tiers: Array<{ name: string; rollback: { reason: string } | null }> } } };
+    const view = (await (await fetch(`${b.origin}/admin/routes`)).json()) as {
+      routes: { chat: { tiers: Array<{ name: string; rollback: { reason: string } | null }> } };
+    };
     expect(view.routes.chat.tiers[0].rollback?.reason).toMatch(/^error rate 100\.0% > 50\.0%/);
     const before = canary.requests.length;
     expect((await chat(b, {})).headers.get('x-llm-route-tier')).toBe('stable');
@@ -111,14 +134,16 @@ describe.skipIf(SKIP_REDIS)('several instances on one Redis', () => {
     const statuses = new Map<number, number>();
     let stop = false;
     let n = 0;
-    const load = Promise.all(Array.from({ length: 10 }, async (_, i) => {
-      while (!stop) {
-        const keyed = n++ % 3 === 0 ? { headers: { 'idempotency-key': `load-${randomUUID()}` } } : {};
-        const res = await chat(i % 2 ? b : a, { max_tokens: 10 }, keyed);
-        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-        await res.arrayBuffer();
-      }
-    }));
+    const load = Promise.all(
+      Array.from({ length: 10 }, async (_, i) => {
+        while (!stop) {
+          const keyed = n++ % 3 === 0 ? { headers: { 'idempotency-key': `load-${randomUUID()}` } } : {};
+          const res = await chat(i % 2 ? b : a, { max_tokens: 10 }, keyed);
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          await res.arrayBuffer();
+        }
+      }),
+    );
     await sleep(400);
     await server.kill();
     await waitFor(async () => (await stateUp(a)) === 0 && (await stateUp(b)) === 0, 3000, 'llm_state_backend_up 0');
@@ -148,7 +173,13 @@ describe.skipIf(SKIP_REDIS)('several instances on one Redis', () => {
     h.defer(() => server.stop());
     const fake = await h.fake();
     fake.always((ctx) => ctx.json(200, completion('x')));
-    const yaml = configYaml({ tiers: [{ name: 'local', url: fake.url }, { name: 'cloud', url: fake.url }], top: { state: { redis: server.url, prefix: 'apart:' } } });
+    const yaml = configYaml({
+      tiers: [
+        { name: 'local', url: fake.url },
+        { name: 'cloud', url: fake.url },
+      ],
+      top: { state: { redis: server.url, prefix: 'apart:' } },
+    });
     const a = await h.proxy(yaml);
     const b = await h.proxy(yaml);
     await waitFor(() => a.server.state.up && b.server.state.up, 5000, 'both on Redis');
@@ -172,7 +203,9 @@ describe.skipIf(SKIP_REDIS)('several instances on one Redis', () => {
     await server.kill();
     const fake = await h.fake();
     fake.always((ctx) => ctx.json(200, completion('x')));
-    const p = await h.proxy(configYaml({ tiers: [{ name: 'cloud', url: fake.url, provider: { limits: { rpm: 6000 } } }], top: { state: { redis: server.url, prefix: 'late:' } } }));
+    const p = await h.proxy(
+      configYaml({ tiers: [{ name: 'cloud', url: fake.url, provider: { limits: { rpm: 6000 } } }], top: { state: { redis: server.url, prefix: 'late:' } } }),
+    );
     expect((await chat(p, {}, { headers: { 'idempotency-key': 'late-1' } })).status).toBe(200);
     expect(await stateUp(p)).toBe(0);
     await waitFor(() => p.logs.some((l) => l.event === 'state_degraded'), 3000, 'state_degraded');

@@ -23,7 +23,12 @@ describe('streaming basics', () => {
   it('fails over from a refused connection to the next tier', async () => {
     const cloud = await h.fake();
     cloud.always(healthyStream(['from', ' cloud']));
-    const p = await h.proxy({ tiers: [{ name: 'local', url: DEAD_URL }, { name: 'cloud', url: cloud.url }] });
+    const p = await h.proxy({
+      tiers: [
+        { name: 'local', url: DEAD_URL },
+        { name: 'cloud', url: cloud.url },
+      ],
+    });
     const res = await chat(p, { stream: true });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-llm-route-tier')).toBe('cloud');

@@ -41,7 +41,12 @@ describe('stream edge cases', () => {
       ctx.finish();
       ctx.done();
     });
-    const p = await h.proxy({ tiers: [{ name: 'local', url: local.url, retry: { attempts: 1 } }, { name: 'cloud', url: cloud.url }] });
+    const p = await h.proxy({
+      tiers: [
+        { name: 'local', url: local.url, retry: { attempts: 1 } },
+        { name: 'cloud', url: cloud.url },
+      ],
+    });
     const res = await chat(p, { stream: true });
     expect(res.headers.get('x-llm-route-tier')).toBe('cloud');
     const text = await res.text();
@@ -77,12 +82,17 @@ describe('stream edge cases', () => {
     });
     const p = await h.proxy({
       deadline_ms: 600,
-      tiers: [{ name: 'local', url: local.url, timeouts: { ttft_ms: 500 } }, { name: 'cloud', url: cloud.url, timeouts: { ttft_ms: 5000 } }],
+      tiers: [
+        { name: 'local', url: local.url, timeouts: { ttft_ms: 500 } },
+        { name: 'cloud', url: cloud.url, timeouts: { ttft_ms: 5000 } },
+      ],
     });
     const res = await chat(p, { stream: true });
     expect(res.status).toBe(504);
     await res.text();
-    const routes = (await (await fetch(`${p.origin}/admin/routes`)).json()) as { routes: { chat: { tiers: Array<{ name: string; consecutive_failures: number }> } } };
+    const routes = (await (await fetch(`${p.origin}/admin/routes`)).json()) as {
+      routes: { chat: { tiers: Array<{ name: string; consecutive_failures: number }> } };
+    };
     const byName = Object.fromEntries(routes.routes.chat.tiers.map((t) => [t.name, t.consecutive_failures]));
     expect(byName).toEqual({ local: 1, cloud: 0 });
   });

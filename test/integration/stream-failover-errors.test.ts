@@ -17,7 +17,12 @@ async function twoTiers(opts: { local?: Record<string, unknown>; random?: () => 
   const cloud = await h.fake();
   cloud.always(healthyStream(['from', ' cloud']));
   const p = await h.proxy(
-    { tiers: [{ name: 'local', url: local.url, ...opts.local }, { name: 'cloud', url: cloud.url }] },
+    {
+      tiers: [
+        { name: 'local', url: local.url, ...opts.local },
+        { name: 'cloud', url: cloud.url },
+      ],
+    },
     opts.random ? { random: opts.random } : {},
   );
   return { local, cloud, p };
@@ -27,7 +32,12 @@ describe('stream failover: connection failures', () => {
   it('fails over from a refused connection to the next tier', async () => {
     const cloud = await h.fake();
     cloud.always(healthyStream(['from', ' cloud']));
-    const p = await h.proxy({ tiers: [{ name: 'local', url: DEAD_URL }, { name: 'cloud', url: cloud.url }] });
+    const p = await h.proxy({
+      tiers: [
+        { name: 'local', url: DEAD_URL },
+        { name: 'cloud', url: cloud.url },
+      ],
+    });
     const res = await chat(p, { stream: true });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-llm-route-tier')).toBe('cloud');
@@ -142,7 +152,10 @@ describe('stream failover: 429 and 5xx', () => {
     expect(cloud.requests).toHaveLength(1);
     const log = await requestLog(p);
     expect((log.attempts as Array<{ outcome: string; status?: number }>).map((a) => [a.outcome, a.status])).toEqual([
-      ['server_error', 503], ['server_error', 503], ['server_error', 503], ['ok', undefined],
+      ['server_error', 503],
+      ['server_error', 503],
+      ['server_error', 503],
+      ['ok', undefined],
     ]);
     const metrics = (await fetchMetrics(p)).samples;
     expect(metric(metrics, 'llm_upstream_attempts_total', { route: 'chat', tier: 'local', result: 'server_error' })).toBe(3);
@@ -174,7 +187,13 @@ describe('stream: retries never go past the route deadline', () => {
     const cloud = await h.fake();
     local.always((ctx) => ctx.error(429, 'rate limited', { headers: { 'retry-after': '2' } }));
     cloud.always(healthyStream(['from', ' cloud']));
-    const p = await h.proxy({ deadline_ms: 800, tiers: [{ name: 'local', url: local.url, retry: { attempts: 3 } }, { name: 'cloud', url: cloud.url }] });
+    const p = await h.proxy({
+      deadline_ms: 800,
+      tiers: [
+        { name: 'local', url: local.url, retry: { attempts: 3 } },
+        { name: 'cloud', url: cloud.url },
+      ],
+    });
     const started = performance.now();
     const res = await chat(p, { stream: true });
     expect(performance.now() - started).toBeLessThan(700);
@@ -186,7 +205,7 @@ describe('stream: retries never go past the route deadline', () => {
   });
 });
 
-describe('stream failover: the tier\'s other faults fail over without retry', () => {
+describe("stream failover: the tier's other faults fail over without retry", () => {
   const cases: Array<[string, number, string]> = [
     ['401 bad key', 401, 'Incorrect API key provided'],
     ['403 forbidden', 403, 'forbidden for this key'],
@@ -217,12 +236,27 @@ describe('stream failover: the tier\'s other faults fail over without retry', ()
 
 describe('stream: payload errors go to the client, no failover', () => {
   const cases: Array<[string, number, Record<string, unknown>]> = [
-    ['400 invalid value', 400, { error: { message: "Invalid value for 'temperature': expected a number between 0 and 2", type: 'invalid_request_error', param: 'temperature', code: 'invalid_value' } }],
-    ['400 content policy', 400, { error: { message: 'Your request was rejected as a result of our safety system.', type: 'invalid_request_error', code: 'content_policy_violation' } }],
+    [
+      '400 invalid value',
+      400,
+      {
+        error: {
+          message: "Invalid value for 'temperature': expected a number between 0 and 2",
+          type: 'invalid_request_error',
+          param: 'temperature',
+          code: 'invalid_value',
+        },
+      },
+    ],
+    [
+      '400 content policy',
+      400,
+      { error: { message: 'Your request was rejected as a result of our safety system.', type: 'invalid_request_error', code: 'content_policy_violation' } },
+    ],
     ['422 unprocessable', 422, { detail: [{ loc: ['body', 'messages'], msg: 'field required', type: 'value_error.missing' }] }],
     ['413 without a context-length message', 413, { error: { message: 'request entity too large', type: 'invalid_request_error' } }],
   ];
-  it.each(cases)('%s → the upstream\'s status and body, next tier untouched', async (_label, status, body) => {
+  it.each(cases)("%s → the upstream's status and body, next tier untouched", async (_label, status, body) => {
     const { local, cloud, p } = await twoTiers({ local: { retry: { attempts: 3, base_ms: 5 } } });
     local.always((ctx) => ctx.json(status, body, { 'x-upstream-marker': 'local' }));
     const res = await chat(p, { stream: true });
@@ -343,7 +377,12 @@ describe('an error answer that never ends', () => {
     });
     const cloud = await h.fake();
     cloud.always((ctx) => ctx.json(200, completion(CLOUD_TEXT)));
-    const p = await h.proxy({ tiers: [{ name: 'local', url: local.url, timeouts: { total_ms: 60_000 }, retry: { attempts: 1 } }, { name: 'cloud', url: cloud.url }] });
+    const p = await h.proxy({
+      tiers: [
+        { name: 'local', url: local.url, timeouts: { total_ms: 60_000 }, retry: { attempts: 1 } },
+        { name: 'cloud', url: cloud.url },
+      ],
+    });
     const started = performance.now();
     const res = await chat(p, {});
     expect(res.status).toBe(200);
@@ -351,8 +390,10 @@ describe('an error answer that never ends', () => {
     // Generous: without the cap it waits for total_ms (60 s).
     expect(performance.now() - started).toBeLessThan(20_000);
     const log = await requestLog(p);
-    expect(log.attempts).toMatchObject([{ tier: 'local', outcome: 'server_error', status: 503 }, { tier: 'cloud', outcome: 'ok' }]);
+    expect(log.attempts).toMatchObject([
+      { tier: 'local', outcome: 'server_error', status: 503 },
+      { tier: 'cloud', outcome: 'ok' },
+    ]);
     await socketClosed(local);
   });
 });
-

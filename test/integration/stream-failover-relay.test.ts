@@ -116,7 +116,7 @@ describe('stream after commit: breaks and stalls', () => {
   });
 });
 
-describe('stream after commit: the attempt\'s own limits', () => {
+describe("stream after commit: the attempt's own limits", () => {
   it('total_ms does not cut a committed stream that keeps trickling: it completes, [DONE] and all', async () => {
     const trickle: Script = async (ctx) => {
       ctx.startStream();
@@ -172,7 +172,10 @@ describe('stream after commit: the attempt\'s own limits', () => {
 });
 
 describe('stream after commit: malformed events and [DONE]', () => {
-  it.each([['in its own write', false], ['in one write with good events', true]])('drops a malformed event (%s), goes on, counts it in metrics and the request log', async (_label, coalesced) => {
+  it.each([
+    ['in its own write', false],
+    ['in one write with good events', true],
+  ])('drops a malformed event (%s), goes on, counts it in metrics and the request log', async (_label, coalesced) => {
     const { p } = await setup(async (ctx) => {
       ctx.startStream();
       ctx.role();
@@ -356,18 +359,28 @@ describe('stream: relay', () => {
       ctx.finish();
       ctx.done();
     });
-    const p = await h.proxy({ tiers: [{ name: 'local', url: local.url, timeouts: { ttft_ms: 200 } }, { name: 'cloud', url: cloud.url }] });
-    const results = await Promise.all(Array.from({ length: 20 }, async (_, i) => {
-      const res = await chat(p, { stream: true, messages: [{ role: 'user', content: `m${i}` }] });
-      return { tier: res.headers.get('x-llm-route-tier'), text: sseText(await res.text()) };
-    }));
+    const p = await h.proxy({
+      tiers: [
+        { name: 'local', url: local.url, timeouts: { ttft_ms: 200 } },
+        { name: 'cloud', url: cloud.url },
+      ],
+    });
+    const results = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const res = await chat(p, { stream: true, messages: [{ role: 'user', content: `m${i}` }] });
+        return { tier: res.headers.get('x-llm-route-tier'), text: sseText(await res.text()) };
+      }),
+    );
     results.forEach((r, i) => expect(r).toEqual({ tier: 'cloud', text: `cloud:m${i}` }));
     expect(local.requests).toHaveLength(20);
     expect(cloud.requests).toHaveLength(20);
     for (let i = 0; i < 20; i++) await socketClosed(local, i);
   });
 
-  it.each([['LF', '\n'], ['CRLF', '\r\n']])('commits on a tool-call delta and relays a healthy stream byte for byte (%s line ends)', async (_label, eol) => {
+  it.each([
+    ['LF', '\n'],
+    ['CRLF', '\r\n'],
+  ])('commits on a tool-call delta and relays a healthy stream byte for byte (%s line ends)', async (_label, eol) => {
     // Odd but valid SSE: no space after "data:", unusual key order and spacing, a comment
     // after commit, an event split across two writes. Any re-serialisation would show.
     const events = [

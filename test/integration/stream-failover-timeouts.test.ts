@@ -43,13 +43,16 @@ describe('stream failover: TTFT budget', () => {
     // "its socket confirmed closed before the next tier is tried"
     expect(closedAt).toBeLessThanOrEqual(cloud.requests[0].at);
     const log = await requestLog(p);
-    expect(log.attempts).toMatchObject([{ tier: 'local', outcome: 'ttft_timeout' }, { tier: 'cloud', outcome: 'ok' }]);
+    expect(log.attempts).toMatchObject([
+      { tier: 'local', outcome: 'ttft_timeout' },
+      { tier: 'cloud', outcome: 'ok' },
+    ]);
     const metrics = (await fetchMetrics(p)).samples;
     expect(metric(metrics, 'llm_failovers_total', { route: 'chat', from_tier: 'local', reason: 'ttft_timeout' })).toBe(1);
     expect(metric(metrics, 'llm_requests_total', { route: 'chat', tier: 'cloud', outcome: 'ok' })).toBe(1);
   });
 
-  it('a role-only chunk does not commit: TTFT timeout → next tier, tier 1\'s role chunk never reaches the client', async () => {
+  it("a role-only chunk does not commit: TTFT timeout → next tier, tier 1's role chunk never reaches the client", async () => {
     const { local, cloud, p } = await slowLocal(roleThenSilence('local'));
     const res = await chat(p, { stream: true });
     expect(res.status).toBe(200);
@@ -227,7 +230,15 @@ describe('stream: other pre-commit failures fail over', () => {
   });
 
   it('a JSON answer to a stream request → next tier', async () => {
-    const { local, cloud, p } = await slowLocal((ctx) => ctx.json(200, { id: 'chatcmpl-local', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'LOCAL' }, finish_reason: 'stop' }] }), { timeouts: { ttft_ms: 2000 } });
+    const { local, cloud, p } = await slowLocal(
+      (ctx) =>
+        ctx.json(200, {
+          id: 'chatcmpl-local',
+          object: 'chat.completion',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'LOCAL' }, finish_reason: 'stop' }],
+        }),
+      { timeouts: { ttft_ms: 2000 } },
+    );
     const res = await chat(p, { stream: true });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-llm-route-tier')).toBe('cloud');

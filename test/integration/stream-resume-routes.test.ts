@@ -22,7 +22,13 @@ describe('mid-stream recovery: stalls, the deadline, the same tier', () => {
       await ctx.closed; // silent until llm-route gives up on it
     });
     b.always(healthyStream(WORDS.slice(1)));
-    const proxy = await h.proxy({ tiers: [{ name: 'a', url: a.url, timeouts: { idle_ms: 300 } }, { name: 'b', url: b.url }], routeKeys: { on_break: 'resume' } });
+    const proxy = await h.proxy({
+      tiers: [
+        { name: 'a', url: a.url, timeouts: { idle_ms: 300 } },
+        { name: 'b', url: b.url },
+      ],
+      routeKeys: { on_break: 'resume' },
+    });
     const seen = await streamWith('chat', proxy);
     expect(seen.failed).toBeNull();
     expect(seen.text).toBe(FULL);
@@ -38,7 +44,10 @@ describe('mid-stream recovery: stalls, the deadline, the same tier', () => {
     expect(a.requests).toHaveLength(2);
     const line = await requestLog(proxy);
     expect(line.resumed).toMatchObject({ from: 'a', to: 'a', result: 'ok' });
-    expect(line.attempts).toEqual([expect.objectContaining({ tier: 'a', attempt: 1, outcome: 'ok' }), expect.objectContaining({ tier: 'a', attempt: 2, outcome: 'ok' })]);
+    expect(line.attempts).toEqual([
+      expect.objectContaining({ tier: 'a', attempt: 1, outcome: 'ok' }),
+      expect.objectContaining({ tier: 'a', attempt: 2, outcome: 'ok' }),
+    ]);
   });
 
   it('the recovery counts against the route deadline: past it, the error event', async () => {
@@ -52,7 +61,14 @@ describe('mid-stream recovery: stalls, the deadline, the same tier', () => {
       ctx.destroy();
     });
     b.always(healthyStream(WORDS.slice(1)));
-    const proxy = await h.proxy({ tiers: [{ name: 'a', url: a.url }, { name: 'b', url: b.url }], deadline_ms: 500, routeKeys: { on_break: 'resume' } });
+    const proxy = await h.proxy({
+      tiers: [
+        { name: 'a', url: a.url },
+        { name: 'b', url: b.url },
+      ],
+      deadline_ms: 500,
+      routeKeys: { on_break: 'resume' },
+    });
     const seen = await streamWith('chat', proxy);
     expect(seen.failed).not.toBeNull();
     expect(b.requests).toHaveLength(0);
@@ -67,22 +83,39 @@ describe('mid-stream recovery: stalls, the deadline, the same tier', () => {
     a.next(breakAfter(2)).always(healthyStream(WORDS));
     b.always(healthyStream(WORDS.slice(2)));
     const db = join(tempDir(), 'usage.db');
-    const proxy = await h.proxy({ tiers: [{ name: 'a', url: a.url }, { name: 'b', url: b.url }], routeKeys: { on_break: 'resume' }, top: { usage: { path: db } } });
+    const proxy = await h.proxy({
+      tiers: [
+        { name: 'a', url: a.url },
+        { name: 'b', url: b.url },
+      ],
+      routeKeys: { on_break: 'resume' },
+      top: { usage: { path: db } },
+    });
     expect((await streamWith('chat', proxy)).text).toBe(FULL);
     expect((await streamWith('chat', proxy)).text).toBe(FULL);
     await proxy.server.usage.flush();
     const rows = readRequests(db);
     expect(rows.map((r) => r.resumed)).toEqual(['continue:ok', null]);
     expect(rows[0]).toMatchObject({ tier: 'a', outcome: 'ok', failover: 1 });
-    expect(readAttempts(db).filter((r) => r.request_id === rows[0].id).map((r) => `${r.tier}:${r.outcome}`)).toEqual(['a:ok', 'b:ok']);
+    expect(
+      readAttempts(db)
+        .filter((r) => r.request_id === rows[0].id)
+        .map((r) => `${r.tier}:${r.outcome}`),
+    ).toEqual(['a:ok', 'b:ok']);
   });
 
-  it('a recovery that fails ends with the error event, its upstream\'s words redacted of the key', async () => {
+  it("a recovery that fails ends with the error event, its upstream's words redacted of the key", async () => {
     const a = await h.fake();
     const b = await h.fake();
     a.always(breakAfter(2));
     b.always((ctx) => ctx.error(401, 'Incorrect API key provided: sk-proj-secret-key-0123456789'));
-    const proxy = await h.proxy({ tiers: [{ name: 'a', url: a.url }, { name: 'b', url: b.url, api_key: 'sk-proj-secret-key-0123456789' }], routeKeys: { on_break: 'resume' } });
+    const proxy = await h.proxy({
+      tiers: [
+        { name: 'a', url: a.url },
+        { name: 'b', url: b.url, api_key: 'sk-proj-secret-key-0123456789' },
+      ],
+      routeKeys: { on_break: 'resume' },
+    });
     const seen = await streamWith('chat', proxy);
     expect(seen.failed).toMatch(/recovery on tier b failed/);
     expect(seen.failed).not.toContain('sk-proj-secret');
@@ -105,7 +138,7 @@ describe('mid-stream recovery: stalls, the deadline, the same tier', () => {
     expect((await requestLog(proxy)).resumed).toBeUndefined();
   });
 
-  it('a client that leaves during the recovery aborts the recovery\'s upstream request', async () => {
+  it("a client that leaves during the recovery aborts the recovery's upstream request", async () => {
     const a = await h.fake();
     const b = await h.fake();
     a.always(breakAfter(2));
@@ -115,10 +148,18 @@ describe('mid-stream recovery: stalls, the deadline, the same tier', () => {
       ctx.content('fox ');
       await ctx.closed;
     });
-    const proxy = await h.proxy({ tiers: [{ name: 'a', url: a.url }, { name: 'b', url: b.url }], routeKeys: { on_break: 'resume' } });
+    const proxy = await h.proxy({
+      tiers: [
+        { name: 'a', url: a.url },
+        { name: 'b', url: b.url },
+      ],
+      routeKeys: { on_break: 'resume' },
+    });
     const controller = new AbortController();
     const res = await fetch(`${proxy.baseURL}/chat/completions`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, signal: controller.signal,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      signal: controller.signal,
       body: JSON.stringify({ model: 'chat', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
     });
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
@@ -132,10 +173,11 @@ describe('mid-stream recovery: stalls, the deadline, the same tier', () => {
   });
 
   it('an unknown key under resume is a config error', async () => {
-    await expect(h.proxy({ tiers: [{ name: 'a', url: 'http://127.0.0.1:1/v1' }], routeKeys: { on_break: 'resume', resume: { max: 1, tries: 2 } } })).rejects.toThrow(/tries/);
+    await expect(
+      h.proxy({ tiers: [{ name: 'a', url: 'http://127.0.0.1:1/v1' }], routeKeys: { on_break: 'resume', resume: { max: 1, tries: 2 } } }),
+    ).rejects.toThrow(/tries/);
   });
 });
-
 
 describe('mid-stream recovery between Anthropic tiers (a Messages client: rendered, not relayed, on a resume route)', () => {
   const anthropicBreak: Script = async (ctx) => {
@@ -163,7 +205,13 @@ describe('mid-stream recovery between Anthropic tiers (a Messages client: render
 
   it('a tier that rejects the assistant prefill (400, as current Claude models do) is asked the plain request: the replay is seamless', async () => {
     const { b, proxy } = await claudePair(async (ctx) => {
-      if (ctx.index === 0) return anthropicError(ctx, 400, 'invalid_request_error', 'This model does not support assistant message prefill. The conversation must end with a user message.');
+      if (ctx.index === 0)
+        return anthropicError(
+          ctx,
+          400,
+          'invalid_request_error',
+          'This model does not support assistant message prefill. The conversation must end with a user message.',
+        );
       return anthropicTextStream(['The quick brown ', 'fox jumps over the lazy dog.'])(ctx);
     }, true);
     const seen = await streamWith('messages', proxy);

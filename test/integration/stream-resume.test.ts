@@ -32,7 +32,10 @@ describe.each(PROTOCOLS)('mid-stream recovery, %s client', (protocol) => {
 
   it('falls back to a verified replay when the recovery tier refuses the prefill (400); an identical replay is seamless', async () => {
     const { b, proxy } = await resumeRoute(breakAfter(3), async (ctx) => {
-      if (ctx.index === 0) return ctx.error(400, 'This model does not support assistant message prefill. The conversation must end with a user message.', { type: 'invalid_request_error' });
+      if (ctx.index === 0)
+        return ctx.error(400, 'This model does not support assistant message prefill. The conversation must end with a user message.', {
+          type: 'invalid_request_error',
+        });
       return healthyStream(WORDS)(ctx);
     });
     const seen = await streamWith(protocol, proxy);
@@ -70,7 +73,7 @@ describe.each(PROTOCOLS)('mid-stream recovery, %s client', (protocol) => {
     expect(seen.finalText).toBe(FULL);
   });
 
-  it('a break inside a tool call\'s arguments ends with the error event, no recovery', async () => {
+  it("a break inside a tool call's arguments ends with the error event, no recovery", async () => {
     const toolBreak: Script = async (ctx) => {
       ctx.startStream();
       ctx.event(chunk({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'ls', arguments: '' } }] }));
@@ -109,4 +112,3 @@ describe.each(PROTOCOLS)('mid-stream recovery, %s client', (protocol) => {
     expect(line.resumed).toBeUndefined();
   });
 });
-

@@ -55,7 +55,11 @@ const breakAfterThree: Script = async (ctx) => {
   ctx.destroy();
 };
 
-async function proxyWith(script: Script, timeouts: Record<string, number>, type: 'openai' | 'anthropic' = 'openai'): Promise<{ proxy: RunningProxy; db: string }> {
+async function proxyWith(
+  script: Script,
+  timeouts: Record<string, number>,
+  type: 'openai' | 'anthropic' = 'openai',
+): Promise<{ proxy: RunningProxy; db: string }> {
   const db = join(tempDir(), 'usage.db');
   const upstream = await h.fake();
   upstream.always(script);
@@ -66,11 +70,15 @@ async function proxyWith(script: Script, timeouts: Record<string, number>, type:
 
 /** The usage file's rows once `n` requests are in it. */
 function rowsOf(proxy: RunningProxy, db: string, n = 1): Promise<Array<Record<string, unknown>>> {
-  return waitFor(async () => {
-    await proxy.server.usage.flush();
-    const rows = readRequests(db);
-    return rows.length >= n ? rows : null;
-  }, 5000, `${n} usage rows`);
+  return waitFor(
+    async () => {
+      await proxy.server.usage.flush();
+      const rows = readRequests(db);
+      return rows.length >= n ? rows : null;
+    },
+    5000,
+    `${n} usage rows`,
+  );
 }
 
 async function tokensOf(text: string): Promise<number> {
@@ -126,7 +134,9 @@ describe('a committed stream outlives total_ms while it flows', () => {
     const delivered = sseText(text);
     expect(delivered.length).toBeGreaterThan(0);
     expect(WORDS.join('').startsWith(delivered) && delivered !== WORDS.join('')).toBe(true);
-    expect(errorEvents(text).map((e) => e.error)).toEqual([expect.objectContaining({ code: 'stream_interrupted', message: 'llm-route: stream not complete within stream_max_ms (700 ms)' })]);
+    expect(errorEvents(text).map((e) => e.error)).toEqual([
+      expect.objectContaining({ code: 'stream_interrupted', message: 'llm-route: stream not complete within stream_max_ms (700 ms)' }),
+    ]);
     const [row] = await rowsOf(proxy, db);
     expect(row).toMatchObject({ outcome: 'interrupted', completion_tokens: await tokensOf(delivered), token_source: ESTIMATED });
   });
@@ -210,7 +220,7 @@ describe('a stream that ends early is billed for what the client received', () =
     expect(sent.length).toBeLessThan(WORDS.length);
   });
 
-  it('messages → anthropic (relayed): a break keeps the upstream\'s prompt count and counts the delivered text', async () => {
+  it("messages → anthropic (relayed): a break keeps the upstream's prompt count and counts the delivered text", async () => {
     const broken: Script = async (ctx) => {
       startAnthropicStream(ctx, { input_tokens: 25, cache_read_input_tokens: 5, output_tokens: 1 });
       anthropicEvent(ctx, 'content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
@@ -228,7 +238,14 @@ describe('a stream that ends early is billed for what the client received', () =
 
     const [row] = await rowsOf(proxy, db);
     // Anthropic's prompt figure (input + cache read) holds; its output_tokens of 1 at message_start does not.
-    expect(row).toMatchObject({ protocol: 'messages', outcome: 'interrupted', prompt_tokens: 30, cached_tokens: 5, completion_tokens: await tokensOf(received), token_source: ESTIMATED });
+    expect(row).toMatchObject({
+      protocol: 'messages',
+      outcome: 'interrupted',
+      prompt_tokens: 30,
+      cached_tokens: 5,
+      completion_tokens: await tokensOf(received),
+      token_source: ESTIMATED,
+    });
     expect(await completionMetric(proxy)).toBe(row.completion_tokens);
   });
 });

@@ -23,7 +23,11 @@ async function serveExample() {
   const ollama = await h.fake();
   const anthropic = await h.fake();
   const proc = runCli(cli.bin, ['serve', '--no-ui', '-c', join(repoRoot, 'examples/claude-code-local-qwen.yaml')], {
-    LLM_ROUTE_PORT: '0', OLLAMA_URL: `http://127.0.0.1:${ollama.port}`, ANTHROPIC_URL: `http://127.0.0.1:${anthropic.port}`, ANTHROPIC_API_KEY: 'sk-ant-test', LLM_ROUTE_CONFIG: undefined,
+    LLM_ROUTE_PORT: '0',
+    OLLAMA_URL: `http://127.0.0.1:${ollama.port}`,
+    ANTHROPIC_URL: `http://127.0.0.1:${anthropic.port}`,
+    ANTHROPIC_API_KEY: 'sk-ant-test',
+    LLM_ROUTE_CONFIG: undefined,
   });
   h.defer(() => {
     if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL');
@@ -37,7 +41,7 @@ async function serveExample() {
 }
 
 describe('the bundled serve with examples/claude-code-local-qwen.yaml', () => {
-  it('turns Qwen3-Coder\'s XML into a tool_use, fails an unknown tool over to Anthropic unseen, repairs a whole answer', async () => {
+  it("turns Qwen3-Coder's XML into a tool_use, fails an unknown tool over to Anthropic unseen, repairs a whole answer", async () => {
     const { chats, anthropic, proc, origin } = await serveExample();
     const seen = recordingFetch();
     const client = new Anthropic({ baseURL: origin, apiKey: 'x', maxRetries: 0, fetch: seen.fetch });
@@ -58,7 +62,9 @@ describe('the bundled serve with examples/claude-code-local-qwen.yaml', () => {
     expect(cloudAsked).toMatchObject({ model: 'claude-sonnet-4-5', tools: MESSAGES_TOOLS });
     expect(JSON.stringify(cloudAsked.messages)).toContain('read /tmp/a.txt');
 
-    chats.push((ctx) => ctx.json(200, ollamaWhole({ content: "<tool_call>\n{'name': 'Bash', 'arguments': {'command': 'ls', 'timeout': '30',}}\n</tool_call>" })));
+    chats.push((ctx) =>
+      ctx.json(200, ollamaWhole({ content: "<tool_call>\n{'name': 'Bash', 'arguments': {'command': 'ls', 'timeout': '30',}}\n</tool_call>" })),
+    );
     const third = await client.messages.create(ask);
     expect(third.content).toEqual([{ type: 'tool_use', id: expect.stringMatching(/^toolu_/), name: 'Bash', input: { command: 'ls', timeout: 30 } }]);
     expect(third.stop_reason).toBe('tool_use');

@@ -4,7 +4,17 @@ import { completion, healthyStream } from '../helpers/fake-upstream.js';
 import { fetchMetrics, metric, readAll, requestLog, socketClosed, useHarness } from '../helpers/harness.js';
 import { ollamaWhole } from '../helpers/ollama-upstream.js';
 import { chat, sseText, type TierSpec } from '../helpers/proxy.js';
-import { anthropicClient, CHAT_TOOLS, MESSAGES_TOOLS, nativeBashCall, ollamaContent, openaiClient, piecesOf, recordingFetch, sseContent } from '../helpers/tool-text-kit.js';
+import {
+  anthropicClient,
+  CHAT_TOOLS,
+  MESSAGES_TOOLS,
+  nativeBashCall,
+  ollamaContent,
+  openaiClient,
+  piecesOf,
+  recordingFetch,
+  sseContent,
+} from '../helpers/tool-text-kit.js';
 import { HERMES } from '../helpers/tool-text-forms.js';
 import { readAttempts, readRequests, useTempDirs } from '../helpers/usage-kit.js';
 
@@ -16,10 +26,22 @@ const tempDir = useTempDirs();
 const UNKNOWN_TOOL = HERMES.replace('Bash', 'Nope');
 const MISSING_ARG = '<tool_call>\n{"name": "Read", "arguments": {"limit": 3}}\n</tool_call>';
 
-async function routeOf(local: 'openai' | 'ollama', opts: { cloud?: boolean; localExtra?: Record<string, unknown>; timeouts?: Record<string, number>; usageDb?: string } = {}) {
+async function routeOf(
+  local: 'openai' | 'ollama',
+  opts: { cloud?: boolean; localExtra?: Record<string, unknown>; timeouts?: Record<string, number>; usageDb?: string } = {},
+) {
   const localFake = await h.fake();
   const cloud = await h.fake();
-  const tiers: TierSpec[] = [{ name: 'local', url: local === 'ollama' ? `http://127.0.0.1:${localFake.port}` : localFake.url, type: local, model: 'qwen2.5-coder:7b', extra: opts.localExtra, timeouts: opts.timeouts }];
+  const tiers: TierSpec[] = [
+    {
+      name: 'local',
+      url: local === 'ollama' ? `http://127.0.0.1:${localFake.port}` : localFake.url,
+      type: local,
+      model: 'qwen2.5-coder:7b',
+      extra: opts.localExtra,
+      timeouts: opts.timeouts,
+    },
+  ];
   if (opts.cloud !== false) tiers.push({ name: 'cloud', url: cloud.url });
   const proxy = await h.proxy({ tiers, ...(opts.usageDb ? { top: { usage: { path: opts.usageDb } } } : {}) });
   return { local: localFake, cloud, proxy };
@@ -32,7 +54,12 @@ describe('tool calls written as text that cannot be run', () => {
     local.always(ollamaContent(piecesOf(UNKNOWN_TOOL)));
     cloud.always(nativeBashCall);
     const seen = recordingFetch();
-    const stream = await openaiClient(proxy, seen.fetch).chat.completions.create({ model: 'chat', stream: true, messages: [{ role: 'user', content: 'list files' }], tools: CHAT_TOOLS });
+    const stream = await openaiClient(proxy, seen.fetch).chat.completions.create({
+      model: 'chat',
+      stream: true,
+      messages: [{ role: 'user', content: 'list files' }],
+      tools: CHAT_TOOLS,
+    });
     const names: string[] = [];
     for await (const c of stream) for (const call of c.choices[0]?.delta.tool_calls ?? []) if (call.function?.name) names.push(call.function.name);
     expect(names).toEqual(['Bash']);
@@ -46,14 +73,22 @@ describe('tool calls written as text that cannot be run', () => {
     expect((cloud.requests[0].body.messages as unknown[]).at(-1)).toEqual({ role: 'user', content: 'list files' });
     expect((cloud.requests[0].body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name)).toEqual(['Bash', 'Read']);
     const line = await requestLog(proxy);
-    expect(line.attempts).toMatchObject([{ tier: 'local', outcome: 'bad_tool_call' }, { tier: 'cloud', outcome: 'ok' }]);
+    expect(line.attempts).toMatchObject([
+      { tier: 'local', outcome: 'bad_tool_call' },
+      { tier: 'cloud', outcome: 'ok' },
+    ]);
     expect(line.tool_text).toEqual({ format: 'hermes', calls: 0, repaired: false, result: 'failed_over' });
     const { samples } = await fetchMetrics(proxy);
     expect(metric(samples, 'llm_tool_text_total', { route: 'chat', tier: 'local', format: 'hermes', result: 'failed_over' })).toBe(1);
     // The usage row (a real SQLite file) keeps it too.
     await proxy.server.usage.flush();
-    expect(readRequests(db).map((r) => [r.tier, r.tool_text])).toEqual([['cloud', JSON.stringify({ format: 'hermes', calls: 0, repaired: false, result: 'failed_over' })]]);
-    expect(readAttempts(db).map((a) => [a.tier, a.outcome])).toEqual([['local', 'bad_tool_call'], ['cloud', 'ok']]);
+    expect(readRequests(db).map((r) => [r.tier, r.tool_text])).toEqual([
+      ['cloud', JSON.stringify({ format: 'hermes', calls: 0, repaired: false, result: 'failed_over' })],
+    ]);
+    expect(readAttempts(db).map((a) => [a.tier, a.outcome])).toEqual([
+      ['local', 'bad_tool_call'],
+      ['cloud', 'ok'],
+    ]);
   });
 
   it('arguments that break the schema fail over too (Messages client, translated local tier, non-stream as well)', async () => {
@@ -62,7 +97,9 @@ describe('tool calls written as text that cannot be run', () => {
     cloud.next(healthyStream(['From ', 'the cloud.']), (ctx) => ctx.json(200, completion('From the cloud.')));
     const seen = recordingFetch();
     const client = anthropicClient(proxy, seen.fetch);
-    const streamed = await client.messages.stream({ model: 'chat', max_tokens: 256, messages: [{ role: 'user', content: 'x' }], tools: MESSAGES_TOOLS }).finalMessage();
+    const streamed = await client.messages
+      .stream({ model: 'chat', max_tokens: 256, messages: [{ role: 'user', content: 'x' }], tools: MESSAGES_TOOLS })
+      .finalMessage();
     expect(streamed.content).toMatchObject([{ type: 'text', text: 'From the cloud.' }]);
     const whole = await client.messages.create({ model: 'chat', max_tokens: 256, messages: [{ role: 'user', content: 'x' }], tools: MESSAGES_TOOLS });
     expect(whole.content).toMatchObject([{ type: 'text', text: 'From the cloud.' }]);
@@ -76,14 +113,22 @@ describe('tool calls written as text that cannot be run', () => {
     local.always(ollamaContent(['<tool_call>\n{"name": "Bash", "argu'], { stallAfter: true }));
     cloud.always(healthyStream(['cloud ', 'answer']));
     const seen = recordingFetch();
-    const answer = await openaiClient(proxy, seen.fetch).chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'x' }], tools: CHAT_TOOLS, stream: true });
+    const answer = await openaiClient(proxy, seen.fetch).chat.completions.create({
+      model: 'chat',
+      messages: [{ role: 'user', content: 'x' }],
+      tools: CHAT_TOOLS,
+      stream: true,
+    });
     let text = '';
     for await (const c of answer) text += c.choices[0]?.delta.content ?? '';
     expect(text).toBe('cloud answer');
     expect(seen.bodies[0]).not.toContain('argu');
     await socketClosed(local);
     const line = await requestLog(proxy);
-    expect(line.attempts).toMatchObject([{ tier: 'local', outcome: 'bad_tool_call' }, { tier: 'cloud', outcome: 'ok' }]);
+    expect(line.attempts).toMatchObject([
+      { tier: 'local', outcome: 'bad_tool_call' },
+      { tier: 'cloud', outcome: 'ok' },
+    ]);
     expect(line.tool_text).toMatchObject({ result: 'failed_over' });
   });
 
@@ -109,7 +154,12 @@ describe('tool calls written as text that cannot be run', () => {
     const { local, proxy } = await routeOf('ollama', { cloud: false, timeouts: { ttft_ms: 300 } });
     const pieces = piecesOf(HERMES);
     local.always(ollamaContent(pieces, { pause: { after: 3, ms: 2000 } }));
-    const stream = await openaiClient(proxy, fetch).chat.completions.create({ model: 'chat', stream: true, messages: [{ role: 'user', content: 'x' }], tools: CHAT_TOOLS });
+    const stream = await openaiClient(proxy, fetch).chat.completions.create({
+      model: 'chat',
+      stream: true,
+      messages: [{ role: 'user', content: 'x' }],
+      tools: CHAT_TOOLS,
+    });
     let text = '';
     for await (const c of stream) text += c.choices[0]?.delta.content ?? '';
     expect(text).toBe(HERMES);
@@ -124,7 +174,11 @@ describe('tool calls written as text that cannot be run', () => {
 
 describe('what tool text leaves alone', () => {
   it('a plain answer on a route with tools is the same byte relay as without tools, even one opening with < or [', async () => {
-    for (const pieces of [['Hello', ' there'], ['<b>bold</b>', ' text'], ['[link]', '(x)']]) {
+    for (const pieces of [
+      ['Hello', ' there'],
+      ['<b>bold</b>', ' text'],
+      ['[link]', '(x)'],
+    ]) {
       const { local, proxy } = await routeOf('openai');
       local.always(sseContent(pieces));
       const body = { stream: true, stream_options: { include_usage: true } };
@@ -141,7 +195,10 @@ describe('what tool text leaves alone', () => {
     off.local.always(sseContent(piecesOf(HERMES)));
     const none = await routeOf('openai');
     none.local.always(sseContent(piecesOf(HERMES)));
-    for (const [proxy, extra] of [[off.proxy, {}], [none.proxy, { tool_choice: 'none' }]] as const) {
+    for (const [proxy, extra] of [
+      [off.proxy, {}],
+      [none.proxy, { tool_choice: 'none' }],
+    ] as const) {
       const { text } = await readAll(await chat(proxy, { stream: true, tools: CHAT_TOOLS, ...extra }));
       expect(sseText(text)).toBe(HERMES);
       expect(text).not.toContain('"tool_calls"');

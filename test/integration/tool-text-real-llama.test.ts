@@ -45,7 +45,13 @@ describe.skipIf(!available)('a real llama-server writing a Hermes <tool_call> as
     const proxy = await proxyToLlama();
     const seen = recordingFetch();
     const client = openaiClient(proxy, seen.fetch);
-    const stream = await client.chat.completions.create({ model: 'chat', stream: true, max_tokens: 60, messages: [{ role: 'user', content: 'list files' }], tools: CHAT_TOOLS });
+    const stream = await client.chat.completions.create({
+      model: 'chat',
+      stream: true,
+      max_tokens: 60,
+      messages: [{ role: 'user', content: 'list files' }],
+      tools: CHAT_TOOLS,
+    });
     let args = '';
     let name = '';
     let finish: string | null = null;
@@ -58,14 +64,24 @@ describe.skipIf(!available)('a real llama-server writing a Hermes <tool_call> as
     }
     expect([name, JSON.parse(args), finish]).toEqual(['Bash', { command: 'ls -la' }, 'tool_calls']);
     expect(seen.bodies[0]).not.toContain('tool_call>');
-    const whole = await client.chat.completions.create({ model: 'chat', max_tokens: 60, messages: [{ role: 'user', content: 'list files' }], tools: CHAT_TOOLS });
-    expect(whole.choices[0].message.tool_calls?.[0]).toMatchObject({ id: expect.stringMatching(/^call_/), function: { name: 'Bash', arguments: '{"command":"ls -la"}' } });
+    const whole = await client.chat.completions.create({
+      model: 'chat',
+      max_tokens: 60,
+      messages: [{ role: 'user', content: 'list files' }],
+      tools: CHAT_TOOLS,
+    });
+    expect(whole.choices[0].message.tool_calls?.[0]).toMatchObject({
+      id: expect.stringMatching(/^call_/),
+      function: { name: 'Bash', arguments: '{"command":"ls -la"}' },
+    });
     expect((await requestLog(proxy)).tool_text).toEqual({ format: 'hermes', calls: 1, repaired: false, result: 'recovered' });
   }, 120_000);
 
-  it('reaches a Messages client (Claude Code\'s protocol) as a tool_use block', async () => {
+  it("reaches a Messages client (Claude Code's protocol) as a tool_use block", async () => {
     const proxy = await proxyToLlama();
-    const message = await anthropicClient(proxy, fetch).messages.stream({ model: 'chat', max_tokens: 60, messages: [{ role: 'user', content: 'list files' }], tools: MESSAGES_TOOLS }).finalMessage();
+    const message = await anthropicClient(proxy, fetch)
+      .messages.stream({ model: 'chat', max_tokens: 60, messages: [{ role: 'user', content: 'list files' }], tools: MESSAGES_TOOLS })
+      .finalMessage();
     expect(message.stop_reason).toBe('tool_use');
     expect(message.content).toEqual([{ type: 'tool_use', id: expect.stringMatching(/^toolu_/), name: 'Bash', input: { command: 'ls -la' } }]);
   }, 120_000);

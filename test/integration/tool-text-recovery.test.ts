@@ -2,7 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { completion } from '../helpers/fake-upstream.js';
 import { fetchMetrics, metric, requestLog, useHarness } from '../helpers/harness.js';
 import { ollamaWhole } from '../helpers/ollama-upstream.js';
-import { anthropicClient, CHAT_TOOLS, MESSAGES_TOOLS, ollamaContent, openaiClient, piecesOf, recordingFetch, RESPONSES_TOOLS, sseContent } from '../helpers/tool-text-kit.js';
+import {
+  anthropicClient,
+  CHAT_TOOLS,
+  MESSAGES_TOOLS,
+  ollamaContent,
+  openaiClient,
+  piecesOf,
+  recordingFetch,
+  RESPONSES_TOOLS,
+  sseContent,
+} from '../helpers/tool-text-kit.js';
 import { HERMES, MISTRAL, PYTHON_TAG, QWEN3_XML } from '../helpers/tool-text-forms.js';
 
 // SPEC "Tool calls written as text": a local model's call written as text reaches each client
@@ -26,7 +36,12 @@ describe('tool calls written as text become native calls', () => {
     const { local, cloud, proxy } = await localAndCloud('openai');
     local.always(sseContent(piecesOf(`\n${HERMES}`)));
     const seen = recordingFetch();
-    const stream = await openaiClient(proxy, seen.fetch).chat.completions.create({ model: 'chat', stream: true, messages: [{ role: 'user', content: 'list files' }], tools: CHAT_TOOLS });
+    const stream = await openaiClient(proxy, seen.fetch).chat.completions.create({
+      model: 'chat',
+      stream: true,
+      messages: [{ role: 'user', content: 'list files' }],
+      tools: CHAT_TOOLS,
+    });
     const calls: Array<{ id?: string; name?: string; args: string }> = [];
     let finish: string | null = null;
     for await (const c of stream) {
@@ -54,17 +69,21 @@ describe('tool calls written as text become native calls', () => {
     const { local, proxy } = await localAndCloud('ollama');
     local.always(ollamaContent(piecesOf(QWEN3_XML, 5)));
     const seen = recordingFetch();
-    const message = await anthropicClient(proxy, seen.fetch).messages.stream({ model: 'chat', max_tokens: 512, messages: [{ role: 'user', content: 'read it' }], tools: MESSAGES_TOOLS }).finalMessage();
+    const message = await anthropicClient(proxy, seen.fetch)
+      .messages.stream({ model: 'chat', max_tokens: 512, messages: [{ role: 'user', content: 'read it' }], tools: MESSAGES_TOOLS })
+      .finalMessage();
     expect(message.stop_reason).toBe('tool_use');
     expect(message.content).toEqual([{ type: 'tool_use', id: expect.stringMatching(/^toolu_/), name: 'Read', input: { file_path: '/tmp/a.txt', limit: 20 } }]);
     expect(seen.bodies[0]).not.toContain('<function=');
     expect(seen.bodies[0]).not.toContain('parameter');
   });
 
-  it('reasoning before the form is held with it and kept: a thinking block, then the tool_use (Ollama\'s thinking field)', async () => {
+  it("reasoning before the form is held with it and kept: a thinking block, then the tool_use (Ollama's thinking field)", async () => {
     const { local, proxy } = await localAndCloud('ollama');
     local.always(ollamaContent(piecesOf(`\n\n${HERMES}`), { thinking: ['The user wants ', 'a listing.'] }));
-    const message = await anthropicClient(proxy, fetch).messages.stream({ model: 'chat', max_tokens: 512, messages: [{ role: 'user', content: 'ls' }], tools: MESSAGES_TOOLS }).finalMessage();
+    const message = await anthropicClient(proxy, fetch)
+      .messages.stream({ model: 'chat', max_tokens: 512, messages: [{ role: 'user', content: 'ls' }], tools: MESSAGES_TOOLS })
+      .finalMessage();
     expect(message.content.map((block) => block.type)).toEqual(['thinking', 'tool_use']);
     expect(message.content[0]).toMatchObject({ thinking: 'The user wants a listing.' });
     expect(message.content[1]).toMatchObject({ name: 'Bash', input: { command: 'ls -la' } });
@@ -83,20 +102,31 @@ describe('tool calls written as text become native calls', () => {
     expect(seen.bodies[0]).not.toContain('TOOL_CALLS');
   });
 
-  it('whole answers too: a fenced JSON call (Chat relay), Llama\'s <|python_tag|> (Messages from Ollama), repaired where needed', async () => {
+  it("whole answers too: a fenced JSON call (Chat relay), Llama's <|python_tag|> (Messages from Ollama), repaired where needed", async () => {
     const { local, proxy } = await localAndCloud('openai');
     local.next((ctx) => ctx.json(200, completion('```json\n{"name": "Bash", "arguments": {"command": "ls", "timeout": "30",}}\n```')));
     const seen = recordingFetch();
-    const chat = await openaiClient(proxy, seen.fetch).chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'x' }], tools: CHAT_TOOLS });
+    const chat = await openaiClient(proxy, seen.fetch).chat.completions.create({
+      model: 'chat',
+      messages: [{ role: 'user', content: 'x' }],
+      tools: CHAT_TOOLS,
+    });
     expect(chat.choices[0].finish_reason).toBe('tool_calls');
-    expect(chat.choices[0].message.tool_calls).toEqual([{ id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'Bash', arguments: '{"command":"ls","timeout":30}' } }]);
+    expect(chat.choices[0].message.tool_calls).toEqual([
+      { id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'Bash', arguments: '{"command":"ls","timeout":30}' } },
+    ]);
     expect(seen.bodies[0]).not.toContain('```');
     const line = await requestLog(proxy);
     expect(line.tool_text).toEqual({ format: 'json', calls: 1, repaired: true, result: 'repaired' });
 
     const ollama = await localAndCloud('ollama');
     ollama.local.next((ctx) => ctx.json(200, ollamaWhole({ content: PYTHON_TAG })));
-    const message = await anthropicClient(ollama.proxy, seen.fetch).messages.create({ model: 'chat', max_tokens: 256, messages: [{ role: 'user', content: 'x' }], tools: MESSAGES_TOOLS });
+    const message = await anthropicClient(ollama.proxy, seen.fetch).messages.create({
+      model: 'chat',
+      max_tokens: 256,
+      messages: [{ role: 'user', content: 'x' }],
+      tools: MESSAGES_TOOLS,
+    });
     expect(message.stop_reason).toBe('tool_use');
     expect(message.content).toEqual([{ type: 'tool_use', id: expect.stringMatching(/^toolu_/), name: 'Bash', input: { command: 'ls -la' } }]);
     expect(seen.bodies[1]).not.toContain('python_tag');
@@ -106,8 +136,13 @@ describe('tool calls written as text become native calls', () => {
     const { local, proxy } = await localAndCloud('ollama');
     const second = HERMES.replace('Bash', 'Read').replace('"command": "ls -la"', '"file_path": "README.md"');
     local.always(ollamaContent(piecesOf(`${HERMES}\n${second}`, 9)));
-    const message = await anthropicClient(proxy, fetch).messages.stream({ model: 'chat', max_tokens: 512, messages: [{ role: 'user', content: 'x' }], tools: MESSAGES_TOOLS }).finalMessage();
-    expect(message.content.map((block) => (block.type === 'tool_use' ? [block.name, block.input] : block.type))).toEqual([['Bash', { command: 'ls -la' }], ['Read', { file_path: 'README.md' }]]);
+    const message = await anthropicClient(proxy, fetch)
+      .messages.stream({ model: 'chat', max_tokens: 512, messages: [{ role: 'user', content: 'x' }], tools: MESSAGES_TOOLS })
+      .finalMessage();
+    expect(message.content.map((block) => (block.type === 'tool_use' ? [block.name, block.input] : block.type))).toEqual([
+      ['Bash', { command: 'ls -la' }],
+      ['Read', { file_path: 'README.md' }],
+    ]);
     expect(message.stop_reason).toBe('tool_use');
   });
 });

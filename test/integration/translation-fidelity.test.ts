@@ -37,10 +37,14 @@ describe('a translated Messages stream', () => {
     upstream.always(healthyStream(['Hel', 'lo']));
     const proxy = await h.proxy({ tiers: [{ name: 'local', url: upstream.url }] });
     const res = await fetch(`${proxy.origin}/v1/messages`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
       body: JSON.stringify({ model: 'chat', max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'say hello to the whole wide world, please' }] }),
     });
-    const events = (await res.text()).split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)) as Record<string, any>);
+    const events = (await res.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)) as Record<string, any>);
     const start = events.find((event) => event.type === 'message_start');
     const delta = events.find((event) => event.type === 'message_delta');
     // llama-server and Anthropic put the prompt's count at the start: llm-route's own estimate, before the upstream's.
@@ -50,24 +54,31 @@ describe('a translated Messages stream', () => {
     expect(delta?.usage).toEqual({ input_tokens: 7, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 2 });
   });
 
-  it('ends, through the real Anthropic SDK, with the upstream\'s count, not the estimate', async () => {
+  it("ends, through the real Anthropic SDK, with the upstream's count, not the estimate", async () => {
     const upstream = await h.fake();
     upstream.always(healthyStream(['a', 'b', 'c']));
     const proxy = await h.proxy({ tiers: [{ name: 'local', url: upstream.url }] });
-    const message = await anthropicClient(proxy).messages.stream({ model: 'chat', max_tokens: 50, messages: [{ role: 'user', content: 'x '.repeat(200) }] }).finalMessage();
+    const message = await anthropicClient(proxy)
+      .messages.stream({ model: 'chat', max_tokens: 50, messages: [{ role: 'user', content: 'x '.repeat(200) }] })
+      .finalMessage();
     expect(message.usage).toMatchObject({ input_tokens: 7, output_tokens: 3, cache_read_input_tokens: 0 });
   });
 });
 
-describe('Claude Code\'s metadata.user_id', () => {
-  it('never reaches another vendor\'s `user`: a server enforcing OpenRouter\'s 128-character limit answers', async () => {
+describe("Claude Code's metadata.user_id", () => {
+  it("never reaches another vendor's `user`: a server enforcing OpenRouter's 128-character limit answers", async () => {
     const upstream = await h.fake();
     upstream.always(userLimited);
     const proxy = await h.proxy({ tiers: [{ name: 'router', url: upstream.url }] });
     expect(CLAUDE_CODE_USER_ID.length).toBeGreaterThan(128);
-    const message = await anthropicClient(proxy).messages.stream({
-      model: 'chat', max_tokens: 50, metadata: { user_id: CLAUDE_CODE_USER_ID }, messages: [{ role: 'user', content: 'hi' }],
-    }).finalMessage();
+    const message = await anthropicClient(proxy)
+      .messages.stream({
+        model: 'chat',
+        max_tokens: 50,
+        metadata: { user_id: CLAUDE_CODE_USER_ID },
+        messages: [{ role: 'user', content: 'hi' }],
+      })
+      .finalMessage();
     expect(message.content).toEqual([{ type: 'text', text: 'fine' }]);
     expect(upstream.requests[0].body.user).toBeUndefined();
     expect(JSON.stringify(upstream.requests[0].body)).not.toContain('f3b1c0de');
@@ -77,18 +88,23 @@ describe('Claude Code\'s metadata.user_id', () => {
     const upstream = await h.fake();
     upstream.always(userLimited);
     const proxy = await h.proxy({ tiers: [{ name: 'router', url: upstream.url }] });
-    const error = await openaiClient(proxy).chat.completions.create({ model: 'chat', user: CLAUDE_CODE_USER_ID, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    const error = await openaiClient(proxy)
+      .chat.completions.create({ model: 'chat', user: CLAUDE_CODE_USER_ID, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
   });
 
-  it('is left out, with cache_control\'s ttl, when relayed to a server that imitates Anthropic; Anthropic itself gets both', async () => {
+  it("is left out, with cache_control's ttl, when relayed to a server that imitates Anthropic; Anthropic itself gets both", async () => {
     const imitation = await h.fake();
     const anthropic = await h.fake();
     for (const fake of [imitation, anthropic]) fake.always((ctx) => ctx.json(200, anthropicMessage([{ type: 'text', text: 'ok' }])));
     const body = {
-      max_tokens: 50, metadata: { user_id: CLAUDE_CODE_USER_ID },
+      max_tokens: 50,
+      metadata: { user_id: CLAUDE_CODE_USER_ID },
       system: [{ type: 'text' as const, text: 'env', cache_control: { type: 'ephemeral' as const, ttl: '1h' as const } }],
-      messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'hi', cache_control: { type: 'ephemeral' as const, ttl: '1h' as const } }] }],
+      messages: [
+        { role: 'user' as const, content: [{ type: 'text' as const, text: 'hi', cache_control: { type: 'ephemeral' as const, ttl: '1h' as const } }] },
+      ],
     };
     const viaImitation = await h.proxy({ tiers: [{ name: 'llama', url: imitation.url, provider: { passthrough: ['messages'] } }] });
     await anthropicClient(viaImitation).messages.create({ model: 'chat', ...body });
@@ -104,18 +120,26 @@ describe('Claude Code\'s metadata.user_id', () => {
   });
 });
 
-describe('the client\'s body after an imitation left fields out', () => {
+describe("the client's body after an imitation left fields out", () => {
   it('is whole again for the Anthropic tier failed over to', async () => {
     const imitation = await h.fake();
     imitation.always((ctx) => ctx.json(503, { error: { code: 503, message: 'Loading model', type: 'unavailable_error' } }));
     const anthropic = await h.fake();
     anthropic.always((ctx) => ctx.json(200, anthropicMessage([{ type: 'text', text: 'ok' }])));
-    const proxy = await h.proxy({ tiers: [
-      { name: 'llama', url: imitation.url, provider: { passthrough: ['messages'] }, retry: { attempts: 1 } },
-      { name: 'claude', url: anthropic.url, type: 'anthropic' },
-    ] });
+    const proxy = await h.proxy({
+      tiers: [
+        { name: 'llama', url: imitation.url, provider: { passthrough: ['messages'] }, retry: { attempts: 1 } },
+        { name: 'claude', url: anthropic.url, type: 'anthropic' },
+      ],
+    });
     const system = [{ type: 'text' as const, text: 'env', cache_control: { type: 'ephemeral' as const, ttl: '1h' as const } }];
-    await anthropicClient(proxy).messages.create({ model: 'chat', max_tokens: 20, system, metadata: { user_id: CLAUDE_CODE_USER_ID }, messages: [{ role: 'user', content: 'hi' }] });
+    await anthropicClient(proxy).messages.create({
+      model: 'chat',
+      max_tokens: 20,
+      system,
+      metadata: { user_id: CLAUDE_CODE_USER_ID },
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(imitation.requests[0].body.system).toEqual([{ type: 'text', text: 'env', cache_control: { type: 'ephemeral' } }]);
     expect(anthropic.requests[0].body).toMatchObject({ system, metadata: { user_id: CLAUDE_CODE_USER_ID } });
   });
@@ -143,7 +167,9 @@ describe('structured output onto an Anthropic tier', () => {
     upstream.always(forcedToolAnswer(['{"city": "Par', 'is", "celsius": 21', '.5, "sunny": true}']));
     const proxy = await h.proxy({ tiers: [{ name: 'claude', url: upstream.url, type: 'anthropic' }] });
     const stream = await openaiClient(proxy).chat.completions.create({
-      model: 'chat', stream: true, messages: [{ role: 'user', content: 'weather in Paris?' }],
+      model: 'chat',
+      stream: true,
+      messages: [{ role: 'user', content: 'weather in Paris?' }],
       response_format: { type: 'json_schema', json_schema: { name: 'weather', schema: WEATHER_SCHEMA } },
     });
     let text = '';
@@ -162,23 +188,33 @@ describe('structured output onto an Anthropic tier', () => {
 
   it('Responses text.format, whole: the answer is output_text that parses', async () => {
     const upstream = await h.fake();
-    upstream.always((ctx) => ctx.json(200, anthropicMessage([
-      { type: 'tool_use', id: 'toolu_01B', name: (ctx.body.tool_choice as { name: string }).name, input: { city: 'Oslo', celsius: -3, sunny: false } },
-    ], 'tool_use')));
+    upstream.always((ctx) =>
+      ctx.json(
+        200,
+        anthropicMessage(
+          [{ type: 'tool_use', id: 'toolu_01B', name: (ctx.body.tool_choice as { name: string }).name, input: { city: 'Oslo', celsius: -3, sunny: false } }],
+          'tool_use',
+        ),
+      ),
+    );
     const proxy = await h.proxy({ tiers: [{ name: 'claude', url: upstream.url, type: 'anthropic' }] });
     const response = await openaiClient(proxy).responses.create({
-      model: 'chat', input: 'weather in Oslo?', text: { format: { type: 'json_schema', name: 'weather', schema: WEATHER_SCHEMA } },
+      model: 'chat',
+      input: 'weather in Oslo?',
+      text: { format: { type: 'json_schema', name: 'weather', schema: WEATHER_SCHEMA } },
     });
     expect(Weather.parse(JSON.parse(response.output_text))).toEqual({ city: 'Oslo', celsius: -3, sunny: false });
     expect(response.output.some((item) => item.type === 'function_call')).toBe(false);
   });
 
-  it('beside the client\'s own tools: the model must call one, and a real tool call still reaches the client as one', async () => {
+  it("beside the client's own tools: the model must call one, and a real tool call still reaches the client as one", async () => {
     const upstream = await h.fake();
     upstream.always((ctx) => ctx.json(200, anthropicMessage([{ type: 'tool_use', id: 'toolu_01C', name: 'lookup', input: { q: 'x' } }], 'tool_use')));
     const proxy = await h.proxy({ tiers: [{ name: 'claude', url: upstream.url, type: 'anthropic' }] });
     const answer = await openaiClient(proxy).chat.completions.create({
-      model: 'chat', messages: [{ role: 'user', content: 'go' }], response_format: { type: 'json_object' },
+      model: 'chat',
+      messages: [{ role: 'user', content: 'go' }],
+      response_format: { type: 'json_object' },
       tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } } }],
     });
     expect(upstream.requests[0].body.tool_choice).toEqual({ type: 'any' });
@@ -189,10 +225,13 @@ describe('structured output onto an Anthropic tier', () => {
   it('a schema whose top level is not an object skips the tier as unsupported, with a clear 400 when it is the only one', async () => {
     const upstream = await h.fake();
     const proxy = await h.proxy({ tiers: [{ name: 'claude', url: upstream.url, type: 'anthropic' }] });
-    const error = await openaiClient(proxy).chat.completions.create({
-      model: 'chat', messages: [{ role: 'user', content: 'list' }],
-      response_format: { type: 'json_schema', json_schema: { name: 'list', schema: { type: 'array', items: { type: 'string' } } } },
-    }).catch((e: unknown) => e);
+    const error = await openaiClient(proxy)
+      .chat.completions.create({
+        model: 'chat',
+        messages: [{ role: 'user', content: 'list' }],
+        response_format: { type: 'json_schema', json_schema: { name: 'list', schema: { type: 'array', items: { type: 'string' } } } },
+      })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect(String((error as Error).message)).toMatch(/top level is not an object/);
     expect(upstream.requests).toHaveLength(0);
@@ -205,8 +244,14 @@ describe('Anthropic structured output onto an OpenAI-type tier', () => {
     upstream.always((ctx) => ctx.json(200, completion('{"city":"Rome","celsius":30,"sunny":true}')));
     const proxy = await h.proxy({ tiers: [{ name: 'local', url: upstream.url }] });
     const res = await fetch(`${proxy.origin}/v1/messages`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'k' },
-      body: JSON.stringify({ model: 'chat', max_tokens: 50, messages: [{ role: 'user', content: 'Rome?' }], output_config: { format: { type: 'json_schema', schema: WEATHER_SCHEMA } } }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'k' },
+      body: JSON.stringify({
+        model: 'chat',
+        max_tokens: 50,
+        messages: [{ role: 'user', content: 'Rome?' }],
+        output_config: { format: { type: 'json_schema', schema: WEATHER_SCHEMA } },
+      }),
     });
     const message = (await res.json()) as { content: Array<{ text: string }> };
     expect(Weather.parse(JSON.parse(message.content[0].text)).city).toBe('Rome');
@@ -222,10 +267,13 @@ describe('thinking another provider signed', () => {
     max_tokens: 100,
     messages: [
       { role: 'user' as const, content: 'first' },
-      { role: 'assistant' as const, content: [
-        { type: 'thinking' as const, thinking: 'thought elsewhere', signature: 'c2lnbmVkLWJ5LWFub3RoZXItcHJvdmlkZXI=' },
-        { type: 'text' as const, text: 'an answer from another tier' },
-      ] },
+      {
+        role: 'assistant' as const,
+        content: [
+          { type: 'thinking' as const, thinking: 'thought elsewhere', signature: 'c2lnbmVkLWJ5LWFub3RoZXItcHJvdmlkZXI=' },
+          { type: 'text' as const, text: 'an answer from another tier' },
+        ],
+      },
       { role: 'user' as const, content: 'second' },
     ],
   };
@@ -234,7 +282,8 @@ describe('thinking another provider signed', () => {
     const upstream = await h.fake();
     upstream.always((ctx) => {
       const history = JSON.stringify(ctx.body.messages);
-      if (history.includes('"thinking"')) return ctx.json(400, { type: 'error', error: { type: 'invalid_request_error', message: INVALID_SIGNATURE }, request_id: 'req_sig' });
+      if (history.includes('"thinking"'))
+        return ctx.json(400, { type: 'error', error: { type: 'invalid_request_error', message: INVALID_SIGNATURE }, request_id: 'req_sig' });
       ctx.json(200, anthropicMessage([{ type: 'text', text: 'answered' }]));
     });
     const proxy = await h.proxy({ tiers: [{ name: 'claude', url: upstream.url, type: 'anthropic' }] });
@@ -242,15 +291,20 @@ describe('thinking another provider signed', () => {
     expect(message.content).toEqual([{ type: 'text', text: 'answered' }]);
     expect(upstream.requests).toHaveLength(2);
     expect(upstream.requests[1].body.messages).toEqual([
-      conversation.messages[0], { role: 'assistant', content: [{ type: 'text', text: 'an answer from another tier' }] }, conversation.messages[2],
+      conversation.messages[0],
+      { role: 'assistant', content: [{ type: 'text', text: 'an answer from another tier' }] },
+      conversation.messages[2],
     ]);
   });
 
-  it('streams too, and a second refusal reaches the client as Anthropic\'s own 400 after exactly two tries', async () => {
+  it("streams too, and a second refusal reaches the client as Anthropic's own 400 after exactly two tries", async () => {
     const upstream = await h.fake();
     upstream.always((ctx) => ctx.json(400, { type: 'error', error: { type: 'invalid_request_error', message: INVALID_SIGNATURE }, request_id: 'req_sig' }));
     const proxy = await h.proxy({ tiers: [{ name: 'claude', url: upstream.url, type: 'anthropic' }] });
-    const error = await anthropicClient(proxy).messages.stream({ model: 'chat', ...conversation }).finalMessage().catch((e: unknown) => e);
+    const error = await anthropicClient(proxy)
+      .messages.stream({ model: 'chat', ...conversation })
+      .finalMessage()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Anthropic.BadRequestError);
     expect(String((error as Error).message)).toContain('Invalid `signature`');
     expect(upstream.requests).toHaveLength(2);
@@ -258,11 +312,15 @@ describe('thinking another provider signed', () => {
 
   it('is not retried for another 400, nor when the history has no thinking to leave out', async () => {
     const upstream = await h.fake();
-    upstream.always((ctx) => ctx.json(400, { type: 'error', error: { type: 'invalid_request_error', message: ctx.index === 0 ? 'max_tokens: too large' : INVALID_SIGNATURE } }));
+    upstream.always((ctx) =>
+      ctx.json(400, { type: 'error', error: { type: 'invalid_request_error', message: ctx.index === 0 ? 'max_tokens: too large' : INVALID_SIGNATURE } }),
+    );
     const proxy = await h.proxy({ tiers: [{ name: 'claude', url: upstream.url, type: 'anthropic' }] });
     await expect(anthropicClient(proxy).messages.create({ model: 'chat', ...conversation })).rejects.toBeInstanceOf(Anthropic.BadRequestError);
     expect(upstream.requests).toHaveLength(1);
-    await expect(anthropicClient(proxy).messages.create({ model: 'chat', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(Anthropic.BadRequestError);
+    await expect(anthropicClient(proxy).messages.create({ model: 'chat', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(
+      Anthropic.BadRequestError,
+    );
     expect(upstream.requests).toHaveLength(2);
   });
 });

@@ -62,12 +62,16 @@ describe('silent truncation on a tier whose window is unknown', () => {
     const second = await openai.chat.completions.create({ model: 'chat', max_tokens: 10, messages: [{ role: 'user', content: words(8000) }] });
     expect(second.choices[0].message.content).toBe('from cloud');
     expect(cloud.requests).toHaveLength(1);
-    expect((await openai.chat.completions.create({ model: 'chat', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })).choices[0].message.content).toBe('garbage');
+    expect(
+      (await openai.chat.completions.create({ model: 'chat', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })).choices[0].message.content,
+    ).toBe('garbage');
   });
 
   it('a stream too: found from the usage the stream reported', async () => {
     const { proxy, openai, tierWindow } = await silentCutter(() => 2048);
-    const stream = await openai.chat.completions.create({ model: 'chat', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: words(8000) }] }).withResponse();
+    const stream = await openai.chat.completions
+      .create({ model: 'chat', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: words(8000) }] })
+      .withResponse();
     let text = '';
     for await (const chunk of stream.data) text += chunk.choices[0]?.delta.content ?? '';
     expect(text).toBe('garbage');

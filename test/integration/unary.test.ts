@@ -15,7 +15,10 @@ const oneTry = { attempts: 1 };
 const quickRetry = { attempts: 2, base_ms: 5, max_ms: 20 };
 
 /** A script that answers a whole completion. */
-const answer = (text: string, usage?: { prompt_tokens: number; completion_tokens: number }): Script => (ctx) => ctx.json(200, completion(text, usage));
+const answer =
+  (text: string, usage?: { prompt_tokens: number; completion_tokens: number }): Script =>
+  (ctx) =>
+    ctx.json(200, completion(text, usage));
 
 /** Headers, then the first half of a JSON body; `then` decides what happens next. */
 function halfBody(then: 'destroy' | 'stall' | 'trickle', full = JSON.stringify(completion('never complete'))): Script {
@@ -41,7 +44,10 @@ describe('unary: healthy answer', () => {
   it('passes the upstream body through byte for byte, with the routing headers', async () => {
     const local = await h.fake();
     // Pretty-printed, non-ASCII, trailing newline: any re-serialisation would change the bytes.
-    const bytes = Buffer.from(`${JSON.stringify({ ...completion('héllo ✓ "quoted"'), system_fingerprint: 'fp_1', extra_field: [1, 2.50, null] }, null, 2)}\n`, 'utf8');
+    const bytes = Buffer.from(
+      `${JSON.stringify({ ...completion('héllo ✓ "quoted"'), system_fingerprint: 'fp_1', extra_field: [1, 2.5, null] }, null, 2)}\n`,
+      'utf8',
+    );
     local.always((ctx) => {
       ctx.res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(bytes.length) });
       ctx.res.end(bytes);
@@ -69,8 +75,8 @@ describe('unary: healthy answer', () => {
     expect(raw.status).toBe(200);
     expect(((await raw.json()) as { choices: Array<{ message: { content: string } }> }).choices[0].message.content).toBe('sdk answer');
 
-    const { data, response } = await sdk(p).chat.completions
-      .create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] })
+    const { data, response } = await sdk(p)
+      .chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] })
       .withResponse();
     expect(data.choices[0].message.content).toBe('sdk answer');
     expect(data.usage?.total_tokens).toBe(8);
@@ -105,10 +111,19 @@ describe('unary: failover before the answer', () => {
     { name: '429', script: (c) => c.error(429, 'slow down'), outcome: 'rate_limited', localRequests: 2 },
     { name: '401 bad key', script: (c) => c.error(401, 'Incorrect API key provided', { code: 'invalid_api_key' }), outcome: 'auth', localRequests: 1 },
     { name: '403', script: (c) => c.error(403, 'forbidden'), outcome: 'auth', localRequests: 1 },
-    { name: '404 model not pulled', script: (c) => c.error(404, 'model "local-model" not found, try pulling it first'), outcome: 'model_not_found', localRequests: 1 },
+    {
+      name: '404 model not pulled',
+      script: (c) => c.error(404, 'model "local-model" not found, try pulling it first'),
+      outcome: 'model_not_found',
+      localRequests: 1,
+    },
     {
       name: '400 context length',
-      script: (c) => c.error(400, "This model's maximum context length is 4096 tokens. However, your messages resulted in 9000 tokens.", { code: 'context_length_exceeded', type: 'invalid_request_error' }),
+      script: (c) =>
+        c.error(400, "This model's maximum context length is 4096 tokens. However, your messages resulted in 9000 tokens.", {
+          code: 'context_length_exceeded',
+          type: 'invalid_request_error',
+        }),
       outcome: 'context_length',
       localRequests: 1,
     },
@@ -151,8 +166,15 @@ describe('unary: failover before the answer', () => {
   it('fails over through the OpenAI SDK too', async () => {
     const cloud = await h.fake();
     cloud.always(answer('sdk via cloud'));
-    const p = await h.proxy({ tiers: [{ name: 'local', url: DEAD_URL, timeouts: fast }, { name: 'cloud', url: cloud.url }] });
-    const { data, response } = await sdk(p).chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    const p = await h.proxy({
+      tiers: [
+        { name: 'local', url: DEAD_URL, timeouts: fast },
+        { name: 'cloud', url: cloud.url },
+      ],
+    });
+    const { data, response } = await sdk(p)
+      .chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
     expect(data.choices[0].message.content).toBe('sdk via cloud');
     expect(response.headers.get('x-llm-route-tier')).toBe('cloud');
     expect(response.headers.get('x-llm-route-attempts')).toBe('2');
@@ -161,14 +183,22 @@ describe('unary: failover before the answer', () => {
   it('answers 502 with every attempt listed when every tier fails', async () => {
     const local = await h.fake();
     local.always((c) => c.error(401, 'bad key'));
-    const p = await h.proxy({ tiers: [{ name: 'local', url: local.url, timeouts: fast }, { name: 'cloud', url: DEAD_URL, timeouts: fast }] });
+    const p = await h.proxy({
+      tiers: [
+        { name: 'local', url: local.url, timeouts: fast },
+        { name: 'cloud', url: DEAD_URL, timeouts: fast },
+      ],
+    });
     const res = await chat(p, {});
     expect(res.status).toBe(502);
     expect(res.headers.get('x-llm-route-tier')).toBeNull();
     expect(res.headers.get('x-request-id')).toBeTruthy();
     const error = openaiError(await res.json());
     const attempts = error.attempts as Array<{ tier: string; outcome: string }>;
-    expect(attempts.map((a) => [a.tier, a.outcome])).toEqual([['local', 'auth'], ['cloud', 'connection_refused']]);
+    expect(attempts.map((a) => [a.tier, a.outcome])).toEqual([
+      ['local', 'auth'],
+      ['cloud', 'connection_refused'],
+    ]);
     expect(error.message).toContain('local');
     expect(error.message).toContain('cloud');
   });
@@ -176,9 +206,17 @@ describe('unary: failover before the answer', () => {
 
 describe('unary: no failover when the payload is at fault', () => {
   const cases: Array<{ name: string; status: number; body: unknown }> = [
-    { name: '400 bad parameter', status: 400, body: { error: { message: "Invalid value for 'temperature': must be <= 2.", type: 'invalid_request_error', param: 'temperature', code: null } } },
+    {
+      name: '400 bad parameter',
+      status: 400,
+      body: { error: { message: "Invalid value for 'temperature': must be <= 2.", type: 'invalid_request_error', param: 'temperature', code: null } },
+    },
     { name: '422 validation', status: 422, body: { detail: [{ loc: ['body', 'messages'], msg: 'field required' }] } },
-    { name: '400 content policy', status: 400, body: { error: { message: 'Your request was rejected by our content_policy', type: 'invalid_request_error', code: 'content_policy_violation' } } },
+    {
+      name: '400 content policy',
+      status: 400,
+      body: { error: { message: 'Your request was rejected by our content_policy', type: 'invalid_request_error', code: 'content_policy_violation' } },
+    },
   ];
   for (const c of cases) {
     it(`passes ${c.name} through to the client, status and body`, async () => {
@@ -190,7 +228,12 @@ describe('unary: no failover when the payload is at fault', () => {
         ctx.res.end(bytes);
       });
       cloud.always(answer('must not be used'));
-      const p = await h.proxy({ tiers: [{ name: 'local', url: local.url, timeouts: fast, retry: quickRetry }, { name: 'cloud', url: cloud.url }] });
+      const p = await h.proxy({
+        tiers: [
+          { name: 'local', url: local.url, timeouts: fast, retry: quickRetry },
+          { name: 'cloud', url: cloud.url },
+        ],
+      });
       const res = await chat(p, { temperature: 7 });
       expect(res.status).toBe(c.status);
       expect(await res.text()).toBe(bytes);
@@ -208,8 +251,15 @@ describe('unary: no failover when the payload is at fault', () => {
     const cloud = await h.fake();
     local.always((c) => c.error(400, "Invalid value for 'temperature': must be <= 2.", { type: 'invalid_request_error' }));
     cloud.always(answer('must not be used'));
-    const p = await h.proxy({ tiers: [{ name: 'local', url: local.url }, { name: 'cloud', url: cloud.url }] });
-    const err = await sdk(p).chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }], temperature: 7 }).catch((e: unknown) => e);
+    const p = await h.proxy({
+      tiers: [
+        { name: 'local', url: local.url },
+        { name: 'cloud', url: cloud.url },
+      ],
+    });
+    const err = await sdk(p)
+      .chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }], temperature: 7 })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(APIError);
     expect((err as APIError).status).toBe(400);
     expect((err as APIError).message).toContain("Invalid value for 'temperature'");
@@ -229,7 +279,12 @@ describe('unary: broken and slow bodies', () => {
       ctx.destroy();
     });
     cloud.always(answer('whole from cloud'));
-    const p = await h.proxy({ tiers: [{ name: 'local', url: local.url, timeouts: fast, retry: oneTry }, { name: 'cloud', url: cloud.url }] });
+    const p = await h.proxy({
+      tiers: [
+        { name: 'local', url: local.url, timeouts: fast, retry: oneTry },
+        { name: 'cloud', url: cloud.url },
+      ],
+    });
     const res = await chat(p, {});
     expect(res.status).toBe(200);
     const text = await res.text();
@@ -245,7 +300,12 @@ describe('unary: broken and slow bodies', () => {
     const cloud = await h.fake();
     local.always(halfBody('destroy'));
     cloud.always(answer('whole from cloud'));
-    const p = await h.proxy({ tiers: [{ name: 'local', url: local.url, timeouts: fast, retry: oneTry }, { name: 'cloud', url: cloud.url }] });
+    const p = await h.proxy({
+      tiers: [
+        { name: 'local', url: local.url, timeouts: fast, retry: oneTry },
+        { name: 'cloud', url: cloud.url },
+      ],
+    });
     const res = await chat(p, {});
     expect(res.status).toBe(200);
     expect(((await res.json()) as { choices: Array<{ message: { content: string } }> }).choices[0].message.content).toBe('whole from cloud');
@@ -270,7 +330,12 @@ describe('unary: broken and slow bodies', () => {
       ctx.res.end('<html>captive portal</html>');
     });
     cloud.always(answer('json from cloud'));
-    const p = await h.proxy({ tiers: [{ name: 'local', url: local.url, timeouts: fast }, { name: 'cloud', url: cloud.url }] });
+    const p = await h.proxy({
+      tiers: [
+        { name: 'local', url: local.url, timeouts: fast },
+        { name: 'cloud', url: cloud.url },
+      ],
+    });
     const res = await chat(p, {});
     expect(res.status).toBe(200);
     expect(res.headers.get('x-llm-route-tier')).toBe('cloud');
@@ -379,7 +444,12 @@ describe('unary: broken and slow bodies', () => {
       await ctx.closed;
     });
     const t = { connect_ms: 300, idle_ms: 150, total_ms: 300 };
-    const p = await h.proxy({ tiers: [{ name: 'local', url: local.url, timeouts: t }, { name: 'cloud', url: cloud.url, timeouts: t }] });
+    const p = await h.proxy({
+      tiers: [
+        { name: 'local', url: local.url, timeouts: t },
+        { name: 'cloud', url: cloud.url, timeouts: t },
+      ],
+    });
     const res = await chat(p, {});
     expect(res.status).toBe(504);
     expect(res.headers.get('x-llm-route-tier')).toBeNull();
@@ -404,7 +474,12 @@ describe('unary: retries, deadline, disconnects, size', () => {
     const cloud = await h.fake();
     local.always((c) => c.error(429, 'slow down', { headers: { 'retry-after': '30' } }));
     cloud.always(answer('cloud now'));
-    const p = await h.proxy({ tiers: [{ name: 'local', url: local.url, timeouts: fast, retry: { attempts: 3, base_ms: 5, max_ms: 500 } }, { name: 'cloud', url: cloud.url }] });
+    const p = await h.proxy({
+      tiers: [
+        { name: 'local', url: local.url, timeouts: fast, retry: { attempts: 3, base_ms: 5, max_ms: 500 } },
+        { name: 'cloud', url: cloud.url },
+      ],
+    });
     const started = performance.now();
     const res = await chat(p, {});
     expect(res.status).toBe(200);
@@ -419,7 +494,10 @@ describe('unary: retries, deadline, disconnects, size', () => {
       await ctx.wait(500);
       ctx.json(200, completion('slow but allowed'));
     });
-    const p = await h.proxy({ deadline_ms: 150, tiers: [{ name: 'local', url: local.url, timeouts: { connect_ms: 300, ttft_ms: 100, idle_ms: 100, total_ms: 3000 } }] });
+    const p = await h.proxy({
+      deadline_ms: 150,
+      tiers: [{ name: 'local', url: local.url, timeouts: { connect_ms: 300, ttft_ms: 100, idle_ms: 100, total_ms: 3000 } }],
+    });
     const res = await chat(p, {});
     expect(res.status).toBe(200);
     expect(((await res.json()) as { choices: Array<{ message: { content: string } }> }).choices[0].message.content).toBe('slow but allowed');
@@ -465,11 +543,17 @@ describe('unary: what reaches the upstream', () => {
       path = ctx.req.url ?? '';
       ctx.json(200, {
         ...completion(''),
-        choices: [{
-          index: 0,
-          message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
-          finish_reason: 'tool_calls',
-        }],
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+            },
+            finish_reason: 'tool_calls',
+          },
+        ],
       });
     });
     const p = await h.proxy({ tiers: [{ name: 'local', url: local.url, model: 'qwen2.5:7b' }] });
@@ -481,7 +565,16 @@ describe('unary: what reaches the upstream', () => {
         { role: 'assistant', content: null, tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
         { role: 'tool', tool_call_id: 'call_0', content: '{"temp":3}' },
       ],
-      tools: [{ type: 'function', function: { name: 'get_weather', description: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }],
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'get_weather',
+            description: 'weather',
+            parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+          },
+        },
+      ],
       tool_choice: { type: 'function', function: { name: 'get_weather' } },
       response_format: { type: 'json_object' },
       x_custom: { a: 1 },
@@ -502,10 +595,18 @@ describe('unary: what reaches the upstream', () => {
 
   it('the SDK gets tool calls back', async () => {
     const local = await h.fake();
-    local.always((ctx) => ctx.json(200, {
-      ...completion(''),
-      choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }, finish_reason: 'tool_calls' }],
-    }));
+    local.always((ctx) =>
+      ctx.json(200, {
+        ...completion(''),
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+            finish_reason: 'tool_calls',
+          },
+        ],
+      }),
+    );
     const p = await h.proxy({ tiers: [{ name: 'local', url: local.url }] });
     const out = await sdk(p).chat.completions.create({
       model: 'chat',
@@ -551,7 +652,12 @@ describe('unary: what reaches the upstream', () => {
     const cloud = await h.fake();
     local.always((c) => c.error(401, 'bad key'));
     cloud.always(answer('ok'));
-    const p = await h.proxy({ tiers: [{ name: 'local', url: local.url, api_key: 'key-local' }, { name: 'cloud', url: cloud.url, api_key: 'key-cloud' }] });
+    const p = await h.proxy({
+      tiers: [
+        { name: 'local', url: local.url, api_key: 'key-local' },
+        { name: 'cloud', url: cloud.url, api_key: 'key-cloud' },
+      ],
+    });
     const res = await chat(p, {}, { headers: { authorization: 'Bearer client-secret' } });
     expect(res.status).toBe(200);
     expect(local.requests[0].headers.authorization).toBe('Bearer key-local');
@@ -565,7 +671,12 @@ describe('unary: usage accounting', () => {
     const cloud = await h.fake();
     local.next((c) => c.error(503, 'busy')).always(answer('local answer', { prompt_tokens: 11, completion_tokens: 7 }));
     cloud.always(answer('cloud answer', { prompt_tokens: 100, completion_tokens: 40 }));
-    const p = await h.proxy({ tiers: [{ name: 'local', url: local.url, retry: oneTry }, { name: 'cloud', url: cloud.url }] });
+    const p = await h.proxy({
+      tiers: [
+        { name: 'local', url: local.url, retry: oneTry },
+        { name: 'cloud', url: cloud.url },
+      ],
+    });
 
     const first = await chat(p, {}); // local 503 → cloud
     expect(first.headers.get('x-llm-route-tier')).toBe('cloud');

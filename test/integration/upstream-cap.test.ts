@@ -37,7 +37,12 @@ describe('an upstream answer over 64 MiB counts as broken', () => {
       ctx.res.end('"}}]}');
     });
     small.always((ctx) => ctx.json(200, completion('small answer')));
-    const p = await h.proxy({ tiers: [{ name: 'big', url: big.url }, { name: 'small', url: small.url }] });
+    const p = await h.proxy({
+      tiers: [
+        { name: 'big', url: big.url },
+        { name: 'small', url: small.url },
+      ],
+    });
     const res = await fetch(`${p.origin}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(false) });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { choices: Array<{ message: { content: string } }> }).choices[0].message.content).toBe('small answer');
@@ -58,7 +63,12 @@ describe('an upstream answer over 64 MiB counts as broken', () => {
       ctx.done();
     });
     small.always(healthyStream(['from', ' small']));
-    const p = await h.proxy({ tiers: [{ name: 'big', url: big.url, timeouts: { ttft_ms: 20_000 } }, { name: 'small', url: small.url }] });
+    const p = await h.proxy({
+      tiers: [
+        { name: 'big', url: big.url, timeouts: { ttft_ms: 20_000 } },
+        { name: 'small', url: small.url },
+      ],
+    });
     const res = await fetch(`${p.origin}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(true) });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-llm-route-tier')).toBe('small');

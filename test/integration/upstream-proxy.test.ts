@@ -11,7 +11,9 @@ const h = useHarness();
 // "cloud.example.test" is never resolved: through the proxy, only the proxy is dialled, and
 // this proxy ends every tunnel at the loopback HTTPS fake.
 const CLOUD_HOST = 'cloud.example.test';
-const LAN_IP = Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+const LAN_IP = Object.values(networkInterfaces())
+  .flat()
+  .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
 const tls = selfSignedCert([CLOUD_HOST], ['127.0.0.1', ...(LAN_IP ? [LAN_IP] : [])]);
 let cloud: Awaited<ReturnType<typeof httpsJsonServer>>;
 let proxy: Awaited<ReturnType<typeof connectProxy>>;
@@ -79,7 +81,9 @@ describe('upstreams through HTTPS_PROXY', () => {
     const lan = await httpsJsonServer(tls, completion('direct'), LAN_IP);
     try {
       setProxy(`localhost,${LAN_IP}`);
-      const p = await h.proxy({ tiers: [{ name: 'cloud', url: `https://${LAN_IP}:${lan.port}/v1`, api_key: 'k', provider: { ca_file: tls.certFile }, retry: { attempts: 1 } }] });
+      const p = await h.proxy({
+        tiers: [{ name: 'cloud', url: `https://${LAN_IP}:${lan.port}/v1`, api_key: 'k', provider: { ca_file: tls.certFile }, retry: { attempts: 1 } }],
+      });
       const res = await chat(p, {});
       expect(res.status, await res.clone().text()).toBe(200);
       expect(lan.requests).toHaveLength(1);

@@ -33,7 +33,9 @@ describe('the upstream URL comes only from the tier file', () => {
     const elsewhere = await h.fake();
     answerAll(upstream);
     answerAll(elsewhere);
-    const proxy = await h.proxy({ tiers: [{ name: 'only', url: `http://127.0.0.1:${upstream.port}/tenant-a/v1`, api_key: UPSTREAM_KEY, model: 'tier-model' }] });
+    const proxy = await h.proxy({
+      tiers: [{ name: 'only', url: `http://127.0.0.1:${upstream.port}/tenant-a/v1`, api_key: UPSTREAM_KEY, model: 'tier-model' }],
+    });
     const evilHost = `127.0.0.1:${elsewhere.port}`;
     const evilUrl = `http://${evilHost}/v1`;
 

@@ -30,29 +30,71 @@ function setup(now: () => number = Date.now): { file: string; db: string; bus: T
   const dir = tempDir();
   const db = join(dir, 'usage.db');
   const file = join(dir, 'llm-route.yaml');
-  writeFileSync(file, configYaml({
-    tiers: [{ name: 'local', url: 'http://127.0.0.1:9/v1' }, { name: 'cloud', url: 'http://127.0.0.1:9/v1', price: PRICE }],
-    top: { usage: { path: './usage.db' } },
-  }));
+  writeFileSync(
+    file,
+    configYaml({
+      tiers: [
+        { name: 'local', url: 'http://127.0.0.1:9/v1' },
+        { name: 'cloud', url: 'http://127.0.0.1:9/v1', price: PRICE },
+      ],
+      top: { usage: { path: './usage.db' } },
+    }),
+  );
   const bus = new TelemetryBus();
   return { file, db, bus, log: new UsageLog(bus, loadConfig(file), { now }) };
 }
 
-const local = (fields: Partial<RequestFinished>): RequestFinished => finished({ tier: 'local', provider: 'p_local', model: 'local-model', attempts: [{ tier: 'local', attempt: 1, outcome: 'ok', ms: (fields.ttftMs ?? 100) - 10 }], ...fields });
-const viaCloud = (fields: Partial<RequestFinished>): RequestFinished => finished({
-  attempts: [{ tier: 'local', attempt: 1, outcome: 'ttft_timeout', ms: 2000 }, { tier: 'cloud', attempt: 1, outcome: 'ok', ms: 400 }], ...fields,
-});
+const local = (fields: Partial<RequestFinished>): RequestFinished =>
+  finished({
+    tier: 'local',
+    provider: 'p_local',
+    model: 'local-model',
+    attempts: [{ tier: 'local', attempt: 1, outcome: 'ok', ms: (fields.ttftMs ?? 100) - 10 }],
+    ...fields,
+  });
+const viaCloud = (fields: Partial<RequestFinished>): RequestFinished =>
+  finished({
+    attempts: [
+      { tier: 'local', attempt: 1, outcome: 'ttft_timeout', ms: 2000 },
+      { tier: 'cloud', attempt: 1, outcome: 'ok', ms: 400 },
+    ],
+    ...fields,
+  });
 
 describe('llm-route usage', () => {
-  it('--json has SPEC\'s shape and numbers recomputed from rows written by the public writer', async () => {
+  it("--json has SPEC's shape and numbers recomputed from rows written by the public writer", async () => {
     const { file, bus, log } = setup();
     const now = Date.now();
     const at = (minutesAgo: number): number => now - minutesAgo * 60_000;
-    for (const [i, ttft] of [100, 200, 300, 400].entries()) bus.emit(local({ startedAt: at(50 - i), ttftMs: ttft, usage: { prompt_tokens: 10, completion_tokens: 20 } }));
+    for (const [i, ttft] of [100, 200, 300, 400].entries())
+      bus.emit(local({ startedAt: at(50 - i), ttftMs: ttft, usage: { prompt_tokens: 10, completion_tokens: 20 } }));
     bus.emit(viaCloud({ startedAt: at(40), ttftMs: 2400, usage: { prompt_tokens: 100, completion_tokens: 50, cached_tokens: 40 } }));
     bus.emit(viaCloud({ startedAt: at(30), ttftMs: 2600, usage: { prompt_tokens: 100, completion_tokens: 50 } }));
-    bus.emit(finished({ startedAt: at(20), tier: null, provider: null, model: null, status: 502, outcome: 'failed', ttftMs: undefined, usage: undefined, attempts: [{ tier: 'local', attempt: 1, outcome: 'server_error', status: 503, ms: 5 }, { tier: 'cloud', attempt: 1, outcome: 'server_error', status: 503, ms: 6 }] }));
-    bus.emit(finished({ startedAt: at(10), stream: false, ttftMs: undefined, usage: undefined, estimate: { promptText: 'What is the capital of France?', completionText: 'Paris.' } }));
+    bus.emit(
+      finished({
+        startedAt: at(20),
+        tier: null,
+        provider: null,
+        model: null,
+        status: 502,
+        outcome: 'failed',
+        ttftMs: undefined,
+        usage: undefined,
+        attempts: [
+          { tier: 'local', attempt: 1, outcome: 'server_error', status: 503, ms: 5 },
+          { tier: 'cloud', attempt: 1, outcome: 'server_error', status: 503, ms: 6 },
+        ],
+      }),
+    );
+    bus.emit(
+      finished({
+        startedAt: at(10),
+        stream: false,
+        ttftMs: undefined,
+        usage: undefined,
+        estimate: { promptText: 'What is the capital of France?', completionText: 'Paris.' },
+      }),
+    );
     bus.emit(finished({ startedAt: now - 2 * 86_400_000, ttftMs: 999, usage: { prompt_tokens: 1, completion_tokens: 1 } })); // outside 24h
     await log.close();
 
@@ -70,12 +112,32 @@ describe('llm-route usage', () => {
     expect(Date.parse(report.until) - Date.parse(report.since)).toBe(86_400_000);
     expect(report.groups).toHaveLength(1);
     const [chat] = report.groups;
-    expect(Object.keys(chat)).toEqual(['key', 'requests', 'failovers', 'errors', 'ttft_p50_ms', 'ttft_p95_ms', 'prompt_tokens', 'completion_tokens', 'cached_tokens', 'estimated_requests', 'cost_usd', 'saved_usd']);
+    expect(Object.keys(chat)).toEqual([
+      'key',
+      'requests',
+      'failovers',
+      'errors',
+      'ttft_p50_ms',
+      'ttft_p95_ms',
+      'prompt_tokens',
+      'completion_tokens',
+      'cached_tokens',
+      'estimated_requests',
+      'cost_usd',
+      'saved_usd',
+    ]);
     expect(chat).toMatchObject({
-      key: 'chat', requests: 8, failovers: 3, errors: 1,
+      key: 'chat',
+      requests: 8,
+      failovers: 3,
+      errors: 1,
       // client-seen TTFT of the 6 streams, nearest rank: 100 200 300 400 2400 2600
-      ttft_p50_ms: 300, ttft_p95_ms: 2600,
-      prompt_tokens: 240 + estPrompt, completion_tokens: 180 + estDone, cached_tokens: 40, estimated_requests: 1,
+      ttft_p50_ms: 300,
+      ttft_p95_ms: 2600,
+      prompt_tokens: 240 + estPrompt,
+      completion_tokens: 180 + estDone,
+      cached_tokens: 40,
+      estimated_requests: 1,
     });
     expect(chat.cost_usd).toBeCloseTo(cost(100, 50, 40) + cost(100, 50) + cost(estPrompt, estDone), 12);
     expect(chat.saved_usd).toBeCloseTo(4 * cost(10, 20), 12);
@@ -83,7 +145,11 @@ describe('llm-route usage', () => {
     expect(report.totals).toEqual(sameAsTotals);
 
     const byTier = JSON.parse(run(['usage', '-c', file, '--json', '--by', 'tier']).stdout);
-    expect(byTier.groups.map((g: { key: string; requests: number }) => [g.key, g.requests])).toEqual([['chat/local', 4], ['chat/cloud', 3], ['chat/none', 1]]);
+    expect(byTier.groups.map((g: { key: string; requests: number }) => [g.key, g.requests])).toEqual([
+      ['chat/local', 4],
+      ['chat/cloud', 3],
+      ['chat/none', 1],
+    ]);
     expect(byTier.groups.find((g: { key: string }) => g.key === 'chat/none')).toMatchObject({ ttft_p50_ms: null, ttft_p95_ms: null, cost_usd: 0, errors: 1 });
     const byModel = JSON.parse(run(['usage', '-c', file, '--json', '--by', 'model']).stdout);
     expect(byModel.groups.map((g: { key: string }) => g.key).sort()).toEqual(['(none)', 'cloud-model', 'local-model']);
@@ -92,7 +158,9 @@ describe('llm-route usage', () => {
 
     const week = JSON.parse(run(['usage', '-c', file, '--json', '--since', '7d', '--by', 'day']).stdout);
     expect(week.totals.requests).toBe(9);
-    expect(week.groups.map((g: { key: string }) => g.key)).toEqual([...new Set([now - 2 * 86_400_000, at(50), at(10)].map((t) => new Date(t).toISOString().slice(0, 10)))]);
+    expect(week.groups.map((g: { key: string }) => g.key)).toEqual([
+      ...new Set([now - 2 * 86_400_000, at(50), at(10)].map((t) => new Date(t).toISOString().slice(0, 10))),
+    ]);
     const iso = JSON.parse(run(['usage', '-c', file, '--json', '--since', new Date(at(35)).toISOString()]).stdout);
     expect(iso.totals).toMatchObject({ requests: 3, failovers: 2, errors: 1, ttft_p50_ms: 2600 });
 
@@ -112,7 +180,11 @@ describe('llm-route usage', () => {
     expect(missing.stderr).toContain(join(dir, 'nothing-here.db'));
     // No tier file anywhere: the default path in the state dir is named.
     const empty = tempDir();
-    const noConfig = spawnSync(process.execPath, [cli.bin, 'usage'], { encoding: 'utf8', cwd: empty, env: { ...process.env, LLM_ROUTE_CONFIG: '', XDG_STATE_HOME: join(empty, 'state') } });
+    const noConfig = spawnSync(process.execPath, [cli.bin, 'usage'], {
+      encoding: 'utf8',
+      cwd: empty,
+      env: { ...process.env, LLM_ROUTE_CONFIG: '', XDG_STATE_HOME: join(empty, 'state') },
+    });
     expect(noConfig.status).toBe(2);
     expect(noConfig.stderr).toContain(join(empty, 'state', 'llm-route', 'usage.db'));
     expect(run(['usage', '-c', file, '--since', 'yesterday']).code).toBe(2);
@@ -126,16 +198,50 @@ describe('llm-route incidents', () => {
     let clock = base;
     const { file, bus, log } = setup(() => clock);
     const at = (s: number): number => base + s * 1000;
-    for (const [i, ms] of [90, 180, 270, 360].entries()) bus.emit(local({ startedAt: at(i * 10), ttftMs: ms + 10, usage: { prompt_tokens: 10, completion_tokens: 20 } }));
+    for (const [i, ms] of [90, 180, 270, 360].entries())
+      bus.emit(local({ startedAt: at(i * 10), ttftMs: ms + 10, usage: { prompt_tokens: 10, completion_tokens: 20 } }));
     bus.emit(viaCloud({ startedAt: at(60), ttftMs: 2400, usage: { prompt_tokens: 100, completion_tokens: 50 } }));
     bus.emit(viaCloud({ startedAt: at(65), ttftMs: 2400, usage: { prompt_tokens: 100, completion_tokens: 50 }, chunkErrors: 0 }));
-    bus.emit(finished({ startedAt: at(70), tier: null, provider: null, model: null, status: 502, outcome: 'failed', ttftMs: undefined, usage: undefined, attempts: [{ tier: 'local', attempt: 1, outcome: 'server_error', status: 503, ms: 5 }, { tier: 'cloud', attempt: 1, outcome: 'server_error', status: 503, ms: 6 }] }));
+    bus.emit(
+      finished({
+        startedAt: at(70),
+        tier: null,
+        provider: null,
+        model: null,
+        status: 502,
+        outcome: 'failed',
+        ttftMs: undefined,
+        usage: undefined,
+        attempts: [
+          { tier: 'local', attempt: 1, outcome: 'server_error', status: 503, ms: 5 },
+          { tier: 'cloud', attempt: 1, outcome: 'server_error', status: 503, ms: 6 },
+        ],
+      }),
+    );
     clock = at(75);
     bus.emit({ type: 'rollback', route: 'chat', tier: 'local', reason: 'error_rate', observed: 0.75, threshold: 0.5, requests: 4, windowS: 60 });
-    bus.emit({ type: 'weight', route: 'chat', tier: 'local', weight: 0, configured: 100, source: 'rollback', reason: 'error rate 75% > 50%', layers: { admin: null, alerts: [], rollback: 'error rate 75% > 50%' } });
+    bus.emit({
+      type: 'weight',
+      route: 'chat',
+      tier: 'local',
+      weight: 0,
+      configured: 100,
+      source: 'rollback',
+      reason: 'error rate 75% > 50%',
+      layers: { admin: null, alerts: [], rollback: 'error rate 75% > 50%' },
+    });
     bus.emit(finished({ startedAt: at(80), usage: { prompt_tokens: 100, completion_tokens: 50 } }));
     clock = at(120);
-    bus.emit({ type: 'weight', route: 'chat', tier: 'local', weight: 100, configured: 100, source: 'expired', reason: 'rollback restored', layers: { admin: null, alerts: [], rollback: null } });
+    bus.emit({
+      type: 'weight',
+      route: 'chat',
+      tier: 'local',
+      weight: 100,
+      configured: 100,
+      source: 'expired',
+      reason: 'rollback restored',
+      layers: { admin: null, alerts: [], rollback: null },
+    });
     await log.close();
 
     const list = run(['incidents', '-c', file, '--json']);
@@ -145,11 +251,24 @@ describe('llm-route incidents', () => {
     const [incident] = incidents;
     expect(Object.keys(incident)).toEqual(['id', 'route', 'tier', 'kind', 'opened_at', 'closed_at', 'trigger', 'affected_requests', 'route_requests']);
     expect(incident).toMatchObject({
-      route: 'chat', tier: 'local', kind: 'rollback', opened_at: new Date(at(75)).toISOString(), closed_at: new Date(at(120)).toISOString(),
-      affected_requests: 3, route_requests: 4,
+      route: 'chat',
+      tier: 'local',
+      kind: 'rollback',
+      opened_at: new Date(at(75)).toISOString(),
+      closed_at: new Date(at(120)).toISOString(),
+      affected_requests: 3,
+      route_requests: 4,
       trigger: {
-        reason: 'error_rate', threshold: 0.5, first_bad_at: new Date(at(60)).toISOString(), time_to_mitigation_ms: 15_000,
-        ttft_p99_before_ms: 360, ttft_p99_during_ms: null, error_rate_before: 0, error_rate_during: 1, chunk_errors_before: 0, chunk_errors_during: 0,
+        reason: 'error_rate',
+        threshold: 0.5,
+        first_bad_at: new Date(at(60)).toISOString(),
+        time_to_mitigation_ms: 15_000,
+        ttft_p99_before_ms: 360,
+        ttft_p99_during_ms: null,
+        error_rate_before: 0,
+        error_rate_during: 1,
+        chunk_errors_before: 0,
+        chunk_errors_during: 0,
       },
     });
 
@@ -161,7 +280,9 @@ describe('llm-route incidents', () => {
     expect(text).toContain('TTFT p99 of "local" (its own, attempt start to first token): 360 ms before (4 streams) vs n/a during (0 streams)');
     expect(text).toContain('Error rate: 0.0% before (0 of 4 attempts) vs 100.0% during (3 of 3).');
     expect(text).toContain('Failed attempts during: ttft_timeout 2, server_error 1.');
-    expect(text).toMatch(/Impact\n {2}3 of 4 requests of route "chat" \(75\.0%\) were affected from the first bad request to the close: 2 failed over, 1 got an error\./);
+    expect(text).toMatch(
+      /Impact\n {2}3 of 4 requests of route "chat" \(75\.0%\) were affected from the first bad request to the close: 2 failed over, 1 got an error\./,
+    );
     expect(text).toContain('15.0 s until the rollback');
     expect(text).toMatch(/Preventive actions\n {2}- ttft_timeout caused 2 of 3 failures: no first token came within ttft_ms/);
     expect(text).toContain('75.0% of the route was affected: roll the tier out as a canary');
@@ -173,7 +294,12 @@ describe('llm-route incidents', () => {
 
     // The same window in `usage`: the route's requests and its failovers are the incident's.
     const usage = JSON.parse(run(['usage', '-c', file, '--json', '--since', incident.trigger.first_bad_at]).stdout);
-    expect(usage.groups[0]).toMatchObject({ key: 'chat', requests: incident.route_requests, failovers: incident.affected_requests, errors: json.numbers.failed });
+    expect(usage.groups[0]).toMatchObject({
+      key: 'chat',
+      requests: incident.route_requests,
+      failovers: incident.affected_requests,
+      errors: json.numbers.failed,
+    });
 
     expect(run(['incidents', 'show', '999', '-c', file]).code).toBe(2);
     expect(run(['incidents', '-c', file]).stdout).toMatch(/ID\s+KIND\s+TIER\s+OPENED\s+CLOSED\s+AFFECTED\n\s*1\s+rollback\s+chat\/local/);

@@ -40,7 +40,11 @@ describe('a SIGKILL of llm-route serve under load', () => {
     const worker = async (): Promise<void> => {
       while (!stop) {
         try {
-          const res = await fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }) });
+          const res = await fetch(`${url}/chat/completions`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }),
+          });
           await res.arrayBuffer();
           if (res.status === 200) answered.push({ id: res.headers.get('x-request-id') as string, at: Date.now() });
         } catch {
@@ -71,7 +75,11 @@ describe('a SIGKILL of llm-route serve under load', () => {
     expect(missing.length).toBeLessThan(answered.length / 2);
 
     const again = await serve(file);
-    const res = await fetch(`${again.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'after' }] }) });
+    const res = await fetch(`${again.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'after' }] }),
+    });
     expect(res.status).toBe(200);
     const afterId = res.headers.get('x-request-id');
     await res.arrayBuffer();

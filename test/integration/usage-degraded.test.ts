@@ -70,7 +70,11 @@ describe('an unusable usage database never stops the proxy', () => {
 
   it('a full database: the batch that does not fit is dropped and counted, reported once', async () => {
     const db = join(tempDir(), 'usage.db');
-    const config = loadConfigText(configYaml({ tiers: [{ name: 'cloud', url: 'http://127.0.0.1:9/v1' }], top: { usage: { path: db } } }), '/t/llm-route.yaml', {});
+    const config = loadConfigText(
+      configYaml({ tiers: [{ name: 'cloud', url: 'http://127.0.0.1:9/v1' }], top: { usage: { path: db } } }),
+      '/t/llm-route.yaml',
+      {},
+    );
     const bus = new TelemetryBus();
     const events: TelemetryEvent[] = [];
     bus.subscribe((e) => events.push(e));
@@ -90,7 +94,11 @@ describe('an unusable usage database never stops the proxy', () => {
 
   it('a database locked by another process: degraded while the lock is held, recovered after it is released', async () => {
     const db = join(tempDir(), 'usage.db');
-    const config = loadConfigText(configYaml({ tiers: [{ name: 'cloud', url: 'http://127.0.0.1:9/v1' }], top: { usage: { path: db } } }), '/t/llm-route.yaml', {});
+    const config = loadConfigText(
+      configYaml({ tiers: [{ name: 'cloud', url: 'http://127.0.0.1:9/v1' }], top: { usage: { path: db } } }),
+      '/t/llm-route.yaml',
+      {},
+    );
     const bus = new TelemetryBus();
     const events: TelemetryEvent[] = [];
     bus.subscribe((e) => events.push(e));

@@ -54,7 +54,13 @@ describe('a real rollback', () => {
     expect(incidents).toHaveLength(1);
     const [incident] = incidents;
     expect(incident).toMatchObject({ route: 'chat', tier: 'local', kind: 'rollback', closed_at: null, affected_requests: 3, route_requests: 6 });
-    expect(incident.trigger).toMatchObject({ reason: 'error_rate', threshold: 0.5, first_bad_at: new Date(rows[2].started_at as number).toISOString(), error_rate_before: 0, error_rate_during: 1 });
+    expect(incident.trigger).toMatchObject({
+      reason: 'error_rate',
+      threshold: 0.5,
+      first_bad_at: new Date(rows[2].started_at as number).toISOString(),
+      error_rate_before: 0,
+      error_rate_during: 1,
+    });
     expect(incident.trigger.ttft_p99_before_ms).toBeGreaterThan(0);
 
     const usage = json(['usage', '-c', file, '--json', '--since', incident.trigger.first_bad_at, '--by', 'route']);

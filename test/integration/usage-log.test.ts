@@ -45,21 +45,39 @@ describe('the usage log through a real proxy', () => {
     const rows = readRequests(db);
     expect(rows).toHaveLength(2);
     const [u, s] = rows;
-    expect(u).toMatchObject({ route: 'chat', tier: 'cloud', provider: 'p_cloud', model: 'cloud-model', protocol: 'chat', status: 200, outcome: 'ok', stream: 0, prompt_tokens: 1234, completion_tokens: 56, cached_tokens: 0, token_source: 'upstream', ttft_ms: null, failover: 0 });
+    expect(u).toMatchObject({
+      route: 'chat',
+      tier: 'cloud',
+      provider: 'p_cloud',
+      model: 'cloud-model',
+      protocol: 'chat',
+      status: 200,
+      outcome: 'ok',
+      stream: 0,
+      prompt_tokens: 1234,
+      completion_tokens: 56,
+      cached_tokens: 0,
+      token_source: 'upstream',
+      ttft_ms: null,
+      failover: 0,
+    });
     expect(s).toMatchObject({ stream: 1, prompt_tokens: 2000, completion_tokens: 300, cached_tokens: 0, token_source: 'upstream' });
     expect(s.ttft_ms as number).toBeGreaterThan(0);
     // Cost = (prompt − cached) × in + cached × cached_in + completion × out, per million.
     expect(u.cost_usd as number).toBeCloseTo((1234 * 0.15 + 56 * 0.6) / 1e6, 12);
     expect(s.cost_usd as number).toBeCloseTo((2000 * 0.15 + 300 * 0.6) / 1e6, 12);
     expect(u.id).toMatch(/\S/);
-    expect(readAttempts(db).map((a) => [a.request_id, a.tier, a.outcome])).toEqual([[u.id, 'cloud', 'ok'], [s.id, 'cloud', 'ok']]);
+    expect(readAttempts(db).map((a) => [a.request_id, a.tier, a.outcome])).toEqual([
+      [u.id, 'cloud', 'ok'],
+      [s.id, 'cloud', 'ok'],
+    ]);
     expect(readAttempts(db)[0].status).toBe(200);
 
     const { samples } = await fetchMetrics(proxy);
     expect(metric(samples, 'llm_cost_usd_total', { route: 'chat', tier: 'cloud' })).toBeCloseTo((u.cost_usd as number) + (s.cost_usd as number), 12);
   });
 
-  it('records failed attempts without billing them; saved_usd prices a local tier\'s tokens at the route\'s first priced tier', async () => {
+  it("records failed attempts without billing them; saved_usd prices a local tier's tokens at the route's first priced tier", async () => {
     const db = join(tempDir(), 'usage.db');
     const local = await h.fake();
     const cloud = await h.fake();
@@ -91,7 +109,9 @@ describe('the usage log through a real proxy', () => {
     const proxy = await h.proxy({ tiers: [{ name: 'cloud', url: DEAD_URL, price: CLOUD_PRICE, retry: { attempts: 1 } }], top: { usage: { path: db } } });
     expect((await chat(proxy, {})).status).toBe(502);
     await proxy.server.usage.flush();
-    expect(readRequests(db)).toMatchObject([{ tier: null, provider: null, status: 502, outcome: 'failed', prompt_tokens: 0, completion_tokens: 0, cost_usd: 0, token_source: null }]);
+    expect(readRequests(db)).toMatchObject([
+      { tier: null, provider: null, status: 502, outcome: 'failed', prompt_tokens: 0, completion_tokens: 0, cost_usd: 0, token_source: null },
+    ]);
   });
 
   it('usage.enabled: false writes nothing', async () => {
@@ -107,10 +127,14 @@ describe('the usage log through a real proxy', () => {
 });
 
 describe('the usage writer (synthetic events)', () => {
-  const CONFIG = (db: string): string => configYaml({
-    tiers: [{ name: 'local', url: 'http://127.0.0.1:9/v1' }, { name: 'cloud', url: 'http://127.0.0.1:9/v1', price: CLOUD_PRICE }],
-    top: { usage: { path: db } },
-  });
+  const CONFIG = (db: string): string =>
+    configYaml({
+      tiers: [
+        { name: 'local', url: 'http://127.0.0.1:9/v1' },
+        { name: 'cloud', url: 'http://127.0.0.1:9/v1', price: CLOUD_PRICE },
+      ],
+      top: { usage: { path: db } },
+    });
 
   it('counts tokens with o200k_base when the upstream reported none, and marks the row estimated', async () => {
     const db = join(tempDir(), 'usage.db');
@@ -181,13 +205,20 @@ describe('the usage writer (synthetic events)', () => {
     expect(readRequests(db).map((r) => r.token_source)).toEqual(Array(5).fill('estimated:o200k_base'));
   });
 
-  it('estimates through a real proxy when the upstream reports no usage: the prompt\'s texts and the answer\'s, stream and not, any protocol', async () => {
+  it("estimates through a real proxy when the upstream reports no usage: the prompt's texts and the answer's, stream and not, any protocol", async () => {
     const dir = tempDir();
     const db = join(dir, 'usage.db');
     const fake = await h.fake();
     const answer = 'The quick brown fox jumps over the lazy dog.';
     fake.always(async (ctx) => {
-      if (ctx.body.stream !== true) return ctx.json(200, { id: 'x', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' }] });
+      if (ctx.body.stream !== true)
+        return ctx.json(200, {
+          id: 'x',
+          object: 'chat.completion',
+          created: 1,
+          model: 'm',
+          choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' }],
+        });
       ctx.startStream();
       for (const word of answer.split(/(?= )/)) ctx.content(word);
       ctx.finish();
@@ -197,7 +228,11 @@ describe('the usage writer (synthetic events)', () => {
     const prompt = 'Tell me about foxes and dogs, briefly.';
     await (await chat(proxy, { messages: [{ role: 'user', content: prompt }] })).text();
     await readAll(await chat(proxy, { stream: true, messages: [{ role: 'user', content: prompt }] }));
-    const messages = await fetch(`${proxy.origin}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', max_tokens: 50, stream: true, messages: [{ role: 'user', content: prompt }] }) });
+    const messages = await fetch(`${proxy.origin}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'chat', max_tokens: 50, stream: true, messages: [{ role: 'user', content: prompt }] }),
+    });
     await readAll(messages);
     await proxy.server.usage.flush();
     const counter = await tokenCounter();
@@ -246,7 +281,10 @@ describe('the usage writer (synthetic events)', () => {
     const bus = new TelemetryBus();
     const log = new UsageLog(bus, config, { maxRows: 10_000, flushMs: 10_000 });
     for (let i = 0; i < 67; i++) {
-      const attempts = Array.from({ length: i % 4 }, (_, n): AttemptRecord => ({ tier: `t${i}`, attempt: n + 1, outcome: n === (i % 4) - 1 ? 'ok' : 'server_error', ms: i * 10 + n }));
+      const attempts = Array.from(
+        { length: i % 4 },
+        (_, n): AttemptRecord => ({ tier: `t${i}`, attempt: n + 1, outcome: n === (i % 4) - 1 ? 'ok' : 'server_error', ms: i * 10 + n }),
+      );
       bus.emit(finished({ id: `r${i}`, attempts }));
     }
     await log.close();
@@ -254,17 +292,22 @@ describe('the usage writer (synthetic events)', () => {
     const attempts = readAttempts(db);
     expect(attempts).toHaveLength(Array.from({ length: 67 }, (_, i) => i % 4).reduce((a, b) => a + b, 0));
     for (const a of attempts) expect(a.tier).toBe(`t${String(a.request_id).slice(1)}`);
-    expect(attempts.filter((a) => a.request_id === 'r7').map((a) => [a.n, a.attempt, a.outcome, a.ms])).toEqual([[0, 1, 'server_error', 70], [1, 2, 'server_error', 71], [2, 3, 'ok', 72]]);
+    expect(attempts.filter((a) => a.request_id === 'r7').map((a) => [a.n, a.attempt, a.outcome, a.ms])).toEqual([
+      [0, 1, 'server_error', 70],
+      [1, 2, 'server_error', 71],
+      [2, 3, 'ok', 72],
+    ]);
   });
 
   it('a reload moves the log to a new path, turns it off and on, and re-prices', async () => {
     const dir = tempDir();
     const first = join(dir, 'a.db');
     const second = join(dir, 'b.db');
-    const withPrice = (db: string, enabled: boolean, input: number): string => configYaml({
-      tiers: [{ name: 'cloud', url: 'http://127.0.0.1:9/v1', price: { input_per_mtok: input, output_per_mtok: 0 } }],
-      top: { usage: { path: db, enabled } },
-    });
+    const withPrice = (db: string, enabled: boolean, input: number): string =>
+      configYaml({
+        tiers: [{ name: 'cloud', url: 'http://127.0.0.1:9/v1', price: { input_per_mtok: input, output_per_mtok: 0 } }],
+        top: { usage: { path: db, enabled } },
+      });
     const bus = new TelemetryBus();
     const log = new UsageLog(bus, loadConfigText(withPrice(first, true, 1), '/t/llm-route.yaml', {}));
     bus.emit(finished({ id: 'one', usage: { prompt_tokens: 1_000_000, completion_tokens: 0 } }));
@@ -279,7 +322,10 @@ describe('the usage writer (synthetic events)', () => {
     bus.emit(finished({ id: 'three', usage: { prompt_tokens: 1_000_000, completion_tokens: 0 } }));
     await log.close();
     expect(readRequests(first).map((r) => [r.id, r.cost_usd])).toEqual([['one', 1]]);
-    expect(readRequests(second).map((r) => [r.id, r.cost_usd])).toEqual([['two', 2], ['three', 3]]);
+    expect(readRequests(second).map((r) => [r.id, r.cost_usd])).toEqual([
+      ['two', 2],
+      ['three', 3],
+    ]);
   });
 
   it('prunes rows older than retention_days when it opens', async () => {

@@ -19,12 +19,18 @@ describe('opening one new usage database from several processes at once', () => 
     const code = `import { UsageStore } from ${JSON.stringify(join(cli.dir, 'dist/usage/store.js'))};
       while (Date.now() < ${start}) {}
       try { new UsageStore(${JSON.stringify(db)}).db.close(); process.stdout.write('ok'); } catch (e) { process.stdout.write('FAIL ' + e.message); }`;
-    const outcomes = await Promise.all(Array.from({ length: 8 }, () => new Promise<string>((resolve) => {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
-      let out = '';
-      child.stdout.on('data', (d) => (out += d));
-      child.once('exit', () => resolve(out));
-    })));
+    const outcomes = await Promise.all(
+      Array.from(
+        { length: 8 },
+        () =>
+          new Promise<string>((resolve) => {
+            const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+            let out = '';
+            child.stdout.on('data', (d) => (out += d));
+            child.once('exit', () => resolve(out));
+          }),
+      ),
+    );
     expect(outcomes).toEqual(Array.from({ length: 8 }, () => 'ok'));
   }, 30_000);
 });

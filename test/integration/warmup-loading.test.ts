@@ -14,13 +14,23 @@ describe('warm-up of a loading server', () => {
   it('is not a failure: no tier_state, and it reports ok with the wait once loaded', { timeout: 15_000 }, async () => {
     const llama = await FakeLlamaServer.start({ loading: true });
     h.defer(() => llama.close());
-    const p = await startFileProxy(controlYaml({ tiers: [{ name: 'local', url: llama.url, model: 'tiny', health: { interval_ms: 200 } }] }), { activeChecks: true });
+    const p = await startFileProxy(controlYaml({ tiers: [{ name: 'local', url: llama.url, model: 'tiny', health: { interval_ms: 200 } }] }), {
+      activeChecks: true,
+    });
     h.defer(() => p.close());
 
-    const loading = await waitFor(() => p.logs.find((l) => l.event === 'health_check' && l.kind === 'warmup' && l.loading === true), 3_000, 'a warm-up that saw the server loading');
+    const loading = await waitFor(
+      () => p.logs.find((l) => l.event === 'health_check' && l.kind === 'warmup' && l.loading === true),
+      3_000,
+      'a warm-up that saw the server loading',
+    );
     expect(loading).toMatchObject({ ok: false, reachable: true, loading: true, waitedMs: 0, error: 'still loading (HTTP 503: Loading model)' });
     // Periodic checks see it loading too; neither they nor the warm-up count against it.
-    await waitFor(() => p.logs.filter((l) => l.event === 'health_check' && l.kind === 'check' && l.loading === true).length >= 3, 3_000, 'three loading checks');
+    await waitFor(
+      () => p.logs.filter((l) => l.event === 'health_check' && l.kind === 'check' && l.loading === true).length >= 3,
+      3_000,
+      'three loading checks',
+    );
     expect((await healthzTiers(p)).local).toMatchObject({ state: 'healthy', consecutive_failures: 0 });
 
     llama.loaded();

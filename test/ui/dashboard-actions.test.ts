@@ -14,7 +14,12 @@ describe('the UI keys act on the running proxy', () => {
     const cloud = await h.fake();
     local.always(healthyStream(['local']));
     cloud.always(healthyStream(['cloud']));
-    const p: RunningProxy = await h.proxy({ tiers: [{ name: 'local', url: local.url }, { name: 'cloud', url: cloud.url }] });
+    const p: RunningProxy = await h.proxy({
+      tiers: [
+        { name: 'local', url: local.url },
+        { name: 'cloud', url: cloud.url },
+      ],
+    });
     const quits: string[] = [];
     const actions = dashboardActions(p.server.app, (reason) => quits.push(reason));
 
@@ -38,7 +43,12 @@ describe('the UI keys act on the running proxy', () => {
     const cloud = await h.fake();
     local.always(healthyStream(['local']));
     cloud.always(healthyStream(['cloud']));
-    const p: RunningProxy = await h.proxy({ tiers: [{ name: 'local', url: local.url }, { name: 'cloud', url: cloud.url }] });
+    const p: RunningProxy = await h.proxy({
+      tiers: [
+        { name: 'local', url: local.url },
+        { name: 'cloud', url: cloud.url },
+      ],
+    });
     const actions = dashboardActions(p.server.app, () => undefined);
     const weights = p.server.app.weights;
     weights.rollBack('chat', 'local', 'error rate 50% > 40%');
@@ -59,10 +69,15 @@ describe('the UI keys act on the running proxy', () => {
     h.defer(() => local.close());
     h.defer(() => cloud.close());
     const lists = (model: string) => (ctx: Parameters<Parameters<FakeUpstream['always']>[0]>[0]) =>
-      (ctx.req.method === 'GET' ? ctx.json(200, { object: 'list', data: [{ id: model }] }) : healthyStream(['p'])(ctx));
+      ctx.req.method === 'GET' ? ctx.json(200, { object: 'list', data: [{ id: model }] }) : healthyStream(['p'])(ctx);
     local.always(lists('local-model'));
     cloud.always(lists('cloud-model'));
-    const p: RunningProxy = await startProxy({ tiers: [{ name: 'local', url: local.url }, { name: 'cloud', url: cloud.url }] });
+    const p: RunningProxy = await startProxy({
+      tiers: [
+        { name: 'local', url: local.url },
+        { name: 'cloud', url: cloud.url },
+      ],
+    });
     h.defer(() => p.close());
     const ui = new DashboardState();
     const events: TelemetryEvent[] = [];

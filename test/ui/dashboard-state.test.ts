@@ -23,24 +23,34 @@ function stateWith(events: TelemetryEvent[], at = T0): DashboardState {
 }
 
 function tierOf(state: DashboardState, route: string, tier: string, now = T0): TierView {
-  const view = state.snapshot(config, now).routes.find((r) => r.name === route)?.tiers.find((t) => t.name === tier);
+  const view = state
+    .snapshot(config, now)
+    .routes.find((r) => r.name === route)
+    ?.tiers.find((t) => t.name === tier);
   if (!view) throw new Error(`no ${route}/${tier}`);
   return view;
 }
 
-const attempt = (tier: string, outcome: AttemptOutcome, fields: Partial<AttemptRecord> = {}): AttemptRecord =>
-  ({ tier, attempt: 1, outcome, ms: 100, ...fields });
+const attempt = (tier: string, outcome: AttemptOutcome, fields: Partial<AttemptRecord> = {}): AttemptRecord => ({
+  tier,
+  attempt: 1,
+  outcome,
+  ms: 100,
+  ...fields,
+});
 
 describe('request path text', () => {
   it('reads as the way the request took', () => {
     expect(requestPath([attempt('local', 'ttft_timeout', { ms: 2500 }), attempt('cloud', 'ok')])).toBe('local ✗ ttft 2.5s → cloud ✓');
     expect(requestPath([attempt('local', 'ok')])).toBe('local ✓');
-    expect(requestPath([
-      attempt('local', 'connection_refused'),
-      attempt('cloud', 'server_error', { status: 503 }),
-      attempt('cloud', 'server_error', { attempt: 2, status: 503 }),
-      attempt('backup', 'connection_reset'),
-    ])).toBe('local ✗ refused → cloud ✗ 503 ×2 → backup ✗ reset');
+    expect(
+      requestPath([
+        attempt('local', 'connection_refused'),
+        attempt('cloud', 'server_error', { status: 503 }),
+        attempt('cloud', 'server_error', { attempt: 2, status: 503 }),
+        attempt('backup', 'connection_reset'),
+      ]),
+    ).toBe('local ✗ refused → cloud ✗ 503 ×2 → backup ✗ reset');
   });
 
   it('labels each failure briefly', () => {
@@ -58,8 +68,22 @@ describe('request path text', () => {
       ...requestEvents('chat', [attempt('local', 'ok', { ms: 200 })], { ttftMs: 210 }),
       ...requestEvents('chat', [attempt('local', 'ttft_timeout', { ms: 2500 }), attempt('cloud', 'ok')], { ttftMs: 2700 }),
       {
-        type: 'request_end', id: 'x', route: '', tier: null, status: 404, outcome: 'bad_request', stream: false, committed: false, attempts: [],
-        durationMs: 1, startedAt: T0, protocol: 'messages', provider: null, model: null, chunkErrors: 0, error: 'unknown route "gpt-5"',
+        type: 'request_end',
+        id: 'x',
+        route: '',
+        tier: null,
+        status: 404,
+        outcome: 'bad_request',
+        stream: false,
+        committed: false,
+        attempts: [],
+        durationMs: 1,
+        startedAt: T0,
+        protocol: 'messages',
+        provider: null,
+        model: null,
+        chunkErrors: 0,
+        error: 'unknown route "gpt-5"',
       },
     ]);
     const recent = state.snapshot(config, T0).recent;
@@ -70,8 +94,13 @@ describe('request path text', () => {
 
   it('marks a resumed stream in the recent list, and a recovery that failed', () => {
     const recent = stateWith([
-      ...requestEvents('chat', [attempt('local', 'ok'), attempt('cloud', 'ok')], { resumed: { from: 'local', to: 'cloud', how: 'continue', at_chars: 120, result: 'ok' } }),
-      ...requestEvents('chat', [attempt('local', 'ok'), attempt('cloud', 'replay_diverged')], { outcome: 'interrupted', resumed: { from: 'local', to: 'cloud', how: 'replay', at_chars: 40, result: 'diverged' } }),
+      ...requestEvents('chat', [attempt('local', 'ok'), attempt('cloud', 'ok')], {
+        resumed: { from: 'local', to: 'cloud', how: 'continue', at_chars: 120, result: 'ok' },
+      }),
+      ...requestEvents('chat', [attempt('local', 'ok'), attempt('cloud', 'replay_diverged')], {
+        outcome: 'interrupted',
+        resumed: { from: 'local', to: 'cloud', how: 'replay', at_chars: 40, result: 'diverged' },
+      }),
       ...requestEvents('chat', [attempt('local', 'ok')]),
     ]).snapshot(config, T0).recent;
     expect(recent.map((r) => r.resumed)).toEqual([undefined, 'resume diverged', 'resumed local→cloud by continue']);
@@ -80,7 +109,9 @@ describe('request path text', () => {
   it('marks a tool call written as text in the recent list: recovered, or failed over to the next tier', () => {
     const recent = stateWith([
       ...requestEvents('chat', [attempt('local', 'ok')], { toolText: [{ tier: 'local', format: 'hermes', calls: 1, repaired: false, result: 'recovered' }] }),
-      ...requestEvents('chat', [attempt('local', 'bad_tool_call'), attempt('cloud', 'ok')], { toolText: [{ tier: 'local', format: 'qwen3_xml', calls: 0, repaired: false, result: 'failed_over' }] }),
+      ...requestEvents('chat', [attempt('local', 'bad_tool_call'), attempt('cloud', 'ok')], {
+        toolText: [{ tier: 'local', format: 'qwen3_xml', calls: 0, repaired: false, result: 'failed_over' }],
+      }),
       ...requestEvents('chat', [attempt('local', 'ok')]),
     ]).snapshot(config, T0).recent;
     expect(recent.map((r) => r.toolText)).toEqual([undefined, 'tool text qwen3_xml failed over', 'tool text hermes recovered']);
@@ -89,13 +120,15 @@ describe('request path text', () => {
 
   it('marks a hedged stream in the recent list with who won', () => {
     const recent = stateWith([
-      ...requestEvents('chat', [attempt('local', 'hedge_lost'), attempt('cloud', 'ok')], { hedged: { at_ms: 800, winner: 'cloud', loser: 'local', result: 'second_won' } }),
+      ...requestEvents('chat', [attempt('local', 'hedge_lost'), attempt('cloud', 'ok')], {
+        hedged: { at_ms: 800, winner: 'cloud', loser: 'local', result: 'second_won' },
+      }),
       ...requestEvents('chat', [attempt('local', 'ok')]),
     ]).snapshot(config, T0).recent;
     expect(recent.map((r) => r.hedged)).toEqual([undefined, 'hedged at 800 ms: cloud won, local stopped']);
   });
 
-  it('shows what each tier\'s server says of its model: loaded, cold, or nothing', () => {
+  it("shows what each tier's server says of its model: loaded, cold, or nothing", () => {
     const state = stateWith([]);
     const [first, second] = config.routes.get('chat')!.tiers;
     recordLoaded(first, true);
@@ -131,7 +164,7 @@ describe('TTFT percentiles', () => {
     expect(window.percentiles(T0 + 61_000)).toBeNull();
   });
 
-  it('are each tier\'s own TTFT (its ok streaming attempts), with a history for the sparkline; the client-seen one is the header\'s', () => {
+  it("are each tier's own TTFT (its ok streaming attempts), with a history for the sparkline; the client-seen one is the header's", () => {
     const events: TelemetryEvent[] = [];
     for (const ms of [100, 200, 300, 400]) events.push(...requestEvents('chat', [attempt('local', 'ok', { ms })], { ttftMs: ms + 5 }));
     events.push(...requestEvents('chat', [attempt('local', 'ttft_timeout', { ms: 2500 }), attempt('cloud', 'ok', { ms: 380 })], { ttftMs: 2890 }));
@@ -169,9 +202,22 @@ describe('requests per second', () => {
 describe('tier counters', () => {
   it('counts requests, errors and failovers per tier; payload rejections are not the tier errors', () => {
     const state = stateWith([
-      ...requestEvents('chat', [attempt('local', 'server_error', { status: 503 }), attempt('local', 'server_error', { attempt: 2, status: 503 }), attempt('cloud', 'ok')]),
+      ...requestEvents('chat', [
+        attempt('local', 'server_error', { status: 503 }),
+        attempt('local', 'server_error', { attempt: 2, status: 503 }),
+        attempt('cloud', 'ok'),
+      ]),
       ...requestEvents('chat', [attempt('local', 'ok')]),
-      { type: 'attempt_end', id: 'p', route: 'chat', tier: 'cloud', provider: 'openai', stream: true, record: attempt('cloud', 'client_error', { status: 400 }), blame: 'payload' },
+      {
+        type: 'attempt_end',
+        id: 'p',
+        route: 'chat',
+        tier: 'cloud',
+        provider: 'openai',
+        stream: true,
+        record: attempt('cloud', 'client_error', { status: 400 }),
+        blame: 'payload',
+      },
     ]);
     expect(tierOf(state, 'chat', 'local')).toMatchObject({ requests: 2, errors: 2, failovers: 1, live: 0 });
     expect(tierOf(state, 'chat', 'cloud')).toMatchObject({ requests: 2, errors: 0, failovers: 0 });
@@ -205,8 +251,16 @@ describe('tier counters', () => {
 
 describe('weights', () => {
   const none = { admin: null, alerts: [], rollback: null };
-  const weight = (tier: string, w: number, configured: number, source: WeightChanged['source'], reason?: string): WeightChanged =>
-    ({ type: 'weight', route: 'embed', tier, weight: w, configured, source, ...(reason ? { reason } : {}), layers: none });
+  const weight = (tier: string, w: number, configured: number, source: WeightChanged['source'], reason?: string): WeightChanged => ({
+    type: 'weight',
+    route: 'embed',
+    tier,
+    weight: w,
+    configured,
+    source,
+    ...(reason ? { reason } : {}),
+    layers: none,
+  });
 
   /** The dashboard fed by a real WeightControl on the same config, its TTLs on `clock`. */
   function withWeights(clock = new ManualClock()): { state: DashboardState; weights: WeightControl; clock: ManualClock } {
@@ -285,8 +339,25 @@ describe('log', () => {
       { type: 'reload', ok: true, file: '/t/llm-route.yaml', routes: 2 },
       { type: 'reload', ok: false, file: '/t/llm-route.yaml', problems: ['/t/llm-route.yaml:9:7: expected a number'] },
       { type: 'rollback', route: 'embed', tier: 'canary', reason: 'error_rate', observed: 0.12, threshold: 0.05, requests: 40, windowS: 60 },
-      { type: 'weight', route: 'embed', tier: 'canary', weight: 0, configured: 25, source: 'rollback', reason: 'error rate 12.0% > 5.0% over 40 requests in 60 s', layers: { admin: null, alerts: [], rollback: 'error rate 12.0% > 5.0% over 40 requests in 60 s' } },
-      { type: 'weight', route: 'chat', tier: 'local', weight: 0, configured: 100, source: 'admin', layers: { admin: { weight: 0, expiresAt: null }, alerts: [], rollback: null } },
+      {
+        type: 'weight',
+        route: 'embed',
+        tier: 'canary',
+        weight: 0,
+        configured: 25,
+        source: 'rollback',
+        reason: 'error rate 12.0% > 5.0% over 40 requests in 60 s',
+        layers: { admin: null, alerts: [], rollback: 'error rate 12.0% > 5.0% over 40 requests in 60 s' },
+      },
+      {
+        type: 'weight',
+        route: 'chat',
+        tier: 'local',
+        weight: 0,
+        configured: 100,
+        source: 'admin',
+        layers: { admin: { weight: 0, expiresAt: null }, alerts: [], rollback: null },
+      },
       { type: 'health_check', route: 'chat', tier: 'local', kind: 'check', ok: true, reachable: true, modelPresent: true, ttftMs: 90 },
       { type: 'health_check', route: 'chat', tier: 'local', kind: 'probe', ok: false, reachable: true, modelPresent: false, ttftMs: null },
       { type: 'provider_output', provider: 'ollama', stream: 'stderr', line: 'listening on 127.0.0.1:11434' },
@@ -305,12 +376,19 @@ describe('log', () => {
 
 describe('log: quiet where it should be', () => {
   it('shows a warm-up the first time and when it fails, not every keep-alive', () => {
-    const warmup = (ok: boolean): TelemetryEvent => ({ type: 'health_check', route: 'chat', tier: 'local', kind: 'warmup', ok, reachable: true, modelPresent: true, ttftMs: ok ? 3400 : null, ...(ok ? {} : { error: 'HTTP 500' }) });
+    const warmup = (ok: boolean): TelemetryEvent => ({
+      type: 'health_check',
+      route: 'chat',
+      tier: 'local',
+      kind: 'warmup',
+      ok,
+      reachable: true,
+      modelPresent: true,
+      ttftMs: ok ? 3400 : null,
+      ...(ok ? {} : { error: 'HTTP 500' }),
+    });
     const state = stateWith([warmup(true), warmup(true), warmup(false), warmup(true)]);
-    expect(state.snapshot(config, T0).log.map((l) => l.text)).toEqual([
-      'warmup chat/local ok, ttft 3.4s',
-      'warmup chat/local failed: HTTP 500',
-    ]);
+    expect(state.snapshot(config, T0).log.map((l) => l.text)).toEqual(['warmup chat/local ok, ttft 3.4s', 'warmup chat/local failed: HTTP 500']);
   });
 
   it('a warm-up of a loading server says so and how long it waited, then ok after the wait', () => {
@@ -329,7 +407,9 @@ describe('log: quiet where it should be', () => {
 
   it('lists the first problems of a rejected reload and counts the rest', () => {
     const problems = Array.from({ length: 8 }, (_, i) => `/t/llm-route.yaml:${i + 1}:1: bad`);
-    const lines = stateWith([{ type: 'reload', ok: false, file: '/t/llm-route.yaml', problems }]).snapshot(config, T0).log.map((l) => l.text);
+    const lines = stateWith([{ type: 'reload', ok: false, file: '/t/llm-route.yaml', problems }])
+      .snapshot(config, T0)
+      .log.map((l) => l.text);
     expect(lines).toHaveLength(7);
     expect(lines[0]).toBe('reload rejected, still running the previous config (8 problems)');
     expect(lines[5]).toBe('  /t/llm-route.yaml:5:1: bad');

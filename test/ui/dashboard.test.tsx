@@ -8,7 +8,17 @@ import { Dashboard } from '../../src/ui/app.js';
 import { NO_LAYERS } from '../../src/ui/state/weight-layers.js';
 import { requestEvents, testConfig } from './fixtures.js';
 import {
-  FakeStdout, PipeStdin, fakeActions, frameText, resizeTo, rowOf, sleep, until, waitForFrame, type FakeActions, type Rendered,
+  FakeStdout,
+  PipeStdin,
+  fakeActions,
+  frameText,
+  resizeTo,
+  rowOf,
+  sleep,
+  until,
+  waitForFrame,
+  type FakeActions,
+  type Rendered,
 } from './render-helpers.js';
 
 const LISTEN = 'http://127.0.0.1:4141';
@@ -59,10 +69,16 @@ describe('Dashboard: what a person reads', () => {
 
   it('shows a failed-over request as the way it took, and the TTFT percentiles', async () => {
     const { emit, ui } = await showDashboard();
-    emit(...requestEvents('chat', [
-      { tier: 'local', attempt: 1, outcome: 'ttft_timeout', ms: 2500 },
-      { tier: 'cloud', attempt: 1, outcome: 'ok', ms: 310 },
-    ], { ttftMs: 2810 }));
+    emit(
+      ...requestEvents(
+        'chat',
+        [
+          { tier: 'local', attempt: 1, outcome: 'ttft_timeout', ms: 2500 },
+          { tier: 'cloud', attempt: 1, outcome: 'ok', ms: 310 },
+        ],
+        { ttftMs: 2810 },
+      ),
+    );
     for (const ms of [120, 180, 240, 900]) {
       emit(...requestEvents('chat', [{ tier: 'local', attempt: 1, outcome: 'ok', ms }], { ttftMs: ms }));
     }
@@ -89,14 +105,35 @@ describe('Dashboard: what a person reads', () => {
   it('shows weight overrides: killed, admin with time left, rolled back', async () => {
     const { emit, ui } = await showDashboard();
     emit(
-      { type: 'weight', route: 'chat', tier: 'local', weight: 0, configured: 100, source: 'admin', layers: { ...NO_LAYERS, admin: { weight: 0, expiresAt: null } } },
       {
-        type: 'weight', route: 'embed', tier: 'canary', weight: 10, configured: 25, source: 'admin', reason: 'for 180 s', expiresAt: Date.now() + 180_000,
+        type: 'weight',
+        route: 'chat',
+        tier: 'local',
+        weight: 0,
+        configured: 100,
+        source: 'admin',
+        layers: { ...NO_LAYERS, admin: { weight: 0, expiresAt: null } },
+      },
+      {
+        type: 'weight',
+        route: 'embed',
+        tier: 'canary',
+        weight: 10,
+        configured: 25,
+        source: 'admin',
+        reason: 'for 180 s',
+        expiresAt: Date.now() + 180_000,
         layers: { ...NO_LAYERS, admin: { weight: 10, expiresAt: Date.now() + 180_000 } },
       },
       { type: 'rollback', route: 'embed', tier: 'main', reason: 'ttft_p99', observed: 3200, threshold: 2500, requests: 45, windowS: 60 },
       {
-        type: 'weight', route: 'embed', tier: 'main', weight: 0, configured: 100, source: 'rollback', reason: 'TTFT p99 3200 ms > 2500 ms over 45 requests in 60 s',
+        type: 'weight',
+        route: 'embed',
+        tier: 'main',
+        weight: 0,
+        configured: 100,
+        source: 'rollback',
+        reason: 'TTFT p99 3200 ms > 2500 ms over 45 requests in 60 s',
         layers: { ...NO_LAYERS, rollback: 'TTFT p99 3200 ms > 2500 ms over 45 requests in 60 s' },
       },
     );
@@ -168,13 +205,30 @@ describe('Dashboard: keys', () => {
     ui.stdin.write(DOWN);
     ui.stdin.write(DOWN);
     await waitForFrame(ui, (f) => expect(rowOf(f, 'main')).toMatch(/^› main/));
-    emit({ type: 'weight', route: 'embed', tier: 'main', weight: 0, configured: 100, source: 'admin', layers: { ...NO_LAYERS, admin: { weight: 0, expiresAt: null } } });
+    emit({
+      type: 'weight',
+      route: 'embed',
+      tier: 'main',
+      weight: 0,
+      configured: 100,
+      source: 'admin',
+      layers: { ...NO_LAYERS, admin: { weight: 0, expiresAt: null } },
+    });
     await waitForFrame(ui, (f) => expect(rowOf(f, 'main')).toContain('0 (killed)'));
     ui.stdin.write('k');
     await until(() => expect(actions.setKill).toHaveBeenLastCalledWith('embed', 'main', false));
 
     // A rolled-back tier (weight 0, no kill switch): k turns the kill switch on, never restores it (issue 34).
-    emit({ type: 'weight', route: 'embed', tier: 'main', weight: 0, configured: 100, source: 'rollback', reason: 'error rate', layers: { ...NO_LAYERS, rollback: 'error rate' } });
+    emit({
+      type: 'weight',
+      route: 'embed',
+      tier: 'main',
+      weight: 0,
+      configured: 100,
+      source: 'rollback',
+      reason: 'error rate',
+      layers: { ...NO_LAYERS, rollback: 'error rate' },
+    });
     await waitForFrame(ui, (f) => expect(rowOf(f, 'main')).toContain('0 (rolled back)'));
     ui.stdin.write('k');
     await until(() => expect(actions.setKill).toHaveBeenLastCalledWith('embed', 'main', true));
@@ -226,7 +280,9 @@ describe('Dashboard: keys', () => {
       stdout: stdout as unknown as NodeJS.WriteStream,
       stderr: new FakeStdout() as unknown as NodeJS.WriteStream,
       stdin: stdin as unknown as NodeJS.ReadStream,
-      debug: true, exitOnCtrlC: false, patchConsole: false,
+      debug: true,
+      exitOnCtrlC: false,
+      patchConsole: false,
     });
     try {
       await until(() => expect(stdout.lastFrame()).toContain('keys off: stdin is not a terminal'));
@@ -263,4 +319,3 @@ describe('Dashboard: repaints', () => {
     expect(frames).toBeLessThan(20);
   });
 });
-

@@ -48,7 +48,13 @@ export function requestEvents(route: string, attempts: AttemptRecord[], end: Par
   for (let i = 0; i < attempts.length; i++) {
     const record = attempts[i];
     events.push({
-      type: 'attempt_end', id, route, tier: record.tier, provider: 'p', record, stream: true,
+      type: 'attempt_end',
+      id,
+      route,
+      tier: record.tier,
+      provider: 'p',
+      record,
+      stream: true,
       blame: record.outcome === 'ok' ? null : 'tier',
     });
     const next = attempts[i + 1];
@@ -59,10 +65,22 @@ export function requestEvents(route: string, attempts: AttemptRecord[], end: Par
   const ttftMs = end.ttftMs ?? attempts.reduce((sum, a) => sum + a.ms, 0);
   if (answered) events.push({ type: 'commit', id, route, tier: answered.tier, ttftMs });
   events.push({
-    type: 'request_end', id, route, tier: answered?.tier ?? null, status: answered ? 200 : 502,
-    outcome: answered ? 'ok' : 'failed', stream: true, committed: Boolean(answered), attempts,
-    ttftMs: answered ? ttftMs : undefined, durationMs: ttftMs + 500, chunkErrors: 0,
-    startedAt: Date.now(), protocol: 'chat', provider: answered ? 'p' : null, model: answered ? 'm' : null,
+    type: 'request_end',
+    id,
+    route,
+    tier: answered?.tier ?? null,
+    status: answered ? 200 : 502,
+    outcome: answered ? 'ok' : 'failed',
+    stream: true,
+    committed: Boolean(answered),
+    attempts,
+    ttftMs: answered ? ttftMs : undefined,
+    durationMs: ttftMs + 500,
+    chunkErrors: 0,
+    startedAt: Date.now(),
+    protocol: 'chat',
+    provider: answered ? 'p' : null,
+    model: answered ? 'm' : null,
     usage: answered ? { prompt_tokens: 12, completion_tokens: 143 } : undefined,
     ...end,
   });

@@ -32,7 +32,12 @@ export interface FakeActions extends DashboardActions {
 }
 
 export function fakeActions(): FakeActions {
-  return { quit: vi.fn<() => void>(), setKill: vi.fn<(route: string, tier: string, killed: boolean) => void>(), probe: vi.fn<() => void>(), reload: vi.fn<() => void>() };
+  return {
+    quit: vi.fn<() => void>(),
+    setKill: vi.fn<(route: string, tier: string, killed: boolean) => void>(),
+    probe: vi.fn<() => void>(),
+    reload: vi.fn<() => void>(),
+  };
 }
 
 /** The row of one tier in the table (the first line that starts with its name after the marker). */

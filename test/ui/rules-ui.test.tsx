@@ -13,10 +13,14 @@ const [local] = route.tiers;
 describe('the dashboard and routing by purpose', () => {
   it('the recent list shows the route a rule chose and names the rule; a request no rule chose shows none', () => {
     const state = new DashboardState();
-    for (const event of requestEvents(route.name, [{ tier: local.name, attempt: 1, outcome: 'ok', ms: 5 }], { tier: local.name, rule: 'background' })) state.apply(event, AT);
+    for (const event of requestEvents(route.name, [{ tier: local.name, attempt: 1, outcome: 'ok', ms: 5 }], { tier: local.name, rule: 'background' }))
+      state.apply(event, AT);
     for (const event of requestEvents(route.name, [{ tier: local.name, attempt: 1, outcome: 'ok', ms: 5 }], { tier: local.name })) state.apply(event, AT + 1);
     const recent = state.snapshot(config, AT + 1).recent;
-    expect(recent.map((r) => [r.route, r.rule])).toEqual([[route.name, undefined], [route.name, 'background']]);
+    expect(recent.map((r) => [r.route, r.rule])).toEqual([
+      [route.name, undefined],
+      [route.name, 'background'],
+    ]);
     const { lastFrame, unmount } = render(<RecentRequests requests={recent} rows={5} hint="" />);
     const lines = (lastFrame() ?? '').split('\n');
     unmount();
@@ -28,6 +32,8 @@ describe('the dashboard and routing by purpose', () => {
     const state = new DashboardState();
     for (let i = 0; i < 2; i++) state.apply({ type: 'prompt_truncated', id: `r${i}`, route: route.name, tier: local.name, sent: 8000, read: 2048 }, AT);
     const warnings = state.snapshot(config, AT).log.filter((l) => l.text.includes('cut a prompt silently'));
-    expect(warnings.map((w) => w.text)).toEqual([`${route.name}/${local.name} cut a prompt silently: sent 8000 tokens, it read 2048; longer prompts now skip it (set its context or num_ctx)`]);
+    expect(warnings.map((w) => w.text)).toEqual([
+      `${route.name}/${local.name} cut a prompt silently: sent 8000 tokens, it read 2048; longer prompts now skip it (set its context or num_ctx)`,
+    ]);
   });
 });

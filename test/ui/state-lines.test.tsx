@@ -12,7 +12,9 @@ describe('shared state and limits in the dashboard', () => {
   it('Redis unreachable is a warning until it is back, and a log line each way', () => {
     const state = new DashboardState();
     state.apply({ type: 'state_degraded', backend: 'redis', target: '10.0.0.5:6379/0', error: 'connection closed' }, AT);
-    expect(state.snapshot(testConfig(), AT).stateWarning).toBe('shared state (Redis 10.0.0.5:6379/0) unreachable: serving on local state, limits and budgets per instance');
+    expect(state.snapshot(testConfig(), AT).stateWarning).toBe(
+      'shared state (Redis 10.0.0.5:6379/0) unreachable: serving on local state, limits and budgets per instance',
+    );
     state.apply({ type: 'state_recovered', backend: 'redis', target: '10.0.0.5:6379/0', downMs: 2500 }, AT + 2500);
     const snapshot = state.snapshot(testConfig(), AT + 2500);
     expect(snapshot.stateWarning).toBeNull();
@@ -26,7 +28,10 @@ describe('shared state and limits in the dashboard', () => {
     const state = new DashboardState();
     const skip = { tier: 'cloud', attempt: 1, outcome: 'rate_limited' as const, ms: 1000, message: 'provider openai at its rpm limit' };
     for (let i = 0; i < 3; i++) for (const event of requestEvents('chat', [skip])) state.apply(event, AT + i * 1000);
-    for (const event of requestEvents('chat', [{ tier: 'cloud', attempt: 1, outcome: 'budget', ms: 0, message: 'budget provider:openai per day exhausted (0 tokens left)' }])) state.apply(event, AT + 11_000);
+    for (const event of requestEvents('chat', [
+      { tier: 'cloud', attempt: 1, outcome: 'budget', ms: 0, message: 'budget provider:openai per day exhausted (0 tokens left)' },
+    ]))
+      state.apply(event, AT + 11_000);
     // An upstream's own 429 is the tier's error, as before.
     for (const event of requestEvents('chat', [{ tier: 'cloud', attempt: 1, outcome: 'rate_limited', status: 429, ms: 40 }])) state.apply(event, AT + 12_000);
     const snapshot = state.snapshot(testConfig(), AT + 12_000);

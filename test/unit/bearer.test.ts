@@ -32,7 +32,16 @@ describe('hasBearer', () => {
   });
 
   it('refuses a wrong, shorter, longer, empty or missing token and other schemes', () => {
-    for (const header of [`Bearer ${TOKEN}x`, `Bearer ${TOKEN.slice(0, -1)}`, `Bearer ${TOKEN.toUpperCase()}`, 'Bearer ', 'Bearer', `Basic ${TOKEN}`, TOKEN, '']) {
+    for (const header of [
+      `Bearer ${TOKEN}x`,
+      `Bearer ${TOKEN.slice(0, -1)}`,
+      `Bearer ${TOKEN.toUpperCase()}`,
+      'Bearer ',
+      'Bearer',
+      `Basic ${TOKEN}`,
+      TOKEN,
+      '',
+    ]) {
       expect(hasBearer(request(header), TOKEN), header).toBe(false);
     }
     expect(hasBearer(request(), TOKEN)).toBe(false);
@@ -44,7 +53,11 @@ describe('hasBearer', () => {
     expect(hasBearer(request('Bearer x'), TOKEN)).toBe(false);
     expect(hasBearer(request(`Bearer ${'y'.repeat(5_000)}`), TOKEN)).toBe(false);
     expect(sameSecret(TOKEN, TOKEN)).toBe(true);
-    expect(compared).toEqual([[32, 32], [32, 32], [32, 32]]);
+    expect(compared).toEqual([
+      [32, 32],
+      [32, 32],
+      [32, 32],
+    ]);
   });
 
   it('tells apart secrets that differ only past a multi-byte character', () => {

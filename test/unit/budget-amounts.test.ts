@@ -6,7 +6,7 @@ import { tier } from '../helpers/config.js';
 const price = { input_per_mtok: 2, output_per_mtok: 8, cached_input_per_mtok: 1 };
 
 describe('budget amounts', () => {
-  it('scopes: the tier\'s route and provider', () => {
+  it("scopes: the tier's route and provider", () => {
     expect(budgetScopes(tier('cloud'))).toEqual(['route:chat', 'provider:p']);
   });
 

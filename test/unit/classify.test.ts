@@ -4,7 +4,15 @@ import { retryDelayMs } from '../../src/proxy/backoff.js';
 import { classifyStatus } from '../../src/protocols/errors/classify-status.js';
 import { chatWire } from '../../src/protocols/chat/wire.js';
 import {
-  EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, EVENT_FINISH, EVENT_MALFORMED, EVENT_USAGE, EVENT_USAGE_ONLY, type EventFacts, newFacts,
+  EVENT_CONTENT,
+  EVENT_DONE,
+  EVENT_ERROR,
+  EVENT_FINISH,
+  EVENT_MALFORMED,
+  EVENT_USAGE,
+  EVENT_USAGE_ONLY,
+  type EventFacts,
+  newFacts,
 } from '../../src/protocols/core/types.js';
 import { tier } from '../helpers/config.js';
 
@@ -13,16 +21,27 @@ const classify = (status: number, body = '', headers = {}) => classifyStatus(sta
 
 describe('status classification (whose fault?)', () => {
   it.each([
-    [429, true, true], [500, true, true], [502, true, true], [503, true, true], [504, true, true],
-    [501, true, false], [408, true, false], [409, true, false], [401, true, false], [403, true, false],
-    [404, true, false], [405, true, false], [410, true, false], [415, true, false],
+    [429, true, true],
+    [500, true, true],
+    [502, true, true],
+    [503, true, true],
+    [504, true, true],
+    [501, true, false],
+    [408, true, false],
+    [409, true, false],
+    [401, true, false],
+    [403, true, false],
+    [404, true, false],
+    [405, true, false],
+    [410, true, false],
+    [415, true, false],
   ])('HTTP %i: failover=%s retryable=%s', (status, failover, retryable) => {
     const verdict = classify(status, err('x'));
     expect(verdict.failover).toBe(failover);
     expect(verdict.retryable).toBe(retryable);
   });
 
-  it('a context-length 400 or 413 is the tier\'s fault', () => {
+  it("a context-length 400 or 413 is the tier's fault", () => {
     for (const message of [
       "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens.",
       'prompt is too long: 210000 tokens > 200000 maximum',
@@ -35,13 +54,23 @@ describe('status classification (whose fault?)', () => {
   });
 
   it('a payload error whose body echoes the prompt is not mistaken for a context-length one', () => {
-    const body = JSON.stringify({ error: { message: "Invalid value for 'temperature'", type: 'invalid_request_error' }, echo: 'explain the maximum context length of llama' });
+    const body = JSON.stringify({
+      error: { message: "Invalid value for 'temperature'", type: 'invalid_request_error' },
+      echo: 'explain the maximum context length of llama',
+    });
     expect(classify(400, body)).toMatchObject({ reason: 'bad_request', failover: false });
   });
 
-  it('other 400s, 413 and 422 are the payload\'s fault and keep the upstream message', () => {
-    expect(classify(400, err("Invalid value for 'temperature': must be <= 2"))).toMatchObject({ reason: 'bad_request', failover: false, message: "Invalid value for 'temperature': must be <= 2" });
-    expect(classify(400, err('Your request was rejected as a result of our safety system.', 'content_policy_violation'))).toMatchObject({ reason: 'content_policy', failover: false });
+  it("other 400s, 413 and 422 are the payload's fault and keep the upstream message", () => {
+    expect(classify(400, err("Invalid value for 'temperature': must be <= 2"))).toMatchObject({
+      reason: 'bad_request',
+      failover: false,
+      message: "Invalid value for 'temperature': must be <= 2",
+    });
+    expect(classify(400, err('Your request was rejected as a result of our safety system.', 'content_policy_violation'))).toMatchObject({
+      reason: 'content_policy',
+      failover: false,
+    });
     expect(classify(413, 'payload too large').failover).toBe(false);
     expect(classify(422, err('unprocessable')).failover).toBe(false);
   });
@@ -108,7 +137,8 @@ describe('event inspection', () => {
     chatWire.reader().read(data, facts);
     return facts;
   };
-  const delta = (d: Record<string, unknown>, finish: string | null = null): string => JSON.stringify({ choices: [{ index: 0, delta: d, finish_reason: finish }] });
+  const delta = (d: Record<string, unknown>, finish: string | null = null): string =>
+    JSON.stringify({ choices: [{ index: 0, delta: d, finish_reason: finish }] });
 
   it('a role-only chunk does not commit; content, reasoning, tool calls and finish do', () => {
     expect(inspect(delta({ role: 'assistant', content: '' })).flags & EVENT_CONTENT).toBe(0);

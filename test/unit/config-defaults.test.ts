@@ -18,7 +18,16 @@ describe('defaults come from the schema alone', () => {
 
   it('server: the ServerSchema defaults, when the block is absent', () => {
     expect(config.server).toEqual(ServerSchema.parse({}));
-    expect(config.server).toEqual({ host: '127.0.0.1', port: 4141, max_body_bytes: 10 * 1024 * 1024, max_header_bytes: 16_384, request_timeout_ms: 30_000, max_streams: 1000, allowed_hosts: [], cors_origins: [] });
+    expect(config.server).toEqual({
+      host: '127.0.0.1',
+      port: 4141,
+      max_body_bytes: 10 * 1024 * 1024,
+      max_header_bytes: 16_384,
+      request_timeout_ms: 30_000,
+      max_streams: 1000,
+      allowed_hosts: [],
+      cors_origins: [],
+    });
   });
 
   it('provider health: the ProviderHealthSchema defaults, absent or partly given; warm-up on for loopback', () => {

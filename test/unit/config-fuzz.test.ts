@@ -47,11 +47,70 @@ function expectCleanOutcome(text: string, env: Record<string, string>): void {
 
 // Pieces that mean something to YAML, to the schema or to the ${ENV} substitution.
 const SNIPPETS = [
-  ':', ': ', '- ', '\n', '\n  ', '  ', '\t', '{', '}', '[', ']', ',', '&a ', '*a', '*b', '<<: *a\n', '<<: [*a]\n',
-  '!!str ', '!!int ', '!!map ', '!!binary ', '!!set ', '!tag ', '|', '>-', '"', "'", '#', '?', '? ', '%YAML 1.2\n',
-  '---\n', '...\n', '~', 'null', '-1', '0', '1e999', '0x10', '.inf', '.nan', 'true', '""', '[]', '{}', '\u00e9',
-  '\u0000', '\r', '\uFEFF', '\u2028', '${', '${X}', '${X:-}', '${X:-7}', '${OPENAI_API_KEY}', '$${', '${1}',
-  'version: 2\n', 'tiers: []\n', 'weight: -5\n', 'unknown_key: 1\n', 'x'.repeat(300), '[[[[[[[[[[', '{a: {b: {c: ',
+  ':',
+  ': ',
+  '- ',
+  '\n',
+  '\n  ',
+  '  ',
+  '\t',
+  '{',
+  '}',
+  '[',
+  ']',
+  ',',
+  '&a ',
+  '*a',
+  '*b',
+  '<<: *a\n',
+  '<<: [*a]\n',
+  '!!str ',
+  '!!int ',
+  '!!map ',
+  '!!binary ',
+  '!!set ',
+  '!tag ',
+  '|',
+  '>-',
+  '"',
+  "'",
+  '#',
+  '?',
+  '? ',
+  '%YAML 1.2\n',
+  '---\n',
+  '...\n',
+  '~',
+  'null',
+  '-1',
+  '0',
+  '1e999',
+  '0x10',
+  '.inf',
+  '.nan',
+  'true',
+  '""',
+  '[]',
+  '{}',
+  '\u00e9',
+  '\u0000',
+  '\r',
+  '\uFEFF',
+  '\u2028',
+  '${',
+  '${X}',
+  '${X:-}',
+  '${X:-7}',
+  '${OPENAI_API_KEY}',
+  '$${',
+  '${1}',
+  'version: 2\n',
+  'tiers: []\n',
+  'weight: -5\n',
+  'unknown_key: 1\n',
+  'x'.repeat(300),
+  '[[[[[[[[[[',
+  '{a: {b: {c: ',
 ];
 
 type Mutation = (text: string) => string;
@@ -60,9 +119,21 @@ const at = (text: string, n: number): number => (text.length === 0 ? 0 : n % (te
 const lineIndex = (lines: string[], n: number): number => n % Math.max(1, lines.length);
 
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
-  fc.tuple(fc.nat(), fc.constantFrom(...SNIPPETS)).map(([n, piece]) => (t: string) => t.slice(0, at(t, n)) + piece + t.slice(at(t, n))),
-  fc.tuple(fc.nat(), fc.string({ unit: 'binary', maxLength: 8 })).map(([n, s]) => (t: string) => t.slice(0, at(t, n)) + s + t.slice(at(t, n))),
-  fc.tuple(fc.nat(), fc.integer({ min: 1, max: 40 })).map(([n, size]) => (t: string) => t.slice(0, at(t, n)) + t.slice(at(t, n) + size)),
+  fc.tuple(fc.nat(), fc.constantFrom(...SNIPPETS)).map(
+    ([n, piece]) =>
+      (t: string) =>
+        t.slice(0, at(t, n)) + piece + t.slice(at(t, n)),
+  ),
+  fc.tuple(fc.nat(), fc.string({ unit: 'binary', maxLength: 8 })).map(
+    ([n, s]) =>
+      (t: string) =>
+        t.slice(0, at(t, n)) + s + t.slice(at(t, n)),
+  ),
+  fc.tuple(fc.nat(), fc.integer({ min: 1, max: 40 })).map(
+    ([n, size]) =>
+      (t: string) =>
+        t.slice(0, at(t, n)) + t.slice(at(t, n) + size),
+  ),
   fc.nat().map((n) => (t: string) => t.slice(0, at(t, n))),
   fc.nat().map((n) => (t: string) => {
     const lines = t.split('\n');
@@ -82,7 +153,28 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
     lines[i] = shift >= 0 ? ' '.repeat(shift) + lines[i] : lines[i].replace(new RegExp(`^ {0,${-shift}}`), '');
     return lines.join('\n');
   }),
-  fc.tuple(fc.nat(), fc.constantFrom('', '0', '-1', '1.5', '99999999999999999999', 'true', 'null', '[]', '{}', '"x"', '${MISSING}', '${OPENAI_API_KEY}', 'ftp://x', 'http://', '[1, 2]', '{ a: 1 }'))
+  fc
+    .tuple(
+      fc.nat(),
+      fc.constantFrom(
+        '',
+        '0',
+        '-1',
+        '1.5',
+        '99999999999999999999',
+        'true',
+        'null',
+        '[]',
+        '{}',
+        '"x"',
+        '${MISSING}',
+        '${OPENAI_API_KEY}',
+        'ftp://x',
+        'http://',
+        '[1, 2]',
+        '{ a: 1 }',
+      ),
+    )
     .map(([n, value]) => (t: string) => {
       const lines = t.split('\n');
       const i = lineIndex(lines, n);
@@ -92,12 +184,14 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
 );
 
 // Secret by name (KEY, TOKEN) or not (X); a value from X is not a secret, so it is never one.
-const env = fc.record({
-  OPENAI_API_KEY: fc.constantFrom(SECRET, LONG_SECRET, ''),
-  ANTHROPIC_API_KEY: fc.constantFrom(SECRET, LONG_SECRET, ''),
-  LLM_ROUTE_TOKEN: fc.constantFrom(SECRET, LONG_SECRET, ''),
-  X: fc.constantFrom('7', 'text', ''),
-}).map((vars) => Object.fromEntries(Object.entries(vars).filter(([, value]) => value !== '')));
+const env = fc
+  .record({
+    OPENAI_API_KEY: fc.constantFrom(SECRET, LONG_SECRET, ''),
+    ANTHROPIC_API_KEY: fc.constantFrom(SECRET, LONG_SECRET, ''),
+    LLM_ROUTE_TOKEN: fc.constantFrom(SECRET, LONG_SECRET, ''),
+    X: fc.constantFrom('7', 'text', ''),
+  })
+  .map((vars) => Object.fromEntries(Object.entries(vars).filter(([, value]) => value !== '')));
 
 /** A value of any JSON-ish shape the schema does not expect, for mutations of the parsed data. */
 const strangeValue = fc.oneof(
@@ -135,7 +229,10 @@ describe('config loader under fuzzing', { timeout: 120_000 }, () => {
   it('answers random text mutations of the examples with a config or a ConfigError at file:line:col', () => {
     fc.assert(
       fc.property(fc.constantFrom(...examples), fc.array(mutation, { minLength: 1, maxLength: 4 }), env, (text, mutations, vars) => {
-        expectCleanOutcome(mutations.reduce((t, mutate) => mutate(t), text), vars);
+        expectCleanOutcome(
+          mutations.reduce((t, mutate) => mutate(t), text),
+          vars,
+        );
       }),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 1_500) },
     );
@@ -144,9 +241,15 @@ describe('config loader under fuzzing', { timeout: 120_000 }, () => {
   it('answers random changes to the parsed examples with a config or a ConfigError at file:line:col', () => {
     const parsed = examples.map((text) => parse(text) as unknown);
     fc.assert(
-      fc.property(fc.constantFrom(...parsed), fc.array(fc.nat(), { minLength: 1, maxLength: 6 }), fc.option(strangeValue, { nil: undefined }), env, (data, steps, value, vars) => {
-        expectCleanOutcome(stringify(mutateData(data, steps, value)), vars);
-      }),
+      fc.property(
+        fc.constantFrom(...parsed),
+        fc.array(fc.nat(), { minLength: 1, maxLength: 6 }),
+        fc.option(strangeValue, { nil: undefined }),
+        env,
+        (data, steps, value, vars) => {
+          expectCleanOutcome(stringify(mutateData(data, steps, value)), vars);
+        },
+      ),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 800) },
     );
   });
@@ -161,7 +264,13 @@ describe('config loader under fuzzing', { timeout: 120_000 }, () => {
       [`version: 1\nroutes:\n${Array.from({ length: 3_000 }, (_, i) => `${' '.repeat(i + 1)}k${i}:`).join('\n')}\n`, 'nested too deeply'],
       [`${'- '.repeat(deep)}x\n`, 'nested too deeply'],
       [
-        `a: &a [x, x, x, x, x, x, x, x, x, x]\n${Array.from({ length: 12 }, (_, i) => `${letter(i + 1)}: &${letter(i + 1)} [${Array(10).fill(`*${letter(i)}`).join(', ')}]`).join('\n')}\n`,
+        `a: &a [x, x, x, x, x, x, x, x, x, x]\n${Array.from(
+          { length: 12 },
+          (_, i) =>
+            `${letter(i + 1)}: &${letter(i + 1)} [${Array(10)
+              .fill(`*${letter(i)}`)
+              .join(', ')}]`,
+        ).join('\n')}\n`,
         'resource exhaustion',
       ],
       [`version: 1\nproviders: {}\nroutes: { chat: { tiers: [] } }\n${'# comment\n'.repeat(100_000)}`, 'a route needs at least one tier'],

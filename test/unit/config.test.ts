@@ -84,7 +84,16 @@ describe('loading a valid tier file', () => {
     const config = loadConfig(file, { OPENAI_API_KEY: SECRET });
 
     expect(config.file).toBe(file);
-    expect(config.server).toEqual({ host: '127.0.0.1', port: 4141, max_body_bytes: 10485760, max_header_bytes: 16384, request_timeout_ms: 30000, max_streams: 1000, allowed_hosts: [], cors_origins: [] });
+    expect(config.server).toEqual({
+      host: '127.0.0.1',
+      port: 4141,
+      max_body_bytes: 10485760,
+      max_header_bytes: 16384,
+      request_timeout_ms: 30000,
+      max_streams: 1000,
+      allowed_hosts: [],
+      cors_origins: [],
+    });
     expect(config.server.auth_token).toBeUndefined(); // ${LLM_ROUTE_TOKEN:-} means "no token"
     expect([...config.providers.keys()]).toEqual(['ollama', 'openai']);
     expect(config.providers.get('openai')).toMatchObject({ name: 'openai', api_key: SECRET });
@@ -95,10 +104,26 @@ describe('loading a valid tier file', () => {
     const [local, cloud] = chat?.tiers ?? [];
     expect(local).toMatchObject({ route: 'chat', name: 'local', index: 0, model: 'qwen2.5:7b', weight: 100 });
     expect(local.provider).toBe(config.providers.get('ollama'));
-    expect(local.timeouts).toEqual({ connect_ms: 1000, ttft_ms: 2500, idle_ms: 10000, total_ms: 300000, stream_max_ms: 0, cold_ttft_ms: 2500, cold_after_ms: 300000 });
+    expect(local.timeouts).toEqual({
+      connect_ms: 1000,
+      ttft_ms: 2500,
+      idle_ms: 10000,
+      total_ms: 300000,
+      stream_max_ms: 0,
+      cold_ttft_ms: 2500,
+      cold_after_ms: 300000,
+    });
     expect(local.retry).toEqual({ attempts: 2, base_ms: 250, max_ms: 4000 });
     expect(cloud).toMatchObject({ name: 'cloud', index: 1 });
-    expect(cloud.timeouts).toEqual({ connect_ms: 2000, ttft_ms: 10000, idle_ms: 30000, total_ms: 300000, stream_max_ms: 0, cold_ttft_ms: 10000, cold_after_ms: 300000 });
+    expect(cloud.timeouts).toEqual({
+      connect_ms: 2000,
+      ttft_ms: 10000,
+      idle_ms: 30000,
+      total_ms: 300000,
+      stream_max_ms: 0,
+      cold_ttft_ms: 10000,
+      cold_after_ms: 300000,
+    });
   });
 
   it('merges defaults ← route ← tier for timeouts and retry, and names a tier after its provider', () => {
@@ -122,7 +147,15 @@ routes:
     );
     const [tier] = config.routes.get('chat')?.tiers ?? [];
     expect(tier.name).toBe('ollama');
-    expect(tier.timeouts).toEqual({ connect_ms: 2000, ttft_ms: 3000, idle_ms: 7000, total_ms: 300000, stream_max_ms: 0, cold_ttft_ms: 3000, cold_after_ms: 300000 });
+    expect(tier.timeouts).toEqual({
+      connect_ms: 2000,
+      ttft_ms: 3000,
+      idle_ms: 7000,
+      total_ms: 300000,
+      stream_max_ms: 0,
+      cold_ttft_ms: 3000,
+      cold_after_ms: 300000,
+    });
     expect(tier.retry).toEqual({ attempts: 3, base_ms: 250, max_ms: 1000 });
     expect(config.routes.get('chat')?.deadline_ms).toBe(60000);
   });
@@ -298,9 +331,7 @@ describe('environment variables', () => {
     expect(expandString('${1BAD}', {}).malformed).toEqual(['${1BAD}']);
     // The key stays "${NAME}" while the value becomes "ollama", so they no longer match.
     const keyed = withTier('').replace('ollama:', '"${NAME}":').replace('provider: ollama', 'provider: "${NAME}"');
-    expect(problemsOf(keyed, { NAME: 'ollama' }).map((p) => p.message)).toEqual([
-      'unknown provider "ollama"; defined providers: ${NAME}',
-    ]);
+    expect(problemsOf(keyed, { NAME: 'ollama' }).map((p) => p.message)).toEqual(['unknown provider "ollama"; defined providers: ${NAME}']);
   });
 });
 
@@ -318,16 +349,18 @@ describe('cross-checks', () => {
     expect(defaulted[0].message).toContain('give this tier a distinct `name`');
     expect(defaulted[0]).toMatchObject({ line: 9, path: 'routes.chat.tiers[1]' });
 
-    const explicit = problemsOf(
-      withTier('        name: a\n      - provider: ollama\n        model: other\n        name: a\n'),
-    );
+    const explicit = problemsOf(withTier('        name: a\n      - provider: ollama\n        model: other\n        name: a\n'));
     expect(explicit[0].message).toContain('duplicate tier name "a" in route "chat"');
     expect(explicit[0]).toMatchObject({ line: 12, path: 'routes.chat.tiers[1].name' });
   });
 
   it('hedge_ms: a positive number of ms on a route with a tier to hedge to', () => {
-    expect(problemsOf(`${withTier('')}    hedge_ms: 500\n`).map((p) => p.message)).toEqual(['hedge_ms starts the next tier as well: a route with one tier has none to start']);
-    expect(problemsOf(`${withTier('      - provider: ollama\n        model: n\n        name: b\n')}    hedge_ms: 0\n`).map((p) => p.path)).toEqual(['routes.chat.hedge_ms']);
+    expect(problemsOf(`${withTier('')}    hedge_ms: 500\n`).map((p) => p.message)).toEqual([
+      'hedge_ms starts the next tier as well: a route with one tier has none to start',
+    ]);
+    expect(problemsOf(`${withTier('      - provider: ollama\n        model: n\n        name: b\n')}    hedge_ms: 0\n`).map((p) => p.path)).toEqual([
+      'routes.chat.hedge_ms',
+    ]);
     const two = loadConfigText(`${withTier('      - provider: ollama\n        model: n\n        name: b\n')}    hedge_ms: 800\n`, 'f.yaml', {});
     expect(two.routes.get('chat')?.hedge_ms).toBe(800);
     expect(loadConfigText(withTier(''), 'f.yaml', {}).routes.get('chat')?.hedge_ms).toBeNull();

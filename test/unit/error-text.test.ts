@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { errorText } from '../../src/util/error-text.js';
 
 describe('errorText', () => {
-  it('takes the error\'s own words from the shapes upstreams use', () => {
+  it("takes the error's own words from the shapes upstreams use", () => {
     expect(errorText(JSON.stringify({ error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } }))).toBe('Rate limit reached'); // OpenAI
     expect(errorText(JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }))).toBe('Overloaded'); // Anthropic
     expect(errorText(JSON.stringify({ error: 'model "qwen" not found, try pulling it first' }))).toBe('model "qwen" not found, try pulling it first'); // Ollama

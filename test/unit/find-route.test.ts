@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { findRoute } from '../../src/config/find-route.js';
 import { loadConfigText } from '../../src/config/load.js';
 
-const config = loadConfigText(`
+const config = loadConfigText(
+  `
 version: 1
 providers:
   p: { type: openai, base_url: "http://127.0.0.1:1/v1" }
@@ -15,7 +16,10 @@ routes:
   codex:
     aliases: ["gpt-*", "codex-*", "claude-haiku-*"]
     tiers: [{ provider: p, model: m }]
-`, '/t/llm-route.yaml', {});
+`,
+  '/t/llm-route.yaml',
+  {},
+);
 
 describe('findRoute', () => {
   it('matches a route name exactly first, then aliases in file order', () => {

@@ -45,12 +45,30 @@ describe('silent truncation', () => {
   });
 });
 
-describe('a context-length rejection\'s numbers', () => {
-  const rejection = (body: unknown) => new AttemptError('context_length', 'HTTP 400', { phase: 'headers', failover: true, retryable: false, status: 400, upstream: { status: 400, headers: {}, body: Buffer.from(JSON.stringify(body)) } });
+describe("a context-length rejection's numbers", () => {
+  const rejection = (body: unknown) =>
+    new AttemptError('context_length', 'HTTP 400', {
+      phase: 'headers',
+      failover: true,
+      retryable: false,
+      status: 400,
+      upstream: { status: 400, headers: {}, body: Buffer.from(JSON.stringify(body)) },
+    });
   it('llama.cpp n_prompt_tokens/n_ctx, vLLM/OpenAI words, nothing from anything else', () => {
-    expect(payloadFailure.numbersOf(rejection({ error: { code: 400, type: 'exceed_context_size_error', n_prompt_tokens: 870, n_ctx: 256, message: 'x' } }))).toEqual({ prompt: 870, limit: 256 });
-    expect(payloadFailure.numbersOf(rejection({ error: { message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.", type: 'invalid_request_error', code: 'context_length_exceeded' } })))
-      .toEqual({ prompt: 9000, limit: 8192 });
+    expect(
+      payloadFailure.numbersOf(rejection({ error: { code: 400, type: 'exceed_context_size_error', n_prompt_tokens: 870, n_ctx: 256, message: 'x' } })),
+    ).toEqual({ prompt: 870, limit: 256 });
+    expect(
+      payloadFailure.numbersOf(
+        rejection({
+          error: {
+            message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.",
+            type: 'invalid_request_error',
+            code: 'context_length_exceeded',
+          },
+        }),
+      ),
+    ).toEqual({ prompt: 9000, limit: 8192 });
     expect(payloadFailure.numbersOf(rejection({ error: 'the prompt is longer than the context length' }))).toEqual({});
     expect(payloadFailure.numbersOf(rejection({ error: 'the prompt is longer than the context length' }), 4096)).toEqual({ limit: 4096 });
     expect(payloadFailure.numbersOf(rejection('not an object'))).toEqual({});

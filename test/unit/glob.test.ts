@@ -74,7 +74,9 @@ routes:
   });
 
   it('refuses what is not a header name, every header, credentials and per-hop headers, with file:line:col', () => {
-    expect(problems('["x custom"]')).toEqual([expect.stringMatching(/^\/t\/llm-route\.yaml:6:\d+: .*expected a header name or a glob of header names like x-custom-\*/)]);
+    expect(problems('["x custom"]')).toEqual([
+      expect.stringMatching(/^\/t\/llm-route\.yaml:6:\d+: .*expected a header name or a glob of header names like x-custom-\*/),
+    ]);
     expect(problems('["*"]')[0]).toMatch(/^\/t\/llm-route\.yaml:6:\d+: .*forwarding every client header is not allowed/);
     expect(problems('[Authorization]')[0]).toMatch(/^\/t\/llm-route\.yaml:6:\d+: .*authorization is never forwarded/);
     expect(problems('[x-api-key]')[0]).toMatch(/x-api-key is never forwarded/);

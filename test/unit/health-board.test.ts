@@ -9,8 +9,17 @@ import { route, tier } from '../helpers/config.js';
 function board(circuit: Partial<ReturnType<typeof tier>['circuit']> = {}) {
   const local = tier('local', { circuit: { failures: 3, cooldown_ms: 1000, max_cooldown_ms: 8000, slow_ttft_ms: 2000, ...circuit } });
   const chat = route([local]);
-  const config: Config = { file: '/t.yaml', server: ServerSchema.parse({ port: 0, max_body_bytes: 1024 }), providers: new Map([[local.provider.name, local.provider]]), routes: new Map([['chat', chat]]), warnings: [], usage: { path: null, retention_days: 90, enabled: false }, budgets: [],
-    idempotency: { ttl_s: 86_400, wait_ms: 120_000 }, state: { prefix: 'llm-route:' } };
+  const config: Config = {
+    file: '/t.yaml',
+    server: ServerSchema.parse({ port: 0, max_body_bytes: 1024 }),
+    providers: new Map([[local.provider.name, local.provider]]),
+    routes: new Map([['chat', chat]]),
+    warnings: [],
+    usage: { path: null, retention_days: 90, enabled: false },
+    budgets: [],
+    idempotency: { ttl_s: 86_400, wait_ms: 120_000 },
+    state: { prefix: 'llm-route:' },
+  };
   const bus = new TelemetryBus();
   const states: TierStateChanged[] = [];
   bus.subscribe((event: TelemetryEvent) => {
@@ -21,7 +30,13 @@ function board(circuit: Partial<ReturnType<typeof tier>['circuit']> = {}) {
   const t = chat.tiers[0];
   const attempt = (outcome: AttemptOutcome, blame: AttemptFinished['blame'], fields: { ms?: number; status?: number } = {}): void => {
     bus.emit({
-      type: 'attempt_end', id: 'r', route: 'chat', tier: 'local', provider: t.provider.name, stream: true, blame,
+      type: 'attempt_end',
+      id: 'r',
+      route: 'chat',
+      tier: 'local',
+      provider: t.provider.name,
+      stream: true,
+      blame,
       record: { tier: 'local', attempt: 1, outcome, ms: fields.ms ?? 50, ...(fields.status ? { status: fields.status } : {}) },
     });
   };
@@ -85,7 +100,17 @@ describe('HealthBoard: a half-open tier that answers is alive', () => {
 
 describe('HealthBoard: active checks', () => {
   const check = (b: ReturnType<typeof board>, fields: Partial<HealthChecked>): void => {
-    b.bus.emit({ type: 'health_check', route: 'chat', tier: 'local', kind: 'check', ok: false, reachable: true, modelPresent: true, ttftMs: null, ...fields } as HealthChecked);
+    b.bus.emit({
+      type: 'health_check',
+      route: 'chat',
+      tier: 'local',
+      kind: 'check',
+      ok: false,
+      reachable: true,
+      modelPresent: true,
+      ttftMs: null,
+      ...fields,
+    } as HealthChecked);
   };
 
   it('a passing check with a token ends the degraded state a failed one started', () => {
@@ -94,7 +119,10 @@ describe('HealthBoard: active checks', () => {
     expect(b.view()?.state).toBe('degraded');
     check(b, { kind: 'warmup', ok: true, ttftMs: 3700 });
     expect(b.view()).toMatchObject({ state: 'healthy', consecutive_failures: 0 });
-    expect(b.states.map((s) => `${s.to}: ${s.reason}`)).toEqual(['degraded: failing: check: no answer within 2000 ms (1 in a row)', 'healthy: warmup succeeded']);
+    expect(b.states.map((s) => `${s.to}: ${s.reason}`)).toEqual([
+      'degraded: failing: check: no answer within 2000 ms (1 in a row)',
+      'healthy: warmup succeeded',
+    ]);
   });
 
   it('a check that finds the server loading changes nothing', () => {

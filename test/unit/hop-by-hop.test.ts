@@ -3,7 +3,18 @@ import { connectionTokens, isHopByHop, withoutHopByHop } from '../../src/util/ho
 
 describe('hop-by-hop headers', () => {
   it('knows the fixed list in any case, and nothing else', () => {
-    for (const name of ['connection', 'Keep-Alive', 'PROXY-AUTHENTICATE', 'proxy-authorization', 'te', 'trailer', 'trailers', 'Transfer-Encoding', 'upgrade', 'proxy-connection']) {
+    for (const name of [
+      'connection',
+      'Keep-Alive',
+      'PROXY-AUTHENTICATE',
+      'proxy-authorization',
+      'te',
+      'trailer',
+      'trailers',
+      'Transfer-Encoding',
+      'upgrade',
+      'proxy-connection',
+    ]) {
       expect(isHopByHop(name), name).toBe(true);
     }
     for (const name of ['content-type', 'content-length', 'authorization', 'host', 'x-request-id', 'retry-after', 'cache-control', 'tee']) {

@@ -13,7 +13,8 @@ interface Graph {
 }
 
 const script = join(repoRoot, 'scripts/import-graph.mjs');
-const graphOf = (root?: string): Graph => JSON.parse(execFileSync(process.execPath, [script, ...(root ? [root] : []), '--json'], { encoding: 'utf8' })) as Graph;
+const graphOf = (root?: string): Graph =>
+  JSON.parse(execFileSync(process.execPath, [script, ...(root ? [root] : []), '--json'], { encoding: 'utf8' })) as Graph;
 
 describe('the import graph of src/ (scripts/import-graph.mjs)', () => {
   it('has no import cycle, no import from a lower layer to a higher one, no directory outside the layers', () => {

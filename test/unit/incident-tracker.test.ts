@@ -12,8 +12,24 @@ function tracker(downAfterMs = 30_000) {
   return { t, opened, closed, advance: (ms: number) => (now += ms), at: () => now };
 }
 
-const weight = (w: number, source: 'admin' | 'alert' | 'rollback' | 'expired' | 'cleared' | 'reload', reason?: string): TelemetryEvent => ({ type: 'weight', route: 'chat', tier: 'local', weight: w, configured: 100, source, layers: { admin: null, alerts: source === 'alert' && w === 0 ? ['alert'] : [], rollback: source === 'rollback' ? (reason ?? 'rollback') : null }, ...(reason ? { reason } : {}) });
-const state = (from: 'healthy' | 'down' | 'degraded', to: 'healthy' | 'down' | 'degraded'): TelemetryEvent => ({ type: 'tier_state', route: 'chat', tier: 'local', from, to, reason: '3 failures' });
+const weight = (w: number, source: 'admin' | 'alert' | 'rollback' | 'expired' | 'cleared' | 'reload', reason?: string): TelemetryEvent => ({
+  type: 'weight',
+  route: 'chat',
+  tier: 'local',
+  weight: w,
+  configured: 100,
+  source,
+  layers: { admin: null, alerts: source === 'alert' && w === 0 ? ['alert'] : [], rollback: source === 'rollback' ? (reason ?? 'rollback') : null },
+  ...(reason ? { reason } : {}),
+});
+const state = (from: 'healthy' | 'down' | 'degraded', to: 'healthy' | 'down' | 'degraded'): TelemetryEvent => ({
+  type: 'tier_state',
+  route: 'chat',
+  tier: 'local',
+  from,
+  to,
+  reason: '3 failures',
+});
 
 describe('incidents from control-plane events', () => {
   it('a rollback opens one; its restore (weight back above 0) closes it; a second rollback is a new one', () => {
@@ -33,7 +49,7 @@ describe('incidents from control-plane events', () => {
     expect(closed.at(-1)).toMatchObject({ key: opened[1].key, by: 'cleared' });
   });
 
-  it('an alert\'s kill switch opens one; an admin kill switch does not; the alert resolving closes it', () => {
+  it("an alert's kill switch opens one; an admin kill switch does not; the alert resolving closes it", () => {
     const { t, opened, closed } = tracker();
     t.onEvent(weight(0, 'admin'));
     expect(opened).toEqual([]);

@@ -23,7 +23,7 @@ describe('OLLAMA_HOST, read as Ollama reads it (envconfig.Host)', () => {
 });
 
 describe('where init looks, from the environment', () => {
-  it('llm-route\'s own variables first, then each server\'s own', () => {
+  it("llm-route's own variables first, then each server's own", () => {
     expect(discoverOptionsFromEnv({})).toEqual({ host: undefined, ports: {}, origins: {} });
     expect(discoverOptionsFromEnv({ OLLAMA_HOST: ':1', LLAMA_ARG_HOST: '0.0.0.0', LLAMA_ARG_PORT: '9090' }).origins).toEqual({
       ollama: { origin: 'http://127.0.0.1:1', from: 'OLLAMA_HOST' },

@@ -27,12 +27,15 @@ const value = fc.letrec((tie) => ({
 
 describe('nestsDeeperThan (the request body nesting limit)', () => {
   it('agrees with the depth of the parsed value, whatever the strings hold', () => {
-    fc.assert(fc.property(value, fc.integer({ min: 0, max: 6 }), (v, limit) => {
-      const text = JSON.stringify(v);
-      expect(nestsDeeperThan(bytes(text), limit)).toBe(depthOf(v) > limit);
-      // Pretty-printed JSON has the same depth.
-      expect(nestsDeeperThan(bytes(JSON.stringify(v, null, 2)), limit)).toBe(depthOf(v) > limit);
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(value, fc.integer({ min: 0, max: 6 }), (v, limit) => {
+        const text = JSON.stringify(v);
+        expect(nestsDeeperThan(bytes(text), limit)).toBe(depthOf(v) > limit);
+        // Pretty-printed JSON has the same depth.
+        expect(nestsDeeperThan(bytes(JSON.stringify(v, null, 2)), limit)).toBe(depthOf(v) > limit);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('draws the line at MAX_JSON_DEPTH levels, and does not recurse (a million levels)', () => {

@@ -11,7 +11,8 @@ describe('host names', () => {
     for (const h of ['127.0.0.1', '10.1.2.3', '192.168.1.20', '172.16.0.1', '172.31.255.1', '169.254.3.4', '[fd00::1]', 'fe80::1', 'gpu-box', 'studio.local']) {
       expect(isLocalNetworkHost(h), h).toBe(true);
     }
-    for (const h of ['api.openai.com', 'openrouter.ai', '172.32.0.1', '8.8.8.8', '[2001:db8::1]', 'llm.example.com']) expect(isLocalNetworkHost(h), h).toBe(false);
+    for (const h of ['api.openai.com', 'openrouter.ai', '172.32.0.1', '8.8.8.8', '[2001:db8::1]', 'llm.example.com'])
+      expect(isLocalNetworkHost(h), h).toBe(false);
   });
 
   it('hostName drops the port and keeps brackets', () => {

@@ -14,7 +14,9 @@ function reference(bytes: Buffer): Run {
   const text = bytes.toString('latin1');
   const events: Framed[] = [];
   const data = (line: string): string | null => {
-    const decoded = Buffer.from(line.endsWith('\r') ? line.slice(0, -1) : line, 'latin1').toString('utf8').trim();
+    const decoded = Buffer.from(line.endsWith('\r') ? line.slice(0, -1) : line, 'latin1')
+      .toString('utf8')
+      .trim();
     return decoded === '' ? null : decoded;
   };
   let pos = 0;
@@ -40,9 +42,7 @@ const line = fc.oneof(
   { weight: 1, arbitrary: fc.integer({ min: 1, max: 70_000 }).map((n) => `{"message":{"content":"${'x'.repeat(n)}"}}`) }, // larger than any socket chunk
 );
 // A bare CR is no line ending: it stays inside the line.
-const ndjsonStream = fc
-  .array(fc.tuple(line, lineEnding), { maxLength: 30 })
-  .map((lines) => Buffer.from(lines.map(([l, end]) => l + end).join('')));
+const ndjsonStream = fc.array(fc.tuple(line, lineEnding), { maxLength: 30 }).map((lines) => Buffer.from(lines.map(([l, end]) => l + end).join('')));
 
 /** Bytes that matter to the format, in any order. */
 const lineBytes = fc.array(fc.constantFrom(...Buffer.from('{}" \r\n\t:x\u00e9'), 0xf0, 0x9f, 0x00), { maxLength: 300 }).map((a) => Buffer.from(a));
@@ -55,7 +55,10 @@ describe('NdjsonFramer under fuzzing', () => {
     const blanks = Buffer.from('\n\r\n\n  \n');
     expect(feed(blanks, [1, 1, 2, 3]).events.map((e) => e.data)).toEqual([null, null, null, null]);
     const crlf = Buffer.from('{"a":1}\r\n{"b":2}\r\n');
-    expect(feed(crlf, [8]).events).toEqual([{ raw: '{"a":1}\r\n', data: '{"a":1}' }, { raw: '{"b":2}\r\n', data: '{"b":2}' }]);
+    expect(feed(crlf, [8]).events).toEqual([
+      { raw: '{"a":1}\r\n', data: '{"a":1}' },
+      { raw: '{"b":2}\r\n', data: '{"b":2}' },
+    ]);
   });
 
   it('a huge line fed in small chunks costs linear time (no re-scan of what is held)', () => {

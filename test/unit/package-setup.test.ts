@@ -3,7 +3,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/cli.js';
 
-const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { engines: { node: string }; allowScripts?: Record<string, boolean>; description: string };
+const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+  engines: { node: string };
+  allowScripts?: Record<string, boolean>;
+  description: string;
+};
 
 /** Whether a `^A.B.C || ^D…` range admits major version `major`. */
 const admits = (range: string, major: number): boolean => range.split('||').some((part) => new RegExp(`^\\s*\\^${major}\\.`).test(part));

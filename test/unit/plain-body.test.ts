@@ -4,7 +4,35 @@ import { isPlainMessagesBody, MessagesBodySchema } from '../../src/protocols/mes
 import { isPlainResponsesBody, ResponsesBodySchema } from '../../src/protocols/responses/schema.js';
 
 // The fast checks may say "not plain" to a valid body (zod then judges it), never "plain" to an invalid one.
-const values: unknown[] = [undefined, null, true, false, 0, 1, 2.5, -1, 4096, Number.MAX_SAFE_INTEGER + 2, '', 'x', [], {}, [1], ['a'], [{}], [{ type: 'text' }], [{ type: 1 }], [{ role: 'user' }], [{ role: 'user', content: 'hi' }], [{ role: 'user', content: [{ type: 'text', text: 'a' }] }], [{ role: 'user', content: [{}] }], [{ role: 2 }], [null], { include_usage: true }, { include_usage: 'yes' }];
+const values: unknown[] = [
+  undefined,
+  null,
+  true,
+  false,
+  0,
+  1,
+  2.5,
+  -1,
+  4096,
+  Number.MAX_SAFE_INTEGER + 2,
+  '',
+  'x',
+  [],
+  {},
+  [1],
+  ['a'],
+  [{}],
+  [{ type: 'text' }],
+  [{ type: 1 }],
+  [{ role: 'user' }],
+  [{ role: 'user', content: 'hi' }],
+  [{ role: 'user', content: [{ type: 'text', text: 'a' }] }],
+  [{ role: 'user', content: [{}] }],
+  [{ role: 2 }],
+  [null],
+  { include_usage: true },
+  { include_usage: 'yes' },
+];
 const keys = ['model', 'messages', 'input', 'stream', 'stream_options', 'system', 'max_tokens', 'instructions'];
 
 /** Bodies built from the values above: each key absent or one of the values, on a valid base. */

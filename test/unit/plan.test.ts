@@ -11,7 +11,6 @@ const allHealthy: Gate = { weight: configured, admit: () => true };
 const downSet = (...names: string[]): Gate => ({ weight: configured, admit: (t) => !names.includes(t.name) });
 const names = (plan: { tiers: { name: string }[] }): string[] => plan.tiers.map((t) => t.name);
 
-
 describe('planTiers', () => {
   it('keeps the route order, never reordered', () => {
     const r = route([tier('a'), tier('b'), tier('c')]);
@@ -49,7 +48,7 @@ describe('planTiers', () => {
     expect(planTiers(r, downSet('a')).allDown).toBe(false);
   });
 
-  it('uses the gate\'s weight (a runtime override), not only the configured one', () => {
+  it("uses the gate's weight (a runtime override), not only the configured one", () => {
     const r = route([tier('a'), tier('b')]);
     const killA: Gate = { weight: (t) => (t.name === 'a' ? 0 : t.weight), admit: () => true };
     expect(names(planTiers(r, killA))).toEqual(['b']);

@@ -5,26 +5,34 @@ import { classifyRejection } from '../../src/protocols/errors/rejections.js';
 // Each body exactly as the server sends it (llama.cpp de3ff81 tools/server, vLLM
 // entrypoints/openai serving, Ollama's /v1 and native API, OpenAI, Anthropic).
 const BODIES = {
-  llamacppOverflow: '{"error":{"code":400,"message":"request (870 tokens) exceeds the available context size (256 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":870,"n_ctx":256}}',
-  llamacppLarger: '{"error":{"code":400,"message":"input (1200 tokens) is larger than the max context size (1024 tokens). skipping","type":"exceed_context_size_error"}}',
+  llamacppOverflow:
+    '{"error":{"code":400,"message":"request (870 tokens) exceeds the available context size (256 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":870,"n_ctx":256}}',
+  llamacppLarger:
+    '{"error":{"code":400,"message":"input (1200 tokens) is larger than the max context size (1024 tokens). skipping","type":"exceed_context_size_error"}}',
   llamacppDecode: '{"error":{"code":500,"message":"Context size has been exceeded.","type":"server_error"}}',
   vllmInput: `{"object":"error","message":"This model's maximum context length is 4096 tokens. However, your request has 5000 input tokens. Please reduce the length of the input messages.","type":"BadRequestError","param":null,"code":400}`,
   vllmInputNested: `{"error":{"message":"This model's maximum context length is 32768 tokens. However, your request has 40000 input tokens. Please reduce the length of the input messages.","type":"BadRequestError","param":null,"code":400}}`,
   vllmMaxTokens: `{"error":{"message":"'max_tokens' or 'max_completion_tokens' is too large: 8000. This model's maximum context length is 4096 tokens and your request has 2778 input tokens (8000 > 4096 - 2778). None","type":"BadRequestError","param":null,"code":400}}`,
-  ollamaV1: '{"error":{"message":"the prompt is longer than the context length currently available to the model; shorten the prompt, adjust the context length in settings, or use a model with a longer context length","type":"invalid_request_error","param":null,"code":null}}',
-  ollamaNative: '{"error":"the prompt is longer than the context length currently available to the model; shorten the prompt, adjust the context length in settings, or use a model with a longer context length"}',
+  ollamaV1:
+    '{"error":{"message":"the prompt is longer than the context length currently available to the model; shorten the prompt, adjust the context length in settings, or use a model with a longer context length","type":"invalid_request_error","param":null,"code":null}}',
+  ollamaNative:
+    '{"error":"the prompt is longer than the context length currently available to the model; shorten the prompt, adjust the context length in settings, or use a model with a longer context length"}',
   openai: `{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`,
-  openaiCodeOnly: '{"error":{"message":"Your input exceeds the limits of this model.","type":"invalid_request_error","param":"input","code":"context_length_exceeded"}}',
+  openaiCodeOnly:
+    '{"error":{"message":"Your input exceeds the limits of this model.","type":"invalid_request_error","param":"input","code":"context_length_exceeded"}}',
   anthropic: '{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}',
-  llamacppImage: '{"error":{"code":500,"message":"image input is not supported - hint: if this is unexpected, you may need to provide the mmproj","type":"server_error"}}',
-  llamacppAudio: '{"error":{"code":500,"message":"audio input is not supported - hint: if this is unexpected, you may need to provide the mmproj","type":"server_error"}}',
+  llamacppImage:
+    '{"error":{"code":500,"message":"image input is not supported - hint: if this is unexpected, you may need to provide the mmproj","type":"server_error"}}',
+  llamacppAudio:
+    '{"error":{"code":500,"message":"audio input is not supported - hint: if this is unexpected, you may need to provide the mmproj","type":"server_error"}}',
   llamacppInputFile: `{"error":{"code":400,"message":"'input_file' is not supported by llamacpp at this moment","type":"invalid_request_error"}}`,
   llamacppNotSupported: '{"error":{"code":501,"message":"Infill is not supported by this model: prompt tokens missing","type":"not_supported_error"}}',
   vllmNotMultimodal: '{"error":{"message":"Qwen2.5-7B-Instruct is not a multimodal model","type":"BadRequestError","param":null,"code":400}}',
   ollamaNoVision: '{"error":"this model is missing data required for image input"}',
   ollamaNoTools: '{"error":{"message":"registry.ollama.ai/library/gemma:2b does not support tools","type":"api_error","param":null,"code":null}}',
   openaiUnsupportedParameter: `{"error":{"message":"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.","type":"invalid_request_error","param":"max_tokens","code":"unsupported_parameter"}}`,
-  openaiPolicy: '{"error":{"message":"Your request was rejected as a result of our safety system.","type":"invalid_request_error","param":null,"code":"content_policy_violation"}}',
+  openaiPolicy:
+    '{"error":{"message":"Your request was rejected as a result of our safety system.","type":"invalid_request_error","param":null,"code":"content_policy_violation"}}',
   azureFilter: `{"error":{"message":"The response was filtered due to the prompt triggering Azure OpenAI's content management policy.","type":null,"param":"prompt","code":"content_filter","status":400}}`,
   llamacppLoading: '{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}',
 } as const;
@@ -48,7 +56,7 @@ describe('context-length rejections fail over, never retried', () => {
     expect(classify(status, body)).toMatchObject({ reason: 'context_length', failover: true, retryable: false });
   });
 
-  it('keeps the server\'s own message', () => {
+  it("keeps the server's own message", () => {
     expect(classify(400, BODIES.llamacppOverflow).message).toBe('request (870 tokens) exceeds the available context size (256 tokens), try increasing it');
     expect(classify(400, BODIES.anthropic).message).toBe('prompt is too long: 210000 tokens > 200000 maximum');
   });
@@ -73,7 +81,7 @@ describe('unsupported input fails over as `unsupported`, never retried, whatever
   });
 });
 
-describe('content-policy rejections stay the payload\'s fault', () => {
+describe("content-policy rejections stay the payload's fault", () => {
   it.each([
     ['OpenAI content_policy_violation', BODIES.openaiPolicy],
     ['Azure content_filter', BODIES.azureFilter],

@@ -17,13 +17,16 @@ describe('settleWhenQuiet', () => {
     busy = false;
     heap = 30 * MB;
     collects = 0;
-    stop = settleWhenQuiet({ lastActive: () => lastActive, busy: () => busy }, {
-      collect: () => {
-        collects++;
-        heap = 20 * MB;
+    stop = settleWhenQuiet(
+      { lastActive: () => lastActive, busy: () => busy },
+      {
+        collect: () => {
+          collects++;
+          heap = 20 * MB;
+        },
+        heapBytes: () => heap,
       },
-      heapBytes: () => heap,
-    });
+    );
   });
   afterEach(() => {
     stop();

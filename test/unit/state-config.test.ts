@@ -32,9 +32,13 @@ describe('idempotency, limits and state keys', () => {
   });
 
   it('reads limits per provider (queue_ms defaults to 1000), idempotency and state at the top level', () => {
-    const config = loadConfigText(`${BASE.replace('base_url: https://api.openai.com/v1', 'base_url: https://api.openai.com/v1\n    limits: { rpm: 500, tpm: 200000, concurrency: 20 }')}idempotency: { ttl_s: 600, wait_ms: 5000 }
+    const config = loadConfigText(
+      `${BASE.replace('base_url: https://api.openai.com/v1', 'base_url: https://api.openai.com/v1\n    limits: { rpm: 500, tpm: 200000, concurrency: 20 }')}idempotency: { ttl_s: 600, wait_ms: 5000 }
 state: { redis: "redis://127.0.0.1:6390/2", prefix: "team-a:" }
-`, '/tmp/x/llm-route.yaml', {});
+`,
+      '/tmp/x/llm-route.yaml',
+      {},
+    );
     expect(config.providers.get('openai')?.limits).toEqual({ rpm: 500, tpm: 200_000, concurrency: 20, queue_ms: 1000 });
     expect(config.routes.get('chat')?.tiers[0].provider.limits).toEqual({ rpm: 500, tpm: 200_000, concurrency: 20, queue_ms: 1000 });
     expect(config.idempotency).toEqual({ ttl_s: 600, wait_ms: 5000 });
@@ -51,7 +55,9 @@ state: { redis: "http://127.0.0.1:6379" }
       '/tmp/x/llm-route.yaml:11:26: unknown key "wiat_ms" in idempotency; did you mean "wait_ms"? (at idempotency.wiat_ms)',
       '/tmp/x/llm-route.yaml:12:17: expected a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379/0, got a string (value hidden) (at state.redis)',
     ]);
-    expect(problems(BASE.replace('base_url: https://api.openai.com/v1', 'base_url: https://api.openai.com/v1\n    limits: { rpm: -1, concurrency: 1.5 }'))).toHaveLength(2);
+    expect(
+      problems(BASE.replace('base_url: https://api.openai.com/v1', 'base_url: https://api.openai.com/v1\n    limits: { rpm: -1, concurrency: 1.5 }')),
+    ).toHaveLength(2);
   });
 
   it('never quotes a Redis URL in a problem: it may carry a password', () => {

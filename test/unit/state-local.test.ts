@@ -38,7 +38,15 @@ describe('token buckets', () => {
   });
 });
 
-const ask = (fields: Partial<LimitAsk>): LimitAsk => ({ provider: 'paid', limits: { queue_ms: 0 }, tokens: 0, slot: false, slotMs: 60_000, maxWaitMs: 0, ...fields });
+const ask = (fields: Partial<LimitAsk>): LimitAsk => ({
+  provider: 'paid',
+  limits: { queue_ms: 0 },
+  tokens: 0,
+  slot: false,
+  slotMs: 60_000,
+  maxWaitMs: 0,
+  ...fields,
+});
 
 describe('the local limiter', () => {
   it('queues within queue_ms at the rate, refuses beyond it with when to come back', async () => {

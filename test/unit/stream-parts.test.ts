@@ -3,7 +3,14 @@ import { clientCodec, wireCodec } from '../../src/protocols/core/registry.js';
 import type { StreamPart } from '../../src/protocols/core/stream-part.js';
 import { TranslatedOutput } from '../../src/protocols/stream-output/translated-output.js';
 import {
-  EVENT_CONTENT, EVENT_DONE, EVENT_FINISH, EVENT_USAGE, EVENT_USAGE_ONLY, newFacts, type EventFacts, type WireProtocol,
+  EVENT_CONTENT,
+  EVENT_DONE,
+  EVENT_FINISH,
+  EVENT_USAGE,
+  EVENT_USAGE_ONLY,
+  newFacts,
+  type EventFacts,
+  type WireProtocol,
 } from '../../src/protocols/core/types.js';
 
 /**
@@ -73,7 +80,11 @@ describe('chat reader', () => {
   });
 
   it('a legacy function_call delta is a tool call: it commits, and a translation renders it', () => {
-    const payloads = [chunk({ role: 'assistant', function_call: { name: 'lookup', arguments: '' } }), chunk({ function_call: { arguments: '{"q":1}' } }), chunk({}, 'function_call')];
+    const payloads = [
+      chunk({ role: 'assistant', function_call: { name: 'lookup', arguments: '' } }),
+      chunk({ function_call: { arguments: '{"q":1}' } }),
+      chunk({}, 'function_call'),
+    ];
     const { parts, flags, texts } = read('chat', payloads);
     expect(parts).toEqual([
       { type: 'tool-input-start', id: 'call_0', toolName: 'lookup' },
@@ -115,7 +126,7 @@ describe('chat reader', () => {
 const anthropic = (type: string, data: Record<string, unknown> = {}) => ({ type, ...data });
 
 describe('messages reader', () => {
-  it('gives each content block its parts: start, deltas, end with the block index as id; a thinking block\'s signature comes with its end', () => {
+  it("gives each content block its parts: start, deltas, end with the block index as id; a thinking block's signature comes with its end", () => {
     const { parts, flags } = read('messages', [
       anthropic('message_start', { message: { id: 'm', usage: { input_tokens: 5, output_tokens: 1 } } }),
       anthropic('content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } }),
@@ -200,7 +211,12 @@ describe('responses reader', () => {
 
 describe('ollama reader', () => {
   it('gives runs of thinking and content their own blocks, whole tool calls start, input and end, and closes what is open when done', () => {
-    const line = (message: Record<string, unknown>, done = false, extra: Record<string, unknown> = {}) => ({ model: 'q', message: { role: 'assistant', content: '', ...message }, done, ...extra });
+    const line = (message: Record<string, unknown>, done = false, extra: Record<string, unknown> = {}) => ({
+      model: 'q',
+      message: { role: 'assistant', content: '', ...message },
+      done,
+      ...extra,
+    });
     const { parts, flags } = read('ollama', [
       line({ thinking: 'hm' }),
       line({ content: 'Yes' }),
@@ -245,7 +261,7 @@ function render(client: 'chat' | 'messages' | 'responses', wire: WireProtocol, p
   return out + output.complete().toString();
 }
 
-describe('renderers follow the parts\' blocks', () => {
+describe("renderers follow the parts' blocks", () => {
   const twoMessages = [
     responses('response.output_item.added', { output_index: 0, item: { id: 'msg_1', type: 'message' } }),
     responses('response.output_text.delta', { output_index: 0, item_id: 'msg_1', delta: 'one' }),
@@ -257,8 +273,13 @@ describe('renderers follow the parts\' blocks', () => {
   ];
 
   it('two text blocks upstream are two content blocks for a Messages client, each closed at its end', () => {
-    const events = render('messages', 'responses', twoMessages).split('\n\n').filter(Boolean).map((e) => JSON.parse(e.split('\ndata: ')[1]) as Record<string, unknown>);
-    const blocks = events.filter((e) => e.type === 'content_block_start' || e.type === 'content_block_stop').map((e) => `${e.type as string}:${e.index as number}`);
+    const events = render('messages', 'responses', twoMessages)
+      .split('\n\n')
+      .filter(Boolean)
+      .map((e) => JSON.parse(e.split('\ndata: ')[1]) as Record<string, unknown>);
+    const blocks = events
+      .filter((e) => e.type === 'content_block_start' || e.type === 'content_block_stop')
+      .map((e) => `${e.type as string}:${e.index as number}`);
     expect(blocks).toEqual(['content_block_start:0', 'content_block_stop:0', 'content_block_start:1', 'content_block_stop:1']);
   });
 
@@ -267,7 +288,10 @@ describe('renderers follow the parts\' blocks', () => {
     const parsed = codec.parse({ model: 'r', input: 'x', stream: true }, {});
     if (!parsed.ok) throw new Error(parsed.message);
     const renderer = codec.renderer(parsed.request);
-    renderer.render([{ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'Hi' }]);
+    renderer.render([
+      { type: 'text-start', id: 't' },
+      { type: 'text-delta', id: 't', delta: 'Hi' },
+    ]);
     expect(renderer.render([{ type: 'text-end', id: 't' }])).toContain('response.output_text.done');
   });
 });

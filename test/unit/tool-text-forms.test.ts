@@ -16,25 +16,34 @@ function recover(text: string): Recovery {
 }
 
 describe('tool calls written as text: the forms', () => {
-  it('reads each family\'s exact form into the same call', () => {
-    for (const [text, format] of [[HERMES, 'hermes'], [MISTRAL, 'mistral'], [MISTRAL_ARGS, 'mistral_args'], [PYTHON_TAG, 'python_tag']] as const) {
+  it("reads each family's exact form into the same call", () => {
+    for (const [text, format] of [
+      [HERMES, 'hermes'],
+      [MISTRAL, 'mistral'],
+      [MISTRAL_ARGS, 'mistral_args'],
+      [PYTHON_TAG, 'python_tag'],
+    ] as const) {
       const recovery = recover(text);
       expect(recovery).toMatchObject({ kind: 'calls', format, calls: 1, repaired: false });
       expect(calls(recovery)).toEqual([{ name: 'Bash', args: { command: 'ls -la' } }]);
     }
   });
 
-  it('reads Qwen3-Coder\'s XML, each value by its schema type (a string stays text, an integer is read)', () => {
+  it("reads Qwen3-Coder's XML, each value by its schema type (a string stays text, an integer is read)", () => {
     const recovery = recover(QWEN3_XML);
     expect(recovery).toMatchObject({ kind: 'calls', format: 'qwen3_xml', calls: 1 });
     expect(calls(recovery)).toEqual([{ name: 'Read', args: { file_path: '/tmp/a.txt', limit: 20 } }]);
   });
 
   it('reads several Hermes calls in a row, and a whole answer that is JSON, bare or fenced, one or a list', () => {
-    expect(calls(recover(`${HERMES}\n${HERMES.replace('ls -la', 'pwd')}`))).toEqual([{ name: 'Bash', args: { command: 'ls -la' } }, { name: 'Bash', args: { command: 'pwd' } }]);
+    expect(calls(recover(`${HERMES}\n${HERMES.replace('ls -la', 'pwd')}`))).toEqual([
+      { name: 'Bash', args: { command: 'ls -la' } },
+      { name: 'Bash', args: { command: 'pwd' } },
+    ]);
     expect(calls(recover('{"name": "Bash", "arguments": {"command": "ls"}}'))).toEqual([{ name: 'Bash', args: { command: 'ls' } }]);
     expect(calls(recover('```json\n[{"name": "Bash", "parameters": {"command": "ls"}}, {"name": "Read", "arguments": {"file_path": "a"}}]\n```'))).toEqual([
-      { name: 'Bash', args: { command: 'ls' } }, { name: 'Read', args: { file_path: 'a' } },
+      { name: 'Bash', args: { command: 'ls' } },
+      { name: 'Read', args: { file_path: 'a' } },
     ]);
   });
 

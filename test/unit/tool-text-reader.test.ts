@@ -39,7 +39,12 @@ describe('TextCallReader', () => {
       const parts = read.flatMap((r) => r.parts);
       expect(parts.filter((p) => p.type === 'text-delta')).toEqual([]);
       expect(parts.filter((p) => p.type === 'tool-input-start')).toEqual([{ type: 'tool-input-start', id: expect.stringMatching(/^call_/), toolName: 'Bash' }]);
-      expect(parts.filter((p) => p.type === 'tool-input-delta').map((p) => (p as { delta: string }).delta).join('')).toBe('{"command":"ls -la"}');
+      expect(
+        parts
+          .filter((p) => p.type === 'tool-input-delta')
+          .map((p) => (p as { delta: string }).delta)
+          .join(''),
+      ).toBe('{"command":"ls -la"}');
       expect(parts.filter((p) => p.type === 'finish')).toEqual([{ type: 'finish', reason: 'tool_calls' }]);
     }
   });
@@ -47,7 +52,10 @@ describe('TextCallReader', () => {
   it('lets a plain answer through at its first character, parts untouched', () => {
     const read = feed(readerFor().reader, ['Hello', ' world']);
     expect(read[1].flags & EVENT_CONTENT).toBeTruthy();
-    expect(read[1].parts).toEqual([{ type: 'text-start', id: 'text-0' }, { type: 'text-delta', id: 'text-0', delta: 'Hello' }]);
+    expect(read[1].parts).toEqual([
+      { type: 'text-start', id: 'text-0' },
+      { type: 'text-delta', id: 'text-0', delta: 'Hello' },
+    ]);
   });
 
   it('gives held whitespace and an opener-like start back, in order, when the text turns out plain', () => {
@@ -81,7 +89,11 @@ describe('TextCallReader', () => {
     const failing = feed(readerFor().reader, [bad]);
     expect(failing[1].flags & (EVENT_ERROR | EVENT_BAD_TOOL_CALL)).toBe(EVENT_ERROR | EVENT_BAD_TOOL_CALL);
     const last = feed(readerFor(true).reader, [bad]);
-    const delivered = last.flatMap((r) => r.parts).filter((p) => p.type === 'text-delta').map((p) => (p as { delta: string }).delta).join('');
+    const delivered = last
+      .flatMap((r) => r.parts)
+      .filter((p) => p.type === 'text-delta')
+      .map((p) => (p as { delta: string }).delta)
+      .join('');
     expect(delivered).toBe(bad);
   });
 

@@ -9,7 +9,13 @@ beforeEach(() => resetTierFacts());
 /** A prompt count that says `tokens` and remembers how often it was asked. */
 function counting(tokens: number): { prompt: PromptCount; asked: () => number } {
   let asked = 0;
-  const prompt = { made: undefined, tokens: async () => { asked++; return tokens; } } as unknown as PromptCount;
+  const prompt = {
+    made: undefined,
+    tokens: async () => {
+      asked++;
+      return tokens;
+    },
+  } as unknown as PromptCount;
   return { prompt, asked: () => asked };
 }
 
@@ -17,7 +23,7 @@ const usage = (prompt: number) => ({ prompt_tokens: prompt, completion_tokens: 3
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('watchTruncation: the late check on a tier of unknown window', () => {
-  it('counts only when the reported prompt is far below what the body\'s size allows, and never on the request\'s turn', async () => {
+  it("counts only when the reported prompt is far below what the body's size allows, and never on the request's turn", async () => {
     const local = tier('local');
     const found: Truncation[] = [];
     const plausible = counting(8000);
@@ -57,7 +63,9 @@ describe('watchTruncation: the late check on a tier of unknown window', () => {
     watchTruncation(tier('local'), usage(300), none.prompt, 120_000, () => undefined);
     watchTruncation(tier('local'), undefined, none.prompt, 40_000, () => undefined);
     const made = { made: 8000, tokens: async () => 8000 } as unknown as PromptCount;
-    watchTruncation(tier('local'), usage(2048), made, 40_000, () => { throw new Error('counted before: detectTruncation reports it'); });
+    watchTruncation(tier('local'), usage(2048), made, 40_000, () => {
+      throw new Error('counted before: detectTruncation reports it');
+    });
     await turn();
     expect(none.asked()).toBe(0);
   });

@@ -29,7 +29,7 @@ function problems(text: string): string[] {
 }
 
 describe('usage, price and budgets keys', () => {
-  it('defaults: the log on, 90 days, the state dir path, no budgets; tiers inherit or replace their provider\'s price', () => {
+  it("defaults: the log on, 90 days, the state dir path, no budgets; tiers inherit or replace their provider's price", () => {
     const config = loadConfigText(BASE, '/tmp/x/llm-route.yaml', {});
     expect(config.usage).toEqual({ path: null, retention_days: 90, enabled: true });
     expect(config.budgets).toEqual([]);
@@ -40,12 +40,16 @@ describe('usage, price and budgets keys', () => {
     expect(big.price).toEqual({ input_per_mtok: 2.5, output_per_mtok: 10 });
   });
 
-  it('a relative usage.path is relative to the tier file\'s folder; budgets resolve to one unit each', () => {
-    const config = loadConfigText(`${BASE}usage: { path: ./data/usage.db, retention_days: 7, enabled: false }
+  it("a relative usage.path is relative to the tier file's folder; budgets resolve to one unit each", () => {
+    const config = loadConfigText(
+      `${BASE}usage: { path: ./data/usage.db, retention_days: 7, enabled: false }
 budgets:
   - { scope: provider:openai, per: day, usd: 5 }
   - { scope: route:chat, per: month, tokens: 2000000 }
-`, '/tmp/x/llm-route.yaml', {});
+`,
+      '/tmp/x/llm-route.yaml',
+      {},
+    );
     expect(config.usage).toEqual({ path: '/tmp/x/data/usage.db', retention_days: 7, enabled: false });
     expect(usagePath(config)).toBe('/tmp/x/data/usage.db');
     expect(config.budgets).toEqual([
@@ -63,11 +67,13 @@ budgets:
   });
 
   it('budget scopes must name an existing provider or route, with file:line:col and did-you-mean', () => {
-    expect(problems(`${BASE}budgets:
+    expect(
+      problems(`${BASE}budgets:
   - { scope: provider:opnai, per: day, usd: 5 }
   - { scope: route:nope, per: month, tokens: 10 }
   - { scope: provdr:openai, per: day, usd: 1 }
-`)).toEqual([
+`),
+    ).toEqual([
       '/tmp/x/llm-route.yaml:15:14: unknown provider "opnai" in budget scope; did you mean "provider:openai"? (at budgets[0].scope)',
       '/tmp/x/llm-route.yaml:16:14: unknown route "nope" in budget scope; defined routes: chat (at budgets[1].scope)',
       '/tmp/x/llm-route.yaml:17:14: invalid budget scope "provdr:openai": expected provider:NAME or route:NAME; did you mean "provider:openai"? (at budgets[2].scope)',
@@ -75,12 +81,14 @@ budgets:
   });
 
   it('a budget has exactly one of usd / tokens, and no two budgets count the same thing', () => {
-    expect(problems(`${BASE}budgets:
+    expect(
+      problems(`${BASE}budgets:
   - { scope: route:chat, per: day }
   - { scope: route:chat, per: day, usd: 1, tokens: 5 }
   - { scope: route:chat, per: month, usd: 1 }
   - { scope: route:chat, per: month, usd: 2 }
-`)).toEqual([
+`),
+    ).toEqual([
       '/tmp/x/llm-route.yaml:15:5: a budget needs a limit: `usd: N` or `tokens: N` (at budgets[0])',
       '/tmp/x/llm-route.yaml:16:44: a budget has one limit: `usd` or `tokens`, not both (write two budgets for both) (at budgets[1].tokens)',
       '/tmp/x/llm-route.yaml:18:5: budgets[2] already limits route:chat in usd per month; keep one of them (at budgets[3])',
@@ -96,6 +104,8 @@ budgets:
     expect(found).toMatch(/:14:\d+: expected true or false, got "maybe" \(at usage\.enabled\)/);
     expect(found).toMatch(/expected one of "day", "month", got "week" \(at budgets\[0\]\.per\)/);
     expect(found).toContain('expected a positive number, got -1 (at budgets[0].usd)');
-    expect(problems(BASE.replace('cached_input_per_mtok: 0.075', 'cache_per_mtok: 0.075')).join('\n')).toContain('unknown key "cache_per_mtok" in providers.openai.price');
+    expect(problems(BASE.replace('cached_input_per_mtok: 0.075', 'cache_per_mtok: 0.075')).join('\n')).toContain(
+      'unknown key "cache_per_mtok" in providers.openai.price',
+    );
   });
 });

@@ -28,7 +28,9 @@ export function decodeChatResponse(body: Buffer): NeutralResponse | 'not_json' {
       if (!isRecord(call) || !isRecord(call.function)) return;
       const args = call.function.arguments;
       content.push({
-        type: 'tool_call', id: stringField(call.id) ?? `call_${index}`, name: stringField(call.function.name) ?? '',
+        type: 'tool_call',
+        id: stringField(call.id) ?? `call_${index}`,
+        name: stringField(call.function.name) ?? '',
         arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}),
       });
     });

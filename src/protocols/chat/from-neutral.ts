@@ -42,9 +42,17 @@ export function chatFromNeutral(request: NeutralRequest, provider: Provider, tie
     if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   }
   if (request.responseFormat && request.responseFormat.type !== 'text') {
-    body.response_format = request.responseFormat.type === 'json_object'
-      ? { type: 'json_object' }
-      : { type: 'json_schema', json_schema: { name: request.responseFormat.name, schema: request.responseFormat.schema, ...(request.responseFormat.strict !== undefined ? { strict: request.responseFormat.strict } : {}) } };
+    body.response_format =
+      request.responseFormat.type === 'json_object'
+        ? { type: 'json_object' }
+        : {
+            type: 'json_schema',
+            json_schema: {
+              name: request.responseFormat.name,
+              schema: request.responseFormat.schema,
+              ...(request.responseFormat.strict !== undefined ? { strict: request.responseFormat.strict } : {}),
+            },
+          };
   }
   if (request.reasoningEffort) body.reasoning_effort = request.reasoningEffort;
   if (request.user) body.user = request.user;
@@ -60,7 +68,10 @@ function chatMessages(message: NeutralMessage): Record<string, unknown>[] {
     case 'user':
       return [{ role: 'user', content: chatContent(message.content) }];
     case 'assistant': {
-      const text = message.content.filter((part) => part.type === 'text').map((part) => part.text).join('');
+      const text = message.content
+        .filter((part) => part.type === 'text')
+        .map((part) => part.text)
+        .join('');
       const calls = message.content.filter((part) => part.type === 'tool_call');
       const out: Record<string, unknown> = { role: 'assistant', content: text === '' && calls.length > 0 ? null : text };
       if (calls.length > 0) {
@@ -70,7 +81,10 @@ function chatMessages(message: NeutralMessage): Record<string, unknown>[] {
     }
     case 'tool': {
       // A tool message carries text only; images it returned follow as a user message.
-      const text = message.content.filter((part) => part.type === 'text').map((part) => part.text).join('\n');
+      const text = message.content
+        .filter((part) => part.type === 'text')
+        .map((part) => part.text)
+        .join('\n');
       const images = message.content.filter((part) => part.type === 'image');
       const out: Record<string, unknown>[] = [{ role: 'tool', tool_call_id: message.toolCallId, content: text }];
       if (images.length > 0) out.push({ role: 'user', content: chatContent(images) });

@@ -21,7 +21,10 @@ export class ChatRenderer implements StreamRenderer {
   private readonly toolIndex = new Map<string, number>();
   private usage: Usage | undefined;
 
-  constructor(private model: string, private readonly wantsUsage: boolean) {}
+  constructor(
+    private model: string,
+    private readonly wantsUsage: boolean,
+  ) {}
 
   render(parts: readonly StreamPart[]): string {
     let out = '';
@@ -105,8 +108,14 @@ function sse(value: unknown): string {
 
 /** A whole neutral answer as a chat completion. */
 export function renderChatResponse(response: NeutralResponse, model: string): string {
-  const text = response.content.filter((part) => part.type === 'text').map((part) => part.text).join('');
-  const reasoning = response.content.filter((part) => part.type === 'reasoning').map((part) => part.text).join('');
+  const text = response.content
+    .filter((part) => part.type === 'text')
+    .map((part) => part.text)
+    .join('');
+  const reasoning = response.content
+    .filter((part) => part.type === 'reasoning')
+    .map((part) => part.text)
+    .join('');
   const calls = response.content.filter((part) => part.type === 'tool_call');
   const message: Record<string, unknown> = { role: 'assistant', content: text === '' && calls.length > 0 ? null : text };
   if (reasoning) message.reasoning_content = reasoning;

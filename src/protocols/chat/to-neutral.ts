@@ -1,8 +1,6 @@
 import { isRecord } from '../../util/is-record.js';
 import { imageFromUrl } from '../translate/images.js';
-import type {
-  AssistantPart, NeutralMessage, NeutralPart, NeutralRequest, NeutralTool, NeutralToolChoice, ResponseFormat,
-} from '../core/neutral.js';
+import type { AssistantPart, NeutralMessage, NeutralPart, NeutralRequest, NeutralTool, NeutralToolChoice, ResponseFormat } from '../core/neutral.js';
 import type { Unsupported } from '../core/types.js';
 import { numberField, stringField, stringList, textOf } from '../core/fields.js';
 

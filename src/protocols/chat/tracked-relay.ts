@@ -19,7 +19,11 @@ export class TrackedChatRelay implements StreamOutput {
   private identity: ChatIdentity | null = null;
   private readonly scratch: StreamPart[] = [];
 
-  constructor(private readonly relay: StreamOutput, private readonly delivered: PartStage, private readonly renderer: ChatRenderer) {}
+  constructor(
+    private readonly relay: StreamOutput,
+    private readonly delivered: PartStage,
+    private readonly renderer: ChatRenderer,
+  ) {}
 
   /** A recovery writes with the renderer from now on: it carries on under the identity the client saw. */
   carryOn(): void {
@@ -53,5 +57,9 @@ export class TrackedChatRelay implements StreamOutput {
 function identityOf(json: unknown): ChatIdentity | null {
   const chunk = json as { id?: unknown; created?: unknown; model?: unknown } | null;
   if (typeof chunk?.id !== 'string') return null;
-  return { id: chunk.id, created: typeof chunk.created === 'number' ? chunk.created : Math.floor(Date.now() / 1000), model: typeof chunk.model === 'string' ? chunk.model : '' };
+  return {
+    id: chunk.id,
+    created: typeof chunk.created === 'number' ? chunk.created : Math.floor(Date.now() / 1000),
+    model: typeof chunk.model === 'string' ? chunk.model : '',
+  };
 }

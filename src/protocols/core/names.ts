@@ -13,14 +13,32 @@ export type ClientProtocol = 'chat' | 'responses' | 'messages';
  */
 export type AttemptReason =
   // the connection
-  | 'connection_refused' | 'connect_timeout' | 'unreachable' | 'connection_reset' | 'transport_error'
+  | 'connection_refused'
+  | 'connect_timeout'
+  | 'unreachable'
+  | 'connection_reset'
+  | 'transport_error'
   // the clock
-  | 'ttft_timeout' | 'total_timeout' | 'idle_timeout' | 'deadline'
+  | 'ttft_timeout'
+  | 'total_timeout'
+  | 'idle_timeout'
+  | 'deadline'
   // a non-2xx answer, as the wire codec classified it
-  | 'rate_limited' | 'server_error' | 'timeout_or_conflict' | 'auth' | 'model_not_found' | 'client_error'
-  | 'context_length' | 'content_policy' | 'bad_request'
+  | 'rate_limited'
+  | 'server_error'
+  | 'timeout_or_conflict'
+  | 'auth'
+  | 'model_not_found'
+  | 'client_error'
+  | 'context_length'
+  | 'content_policy'
+  | 'bad_request'
   // a 2xx answer that is not one
-  | 'bad_response' | 'empty_stream' | 'upstream_error' | 'broken_stream' | 'answer_too_large'
+  | 'bad_response'
+  | 'empty_stream'
+  | 'upstream_error'
+  | 'broken_stream'
+  | 'answer_too_large'
   // a tool call written as text that the client cannot run (src/protocols/tool-text/)
   | 'bad_tool_call'
   // a mid-stream recovery whose replay is not the answer the client has
@@ -28,7 +46,9 @@ export type AttemptReason =
   // a hedged first token: the other of two racing attempts committed first (not a failure of this tier)
   | 'hedge_lost'
   // not the tier's doing: a request it cannot carry, the client leaving, the server stopping
-  | 'unsupported' | 'client_abort' | 'shutdown';
+  | 'unsupported'
+  | 'client_abort'
+  | 'shutdown';
 
 /** How one attempt ended: `ok`, a reason it failed, or `budget` (the tier was skipped: its budget was spent). */
 export type AttemptOutcome = 'ok' | AttemptReason | 'budget' | 'too_long';

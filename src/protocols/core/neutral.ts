@@ -9,9 +9,7 @@ import type { Usage } from './usage.js';
  * model, never a table of protocol pairs. Same protocol in and out never comes here: it is relayed.
  */
 
-export type NeutralPart =
-  | { type: 'text'; text: string }
-  | { type: 'image'; source: ImageSource };
+export type NeutralPart = { type: 'text'; text: string } | { type: 'image'; source: ImageSource };
 
 export type ImageSource = { kind: 'url'; url: string } | { kind: 'base64'; mediaType: string; data: string };
 
@@ -112,7 +110,13 @@ export interface NeutralResponse {
  * id, model and usage kept when the upstream sent them.
  */
 export function wholeResponse(content: AssistantPart[], finish: FinishReason, sent: { id?: unknown; model?: unknown; usage?: Usage }): NeutralResponse {
-  const response: NeutralResponse = { content, finishReason: settledFinish(finish, content.some((part) => part.type === 'tool_call')) };
+  const response: NeutralResponse = {
+    content,
+    finishReason: settledFinish(
+      finish,
+      content.some((part) => part.type === 'tool_call'),
+    ),
+  };
   if (typeof sent.id === 'string' && sent.id !== '') response.id = sent.id;
   if (typeof sent.model === 'string' && sent.model !== '') response.model = sent.model;
   if (sent.usage) response.usage = sent.usage;
@@ -135,7 +139,9 @@ export function requestText(request: NeutralRequest): string {
 
 /** Why a tier in another protocol cannot carry a request with provider-specific client tools. */
 export function hostedToolsUnsupported(types: string[]): { unsupported: string } {
-  return { unsupported: `tools of type ${[...new Set(types)].join(', ')} are defined by the client's own provider; only a tier of that provider (relayed) can carry them` };
+  return {
+    unsupported: `tools of type ${[...new Set(types)].join(', ')} are defined by the client's own provider; only a tier of that provider (relayed) can carry them`,
+  };
 }
 
 /**

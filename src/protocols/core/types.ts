@@ -185,7 +185,15 @@ export interface ClientRequest {
 export type ParseResult = { ok: true; request: ClientRequest } | { ok: false; message: string };
 
 /** Error kinds llm-route itself answers with; each protocol names them its own way. */
-export type ErrorKind = 'invalid_request' | 'authentication' | 'forbidden' | 'not_found' | 'rate_limit' | 'upstream' | 'overloaded' | 'internal'
+export type ErrorKind =
+  | 'invalid_request'
+  | 'authentication'
+  | 'forbidden'
+  | 'not_found'
+  | 'rate_limit'
+  | 'upstream'
+  | 'overloaded'
+  | 'internal'
   /** Nothing may answer by the request's own terms (a local-only route without a local tier): no retry helps. */
   | 'unavailable';
 

@@ -37,28 +37,34 @@ const BY_CODE: ReadonlyMap<string, RejectionKind> = new Map([
   ['content_filter', 'content_policy'], // Azure OpenAI
 ]);
 
-const CONTEXT_LENGTH = new RegExp([
-  'exceeds? the available context size', // llama.cpp: request (870 tokens) exceeds the available context size (256 tokens)
-  'larger than the max context size', // llama.cpp: input (N tokens) is larger than the max context size (M tokens)
-  'context size has been exceeded', // llama.cpp, 500 at decode
-  'maximum context length', // OpenAI, vLLM, DeepSeek, OpenRouter
-  "'max_tokens' or 'max_completion_tokens' is too large", // vLLM
-  'longer than the context length', // Ollama
-  'prompt is too long', // Anthropic: prompt is too long: N tokens > M maximum
-  'context[_ ]length', // LM Studio, generic
-  'context window', // OpenAI Responses: Your input exceeds the context window of this model
-  'input is too long',
-  'too many (input )?tokens',
-  'reduce the length',
-  "exceeds the (model'?s? )?(max|maximum|limit)",
-].join('|'), 'i');
+const CONTEXT_LENGTH = new RegExp(
+  [
+    'exceeds? the available context size', // llama.cpp: request (870 tokens) exceeds the available context size (256 tokens)
+    'larger than the max context size', // llama.cpp: input (N tokens) is larger than the max context size (M tokens)
+    'context size has been exceeded', // llama.cpp, 500 at decode
+    'maximum context length', // OpenAI, vLLM, DeepSeek, OpenRouter
+    "'max_tokens' or 'max_completion_tokens' is too large", // vLLM
+    'longer than the context length', // Ollama
+    'prompt is too long', // Anthropic: prompt is too long: N tokens > M maximum
+    'context[_ ]length', // LM Studio, generic
+    'context window', // OpenAI Responses: Your input exceeds the context window of this model
+    'input is too long',
+    'too many (input )?tokens',
+    'reduce the length',
+    "exceeds the (model'?s? )?(max|maximum|limit)",
+  ].join('|'),
+  'i',
+);
 
-const UNSUPPORTED_INPUT = new RegExp([
-  '\\b(is|are) not supported\\b', // llama.cpp: image input is not supported - hint: …; 'input_file' is not supported by llamacpp
-  'not a multimodal model', // vLLM
-  'missing data required for image input', // Ollama, a model without vision
-  'does not support (images?|image input|vision|audio|video|multimodal|tools)', // Ollama: … does not support tools
-].join('|'), 'i');
+const UNSUPPORTED_INPUT = new RegExp(
+  [
+    '\\b(is|are) not supported\\b', // llama.cpp: image input is not supported - hint: …; 'input_file' is not supported by llamacpp
+    'not a multimodal model', // vLLM
+    'missing data required for image input', // Ollama, a model without vision
+    'does not support (images?|image input|vision|audio|video|multimodal|tools)', // Ollama: … does not support tools
+  ].join('|'),
+  'i',
+);
 
 const CONTENT_POLICY = /content[_ ]policy|content[_ ]filter|safety system|flagged/i;
 

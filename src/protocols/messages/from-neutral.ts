@@ -32,7 +32,11 @@ export function messagesFromNeutral(request: NeutralRequest, tier: Tier, stream:
   if (request.topK !== undefined) body.top_k = request.topK;
   if (request.stop) body.stop_sequences = request.stop;
   if (request.tools.length > 0) {
-    body.tools = request.tools.map((tool) => ({ name: tool.name, ...(tool.description ? { description: tool.description } : {}), input_schema: tool.parameters }));
+    body.tools = request.tools.map((tool) => ({
+      name: tool.name,
+      ...(tool.description ? { description: tool.description } : {}),
+      input_schema: tool.parameters,
+    }));
     const choice = request.toolChoice;
     const disableParallel = request.parallelToolCalls === false ? { disable_parallel_tool_use: true } : {};
     if (choice === 'auto' || (choice === undefined && request.parallelToolCalls === false)) body.tool_choice = { type: 'auto', ...disableParallel };
@@ -117,8 +121,7 @@ function assistantBlocks(parts: AssistantPart[]): Block[] {
 
 function contentBlock(part: NeutralPart): Block {
   if (part.type === 'text') return { type: 'text', text: part.text };
-  const source = part.source.kind === 'url'
-    ? { type: 'url', url: part.source.url }
-    : { type: 'base64', media_type: part.source.mediaType, data: part.source.data };
+  const source =
+    part.source.kind === 'url' ? { type: 'url', url: part.source.url } : { type: 'base64', media_type: part.source.mediaType, data: part.source.data };
   return { type: 'image', source };
 }

@@ -7,7 +7,6 @@ import { EVENT_DONE, EVENT_MALFORMED, type EventFacts, type StreamReader } from 
 import { anthropicFinish } from './decode.js';
 import { anthropicUsage } from './usage.js';
 
-
 /**
  * Reads an Anthropic Messages stream (each event's `type` is in its data). Its content blocks
  * are the parts' blocks: content_block_start / _delta / _stop become a text, reasoning or

@@ -33,7 +33,10 @@ export class MessagesRenderer implements StreamRenderer {
    * message_delta the upstream's own count, which the Anthropic SDK and Claude Code take
    * over the start's.
    */
-  constructor(private readonly model: string, private readonly inputEstimate: () => number = () => 0) {}
+  constructor(
+    private readonly model: string,
+    private readonly inputEstimate: () => number = () => 0,
+  ) {}
 
   render(parts: readonly StreamPart[]): string {
     let out = '';
@@ -58,7 +61,11 @@ export class MessagesRenderer implements StreamRenderer {
           const index = this.nextBlock++;
           this.toolBlocks.set(part.id, index);
           this.open = { type: 'tool_use', index };
-          out += sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: part.id, name: part.toolName, input: {} } });
+          out += sse('content_block_start', {
+            type: 'content_block_start',
+            index,
+            content_block: { type: 'tool_use', id: part.id, name: part.toolName, input: {} },
+          });
           break;
         }
         case 'tool-input-delta': {
@@ -84,9 +91,12 @@ export class MessagesRenderer implements StreamRenderer {
 
   end(): string {
     const stop = STOP[settledFinish(this.finish, this.toolBlocks.size > 0)];
-    return this.start() + this.close()
-      + sse('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: this.usageSoFar() })
-      + sse('message_stop', { type: 'message_stop' });
+    return (
+      this.start() +
+      this.close() +
+      sse('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: this.usageSoFar() }) +
+      sse('message_stop', { type: 'message_stop' })
+    );
   }
 
   error(message: string): string {
@@ -147,8 +157,13 @@ export function renderMessagesResponse(response: NeutralResponse, model: string)
   });
   const madeToolCalls = response.content.some((part) => part.type === 'tool_call');
   return JSON.stringify({
-    id: newId('msg_'), type: 'message', role: 'assistant', model, content,
-    stop_reason: STOP[settledFinish(response.finishReason, madeToolCalls)], stop_sequence: null,
+    id: newId('msg_'),
+    type: 'message',
+    role: 'assistant',
+    model,
+    content,
+    stop_reason: STOP[settledFinish(response.finishReason, madeToolCalls)],
+    stop_sequence: null,
     usage: toAnthropicUsage(response.usage),
   });
 }

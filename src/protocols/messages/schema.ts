@@ -12,11 +12,14 @@ const Block = z.looseObject({ type: z.string('each content block needs a "type"'
 export const MessagesBodySchema = z.looseObject({
   model: z.string('"model" is required: the name of a route').min(1, '"model" is required: the name of a route'),
   messages: z.array(
-    z.looseObject({
-      // user and assistant; Claude Code also sends "system" turns mid-conversation.
-      role: z.string('each message needs a "role"'),
-      content: z.union([z.string(), z.array(Block)], 'each message needs "content": a string or an array of content blocks'),
-    }, 'each message must be an object'),
+    z.looseObject(
+      {
+        // user and assistant; Claude Code also sends "system" turns mid-conversation.
+        role: z.string('each message needs a "role"'),
+        content: z.union([z.string(), z.array(Block)], 'each message needs "content": a string or an array of content blocks'),
+      },
+      'each message must be an object',
+    ),
     '"messages" is required and must be an array',
   ),
   system: z.union([z.string(), z.array(Block)], '"system" must be a string or an array of text blocks').optional(),

@@ -1,6 +1,15 @@
 import { isRecord } from '../../util/is-record.js';
 import { numberField, stringField, stringList } from '../core/fields.js';
-import type { AssistantPart, ImageSource, NeutralMessage, NeutralPart, NeutralRequest, NeutralTool, NeutralToolChoice, ResponseFormat } from '../core/neutral.js';
+import type {
+  AssistantPart,
+  ImageSource,
+  NeutralMessage,
+  NeutralPart,
+  NeutralRequest,
+  NeutralTool,
+  NeutralToolChoice,
+  ResponseFormat,
+} from '../core/neutral.js';
 import { effortOfBudget } from '../translate/reasoning.js';
 import type { Unsupported } from '../core/types.js';
 

@@ -55,10 +55,11 @@ export const messagesWire: WireCodec = {
 
   classifyStatus,
 
-  readUsage: (body: Buffer): Usage | undefined | 'not_json' => scannedUsage(body, (value) => {
-    const piece = anthropicUsage(value);
-    return piece ? mergeUsage(undefined, piece) : undefined;
-  }),
+  readUsage: (body: Buffer): Usage | undefined | 'not_json' =>
+    scannedUsage(body, (value) => {
+      const piece = anthropicUsage(value);
+      return piece ? mergeUsage(undefined, piece) : undefined;
+    }),
 
   decodeResponse: decodeMessagesResponse,
 };

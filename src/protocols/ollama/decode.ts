@@ -22,7 +22,12 @@ export function decodeOllamaResponse(body: Buffer): NeutralResponse | 'not_json'
       const fn = isRecord(call) && isRecord(call.function) ? call.function : undefined;
       if (!fn) return;
       const id = (isRecord(call) ? stringField(call.id) : undefined) ?? `call_${index}`;
-      content.push({ type: 'tool_call', id, name: stringField(fn.name) ?? '', arguments: typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {}) });
+      content.push({
+        type: 'tool_call',
+        id,
+        name: stringField(fn.name) ?? '',
+        arguments: typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {}),
+      });
     });
   }
   return wholeResponse(content, ollamaFinish(parsed.done_reason), { model: parsed.model, usage: ollamaUsage(parsed) });

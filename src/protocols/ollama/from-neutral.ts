@@ -21,7 +21,10 @@ export function ollamaFromNeutral(request: NeutralRequest, tier: Tier, stream: b
   }
   const body: Record<string, unknown> = { model: tier.model, messages, stream };
   if (request.tools.length > 0) {
-    body.tools = request.tools.map((tool) => ({ type: 'function', function: { name: tool.name, ...(tool.description ? { description: tool.description } : {}), parameters: tool.parameters } }));
+    body.tools = request.tools.map((tool) => ({
+      type: 'function',
+      function: { name: tool.name, ...(tool.description ? { description: tool.description } : {}), parameters: tool.parameters },
+    }));
   }
   if (request.responseFormat?.type === 'json_object') body.format = 'json';
   else if (request.responseFormat?.type === 'json_schema') body.format = request.responseFormat.schema;
@@ -48,8 +51,17 @@ function ollamaMessage(message: NeutralMessage): Record<string, unknown> | Unsup
     case 'user':
       return withContent({ role: 'user' }, message.content);
     case 'assistant': {
-      const out: Record<string, unknown> = { role: 'assistant', content: message.content.filter((p) => p.type === 'text').map((p) => p.text).join('') };
-      const thinking = message.content.filter((p) => p.type === 'reasoning').map((p) => p.text).join('');
+      const out: Record<string, unknown> = {
+        role: 'assistant',
+        content: message.content
+          .filter((p) => p.type === 'text')
+          .map((p) => p.text)
+          .join(''),
+      };
+      const thinking = message.content
+        .filter((p) => p.type === 'reasoning')
+        .map((p) => p.text)
+        .join('');
       if (thinking) out.thinking = thinking;
       const calls = message.content.filter((p) => p.type === 'tool_call');
       if (calls.length > 0) out.tool_calls = calls.map((call) => ({ function: { name: call.name, arguments: parseArguments(call.arguments) } }));

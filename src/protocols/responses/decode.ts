@@ -21,7 +21,12 @@ export function decodeResponsesResponse(body: Buffer): NeutralResponse | 'not_js
     if (item.type === 'message' && Array.isArray(item.content)) {
       for (const part of item.content) if (isRecord(part) && typeof part.text === 'string') content.push({ type: 'text', text: part.text });
     } else if (item.type === 'function_call') {
-      content.push({ type: 'tool_call', id: stringField(item.call_id) ?? '', name: stringField(item.name) ?? '', arguments: stringField(item.arguments) ?? '{}' });
+      content.push({
+        type: 'tool_call',
+        id: stringField(item.call_id) ?? '',
+        name: stringField(item.name) ?? '',
+        arguments: stringField(item.arguments) ?? '{}',
+      });
     } else if (item.type === 'reasoning' && Array.isArray(item.summary)) {
       const text = item.summary.map((s) => (isRecord(s) && typeof s.text === 'string' ? s.text : '')).join('\n');
       if (text) content.push({ type: 'reasoning', text });

@@ -8,7 +8,6 @@ import { EVENT_DONE, EVENT_MALFORMED, type EventFacts, type StreamReader } from 
 import { responsesFinish } from './decode.js';
 import { responsesUsage } from './usage.js';
 
-
 /**
  * Reads a Responses stream. Its output items are the parts' blocks: a message item is a text
  * block, a reasoning item a reasoning block, a function_call item a tool-input block (its id
@@ -70,7 +69,8 @@ export class ResponsesReader implements StreamReader {
       }
       default:
         // A delta of a kind newer than this reader: content, unless it is empty (as an empty known delta is nothing).
-        if (type.endsWith('.delta') && event.delta !== '') parts.push(typeof event.delta === 'string' ? { type: 'opaque', text: event.delta } : { type: 'opaque' });
+        if (type.endsWith('.delta') && event.delta !== '')
+          parts.push(typeof event.delta === 'string' ? { type: 'opaque', text: event.delta } : { type: 'opaque' });
     }
     readFactsOfParts(parts, facts);
   }

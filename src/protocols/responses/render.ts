@@ -36,7 +36,10 @@ export class ResponsesRenderer implements StreamRenderer {
   private usage: Usage | undefined;
 
   /** `namespaces`: tool name → the Responses namespace it was given in, named again in its calls. */
-  constructor(private readonly model: string, private readonly namespaces: ReadonlyMap<string, string> = new Map()) {}
+  constructor(
+    private readonly model: string,
+    private readonly namespaces: ReadonlyMap<string, string> = new Map(),
+  ) {}
 
   render(parts: readonly StreamPart[]): string {
     let out = '';
@@ -116,11 +119,21 @@ export class ResponsesRenderer implements StreamRenderer {
     if (type === 'message') {
       const open = this.add({ id: newId('msg_'), type: 'message', status: 'in_progress', role: 'assistant', content: [] });
       out += this.sse('response.output_item.added', { output_index: open.index, item: { ...open.item, content: [] } });
-      out += this.sse('response.content_part.added', { item_id: open.item.id, output_index: open.index, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
+      out += this.sse('response.content_part.added', {
+        item_id: open.item.id,
+        output_index: open.index,
+        content_index: 0,
+        part: { type: 'output_text', text: '', annotations: [] },
+      });
     } else {
       const open = this.add({ id: newId('rs_'), type: 'reasoning', summary: [] });
       out += this.sse('response.output_item.added', { output_index: open.index, item: { ...open.item, summary: [] } });
-      out += this.sse('response.reasoning_summary_part.added', { item_id: open.item.id, output_index: open.index, summary_index: 0, part: { type: 'summary_text', text: '' } });
+      out += this.sse('response.reasoning_summary_part.added', {
+        item_id: open.item.id,
+        output_index: open.index,
+        summary_index: 0,
+        part: { type: 'summary_text', text: '' },
+      });
     }
     return out;
   }
@@ -142,20 +155,25 @@ export class ResponsesRenderer implements StreamRenderer {
     if (item.type === 'message') {
       const part = { type: 'output_text', text, annotations: [] };
       Object.assign(item, { status: 'completed', content: [part] });
-      return this.sse('response.output_text.done', { ...ids, content_index: 0, text, logprobs: [] })
-        + this.sse('response.content_part.done', { ...ids, content_index: 0, part })
-        + this.sse('response.output_item.done', { output_index: index, item });
+      return (
+        this.sse('response.output_text.done', { ...ids, content_index: 0, text, logprobs: [] }) +
+        this.sse('response.content_part.done', { ...ids, content_index: 0, part }) +
+        this.sse('response.output_item.done', { output_index: index, item })
+      );
     }
     if (item.type === 'reasoning') {
       const part = { type: 'summary_text', text };
       item.summary = [part];
-      return this.sse('response.reasoning_summary_text.done', { ...ids, summary_index: 0, text })
-        + this.sse('response.reasoning_summary_part.done', { ...ids, summary_index: 0, part })
-        + this.sse('response.output_item.done', { output_index: index, item });
+      return (
+        this.sse('response.reasoning_summary_text.done', { ...ids, summary_index: 0, text }) +
+        this.sse('response.reasoning_summary_part.done', { ...ids, summary_index: 0, part }) +
+        this.sse('response.output_item.done', { output_index: index, item })
+      );
     }
     Object.assign(item, { status: 'completed', arguments: text });
-    return this.sse('response.function_call_arguments.done', { ...ids, arguments: text })
-      + this.sse('response.output_item.done', { output_index: index, item });
+    return (
+      this.sse('response.function_call_arguments.done', { ...ids, arguments: text }) + this.sse('response.output_item.done', { output_index: index, item })
+    );
   }
 
   private begin(): string {
@@ -167,9 +185,18 @@ export class ResponsesRenderer implements StreamRenderer {
 
   private response(status: string): Record<string, unknown> {
     return {
-      id: this.id, object: 'response', created_at: this.createdAt, status, model: this.model,
-      output: this.output.map((item) => ({ ...item })), error: null, incomplete_details: null, usage: null,
-      parallel_tool_calls: true, tool_choice: 'auto', tools: [],
+      id: this.id,
+      object: 'response',
+      created_at: this.createdAt,
+      status,
+      model: this.model,
+      output: this.output.map((item) => ({ ...item })),
+      error: null,
+      incomplete_details: null,
+      usage: null,
+      parallel_tool_calls: true,
+      tool_choice: 'auto',
+      tools: [],
     };
   }
 
@@ -186,19 +213,44 @@ export function renderResponsesResponse(response: NeutralResponse, model: string
     if (part.type === 'reasoning') output.push({ id: newId('rs_'), type: 'reasoning', summary: [{ type: 'summary_text', text: part.text }] });
     else if (part.type === 'tool_call') {
       const namespace = namespaces.get(part.name);
-      output.push({ id: newId('fc_'), type: 'function_call', status: 'completed', call_id: part.id, name: part.name, arguments: part.arguments, ...(namespace ? { namespace } : {}) });
-    }
-    else {
+      output.push({
+        id: newId('fc_'),
+        type: 'function_call',
+        status: 'completed',
+        call_id: part.id,
+        name: part.name,
+        arguments: part.arguments,
+        ...(namespace ? { namespace } : {}),
+      });
+    } else {
       text += part.text;
-      output.push({ id: newId('msg_'), type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: part.text, annotations: [] }] });
+      output.push({
+        id: newId('msg_'),
+        type: 'message',
+        status: 'completed',
+        role: 'assistant',
+        content: [{ type: 'output_text', text: part.text, annotations: [] }],
+      });
     }
   }
-  const finish = settledFinish(response.finishReason, response.content.some((part) => part.type === 'tool_call'));
+  const finish = settledFinish(
+    response.finishReason,
+    response.content.some((part) => part.type === 'tool_call'),
+  );
   const incomplete = finish === 'length' || finish === 'content_filter';
   return JSON.stringify({
-    id: newId('resp_'), object: 'response', created_at: Math.floor(Date.now() / 1000), status: incomplete ? 'incomplete' : 'completed', model,
-    output, output_text: text, error: null,
+    id: newId('resp_'),
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    status: incomplete ? 'incomplete' : 'completed',
+    model,
+    output,
+    output_text: text,
+    error: null,
     incomplete_details: incomplete ? { reason: finish === 'length' ? 'max_output_tokens' : 'content_filter' } : null,
-    usage: toResponsesUsage(response.usage), parallel_tool_calls: true, tool_choice: 'auto', tools: [],
+    usage: toResponsesUsage(response.usage),
+    parallel_tool_calls: true,
+    tool_choice: 'auto',
+    tools: [],
   });
 }

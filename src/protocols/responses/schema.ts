@@ -15,6 +15,11 @@ export const ResponsesBodySchema = z.looseObject({
 
 /** True only for a body ResponsesBodySchema accepts (checkedBody's fast path; zod judges the rest). */
 export function isPlainResponsesBody(body: unknown): body is z.infer<typeof ResponsesBodySchema> {
-  return isRecord(body) && isFilledString(body.model) && (typeof body.input === 'string' || isArrayOfObjects(body.input)) &&
-    isNullishString(body.instructions) && isOptionalBoolean(body.stream);
+  return (
+    isRecord(body) &&
+    isFilledString(body.model) &&
+    (typeof body.input === 'string' || isArrayOfObjects(body.input)) &&
+    isNullishString(body.instructions) &&
+    isOptionalBoolean(body.stream)
+  );
 }

@@ -8,7 +8,10 @@ import { RAW, type EventFacts, type StreamOutput } from '../core/types.js';
 export class RelayOutput implements StreamOutput {
   readonly relays = true;
 
-  constructor(private readonly tail: Buffer | null, private readonly errorEvent: (message: string) => string) {}
+  constructor(
+    private readonly tail: Buffer | null,
+    private readonly errorEvent: (message: string) => string,
+  ) {}
 
   event(_facts: EventFacts): typeof RAW | null {
     return RAW;

@@ -9,7 +9,10 @@ export class TranslatedOutput implements StreamOutput {
   readonly relays = false;
   private readonly parts: StreamPart[] = [];
 
-  constructor(private readonly renderer: StreamRenderer, private readonly stage: PartStage = readParts) {}
+  constructor(
+    private readonly renderer: StreamRenderer,
+    private readonly stage: PartStage = readParts,
+  ) {}
 
   event(facts: EventFacts): Buffer | null {
     const text = this.renderer.render(this.staged(facts));

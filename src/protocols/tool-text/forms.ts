@@ -30,7 +30,7 @@ export function mayOpen(char: string): boolean {
  * (`open`), it may still (`maybe`: a prefix of an opener), or it is a plain answer (`no`).
  */
 export function openingOf(lead: string): 'open' | 'maybe' | 'no' {
-  if (lead === '' ) return 'maybe';
+  if (lead === '') return 'maybe';
   if (!mayOpen(lead[0])) return 'no';
   if (lead[0] === '{') return 'open';
   for (const tag of TAG_OPENERS) {

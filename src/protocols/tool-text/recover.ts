@@ -158,7 +158,9 @@ function readJsonCalls(body: string, wholeAnswer: boolean): Read | string | null
 
 function candidatesOf(value: unknown): Candidate[] {
   const list = Array.isArray(value) ? value : [value];
-  return list.map((item) => (isRecord(item) ? { name: item.name, args: 'arguments' in item ? item.arguments : item.parameters } : { name: undefined, args: undefined }));
+  return list.map((item) =>
+    isRecord(item) ? { name: item.name, args: 'arguments' in item ? item.arguments : item.parameters } : { name: undefined, args: undefined },
+  );
 }
 
 function isCallShaped(candidate: Candidate): boolean {

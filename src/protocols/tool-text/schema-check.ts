@@ -38,7 +38,9 @@ export function warmSchemaChecks(): void {
   if (ajv || warming) return;
   warming = true;
   // A first compile runs ajv's code generation cold (~30 ms); a throwaway schema takes that here.
-  setImmediate(() => loadedAjv().compile({ type: 'object', properties: { a: { type: 'string', enum: ['x'] }, b: { type: 'integer' } }, required: ['a'] })).unref();
+  setImmediate(() =>
+    loadedAjv().compile({ type: 'object', properties: { a: { type: 'string', enum: ['x'] }, b: { type: 'integer' } }, required: ['a'] }),
+  ).unref();
 }
 
 function loadedAjv(): AjvInstance {

@@ -27,7 +27,10 @@ export class ToolTextScope {
   /** Ids in the client's style: Messages' `toolu_…`, OpenAI's `call_…`. */
   readonly idPrefix: string;
 
-  constructor(readonly tools: ToolSchemas, protocol: ClientProtocol) {
+  constructor(
+    readonly tools: ToolSchemas,
+    protocol: ClientProtocol,
+  ) {
     this.idPrefix = protocol === 'messages' ? 'toolu_' : 'call_';
   }
 

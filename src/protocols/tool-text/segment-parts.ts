@@ -9,7 +9,11 @@ export function segmentParts(segments: readonly Segment[], idPrefix: string): St
   for (const segment of segments) {
     if (segment.type === 'call') {
       const id = newId(idPrefix);
-      parts.push({ type: 'tool-input-start', id, toolName: segment.name }, { type: 'tool-input-delta', id, delta: segment.arguments }, { type: 'tool-input-end', id });
+      parts.push(
+        { type: 'tool-input-start', id, toolName: segment.name },
+        { type: 'tool-input-delta', id, delta: segment.arguments },
+        { type: 'tool-input-end', id },
+      );
     } else {
       const id = newId('text-');
       parts.push({ type: 'text-start', id }, { type: 'text-delta', id, delta: segment.text }, { type: 'text-end', id });
@@ -20,5 +24,10 @@ export function segmentParts(segments: readonly Segment[], idPrefix: string): St
 
 /** A recovered answer as a whole answer's content. */
 export function segmentContent(segments: readonly Segment[], idPrefix: string): AssistantPart[] {
-  return segments.map((segment): AssistantPart => (segment.type === 'call' ? { type: 'tool_call', id: newId(idPrefix), name: segment.name, arguments: segment.arguments } : { type: 'text', text: segment.text }));
+  return segments.map(
+    (segment): AssistantPart =>
+      segment.type === 'call'
+        ? { type: 'tool_call', id: newId(idPrefix), name: segment.name, arguments: segment.arguments }
+        : { type: 'text', text: segment.text },
+  );
 }

@@ -15,7 +15,10 @@ export class TextCallOutput implements StreamOutput {
   private waitingParts: StreamPart[][] = [];
   private readonly rendered: TranslatedOutput;
 
-  constructor(private readonly relay: StreamOutput, renderer: StreamRenderer) {
+  constructor(
+    private readonly relay: StreamOutput,
+    renderer: StreamRenderer,
+  ) {
     this.rendered = new TranslatedOutput(renderer);
   }
 
@@ -43,7 +46,7 @@ export class TextCallOutput implements StreamOutput {
     this.mode = 'relay';
     const own = this.relay.event(facts, raw);
     if (bytes.length === 0) return own;
-    return Buffer.concat([...bytes, own === RAW ? raw : own ?? Buffer.alloc(0)]);
+    return Buffer.concat([...bytes, own === RAW ? raw : (own ?? Buffer.alloc(0))]);
   }
 
   keepAlive(raw: Buffer): Buffer | null {

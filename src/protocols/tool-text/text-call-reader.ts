@@ -1,9 +1,19 @@
 import { readFactsOfParts } from '../core/part-facts.js';
 import type { StreamPart } from '../core/stream-part.js';
-import { EVENT_BAD_TOOL_CALL, EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, EVENT_MALFORMED, EVENT_REWRITTEN, EVENT_USAGE_ONLY, type EventFacts, type StreamReader } from '../core/types.js';
+import {
+  EVENT_BAD_TOOL_CALL,
+  EVENT_CONTENT,
+  EVENT_DONE,
+  EVENT_ERROR,
+  EVENT_MALFORMED,
+  EVENT_REWRITTEN,
+  EVENT_USAGE_ONLY,
+  type EventFacts,
+  type StreamReader,
+} from '../core/types.js';
 import { firstCloseOf, formatOf, mayOpen, openingOf, type ToolTextFormat } from './forms.js';
 import { recoverCalls, type Recovery } from './recover.js';
-import { type ToolTextScope } from './scope.js';
+import type { ToolTextScope } from './scope.js';
 import { segmentParts } from './segment-parts.js';
 
 /** Where a stream's answer stands: not yet known, plain (read as the wire reads it), a form held, or converted (committed). */

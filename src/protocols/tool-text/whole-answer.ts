@@ -10,7 +10,11 @@ import { segmentContent } from './segment-parts.js';
  * or null: the answer stays as it is (plain text, a native call, or, on the last tier, a call
  * the client cannot run, delivered as written).
  */
-export function recoverWholeAnswer(response: NeutralResponse, scope: ToolTextScope, tier: { name: string; last?: boolean }): NeutralResponse | { badToolCall: string } | null {
+export function recoverWholeAnswer(
+  response: NeutralResponse,
+  scope: ToolTextScope,
+  tier: { name: string; last?: boolean },
+): NeutralResponse | { badToolCall: string } | null {
   if (response.content.some((part) => part.type === 'tool_call')) return null;
   const text = response.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
   const lead = text.trimStart();
@@ -25,5 +29,9 @@ export function recoverWholeAnswer(response: NeutralResponse, scope: ToolTextSco
   }
   scope.report({ tier: tier.name, format, calls: recovery.calls, repaired: recovery.repaired, result: recovery.repaired ? 'repaired' : 'recovered' });
   const reasoning = response.content.filter((part) => part.type === 'reasoning');
-  return { ...response, content: [...reasoning, ...segmentContent(recovery.segments, scope.idPrefix)], finishReason: settledFinish(response.finishReason, true) };
+  return {
+    ...response,
+    content: [...reasoning, ...segmentContent(recovery.segments, scope.idPrefix)],
+    finishReason: settledFinish(response.finishReason, true),
+  };
 }

@@ -11,7 +11,9 @@ import type { EventFacts, PartStage } from '../core/types.js';
 export const ANSWER_TOOL = 'json_answer';
 
 /** The forced tool for a response format; null for plain text, Unsupported-worthy when the schema is not an object. */
-export function answerTool(format: ResponseFormat): { name: string; description: string; input_schema: Record<string, unknown> } | { unsupported: string } | null {
+export function answerTool(
+  format: ResponseFormat,
+): { name: string; description: string; input_schema: Record<string, unknown> } | { unsupported: string } | null {
   if (format.type === 'text') return null;
   const schema = format.type === 'json_object' ? { type: 'object' } : format.schema;
   // A tool's input is an object: a schema of another type has no tool to carry it.
@@ -28,7 +30,10 @@ export class AnswerToolStage implements PartStage {
   private answerId: string | null = null;
   private otherCalls = 0;
 
-  constructor(private readonly inner: PartStage, private readonly name: string) {}
+  constructor(
+    private readonly inner: PartStage,
+    private readonly name: string,
+  ) {}
 
   decode(facts: EventFacts, out: StreamPart[]): void {
     this.parts.length = 0;

@@ -101,22 +101,34 @@ export class Recovery {
     const { req, log } = site;
     const n = log.records.filter((a) => a.tier === tier.name).length + 1;
     let diverged = false;
-    const prepare: Prepare = how === 'continue'
-      ? (t) => continuationCall(t, req, delivered, state.delivered.pieces)
-      : (t) => UpstreamCall.prepare(t, req.codec, req.request);
+    const prepare: Prepare =
+      how === 'continue' ? (t) => continuationCall(t, req, delivered, state.delivered.pieces) : (t) => UpstreamCall.prepare(t, req.codec, req.request);
     const opening = await openTier(site, tier, { prepare, held, n });
     if (!opening.open) {
-      if (opening.why === 'aborted') return { committed: false, error: new AttemptError('client_abort', 'client disconnected', { phase: 'connect', failover: false, retryable: false, blame: null }), diverged: () => diverged };
+      if (opening.why === 'aborted')
+        return {
+          committed: false,
+          error: new AttemptError('client_abort', 'client disconnected', { phase: 'connect', failover: false, retryable: false, blame: null }),
+          diverged: () => diverged,
+        };
       const message = log.records.at(-1)?.message ?? opening.why;
-      return { committed: false, error: new AttemptError('unsupported', message, { phase: 'connect', failover: false, retryable: false, blame: null }), refused: message, diverged: () => diverged };
+      return {
+        committed: false,
+        error: new AttemptError('unsupported', message, { phase: 'connect', failover: false, retryable: false, blame: null }),
+        refused: message,
+        diverged: () => diverged,
+      };
     }
     // The client has its status and the stream's opening: the recovery writes on where the first left off.
     const port: CommitPort = { commit: () => sink };
     let started: StreamAttempt | null = null;
-    const output = new TranslatedOutput(state.recoveryRenderer(), new RecoveryDecoder(readParts, how, delivered, (message) => {
-      diverged = true;
-      started?.cut(new AttemptError('replay_diverged', message, { phase: 'body', failover: false, retryable: false, blame: null }));
-    }));
+    const output = new TranslatedOutput(
+      state.recoveryRenderer(),
+      new RecoveryDecoder(readParts, how, delivered, (message) => {
+        diverged = true;
+        started?.cut(new AttemptError('replay_diverged', message, { phase: 'body', failover: false, retryable: false, blame: null }));
+      }),
+    );
     const attempt = startStream(site, tier, opening.call, { output, port });
     if (!(attempt instanceof StreamAttempt)) {
       log.failed(tier, n, attempt, 0);

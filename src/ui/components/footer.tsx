@@ -10,9 +10,7 @@ export interface FooterProps {
 export function Footer({ keysEnabled, notice }: FooterProps) {
   return (
     <Text wrap="truncate">
-      {keysEnabled
-        ? <Text dimColor>↑↓ select   k kill/restore   p probe   r reload   ? help   q quit</Text>
-        : <Text dimColor>keys off: stdin is not a terminal</Text>}
+      {keysEnabled ? <Text dimColor>↑↓ select k kill/restore p probe r reload ? help q quit</Text> : <Text dimColor>keys off: stdin is not a terminal</Text>}
       {notice ? <Text color="cyan">{`   ${notice}`}</Text> : null}
     </Text>
   );

@@ -27,7 +27,9 @@ export function Header(props: HeaderProps) {
   return (
     <Box flexDirection="column">
       <Text wrap="truncate">
-        <Text bold color="cyan">llm-route</Text>
+        <Text bold color="cyan">
+          llm-route
+        </Text>
         {'  '}
         <Text bold>{props.listen}</Text>
         {'   '}
@@ -48,8 +50,16 @@ export function Header(props: HeaderProps) {
         {today.cachedTokens > 0 ? <Text dimColor>{` (${formatCount(today.cachedTokens)} cached)`}</Text> : null}
         {today.saverTokensSaved > 0 ? <Text color="green">{`   savers saved ${formatCount(today.saverTokensSaved)} tokens`}</Text> : null}
       </Text>
-      {props.usageWarning ? <Text color="red" wrap="truncate">{props.usageWarning}</Text> : null}
-      {props.stateWarning ? <Text color="red" wrap="truncate">{props.stateWarning}</Text> : null}
+      {props.usageWarning ? (
+        <Text color="red" wrap="truncate">
+          {props.usageWarning}
+        </Text>
+      ) : null}
+      {props.stateWarning ? (
+        <Text color="red" wrap="truncate">
+          {props.stateWarning}
+        </Text>
+      ) : null}
     </Box>
   );
 }

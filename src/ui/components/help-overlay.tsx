@@ -21,20 +21,24 @@ const COLUMNS: [string, string][] = [
   ['ctx', 'context window in tokens the fit check uses (discovered, configured or learned); – unknown'],
 ];
 
-const LINES: [string, string][] = [
-  ['pending', 'requests still waiting for a first token: not yet committed to a tier (all, and per route)'],
-];
+const LINES: [string, string][] = [['pending', 'requests still waiting for a first token: not yet committed to a tier (all, and per route)']];
 
 /** The keys, what the table's columns mean, and the header's and route lines' words. */
 export function HelpOverlay() {
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1}>
       <Text bold>keys</Text>
-      {KEYS.map(([key, what]) => <HelpLine key={key} name={key} what={what} />)}
+      {KEYS.map(([key, what]) => (
+        <HelpLine key={key} name={key} what={what} />
+      ))}
       <Text bold>columns</Text>
-      {COLUMNS.map(([name, what]) => <HelpLine key={name} name={name} what={what} />)}
+      {COLUMNS.map(([name, what]) => (
+        <HelpLine key={name} name={name} what={what} />
+      ))}
       <Text bold>header and routes</Text>
-      {LINES.map(([name, what]) => <HelpLine key={name} name={name} what={what} />)}
+      {LINES.map(([name, what]) => (
+        <HelpLine key={name} name={name} what={what} />
+      ))}
     </Box>
   );
 }

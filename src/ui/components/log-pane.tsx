@@ -19,7 +19,10 @@ export function LogPane({ lines, rows }: LogPaneProps) {
       {shown.length === 0 ? <Text dimColor>nothing notable yet</Text> : null}
       {shown.map((line, i) => (
         <Text key={`${line.at}-${i}`} wrap="truncate">
-          <Text dimColor>{formatClock(line.at)}{'  '}</Text>
+          <Text dimColor>
+            {formatClock(line.at)}
+            {'  '}
+          </Text>
           <Text color={LEVEL_COLORS[line.level]}>{line.text}</Text>
         </Text>
       ))}

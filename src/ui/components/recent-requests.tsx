@@ -25,9 +25,14 @@ export function RecentRequests({ requests, rows, hint }: RecentRequestsProps) {
     <Box flexDirection="column">
       <Text bold>recent requests</Text>
       {requests.length === 0 ? (
-        <Text dimColor wrap="truncate">{hint}</Text>
+        <Text dimColor wrap="truncate">
+          {hint}
+        </Text>
       ) : (
-        <Text dimColor wrap="truncate">{`${cell('time', 10)}${cell('route', routeWidth + 2)}${cell('api', 10)}${cell('status', 8)}${cell('ttft', 7, 'right')}${cell('tokens', 8, 'right')}  path`}</Text>
+        <Text
+          dimColor
+          wrap="truncate"
+        >{`${cell('time', 10)}${cell('route', routeWidth + 2)}${cell('api', 10)}${cell('status', 8)}${cell('ttft', 7, 'right')}${cell('tokens', 8, 'right')}  path`}</Text>
       )}
       {shown.map((request, i) => (
         <RecentLine key={`${request.at}-${i}`} request={request} routeWidth={routeWidth} />
@@ -45,8 +50,13 @@ function RecentLine({ request, routeWidth }: { request: RecentRequest; routeWidt
       <Text dimColor>{cell(request.protocol, 10)}</Text>
       <Text color={statusColor(request)}>{cell(String(request.status), 8)}</Text>
       <Text>{cell(request.ttftMs === undefined ? '–' : formatMs(request.ttftMs), 7, 'right')}</Text>
-      <Text dimColor={request.completionTokens === undefined}>{cell(request.completionTokens === undefined ? '–' : formatCount(request.completionTokens), 8, 'right')}</Text>
-      <Text>{'  '}{request.path}</Text>
+      <Text dimColor={request.completionTokens === undefined}>
+        {cell(request.completionTokens === undefined ? '–' : formatCount(request.completionTokens), 8, 'right')}
+      </Text>
+      <Text>
+        {'  '}
+        {request.path}
+      </Text>
       {request.rule !== undefined ? <Text color="magenta">{`  (rule ${request.rule})`}</Text> : null}
       {request.resumed ? <Text color="cyan">{`  (${request.resumed})`}</Text> : null}
       {request.toolText ? <Text color="magenta">{`  (${request.toolText})`}</Text> : null}

@@ -18,7 +18,9 @@ export function RouteTable({ routes, width, selected }: RouteTableProps) {
   let index = 0;
   return (
     <Box flexDirection="column">
-      <Text dimColor wrap="truncate">{titleLine(columns)}</Text>
+      <Text dimColor wrap="truncate">
+        {titleLine(columns)}
+      </Text>
       {routes.map((route) => (
         <Box key={route.name} flexDirection="column">
           <Text wrap="truncate">

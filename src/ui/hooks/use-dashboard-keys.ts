@@ -34,38 +34,41 @@ export function useDashboardKeys(handlers: DashboardKeyHandlers): DashboardKeys 
   const { isRawModeSupported } = useStdin();
   const selectedRef = useRef(0);
   const [selected, setSelected] = useState(0);
-  useInput((input, key) => {
-    const { actions, notify } = handlers;
-    const tiers = handlers.tiers();
-    const current = Math.max(0, Math.min(selectedRef.current, tiers.length - 1));
-    const select = (index: number): void => {
-      selectedRef.current = index;
-      setSelected(index);
-    };
-    if (input === 'q' || (key.ctrl && input === 'c')) {
-      notify('stopping: finishing requests in flight…');
-      return run(notify, () => actions.quit());
-    }
-    if (key.upArrow) return select(Math.max(0, current - 1));
-    if (key.downArrow) return select(Math.max(0, Math.min(tiers.length - 1, current + 1)));
-    if (input === '?') return handlers.toggleHelp();
-    if (key.escape) return handlers.closeHelp();
-    if (input === 'p') {
-      notify('probing every tier…');
-      return run(notify, () => actions.probe());
-    }
-    if (input === 'r') {
-      notify('reloading the tier file…');
-      return run(notify, () => actions.reload());
-    }
-    if (input === 'k') {
-      const target = tiers[current];
-      if (!target) return;
-      const kill = !target.killed();
-      notify(`${kill ? 'killing' : 'restoring'} ${target.route}/${target.tier}…`);
-      return run(notify, () => actions.setKill(target.route, target.tier, kill));
-    }
-  }, { isActive: isRawModeSupported === true });
+  useInput(
+    (input, key) => {
+      const { actions, notify } = handlers;
+      const tiers = handlers.tiers();
+      const current = Math.max(0, Math.min(selectedRef.current, tiers.length - 1));
+      const select = (index: number): void => {
+        selectedRef.current = index;
+        setSelected(index);
+      };
+      if (input === 'q' || (key.ctrl && input === 'c')) {
+        notify('stopping: finishing requests in flight…');
+        return run(notify, () => actions.quit());
+      }
+      if (key.upArrow) return select(Math.max(0, current - 1));
+      if (key.downArrow) return select(Math.max(0, Math.min(tiers.length - 1, current + 1)));
+      if (input === '?') return handlers.toggleHelp();
+      if (key.escape) return handlers.closeHelp();
+      if (input === 'p') {
+        notify('probing every tier…');
+        return run(notify, () => actions.probe());
+      }
+      if (input === 'r') {
+        notify('reloading the tier file…');
+        return run(notify, () => actions.reload());
+      }
+      if (input === 'k') {
+        const target = tiers[current];
+        if (!target) return;
+        const kill = !target.killed();
+        notify(`${kill ? 'killing' : 'restoring'} ${target.route}/${target.tier}…`);
+        return run(notify, () => actions.setKill(target.route, target.tier, kill));
+      }
+    },
+    { isActive: isRawModeSupported === true },
+  );
   return { keysEnabled: isRawModeSupported === true, selected };
 }
 

@@ -1,8 +1,20 @@
 /** The route table's columns, and which of them fit a terminal of a given width. */
 
 export type ColumnKey =
-  | 'marker' | 'tier' | 'model' | 'state' | 'weight' | 'live' | 'requests' | 'errors' | 'failovers'
-  | 'p50' | 'p95' | 'p99' | 'trend' | 'context';
+  | 'marker'
+  | 'tier'
+  | 'model'
+  | 'state'
+  | 'weight'
+  | 'live'
+  | 'requests'
+  | 'errors'
+  | 'failovers'
+  | 'p50'
+  | 'p95'
+  | 'p99'
+  | 'trend'
+  | 'context';
 
 export interface Column {
   key: ColumnKey;
@@ -29,8 +41,12 @@ export const TREND_BARS = 12;
 const DROP_ORDER: ColumnKey[] = ['context', 'trend', 'model', 'p95'];
 
 function allColumns(content: ContentWidths): Column[] {
-  const column = (key: ColumnKey, title: string, width: number, align: Column['align']): Column =>
-    ({ key, title, width: Math.max(width, title.length), align });
+  const column = (key: ColumnKey, title: string, width: number, align: Column['align']): Column => ({
+    key,
+    title,
+    width: Math.max(width, title.length),
+    align,
+  });
   return [
     { key: 'marker', title: '', width: 2, align: 'left' },
     column('tier', 'tier', Math.min(content.tier, 16), 'left'),

@@ -8,19 +8,32 @@ const NONE = '–';
 /** The text of one tier's cell in a column (the marker column excepted). */
 export function tierCellText(tier: TierView, key: Exclude<ColumnKey, 'marker'>): string {
   switch (key) {
-    case 'tier': return tier.name;
-    case 'model': return providerModel(tier);
-    case 'state': return tier.health;
-    case 'weight': return tier.weightText;
-    case 'live': return formatCount(tier.live);
-    case 'requests': return formatCount(tier.requests);
-    case 'errors': return formatCount(tier.errors);
-    case 'failovers': return formatCount(tier.failovers);
-    case 'p50': return tier.ttft ? formatMs(tier.ttft.p50) : NONE;
-    case 'p95': return tier.ttft ? formatMs(tier.ttft.p95) : NONE;
-    case 'p99': return tier.ttft ? formatMs(tier.ttft.p99) : NONE;
-    case 'trend': return sparkline(tier.ttftHistory.slice(-TREND_BARS));
-    case 'context': return tier.context === null ? NONE : formatCount(tier.context);
+    case 'tier':
+      return tier.name;
+    case 'model':
+      return providerModel(tier);
+    case 'state':
+      return tier.health;
+    case 'weight':
+      return tier.weightText;
+    case 'live':
+      return formatCount(tier.live);
+    case 'requests':
+      return formatCount(tier.requests);
+    case 'errors':
+      return formatCount(tier.errors);
+    case 'failovers':
+      return formatCount(tier.failovers);
+    case 'p50':
+      return tier.ttft ? formatMs(tier.ttft.p50) : NONE;
+    case 'p95':
+      return tier.ttft ? formatMs(tier.ttft.p95) : NONE;
+    case 'p99':
+      return tier.ttft ? formatMs(tier.ttft.p99) : NONE;
+    case 'trend':
+      return sparkline(tier.ttftHistory.slice(-TREND_BARS));
+    case 'context':
+      return tier.context === null ? NONE : formatCount(tier.context);
   }
 }
 

@@ -1,6 +1,14 @@
 import type {
   FitDiscovered,
-  AttemptRecord, ConfigReloaded, HealthChecked, ProviderOutput, RolledBack, StateDegraded, StateRecovered, TierStateChanged, WeightChanged,
+  AttemptRecord,
+  ConfigReloaded,
+  HealthChecked,
+  ProviderOutput,
+  RolledBack,
+  StateDegraded,
+  StateRecovered,
+  TierStateChanged,
+  WeightChanged,
 } from '../../telemetry/events.js';
 import { formatMs } from '../../util/format.js';
 
@@ -36,9 +44,10 @@ export function reloadLines(event: ConfigReloaded): Line[] {
 
 /** A rollback with the numbers that tripped it; `weightBefore` null: the tier file's weight. */
 export function rollbackLine(event: RolledBack, weightBefore: number | null): Line {
-  const what = event.reason === 'ttft_p99'
-    ? `ttft p99 ${formatMs(event.observed)} > ${formatMs(event.threshold)}`
-    : `error rate ${percent(event.observed)} > ${percent(event.threshold)}`;
+  const what =
+    event.reason === 'ttft_p99'
+      ? `ttft p99 ${formatMs(event.observed)} > ${formatMs(event.threshold)}`
+      : `error rate ${percent(event.observed)} > ${percent(event.threshold)}`;
   const weight = weightBefore === null ? 'weight → 0' : `weight ${weightBefore} → 0`;
   return { level: 'bad', text: `rollback ${event.route}/${event.tier}: ${what} over ${event.windowS}s (${event.requests} requests), ${weight}` };
 }

@@ -20,7 +20,10 @@ export interface Percentiles {
 export class SampleWindow {
   private readonly samples: Ring<Sample>;
 
-  constructor(maxSamples = 200, private readonly maxAgeMs = 60_000) {
+  constructor(
+    maxSamples = 200,
+    private readonly maxAgeMs = 60_000,
+  ) {
     this.samples = new Ring(maxSamples);
   }
 
@@ -41,6 +44,9 @@ export class SampleWindow {
 
   /** The last `limit` values, oldest first (a sparkline's order), whatever their age. */
   recent(limit: number): number[] {
-    return this.samples.newest(limit).map((s) => s.value).reverse();
+    return this.samples
+      .newest(limit)
+      .map((s) => s.value)
+      .reverse();
   }
 }

@@ -15,7 +15,10 @@ export type EngineLedger = <T>(call: (ledger: BudgetLedger) => Promise<T>) => Pr
 export class LedgerClient implements BudgetLedger {
   private scopes = new Set<string>();
 
-  constructor(budgets: readonly Budget[], private readonly engine: EngineLedger) {
+  constructor(
+    budgets: readonly Budget[],
+    private readonly engine: EngineLedger,
+  ) {
     this.configure(budgets);
   }
 

@@ -58,26 +58,28 @@ export class LedgerTables {
   /** All or nothing: a hold on every budget of `scopes`, or the first budget that cannot take `amount`. */
   reserve(budgets: readonly Budget[], scopes: readonly string[], amount: BudgetAmount, now: number, holdMs: number): Reservation {
     const matching = budgets.filter((b) => scopes.includes(b.scope));
-    return this.db.transaction((): Reservation => {
-      this.sweep(now);
-      for (const budget of matching) {
-        const window = budgetWindow(budget.per, now);
-        const row = this.window.get(budget.scope, budget.per, budget.unit, window.start);
-        const available = budget.limit - (row?.spent ?? 0) - (row?.reserved ?? 0);
-        const need = amount[budget.unit];
-        if (available <= EPSILON || need > available + EPSILON) {
-          return { ok: false, scope: budget.scope, unit: budget.unit, per: budget.per, remaining: Math.max(0, available), retryAfterMs: window.end - now };
+    return this.db
+      .transaction((): Reservation => {
+        this.sweep(now);
+        for (const budget of matching) {
+          const window = budgetWindow(budget.per, now);
+          const row = this.window.get(budget.scope, budget.per, budget.unit, window.start);
+          const available = budget.limit - (row?.spent ?? 0) - (row?.reserved ?? 0);
+          const need = amount[budget.unit];
+          if (available <= EPSILON || need > available + EPSILON) {
+            return { ok: false, scope: budget.scope, unit: budget.unit, per: budget.per, remaining: Math.max(0, available), retryAfterMs: window.end - now };
+          }
         }
-      }
-      const id = nodeCrypto().randomUUID();
-      for (const budget of matching) {
-        const window = budgetWindow(budget.per, now);
-        const need = amount[budget.unit];
-        this.addReserve.run(budget.scope, budget.per, budget.unit, window.start, window.end, need);
-        this.addHold.run(id, budget.scope, budget.per, budget.unit, window.start, need, now + holdMs);
-      }
-      return { ok: true, id };
-    }).immediate();
+        const id = nodeCrypto().randomUUID();
+        for (const budget of matching) {
+          const window = budgetWindow(budget.per, now);
+          const need = amount[budget.unit];
+          this.addReserve.run(budget.scope, budget.per, budget.unit, window.start, window.end, need);
+          this.addHold.run(id, budget.scope, budget.per, budget.unit, window.start, need, now + holdMs);
+        }
+        return { ok: true, id };
+      })
+      .immediate();
   }
 
   /** The hold becomes the actual spend, in the window it was reserved in. Returns the holds it replaced. */
@@ -92,30 +94,38 @@ export class LedgerTables {
 
   /** Adds spend to the windows of these holds (spend first counted elsewhere, e.g. in memory while this file was unusable). */
   charge(holds: readonly HoldRow[], actual: BudgetAmount | ((hold: HoldRow) => number)): void {
-    this.db.transaction(() => {
-      for (const hold of holds) {
-        const amount = typeof actual === 'function' ? actual(hold) : actual[hold.unit];
-        this.addSpend.run(hold.scope, hold.per, hold.unit, hold.window_start, hold.window_end, amount);
-      }
-    }).immediate();
+    this.db
+      .transaction(() => {
+        for (const hold of holds) {
+          const amount = typeof actual === 'function' ? actual(hold) : actual[hold.unit];
+          this.addSpend.run(hold.scope, hold.per, hold.unit, hold.window_start, hold.window_end, amount);
+        }
+      })
+      .immediate();
   }
 
   /** Every window's spend, zeroed here: what moves to the file once it is usable again. */
   drainSpent(): HoldRow[] {
-    return this.db.transaction(() => {
-      const rows = this.db.prepare('SELECT scope, per, unit, window_start, window_end, spent AS amount FROM budget_windows WHERE spent > 0').all() as HoldRow[];
-      this.db.prepare('UPDATE budget_windows SET spent = 0').run();
-      return rows;
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        const rows = this.db
+          .prepare('SELECT scope, per, unit, window_start, window_end, spent AS amount FROM budget_windows WHERE spent > 0')
+          .all() as HoldRow[];
+        this.db.prepare('UPDATE budget_windows SET spent = 0').run();
+        return rows;
+      })
+      .immediate();
   }
 
   private endHolds(id: string, actual: BudgetAmount | null): HoldRow[] {
-    return this.db.transaction(() => {
-      const holds = this.holdsOf.all(id);
-      for (const hold of holds) this.unreserve.run(hold.amount, actual ? actual[hold.unit] : 0, hold.scope, hold.per, hold.unit, hold.window_start);
-      this.dropHolds.run(id);
-      return holds;
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        const holds = this.holdsOf.all(id);
+        for (const hold of holds) this.unreserve.run(hold.amount, actual ? actual[hold.unit] : 0, hold.scope, hold.per, hold.unit, hold.window_start);
+        this.dropHolds.run(id);
+        return holds;
+      })
+      .immediate();
   }
 
   status(budgets: readonly Budget[], now: number): BudgetStatus[] {
@@ -124,7 +134,16 @@ export class LedgerTables {
       const row = this.window.get(budget.scope, budget.per, budget.unit, window.start);
       const spent = row?.spent ?? 0;
       const reserved = row?.reserved ?? 0;
-      return { scope: budget.scope, per: budget.per, unit: budget.unit, limit: budget.limit, spent, reserved, remaining: Math.max(0, budget.limit - spent - reserved), resetsAt: window.end };
+      return {
+        scope: budget.scope,
+        per: budget.per,
+        unit: budget.unit,
+        limit: budget.limit,
+        spent,
+        reserved,
+        remaining: Math.max(0, budget.limit - spent - reserved),
+        resetsAt: window.end,
+      };
     });
   }
 

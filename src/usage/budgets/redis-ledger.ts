@@ -151,7 +151,8 @@ export class RedisLedger implements BudgetLedger {
     const now = this.now();
     const refs = this.budgets.map((b) => this.windowRef(b, now));
     const rows = await this.link.run((redis) => Promise.all(refs.map((ref) => redis.hmget(ref.key, 'spent', 'reserved'))));
-    if (rows !== UNAVAILABLE) refs.forEach((ref, i) => this.seen.set(ref.key, { spent: Number(rows[i][0] ?? 0), reserved: Math.max(0, Number(rows[i][1] ?? 0)) }));
+    if (rows !== UNAVAILABLE)
+      refs.forEach((ref, i) => this.seen.set(ref.key, { spent: Number(rows[i][0] ?? 0), reserved: Math.max(0, Number(rows[i][1] ?? 0)) }));
     this.publishGauge(now);
   }
 
@@ -165,8 +166,14 @@ export class RedisLedger implements BudgetLedger {
       const seen = this.seen.get(ref.key) ?? { spent: 0, reserved: 0 };
       const used = seen.spent + seen.reserved + this.local.usedHere(ref.key);
       return {
-        scope: budget.scope, per: budget.per, unit: budget.unit, limit: budget.limit, spent: seen.spent, reserved: seen.reserved,
-        remaining: Math.max(0, budget.limit - used), resetsAt: ref.end,
+        scope: budget.scope,
+        per: budget.per,
+        unit: budget.unit,
+        limit: budget.limit,
+        spent: seen.spent,
+        reserved: seen.reserved,
+        remaining: Math.max(0, budget.limit - used),
+        resetsAt: ref.end,
       };
     });
   }

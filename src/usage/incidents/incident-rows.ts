@@ -26,7 +26,9 @@ interface Row {
 }
 
 export function listIncidents(db: Database): IncidentRecord[] {
-  return (db.prepare('SELECT id, route, tier, kind, opened_at, closed_at, closed_by, trigger FROM incidents ORDER BY opened_at DESC, id DESC').all() as Row[]).map(toRecord);
+  return (
+    db.prepare('SELECT id, route, tier, kind, opened_at, closed_at, closed_by, trigger FROM incidents ORDER BY opened_at DESC, id DESC').all() as Row[]
+  ).map(toRecord);
 }
 
 export function findIncident(db: Database, id: number): IncidentRecord | null {

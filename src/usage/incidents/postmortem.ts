@@ -65,15 +65,20 @@ export function incidentNumbers(db: Database, incident: IncidentRecord, now: num
 
   const badSql = `r.route = ? AND EXISTS (SELECT 1 FROM attempts a WHERE a.request_seq = r.seq AND a.tier = ? AND
       ((${FAILED_ATTEMPT_SQL}) OR (? IS NOT NULL AND a.outcome = 'ok' AND r.stream = 1 AND a.ms > ?)))`;
-  const firstBad = db.prepare(`SELECT min(r.started_at) AS at FROM requests r WHERE r.started_at >= ? AND r.started_at <= ? AND ${badSql}`)
+  const firstBad = db
+    .prepare(`SELECT min(r.started_at) AS at FROM requests r WHERE r.started_at >= ? AND r.started_at <= ? AND ${badSql}`)
     .get(incident.openedAt - lookback, end, incident.route, incident.tier, slowMs, slowMs) as { at: number | null };
   const from = firstBad.at ?? incident.openedAt;
 
-  const affected = db.prepare(
-    `SELECT r.tier AS tier, count(*) AS requests, total(r.cost_usd) AS cost FROM requests r
+  const affected = db
+    .prepare(
+      `SELECT r.tier AS tier, count(*) AS requests, total(r.cost_usd) AS cost FROM requests r
      WHERE r.started_at >= ? AND r.started_at <= ? AND ${badSql} GROUP BY r.tier`,
-  ).all(from, end, incident.route, incident.tier, slowMs, slowMs) as Array<{ tier: string | null; requests: number; cost: number }>;
-  const routeRequests = (db.prepare('SELECT count(*) AS n FROM requests WHERE route = ? AND started_at >= ? AND started_at <= ?').get(incident.route, from, end) as { n: number }).n;
+    )
+    .all(from, end, incident.route, incident.tier, slowMs, slowMs) as Array<{ tier: string | null; requests: number; cost: number }>;
+  const routeRequests = (
+    db.prepare('SELECT count(*) AS n FROM requests WHERE route = ? AND started_at >= ? AND started_at <= ?').get(incident.route, from, end) as { n: number }
+  ).n;
 
   const affectedRequests = affected.reduce((n, g) => n + g.requests, 0);
   const failed = affected.filter((g) => g.tier === null).reduce((n, g) => n + g.requests, 0);
@@ -93,7 +98,10 @@ export function incidentNumbers(db: Database, incident: IncidentRecord, now: num
     failed_over: answeredElsewhere.reduce((n, g) => n + g.requests, 0),
     failed,
     affected_cost_usd: affected.reduce((sum, g) => sum + g.cost, 0),
-    answered_by: affected.filter((g) => g.tier !== null).map((g) => ({ tier: g.tier as string, requests: g.requests })).sort((a, b) => b.requests - a.requests),
+    answered_by: affected
+      .filter((g) => g.tier !== null)
+      .map((g) => ({ tier: g.tier as string, requests: g.requests }))
+      .sort((a, b) => b.requests - a.requests),
   };
 }
 
@@ -101,20 +109,31 @@ export function incidentNumbers(db: Database, incident: IncidentRecord, now: num
 function periodNumbers(db: Database, incident: IncidentRecord, from: number, to: number, inclusive: boolean): PeriodNumbers {
   const upTo = inclusive ? '<=' : '<';
   const inPeriod = `r.route = ? AND r.started_at >= ? AND r.started_at ${upTo} ?`;
-  const ttfts = (db.prepare(
-    `SELECT a.ms AS ms FROM requests r JOIN attempts a ON a.request_seq = r.seq
+  const ttfts = (
+    db
+      .prepare(
+        `SELECT a.ms AS ms FROM requests r JOIN attempts a ON a.request_seq = r.seq
      WHERE ${inPeriod} AND a.tier = ? AND a.outcome = 'ok' AND r.stream = 1 ORDER BY a.ms`,
-  ).all(incident.route, from, to, incident.tier) as Array<{ ms: number }>).map((row) => row.ms);
-  const counts = db.prepare(
-    `SELECT total(${COUNTED_ATTEMPT_SQL}) AS attempts, total(${FAILED_ATTEMPT_SQL}) AS failed
+      )
+      .all(incident.route, from, to, incident.tier) as Array<{ ms: number }>
+  ).map((row) => row.ms);
+  const counts = db
+    .prepare(
+      `SELECT total(${COUNTED_ATTEMPT_SQL}) AS attempts, total(${FAILED_ATTEMPT_SQL}) AS failed
      FROM requests r JOIN attempts a ON a.request_seq = r.seq WHERE ${inPeriod} AND a.tier = ?`,
-  ).get(incident.route, from, to, incident.tier) as { attempts: number; failed: number };
-  const failures = db.prepare(
-    `SELECT a.outcome AS outcome, count(*) AS count FROM requests r JOIN attempts a ON a.request_seq = r.seq
+    )
+    .get(incident.route, from, to, incident.tier) as { attempts: number; failed: number };
+  const failures = db
+    .prepare(
+      `SELECT a.outcome AS outcome, count(*) AS count FROM requests r JOIN attempts a ON a.request_seq = r.seq
      WHERE ${inPeriod} AND a.tier = ? AND ${FAILED_ATTEMPT_SQL} GROUP BY a.outcome ORDER BY count DESC, outcome`,
-  ).all(incident.route, from, to, incident.tier) as Array<{ outcome: string; count: number }>;
-  const chunkErrors = (db.prepare(`SELECT total(r.chunk_errors) AS n FROM requests r WHERE ${inPeriod} AND r.tier = ?`)
-    .get(incident.route, from, to, incident.tier) as { n: number }).n;
+    )
+    .all(incident.route, from, to, incident.tier) as Array<{ outcome: string; count: number }>;
+  const chunkErrors = (
+    db.prepare(`SELECT total(r.chunk_errors) AS n FROM requests r WHERE ${inPeriod} AND r.tier = ?`).get(incident.route, from, to, incident.tier) as {
+      n: number;
+    }
+  ).n;
   return {
     from: new Date(from).toISOString(),
     to: new Date(to).toISOString(),

@@ -22,13 +22,21 @@ export class IncidentTracker {
   private readonly openKeys = new Map<string, string>();
   private readonly down = new Map<string, { at: number; reason: string; timer: NodeJS.Timeout }>();
 
-  constructor(private readonly sink: IncidentSink, private readonly now: () => number = Date.now, private readonly downAfterMs = DOWN_AFTER_MS) {}
+  constructor(
+    private readonly sink: IncidentSink,
+    private readonly now: () => number = Date.now,
+    private readonly downAfterMs = DOWN_AFTER_MS,
+  ) {}
 
   onEvent(event: TelemetryEvent): void {
     switch (event.type) {
       case 'rollback':
         this.open(event.route, event.tier, 'rollback', this.now(), {
-          reason: event.reason, threshold: event.threshold, observed: event.observed, requests: event.requests, window_s: event.windowS,
+          reason: event.reason,
+          threshold: event.threshold,
+          observed: event.observed,
+          requests: event.requests,
+          window_s: event.windowS,
         });
         return;
       case 'weight':

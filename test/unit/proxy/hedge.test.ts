@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { AttemptError, timeoutError } from '../../../src/proxy/attempt-error.js';
+import { type AttemptError, timeoutError } from '../../../src/proxy/attempt-error.js';
 import { type Flight, HedgeDoor, race, type RaceEnd } from '../../../src/proxy/hedge.js';
 import type { CommitResult, StreamAttempt } from '../../../src/proxy/stream-attempt.js';
 import type { StreamRelay } from '../../../src/proxy/stream-relay.js';
@@ -57,7 +57,10 @@ class ScriptedAttempt implements Pick<StreamAttempt, 'committed' | 'elapsedMs' |
   private done = false;
   private readonly startedAt = performance.now();
 
-  constructor(private readonly port: CommitPort, private readonly flight: () => Flight) {
+  constructor(
+    private readonly port: CommitPort,
+    private readonly flight: () => Flight,
+  ) {
     this.committed = new Promise((resolve) => (this.settle = resolve));
   }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AttemptError } from '../../../src/proxy/attempt-error.js';
-import { type CommitResult, StreamAttempt } from '../../../src/proxy/stream-attempt.js';
+import type { AttemptError } from '../../../src/proxy/attempt-error.js';
+import type { CommitResult, StreamAttempt } from '../../../src/proxy/stream-attempt.js';
 import { TelemetryBus } from '../../../src/telemetry/bus.js';
 import type { TelemetryEvent } from '../../../src/telemetry/events.js';
 import type { ClientLifetime } from '../../../src/util/client-lifetime.js';
@@ -132,19 +132,22 @@ describe('the TTFT timer', () => {
     expect(port.commits).toEqual([]);
   });
 
-  it('a budget cut by the route\'s deadline is reported as the deadline, blaming no one', async () => {
+  it("a budget cut by the route's deadline is reported as the deadline, blaming no one", async () => {
     const { attempt } = await attemptAt(roleThenSilence('slow'), { ttftBudgetMs: 150, ttftLimit: 'deadline' });
     expect(await failure(attempt)).toMatchObject({ reason: 'deadline', blame: null, timedOut: true });
   });
 
   it('ends at commit: a committed stream slower than the budget is not cut', async () => {
-    const { attempt, port } = await attemptAt(async (ctx) => {
-      ctx.startStream();
-      ctx.raw(HI);
-      await ctx.wait(400);
-      ctx.raw(FINISH + DONE);
-      ctx.res.end();
-    }, { ttftBudgetMs: 100 });
+    const { attempt, port } = await attemptAt(
+      async (ctx) => {
+        ctx.startStream();
+        ctx.raw(HI);
+        await ctx.wait(400);
+        ctx.raw(FINISH + DONE);
+        ctx.res.end();
+      },
+      { ttftBudgetMs: 100 },
+    );
     const end = await (await relayOf(attempt)).finished;
     expect(end.interruption).toBeNull();
     expect(port.sink.text()).toBe(HI + FINISH + DONE);

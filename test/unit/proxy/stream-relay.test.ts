@@ -65,7 +65,11 @@ function relayAfter(held: string, opts: Options = {}): Relayed {
   const tally = new StreamTally(call.streamReader(), new TelemetryBus(), 'chat', tier.name);
   const relay = new StreamRelay(
     { tier, client, output: call.streamOutput(), keepOpen: opts.keepOpen },
-    dispatch as unknown as UpstreamDispatch, call.wire.framer(), tally, sink, Buffer.from(held),
+    dispatch as unknown as UpstreamDispatch,
+    call.wire.framer(),
+    tally,
+    sink,
+    Buffer.from(held),
   );
   let ended: StreamEnd | null = null;
   void relay.finished.then((end) => (ended = end));
@@ -149,7 +153,7 @@ describe('relaying', () => {
 });
 
 describe('failures after commit', () => {
-  it('the upstream\'s own error event is the client\'s last, after the events before it; the upstream is cut', async () => {
+  it("the upstream's own error event is the client's last, after the events before it; the upstream is cut", async () => {
     const { relay, sink, dispatch, end } = relayAfter(HI);
     relay.onBody(Buffer.from(THERE + UPSTREAM_ERROR + FINISH));
     await turn();
@@ -176,11 +180,13 @@ describe('failures after commit', () => {
     relay.onBody(Buffer.from(`data: {"x":"${'x'.repeat(4 * 1024 * 1024 + 16)}`));
     await turn();
     expect(end()?.interruption).toMatchObject({ reason: 'broken_stream', failover: false });
-    expect(errorMessageOf(sink.ends[0])).toBe('llm-route: upstream connection broke after the first token: upstream sent a stream event larger than 4194304 bytes');
+    expect(errorMessageOf(sink.ends[0])).toBe(
+      'llm-route: upstream connection broke after the first token: upstream sent a stream event larger than 4194304 bytes',
+    );
     expect(dispatch.calls[0]).toBe('cancel');
   });
 
-  it('with keepOpen (on_break: resume), a break leaves the client\'s response open for a recovery', async () => {
+  it("with keepOpen (on_break: resume), a break leaves the client's response open for a recovery", async () => {
     const asked: string[] = [];
     const { relay, sink, end } = relayAfter(HI, { keepOpen: (err) => (asked.push(err.reason), true) });
     relay.onBroken(new AttemptError('connection_reset', 'reset', { phase: 'body', failover: true, retryable: true }));
@@ -245,7 +251,7 @@ describe('timers', () => {
     expect(sink.ends).toHaveLength(1);
   });
 
-  it('a client that is not reading is not the upstream\'s silence: no idle timeout while paused', async () => {
+  it("a client that is not reading is not the upstream's silence: no idle timeout while paused", async () => {
     const { relay, sink, end } = relayAfter(HI, { timeouts: { idle_ms: 1_000 } });
     sink.full = true;
     relay.onBody(Buffer.from(THERE));
@@ -262,7 +268,7 @@ describe('timers', () => {
     expect(end()?.interruption).toMatchObject({ reason: 'idle_timeout' });
   });
 
-  it('stream_max_ms counts from the attempt\'s start: the operator\'s cap, blaming no one', async () => {
+  it("stream_max_ms counts from the attempt's start: the operator's cap, blaming no one", async () => {
     const { relay, end } = relayAfter(HI, { timeouts: { idle_ms: 10_000, stream_max_ms: 1_000 }, elapsedMs: 400 });
     relay.onBody(Buffer.from(THERE));
     vi.advanceTimersByTime(599);

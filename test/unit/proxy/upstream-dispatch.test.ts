@@ -64,24 +64,34 @@ describe('a 2xx answer', () => {
 describe('a non-2xx answer', () => {
   const cases: Array<{ name: string; status: number; body: unknown; headers?: Record<string, string>; expected: Record<string, unknown> }> = [
     {
-      name: '429 with Retry-After: the tier is rate limited, retried after the upstream\'s delay',
-      status: 429, body: { error: { message: 'slow down', type: 'rate_limit_error' } }, headers: { 'retry-after': '2' },
+      name: "429 with Retry-After: the tier is rate limited, retried after the upstream's delay",
+      status: 429,
+      body: { error: { message: 'slow down', type: 'rate_limit_error' } },
+      headers: { 'retry-after': '2' },
       expected: { reason: 'rate_limited', failover: true, retryable: true, retryAfterMs: 2000, blame: 'tier' },
     },
     {
       name: '503: a server error, worth a retry',
-      status: 503, body: { error: { message: 'busy', type: 'server_error' } },
+      status: 503,
+      body: { error: { message: 'busy', type: 'server_error' } },
       expected: { reason: 'server_error', failover: true, retryable: true, blame: 'tier' },
     },
     {
-      name: '400 for a bad parameter: the payload\'s fault, no failover',
-      status: 400, body: { error: { message: 'Invalid value for \'temperature\'', type: 'invalid_request_error' } },
+      name: "400 for a bad parameter: the payload's fault, no failover",
+      status: 400,
+      body: { error: { message: "Invalid value for 'temperature'", type: 'invalid_request_error' } },
       expected: { reason: 'bad_request', failover: false, retryable: false, blame: 'payload' },
     },
     {
-      name: '400 over the context (llama-server\'s words): another tier may hold it, no health penalty',
+      name: "400 over the context (llama-server's words): another tier may hold it, no health penalty",
       status: 400,
-      body: { error: { code: 400, message: 'request (9000 tokens) exceeds the available context size (8192 tokens), try increasing it', type: 'exceed_context_size_error' } },
+      body: {
+        error: {
+          code: 400,
+          message: 'request (9000 tokens) exceeds the available context size (8192 tokens), try increasing it',
+          type: 'exceed_context_size_error',
+        },
+      },
       expected: { reason: 'context_length', failover: true, retryable: false, blame: null },
     },
   ];

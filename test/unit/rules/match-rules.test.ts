@@ -6,14 +6,19 @@ import { boundVerdict, compare, matchRules } from '../../../src/rules/match-rule
 import { RequestFacts } from '../../../src/rules/request-facts.js';
 import { asksThinking, hasImages } from '../../../src/rules/request-traits.js';
 
-const config = (rules: string) => loadConfigText(`version: 1
+const config = (rules: string) =>
+  loadConfigText(
+    `version: 1
 providers:
   p: { type: openai, base_url: "http://127.0.0.1:1/v1" }
 routes:
   a: { tiers: [{ provider: p, model: m }] }
   b: { tiers: [{ provider: p, model: m }] }
 rules:
-${rules}`, '/t/llm-route.yaml', {});
+${rules}`,
+    '/t/llm-route.yaml',
+    {},
+  );
 
 /** Facts of a request, counted for real; `counted`: how often its prompt was read for a count. */
 function facts(body: Record<string, unknown>, bytes: number, protocol: ClientProtocol = 'chat'): { facts: RequestFacts; counted: () => number } {
@@ -27,7 +32,7 @@ function facts(body: Record<string, unknown>, bytes: number, protocol: ClientPro
 const chat = { model: 'a', messages: [{ role: 'user', content: 'hi' }] };
 const long = { model: 'a', messages: [{ role: 'user', content: 'word '.repeat(55_000) }] };
 
-describe('prompt_tokens: counted only when a rule asks and the body\'s size cannot decide', () => {
+describe("prompt_tokens: counted only when a rule asks and the body's size cannot decide", () => {
   it('a body smaller than the threshold decides without a count, synchronously', () => {
     const cfg = config('  - { when: { prompt_tokens: ">= 60000" }, route: b }\n  - { when: { prompt_tokens: "< 60000" }, route: a }\n');
     const small = facts(chat, 2000);
@@ -55,8 +60,19 @@ describe('prompt_tokens: counted only when a rule asks and the body\'s size cann
   });
 
   it('comparisons and their byte bound', () => {
-    expect([compare({ op: '>=', value: 10 }, 10), compare({ op: '>', value: 10 }, 10), compare({ op: '<', value: 10 }, 9), compare({ op: '<=', value: 10 }, 11), compare({ op: '==', value: 10 }, 10)]).toEqual([true, false, true, false, true]);
-    expect([boundVerdict({ op: '>=', value: 100 }, 99), boundVerdict({ op: '<', value: 100 }, 99), boundVerdict({ op: '==', value: 100 }, 99), boundVerdict({ op: '>=', value: 100 }, 100)]).toEqual([false, true, false, undefined]);
+    expect([
+      compare({ op: '>=', value: 10 }, 10),
+      compare({ op: '>', value: 10 }, 10),
+      compare({ op: '<', value: 10 }, 9),
+      compare({ op: '<=', value: 10 }, 11),
+      compare({ op: '==', value: 10 }, 10),
+    ]).toEqual([true, false, true, false, true]);
+    expect([
+      boundVerdict({ op: '>=', value: 100 }, 99),
+      boundVerdict({ op: '<', value: 100 }, 99),
+      boundVerdict({ op: '==', value: 100 }, 99),
+      boundVerdict({ op: '>=', value: 100 }, 100),
+    ]).toEqual([false, true, false, undefined]);
   });
 });
 
@@ -76,10 +92,28 @@ describe('thinking, as each protocol asks for it', () => {
 describe('images, anywhere in the conversation', () => {
   it('Chat image_url, Messages image in a tool result, Responses input_image in a message and in a tool output; text alone is none', () => {
     expect(hasImages({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AA' } }] }] })).toBe(true);
-    expect(hasImages({ messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AA' } }] }] }] })).toBe(true);
+    expect(
+      hasImages({
+        messages: [
+          {
+            role: 'user',
+            content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AA' } }] }],
+          },
+        ],
+      }),
+    ).toBe(true);
     expect(hasImages({ input: [{ type: 'message', role: 'user', content: [{ type: 'input_image', image_url: 'data:image/png;base64,AA' }] }] })).toBe(true);
-    expect(hasImages({ input: [{ type: 'function_call_output', call_id: 'c', output: [{ type: 'input_image', image_url: 'data:image/png;base64,AA' }] }] })).toBe(true);
-    expect(hasImages({ messages: [{ role: 'user', content: 'an image of a cat' }, { role: 'user', content: [{ type: 'text', text: '"type":"image"' }] }] })).toBe(false);
+    expect(
+      hasImages({ input: [{ type: 'function_call_output', call_id: 'c', output: [{ type: 'input_image', image_url: 'data:image/png;base64,AA' }] }] }),
+    ).toBe(true);
+    expect(
+      hasImages({
+        messages: [
+          { role: 'user', content: 'an image of a cat' },
+          { role: 'user', content: [{ type: 'text', text: '"type":"image"' }] },
+        ],
+      }),
+    ).toBe(false);
     expect(hasImages({ input: 'image' })).toBe(false);
   });
 });

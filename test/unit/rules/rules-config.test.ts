@@ -28,14 +28,21 @@ function problems(text: string): string[] {
 
 describe('rules: in the tier file', () => {
   it('loads rules in file order, each labelled by its name or its index', () => {
-    const config = loadConfigText(`${HEAD}rules:
+    const config = loadConfigText(
+      `${HEAD}rules:
   - name: background
     when: { client: claude-code, class: background }
     route: chat
   - when: { images: true, prompt_tokens: ">= 60000", header: { X-Team: infra } }
     route: cloud
-`, '/t/llm-route.yaml', {});
-    expect(config.rules?.map((rule) => [rule.label, rule.route])).toEqual([['background', 'chat'], [1, 'cloud']]);
+`,
+      '/t/llm-route.yaml',
+      {},
+    );
+    expect(config.rules?.map((rule) => [rule.label, rule.route])).toEqual([
+      ['background', 'chat'],
+      [1, 'cloud'],
+    ]);
     expect(config.rules?.[1].when).toEqual({ images: true, prompt_tokens: '>= 60000', header: { 'X-Team': 'infra' } });
     expect(summarizeConfig(config)).toBe('ok: /t/llm-route.yaml — 2 routes (chat: local; cloud: cloud), 3 providers, 2 rules');
   });
@@ -68,23 +75,33 @@ describe('rules: in the tier file', () => {
   });
 
   it('warns about a local_only route without a local tier, not about one with a LAN tier', () => {
-    const config = loadConfigText(`${HEAD}  private:
+    const config = loadConfigText(
+      `${HEAD}  private:
     local_only: true
     tiers: [{ provider: cloud, model: m }]
   lan-only:
     local_only: true
     tiers: [{ provider: cloud, model: m }, { provider: lan, model: m }]
-`, '/t/llm-route.yaml', {});
-    expect(config.warnings).toEqual(['/t/llm-route.yaml:12:5: warning: route "private" is local_only but none of its tiers is on the local network; every request to it gets 503 no_local_tier (at routes.private.local_only)']);
+`,
+      '/t/llm-route.yaml',
+      {},
+    );
+    expect(config.warnings).toEqual([
+      '/t/llm-route.yaml:12:5: warning: route "private" is local_only but none of its tiers is on the local network; every request to it gets 503 no_local_tier (at routes.private.local_only)',
+    ]);
     expect(config.routes.get('private')?.local_only).toBe(true);
     expect(config.routes.get('chat')?.local_only).toBeUndefined();
   });
 
   it('a class model name exec gives (<route>@background) names its route when nothing else claims it', () => {
-    const config = loadConfigText(`${HEAD}  wide:
+    const config = loadConfigText(
+      `${HEAD}  wide:
     aliases: ["cloud@*"]
     tiers: [{ provider: cloud, model: m }]
-`, '/t/llm-route.yaml', {});
+`,
+      '/t/llm-route.yaml',
+      {},
+    );
     expect(findRoute(config, 'chat@background')?.name).toBe('chat');
     expect(findRoute(config, 'chat@subagent')?.name).toBe('chat');
     expect(findRoute(config, 'cloud@background')?.name).toBe('wide'); // an alias that claims the name wins, as before

@@ -32,11 +32,7 @@ function problems(text: string): string[] {
 
 describe('savers: in the tier file', () => {
   it('a route without its own list gets the top-level default; `savers: []` turns them off', () => {
-    const config = loadConfigText(
-      file('savers: [whitespace, { trim_history: { max_tokens: 8000 } }]', '    savers: []'),
-      'llm-route.yaml',
-      {},
-    );
+    const config = loadConfigText(file('savers: [whitespace, { trim_history: { max_tokens: 8000 } }]', '    savers: []'), 'llm-route.yaml', {});
     expect(config.routes.get('chat')?.savers).toEqual([]);
     expect(config.routes.get('code')?.savers).toEqual([
       { name: 'whitespace', options: { tool_results: false } },

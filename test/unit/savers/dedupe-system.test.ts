@@ -44,13 +44,24 @@ describe('dedupe_system', () => {
   });
 
   it('Responses: instructions repeated in a developer message', async () => {
-    const body = { instructions: RULES, input: [{ role: 'developer', content: RULES }, { role: 'user', content: 'go' }] };
+    const body = {
+      instructions: RULES,
+      input: [
+        { role: 'developer', content: RULES },
+        { role: 'user', content: 'go' },
+      ],
+    };
     const result = await run('responses', body, [dedupeSystemSaver()]);
     expect(result.body).toEqual({ instructions: RULES, input: [{ role: 'user', content: 'go' }] });
   });
 
   it('nothing repeated: nothing changes', async () => {
-    const body = { messages: [{ role: 'system', content: RULES }, { role: 'system', content: STYLE }] };
+    const body = {
+      messages: [
+        { role: 'system', content: RULES },
+        { role: 'system', content: STYLE },
+      ],
+    };
     const result = await run('chat', body, [dedupeSystemSaver()]);
     expect(result.body).toBe(body);
     expect(result.measures[0].before).toBe(result.measures[0].after);

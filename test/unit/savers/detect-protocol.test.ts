@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { detectProtocol } from '../../../src/savers/detect-protocol.js';
 
 describe('detectProtocol', () => {
-  it('tells the protocol from the body\'s shape', () => {
+  it("tells the protocol from the body's shape", () => {
     expect(detectProtocol({ input: 'hi' })).toBe('responses');
     expect(detectProtocol({ input: [{ role: 'user', content: 'hi' }], instructions: 'x' })).toBe('responses');
     expect(detectProtocol({ system: 'x', messages: [] })).toBe('messages');

@@ -32,5 +32,8 @@ export function frozen<T>(value: T): T {
 
 /** Lines of text that tokenize to about `n` tokens each... a long log. */
 export function logLines(n: number, prefix = 'INFO'): string {
-  return Array.from({ length: n }, (_, i) => `2024-05-01T12:00:${String(i % 60).padStart(2, '0')}Z ${prefix} worker-${i % 7} processed batch ${i} in ${(i * 37) % 1000} ms`).join('\n');
+  return Array.from(
+    { length: n },
+    (_, i) => `2024-05-01T12:00:${String(i % 60).padStart(2, '0')}Z ${prefix} worker-${i % 7} processed batch ${i} in ${(i * 37) % 1000} ms`,
+  ).join('\n');
 }

@@ -62,14 +62,24 @@ describe('applySavers', () => {
   });
 
   it('a route without savers pays nothing: no copy, no tokenizer', () => {
-    const counter: TokenCounter = { encoding: 'o200k_base', count: () => { throw new Error('tokenized'); } };
+    const counter: TokenCounter = {
+      encoding: 'o200k_base',
+      count: () => {
+        throw new Error('tokenized');
+      },
+    };
     const original = body();
     expect(applySavers('chat', original, [], counter)).toEqual({ body: original, changed: false, measures: [], failures: [] });
     expect(applySavers('chat', original, [], counter).body).toBe(original);
   });
 
   it('a saver that throws is skipped and counted; the body from before it goes on to the next saver', async () => {
-    const boom: Saver = { name: 'boom', run: () => { throw new Error('kaboom'); } };
+    const boom: Saver = {
+      name: 'boom',
+      run: () => {
+        throw new Error('kaboom');
+      },
+    };
     const result = await run('chat', body(), [ALL[1], boom, ALL[0]]);
     expect(result.measures[1]).toEqual({ saver: 'boom', before: result.measures[0].after, after: result.measures[0].after, failed: true });
     expect(result.failures).toEqual([{ saver: 'boom', reason: 'threw', message: 'kaboom' }]);
@@ -80,7 +90,10 @@ describe('applySavers', () => {
   it('a saver that returns a bad edit is skipped, none of its edits kept', async () => {
     const bad: Saver = {
       name: 'bad',
-      run: (view) => [{ kind: 'rewrite', part: view.messages[2].parts[0], text: 'x' }, { kind: 'drop_message', message: view.messages[0] }],
+      run: (view) => [
+        { kind: 'rewrite', part: view.messages[2].parts[0], text: 'x' },
+        { kind: 'drop_message', message: view.messages[0] },
+      ],
     };
     const original = body();
     const result = await run('chat', original, [bad]);
@@ -103,14 +116,20 @@ describe('applySavers', () => {
     expect(ok.failures).toEqual([]);
   });
 
-  it("time in the tokenizer is not charged to the saver", async () => {
+  it('time in the tokenizer is not charged to the saver', async () => {
     let clock = 0;
     const base = await o200k();
-    const slowCounter: TokenCounter = { encoding: 'o200k_base', count: (text) => { clock += 30; return base.count(text); } };
+    const slowCounter: TokenCounter = {
+      encoding: 'o200k_base',
+      count: (text) => {
+        clock += 30;
+        return base.count(text);
+      },
+    };
     const counting: Saver = {
       name: 'counting',
       run(view, count) {
-        count("a text only this test counts, with a counter of its own: nothing remembered");
+        count('a text only this test counts, with a counter of its own: nothing remembered');
         return [{ kind: 'rewrite', part: view.messages[0].parts[0], text: 'z' }];
       },
     };

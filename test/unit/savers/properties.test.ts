@@ -12,18 +12,26 @@ import { frozen, o200k, stoppedClock } from './helpers.js';
 
 const word = fc.constantFrom('alpha', 'beta', 'gamma', 'délta', '東京', 'x', '{', '}', '"k":', '1.0', 'error:', 'def', 'return');
 const space = fc.constantFrom(' ', '  ', '   ', '\t', '\n', '\n\n', '\n\n\n\n', '  \n', '\r\n', ' \t \n');
-const fence = fc.tuple(fc.constantFrom('```', '~~~', '````', '```py'), fc.array(fc.oneof(word, space), { maxLength: 12 }), fc.boolean()).map(
-  ([open, body, closed]) => `\n${open}\n${body.join('')}\n${closed ? open.replace(/[a-z]+$/, '') : ''}\n`,
-);
-const json = fc.jsonValue({ maxDepth: 3 }).filter((v) => typeof v === 'object' && v !== null).map((v) => JSON.stringify(v, null, 2));
-const text = fc.oneof(
-  { weight: 4, arbitrary: fc.array(fc.oneof({ weight: 4, arbitrary: word }, { weight: 3, arbitrary: space }, { weight: 1, arbitrary: fence }), { minLength: 1, maxLength: 40 }).map((parts) => parts.join('')) },
-  { weight: 1, arbitrary: json },
-).filter((t) => t.trim() !== '');
+const fence = fc
+  .tuple(fc.constantFrom('```', '~~~', '````', '```py'), fc.array(fc.oneof(word, space), { maxLength: 12 }), fc.boolean())
+  .map(([open, body, closed]) => `\n${open}\n${body.join('')}\n${closed ? open.replace(/[a-z]+$/, '') : ''}\n`);
+const json = fc
+  .jsonValue({ maxDepth: 3 })
+  .filter((v) => typeof v === 'object' && v !== null)
+  .map((v) => JSON.stringify(v, null, 2));
+const text = fc
+  .oneof(
+    {
+      weight: 4,
+      arbitrary: fc
+        .array(fc.oneof({ weight: 4, arbitrary: word }, { weight: 3, arbitrary: space }, { weight: 1, arbitrary: fence }), { minLength: 1, maxLength: 40 })
+        .map((parts) => parts.join('')),
+    },
+    { weight: 1, arbitrary: json },
+  )
+  .filter((t) => t.trim() !== '');
 
-type Turn =
-  | { kind: 'system' | 'user' | 'assistant'; text: string }
-  | { kind: 'tools'; results: string[]; reasoning: boolean };
+type Turn = { kind: 'system' | 'user' | 'assistant'; text: string } | { kind: 'tools'; results: string[]; reasoning: boolean };
 const turn: fc.Arbitrary<Turn> = fc.oneof(
   fc.record({ kind: fc.constantFrom('system' as const, 'user' as const, 'assistant' as const), text }),
   fc.record({ kind: fc.constant('tools' as const), results: fc.array(text, { minLength: 1, maxLength: 3 }), reasoning: fc.boolean() }),
@@ -45,7 +53,9 @@ function render(protocol: ClientProtocol, turns: Turn[]): Record<string, unknown
     return { model: 'chat', messages };
   }
   if (protocol === 'messages') {
-    const system = turns.filter((t) => t.kind === 'system').map((t) => ({ type: 'text', text: (t as { text: string }).text, cache_control: { type: 'ephemeral' } }));
+    const system = turns
+      .filter((t) => t.kind === 'system')
+      .map((t) => ({ type: 'text', text: (t as { text: string }).text, cache_control: { type: 'ephemeral' } }));
     const messages = turns.flatMap((t): Record<string, unknown>[] => {
       if (t.kind === 'system') return [];
       if (t.kind !== 'tools') return [{ role: t.kind, content: t.kind === 'user' ? t.text : [{ type: 'text', text: t.text }] }];

@@ -32,7 +32,7 @@ describe('applyRouteSavers', () => {
     expect(loadedTokenCounter('cl100k_base')).toBeUndefined();
   });
 
-  it('a route with savers: measured with its first tier\'s encoding, loaded on first use', async () => {
+  it("a route with savers: measured with its first tier's encoding, loaded on first use", async () => {
     const original = body();
     const result = await applyRouteSavers(config('o200k_base', 'p50k_base').routes.get('agent')!, 'chat', original);
     expect(result.measures).toEqual([{ saver: 'whitespace', before: contentTokens('chat', original, p50k), after: contentTokens('chat', result.body, p50k) }]);
@@ -42,7 +42,17 @@ describe('applyRouteSavers', () => {
   });
 
   it('never rejects: when the pipeline cannot run, the body goes out as it came, every saver counted as failed', async () => {
-    const hostile = { model: 'agent', messages: [{ role: 'user', get content(): string { throw new Error('unreadable body'); } }] };
+    const hostile = {
+      model: 'agent',
+      messages: [
+        {
+          role: 'user',
+          get content(): string {
+            throw new Error('unreadable body');
+          },
+        },
+      ],
+    };
     const result = await applyRouteSavers(config('o200k_base', 'p50k_base').routes.get('agent')!, 'chat', hostile);
     expect(result.body).toBe(hostile);
     expect(result.changed).toBe(false);

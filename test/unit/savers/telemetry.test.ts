@@ -13,8 +13,22 @@ const config = loadConfigText(
 
 function finished(fields: Partial<RequestFinished>): RequestFinished {
   return {
-    type: 'request_end', id: 'r1', route: 'chat', tier: 'p', status: 200, outcome: 'ok', stream: false, committed: false,
-    attempts: [], durationMs: 12, startedAt: 0, protocol: 'chat', provider: 'p', model: 'm', chunkErrors: 0, ...fields,
+    type: 'request_end',
+    id: 'r1',
+    route: 'chat',
+    tier: 'p',
+    status: 200,
+    outcome: 'ok',
+    stream: false,
+    committed: false,
+    attempts: [],
+    durationMs: 12,
+    startedAt: 0,
+    protocol: 'chat',
+    provider: 'p',
+    model: 'm',
+    chunkErrors: 0,
+    ...fields,
   };
 }
 
@@ -29,7 +43,14 @@ describe('saver telemetry', () => {
     const bus = new TelemetryBus();
     const metrics = new Metrics(bus, config);
     bus.emit(finished({ savers: SAVERS }));
-    bus.emit(finished({ savers: [{ saver: 'whitespace', before: 500, after: 480 }, { saver: 'trim_history', before: 480, after: 480, failed: true }] }));
+    bus.emit(
+      finished({
+        savers: [
+          { saver: 'whitespace', before: 500, after: 480 },
+          { saver: 'trim_history', before: 480, after: 480, failed: true },
+        ],
+      }),
+    );
     bus.emit(finished({ route: '', savers: SAVERS })); // rejected before routing: not counted
     bus.emit(finished({})); // a route without savers adds nothing
     const text = await metrics.render();
@@ -40,7 +61,7 @@ describe('saver telemetry', () => {
     expect(text).not.toContain('llm_saver_failures_total{route="chat",saver="whitespace"}');
   });
 
-  it('the request log line: savers measured, and the upstream\'s prompt_tokens side by side', () => {
+  it("the request log line: savers measured, and the upstream's prompt_tokens side by side", () => {
     const line = toLogLine(finished({ savers: SAVERS, usage: { prompt_tokens: 1210, completion_tokens: 7 } }), 't');
     expect(line.savers).toEqual(SAVERS);
     expect(line.prompt_tokens_upstream).toBe(1210);

@@ -9,7 +9,14 @@ function chatConversation() {
   return [
     { role: 'system', content: 'You are an agent.' },
     { role: 'user', content: big('u1') },
-    { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'run', arguments: '{}' } }, { id: 'c2', type: 'function', function: { name: 'run', arguments: '{}' } }] },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { id: 'c1', type: 'function', function: { name: 'run', arguments: '{}' } },
+        { id: 'c2', type: 'function', function: { name: 'run', arguments: '{}' } },
+      ],
+    },
     { role: 'tool', tool_call_id: 'c1', content: big('t1') },
     { role: 'tool', tool_call_id: 'c2', content: big('t2') },
     { role: 'assistant', content: big('a1') },
@@ -19,7 +26,8 @@ function chatConversation() {
   ];
 }
 
-const tags = (messages: unknown) => (messages as Array<{ role: string; content: string | null }>).map((m) => (m.content === null ? `${m.role}(calls)` : m.content.split(':')[0]));
+const tags = (messages: unknown) =>
+  (messages as Array<{ role: string; content: string | null }>).map((m) => (m.content === null ? `${m.role}(calls)` : m.content.split(':')[0]));
 
 describe('trim_history', () => {
   it('drops the oldest messages until under budget, keeping the system prompt and the last keep_last', async () => {
@@ -54,7 +62,13 @@ describe('trim_history', () => {
 
   it('an agent loop (every later user turn is a tool result): the task stays, the oldest tool turns go', async () => {
     const toolTurn = (i: number) => [
-      { role: 'assistant', content: [{ type: 'text', text: `step ${i}` }, { type: 'tool_use', id: `t${i}`, name: 'Bash', input: { n: i } }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: `step ${i}` },
+          { type: 'tool_use', id: `t${i}`, name: 'Bash', input: { n: i } },
+        ],
+      },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: big(`r${i}`) }] },
     ];
     const task = { role: 'user', content: 'Fix the failing tests.' };
@@ -62,16 +76,20 @@ describe('trim_history', () => {
     const body = { system: 'sys', messages: [task, ...[0, 1, 2, 3, 4].flatMap(toolTurn), last] };
     const result = await run('messages', body, [trimHistorySaver({ max_tokens: 1000, keep_last: 3 })]);
     expect(result.body.messages).toEqual([task, ...toolTurn(4), last]);
-    const chat = await run('chat', {
-      messages: [
-        { role: 'system', content: 'sys' },
-        task,
-        ...[0, 1, 2].flatMap((i) => [
-          { role: 'assistant', content: null, tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'f', arguments: '{}' } }] },
-          { role: 'tool', tool_call_id: `c${i}`, content: big(`r${i}`) },
-        ]),
-      ],
-    }, [trimHistorySaver({ max_tokens: 500, keep_last: 1 })]);
+    const chat = await run(
+      'chat',
+      {
+        messages: [
+          { role: 'system', content: 'sys' },
+          task,
+          ...[0, 1, 2].flatMap((i) => [
+            { role: 'assistant', content: null, tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'f', arguments: '{}' } }] },
+            { role: 'tool', tool_call_id: `c${i}`, content: big(`r${i}`) },
+          ]),
+        ],
+      },
+      [trimHistorySaver({ max_tokens: 500, keep_last: 1 })],
+    );
     expect(tags(chat.body.messages)).toEqual(['sys', 'Fix the failing tests.', 'assistant(calls)', 'r2']);
   });
 
@@ -86,8 +104,20 @@ describe('trim_history', () => {
       system: 'sys',
       messages: [
         { role: 'user', content: big('u1') },
-        { role: 'assistant', content: [{ type: 'text', text: 'calling' }, { type: 'tool_use', id: 't1', name: 'Bash', input: { cmd: big('in') } }] },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: big('r1') }, { type: 'text', text: 'and then?' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'calling' },
+            { type: 'tool_use', id: 't1', name: 'Bash', input: { cmd: big('in') } },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 't1', content: big('r1') },
+            { type: 'text', text: 'and then?' },
+          ],
+        },
         { role: 'assistant', content: big('a1') },
         { role: 'user', content: big('u2') },
       ],

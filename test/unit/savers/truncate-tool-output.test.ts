@@ -55,24 +55,54 @@ describe('truncate_tool_output', () => {
     const { count } = await o200k();
     const long = logLines(300);
     const saver = truncateToolOutputSaver({ max_tokens: 200 });
-    const chat = await run('chat', {
-      messages: [
-        { role: 'user', content: long },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'x', arguments: '{}' } }, { id: 'c2', type: 'function', function: { name: 'y', arguments: '{}' } }] },
-        { role: 'tool', tool_call_id: 'c1', content: long },
-        { role: 'tool', tool_call_id: 'c2', content: 'ok' },
-      ],
-    }, [saver]);
+    const chat = await run(
+      'chat',
+      {
+        messages: [
+          { role: 'user', content: long },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { id: 'c1', type: 'function', function: { name: 'x', arguments: '{}' } },
+              { id: 'c2', type: 'function', function: { name: 'y', arguments: '{}' } },
+            ],
+          },
+          { role: 'tool', tool_call_id: 'c1', content: long },
+          { role: 'tool', tool_call_id: 'c2', content: 'ok' },
+        ],
+      },
+      [saver],
+    );
     const contents = (chat.body.messages as Array<{ content: string }>).map((m) => m.content);
     expect(contents[0]).toBe(long);
     expect(count(contents[2])).toBeLessThanOrEqual(200);
     expect(contents[2]).toMatch(/tokens truncated/);
     expect(contents[3]).toBe('ok');
 
-    const anthropic = await run('messages', {
-      messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'text', text: long }, { type: 'text', text: long }], is_error: true }] }],
-    }, [saver]);
-    const parts = ((anthropic.body.messages as Array<{ content: Array<{ content: Array<{ text: string }>; is_error: boolean }> }>)[0].content[0]);
+    const anthropic = await run(
+      'messages',
+      {
+        messages: [
+          {
+            role: 'user',
+            content: [
+              {
+                type: 'tool_result',
+                tool_use_id: 't',
+                content: [
+                  { type: 'text', text: long },
+                  { type: 'text', text: long },
+                ],
+                is_error: true,
+              },
+            ],
+          },
+        ],
+      },
+      [saver],
+    );
+    const parts = (anthropic.body.messages as Array<{ content: Array<{ content: Array<{ text: string }>; is_error: boolean }> }>)[0].content[0];
     expect(parts.is_error).toBe(true);
     expect(parts.content.map((p) => count(p.text)).reduce((a, b) => a + b)).toBeLessThanOrEqual(200); // shared budget
 

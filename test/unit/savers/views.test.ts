@@ -15,13 +15,26 @@ function chatBody() {
       { role: 'user', content: [{ type: 'text', text: 'What is in the file?' }, IMAGE], name: 'ann' },
       { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read', arguments: '{"path":"a.txt"}' } }] },
       { role: 'tool', tool_call_id: 'call_1', content: '{"lines": 3}' },
-      { role: 'assistant', content: [{ type: 'text', text: 'Three lines.' }, { type: 'refusal', refusal: 'no' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Three lines.' },
+          { type: 'refusal', refusal: 'no' },
+        ],
+      },
     ],
   };
 }
 
 function summary(messages: readonly ViewMessage[]) {
-  return messages.map((m) => ({ role: m.role, path: m.path, parts: m.parts.map((p) => [p.path, p.text, p.toolResult]), calls: m.calls, answers: m.answers, fixed: m.fixedTexts }));
+  return messages.map((m) => ({
+    role: m.role,
+    path: m.path,
+    parts: m.parts.map((p) => [p.path, p.text, p.toolResult]),
+    calls: m.calls,
+    answers: m.answers,
+    fixed: m.fixedTexts,
+  }));
 }
 
 describe('the Chat Completions view', () => {
@@ -46,7 +59,10 @@ describe('the Chat Completions view', () => {
       { kind: 'drop_part', part: developer.parts[0] },
       { kind: 'rewrite', part: answer.parts[0], text: '3.' },
     ]);
-    view.apply([{ kind: 'drop_message', message: call }, { kind: 'drop_message', message: view.messages[4] }]);
+    view.apply([
+      { kind: 'drop_message', message: call },
+      { kind: 'drop_message', message: view.messages[4] },
+    ]);
     const expected = chatBody();
     expected.messages[2].content = [{ type: 'text', text: 'File?' }, IMAGE];
     (expected.messages[5].content as unknown[])[0] = { type: 'text', text: '3.' };
@@ -57,11 +73,7 @@ describe('the Chat Completions view', () => {
 
   it('legacy function_call and function messages pair up; a non-object message is kept as "other"', () => {
     const view = viewOf('chat', {
-      messages: [
-        { role: 'assistant', content: null, function_call: { name: 'f', arguments: '{}' } },
-        { role: 'function', name: 'f', content: 'result' },
-        42,
-      ],
+      messages: [{ role: 'assistant', content: null, function_call: { name: 'f', arguments: '{}' } }, { role: 'function', name: 'f', content: 'result' }, 42],
     })!;
     expect(view.messages.map((m) => [m.role, m.calls, m.answers])).toEqual([
       ['assistant', ['function_call@0'], []],
@@ -73,7 +85,10 @@ describe('the Chat Completions view', () => {
   it('an undoable apply: undo restores texts and drops', () => {
     const body = chatBody();
     const view = viewOf('chat', body)!;
-    const undo = view.apply([{ kind: 'rewrite', part: view.messages[0].parts[0], text: 'x' }, { kind: 'drop_message', message: view.messages[5] }]);
+    const undo = view.apply([
+      { kind: 'rewrite', part: view.messages[0].parts[0], text: 'x' },
+      { kind: 'drop_message', message: view.messages[5] },
+    ]);
     expect(view.messages).toHaveLength(5);
     undo();
     expect(view.messages).toHaveLength(6);
@@ -83,7 +98,12 @@ describe('the Chat Completions view', () => {
   it('refuses edits it cannot honour, leaving nothing applied', () => {
     const view = viewOf('chat', chatBody())!;
     const other = viewOf('chat', chatBody())!;
-    expect(() => view.apply([{ kind: 'rewrite', part: view.messages[2].parts[0], text: 'x' }, { kind: 'drop_message', message: view.messages[0] }])).toThrow(/system/);
+    expect(() =>
+      view.apply([
+        { kind: 'rewrite', part: view.messages[2].parts[0], text: 'x' },
+        { kind: 'drop_message', message: view.messages[0] },
+      ]),
+    ).toThrow(/system/);
     expect(() => view.apply([{ kind: 'drop_part', part: view.messages[2].parts[0] }])).toThrow(/only system/);
     expect(() => view.apply([{ kind: 'rewrite', part: other.messages[2].parts[0], text: 'x' }])).toThrow(/not in this request/);
     expect(() => view.apply([{ kind: 'rewrite', part: { text: 'a', path: 'fake', toolResult: undefined }, text: 'x' }])).toThrow(/not in this request/);
@@ -113,7 +133,15 @@ function messagesBody() {
       {
         role: 'user',
         content: [
-          { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'PASS 12 tests' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBOR' } }], cache_control: { type: 'ephemeral' } },
+          {
+            type: 'tool_result',
+            tool_use_id: 'toolu_1',
+            content: [
+              { type: 'text', text: 'PASS 12 tests' },
+              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBOR' } },
+            ],
+            cache_control: { type: 'ephemeral' },
+          },
           { type: 'text', text: 'And now?', cache_control: { type: 'ephemeral', ttl: '1h' } },
         ],
       },
@@ -127,13 +155,33 @@ describe('the Anthropic Messages view', () => {
   it('system blocks, text blocks, tool_use ids and the tool_result blocks answering them', () => {
     const view = viewOf('messages', messagesBody())!;
     expect(summary(view.messages)).toEqual([
-      { role: 'system', path: 'system', parts: [['system[0].text', 'You are Claude Code.', undefined], ['system[1].text', 'Project rules.', undefined]], calls: [], answers: [], fixed: [] },
+      {
+        role: 'system',
+        path: 'system',
+        parts: [
+          ['system[0].text', 'You are Claude Code.', undefined],
+          ['system[1].text', 'Project rules.', undefined],
+        ],
+        calls: [],
+        answers: [],
+        fixed: [],
+      },
       { role: 'user', path: 'messages[0]', parts: [['messages[0].content', 'Run the tests.', undefined]], calls: [], answers: [], fixed: [] },
-      { role: 'assistant', path: 'messages[1]', parts: [['messages[1].content[1].text', 'Running.', undefined]], calls: ['toolu_1'], answers: [], fixed: ['{"command":"npm test"}'] },
+      {
+        role: 'assistant',
+        path: 'messages[1]',
+        parts: [['messages[1].content[1].text', 'Running.', undefined]],
+        calls: ['toolu_1'],
+        answers: [],
+        fixed: ['{"command":"npm test"}'],
+      },
       {
         role: 'user',
         path: 'messages[2]',
-        parts: [['messages[2].content[0].content[0].text', 'PASS 12 tests', 'toolu_1'], ['messages[2].content[1].text', 'And now?', undefined]],
+        parts: [
+          ['messages[2].content[0].content[0].text', 'PASS 12 tests', 'toolu_1'],
+          ['messages[2].content[1].text', 'And now?', undefined],
+        ],
         calls: [],
         answers: ['toolu_1'],
         fixed: [],
@@ -160,7 +208,10 @@ describe('the Anthropic Messages view', () => {
     blocks[1].text = 'Next?';
     (expected.messages[4].content as Array<Record<string, unknown>>)[0].content = 'body';
     expect(structuredClone(view.body)).toEqual(expected); // rewrites are in place already; drops wait for finish
-    view.apply([{ kind: 'drop_message', message: call }, { kind: 'drop_message', message: result }]);
+    view.apply([
+      { kind: 'drop_message', message: call },
+      { kind: 'drop_message', message: result },
+    ]);
     expected.messages.splice(3, 2);
     expected.system.splice(1, 1);
     expect(view.finish()).toEqual(expected);
@@ -170,7 +221,13 @@ describe('the Anthropic Messages view', () => {
     const one = viewOf('messages', { system: 'Only.', messages: [] })!;
     one.apply([{ kind: 'drop_part', part: one.messages[0].parts[0] }]);
     expect(one.finish()).toEqual({ messages: [] });
-    const two = viewOf('messages', { system: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }], messages: [] })!;
+    const two = viewOf('messages', {
+      system: [
+        { type: 'text', text: 'a' },
+        { type: 'text', text: 'b' },
+      ],
+      messages: [],
+    })!;
     two.apply(two.messages[0].parts.map((part) => ({ kind: 'drop_part' as const, part })));
     expect(two.finish()).toEqual({ messages: [] });
   });
@@ -184,12 +241,26 @@ function responsesBody() {
     tools: [{ type: 'function', name: 'read', parameters: {} }],
     input: [
       { role: 'developer', content: 'Repo rules.' },
-      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Read a.' }, { type: 'input_image', image_url: 'https://x/y.png', detail: 'auto' }] },
+      {
+        type: 'message',
+        role: 'user',
+        content: [
+          { type: 'input_text', text: 'Read a.' },
+          { type: 'input_image', image_url: 'https://x/y.png', detail: 'auto' },
+        ],
+      },
       { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Need to read.' }], encrypted_content: 'enc' },
       { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'read', arguments: '{"p":"a"}', status: 'completed' },
       { type: 'function_call_output', call_id: 'call_1', output: '{ "size": 1 }' },
       { type: 'custom_tool_call', call_id: 'call_2', name: 'patch', input: '*** patch' },
-      { type: 'custom_tool_call_output', call_id: 'call_2', output: [{ type: 'input_text', text: 'applied' }, { type: 'input_image', file_id: 'f1' }] },
+      {
+        type: 'custom_tool_call_output',
+        call_id: 'call_2',
+        output: [
+          { type: 'input_text', text: 'applied' },
+          { type: 'input_image', file_id: 'f1' },
+        ],
+      },
       { type: 'web_search_call', id: 'ws_1', status: 'completed' },
       { type: 'message', role: 'assistant', id: 'msg_1', status: 'completed', content: [{ type: 'output_text', text: 'Size 1.', annotations: [] }] },
       { type: 'item_reference', id: 'msg_0' },
@@ -217,7 +288,10 @@ describe('the Responses view', () => {
 
   it('a string input is one user message; rewrites keep ids, statuses, images and unknown fields', () => {
     const simple = viewOf('responses', { input: 'Hello   there', instructions: 'Sys' })!;
-    expect(simple.messages.map((m) => [m.role, m.parts[0].path])).toEqual([['system', 'instructions'], ['user', 'input']]);
+    expect(simple.messages.map((m) => [m.role, m.parts[0].path])).toEqual([
+      ['system', 'instructions'],
+      ['user', 'input'],
+    ]);
     const view = viewOf('responses', responsesBody())!;
     view.apply([
       { kind: 'rewrite', part: view.messages[5].parts[0], text: '{"size":1}' },
@@ -241,7 +315,17 @@ describe('contentTokens', () => {
       texts.push(text);
       return text.length;
     });
-    expect(texts).toEqual(['You are Claude Code.', 'Project rules.', 'Run the tests.', 'Running.', '{"command":"npm test"}', 'PASS 12 tests', 'And now?', '{"path":"a"}', 'file body']);
+    expect(texts).toEqual([
+      'You are Claude Code.',
+      'Project rules.',
+      'Run the tests.',
+      'Running.',
+      '{"command":"npm test"}',
+      'PASS 12 tests',
+      'And now?',
+      '{"path":"a"}',
+      'file body',
+    ]);
     expect(tokens).toBe(texts.join('').length);
     expect(body).toEqual(messagesBody());
     expect(contentTokens('chat', { not: 'a conversation' }, () => 1)).toBe(0);

@@ -44,7 +44,9 @@ describe('the whitespace saver', () => {
     expect(messages[2]).toEqual(body().messages[2]);
     expect(messages[3].content).toBe('a    b\n\n\n\nc   ');
     const count = (await o200k()).count;
-    expect(result.measures).toEqual([{ saver: 'whitespace', before: contentTokens('chat', original, count), after: contentTokens('chat', result.body, count) }]);
+    expect(result.measures).toEqual([
+      { saver: 'whitespace', before: contentTokens('chat', original, count), after: contentTokens('chat', result.body, count) },
+    ]);
     expect(result.measures[0].after).toBeLessThan(result.measures[0].before);
   });
 
