@@ -46,7 +46,7 @@ function run(protocol, resume) {
     const framer = wire.framer();
     const facts = newFacts();
     const reader = wire.reader();
-    framer.push(bytes, (raw, data) => {
+    framer.push(bytes, (_raw, data) => {
       if (data === null) return;
       reader.read(data, facts);
       const out = output.event(facts);

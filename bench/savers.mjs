@@ -77,10 +77,10 @@ const jsonOutput = () =>
     2,
   );
 const testLog = (lines) =>
-  Array.from(
+  `${Array.from(
     { length: lines },
-    (_, i) => `${pick([' PASS ', ' FAIL ', '      ', '  ✓  '])} test/${pick(WORDS)}.test.ts > ${sentence(5)}    (${Math.floor(random() * 900)} ms)   `,
-  ).join('\n') + '\n\n\n\nTest Files  3 failed | 41 passed (44)\n     Tests  7 failed | 388 passed (395)';
+    () => `${pick([' PASS ', ' FAIL ', '      ', '  ✓  '])} test/${pick(WORDS)}.test.ts > ${sentence(5)}    (${Math.floor(random() * 900)} ms)   `,
+  ).join('\n')}\n\n\n\nTest Files  3 failed | 41 passed (44)\n     Tests  7 failed | 388 passed (395)`;
 
 function turn(i) {
   const id = `toolu_${String(i).padStart(4, '0')}`;

@@ -116,7 +116,7 @@ class StreamReading {
   private readonly reader;
   private chunkAt = 0;
 
-  constructor(private readonly target: BenchTarget) {
+  constructor(target: BenchTarget) {
     this.parser = target.wire.framer();
     this.reader = target.wire.reader();
   }

@@ -150,7 +150,7 @@ export class HealthBoard {
    */
   private provedAlive(event: AttemptFinished): void {
     const health = this.tiers.get(tierKey(event.route, event.tier));
-    if (!health || !health.circuit.isOpen) return;
+    if (!health?.circuit.isOpen) return;
     if (health.circuit.recordSuccess())
       this.update(health, `it answered the half-open trial (${event.record.outcome}${event.record.status ? ` ${event.record.status}` : ''})`);
   }

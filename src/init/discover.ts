@@ -52,7 +52,7 @@ async function getJson(url: string, timeoutMs: number): Promise<Answer> {
 
 /** The ids of an OpenAI model list ({ data: [{ id }] }), or null when it is not one. */
 function modelIds(answer: Answer): string[] | null {
-  if (!answer || answer.status !== 200) return null;
+  if (answer?.status !== 200) return null;
   const data = (answer.body as { data?: unknown } | undefined)?.data;
   if (!Array.isArray(data)) return null;
   return data.map((m) => (m as { id?: unknown }).id).filter((id): id is string => typeof id === 'string' && id !== '');

@@ -12,5 +12,5 @@ export type Tuning = 'bundle' | 'compile-cache' | 'zod' | 'wasm-tier' | 'gc-when
  */
 export function tuningOff(piece: Tuning, env: NodeJS.ProcessEnv = process.env): boolean {
   const off = env.LLM_ROUTE_NO_TUNING;
-  return off === '1' || (off !== undefined && off.split(',').includes(piece));
+  return off === '1' || (off ?? '').split(',').includes(piece);
 }

@@ -30,7 +30,7 @@ export function messagesView(body: Record<string, unknown>): BodyView | null {
     const message = view.addMessage(ROLES[String(raw.role)] ?? 'other', path, raw, messages);
     const content = raw.content;
     if (!Array.isArray(content)) view.addContent(message, raw, 'content', path, { textTypes: TEXT });
-    else content.forEach((block, at) => addBlock(view, message, content, at, `${path}.content[${at}]`));
+    else content.forEach((_block, at) => addBlock(view, message, content, at, `${path}.content[${at}]`));
   });
   return view;
 }

@@ -184,7 +184,7 @@ function withValue(data: string | null, buf: Buffer, start: number, end: number)
   if (valueStart < end && buf[valueStart] === COLON) valueStart++;
   if (valueStart < end && buf[valueStart] === SPACE) valueStart++;
   const value = buf.toString('utf8', valueStart, end);
-  return data === null ? value : data + '\n' + value;
+  return data === null ? value : `${data}\n${value}`;
 }
 
 function isDataField(buf: Buffer, start: number, end: number): boolean {

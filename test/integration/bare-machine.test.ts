@@ -70,6 +70,7 @@ describe('npm test on a machine without redis-server', () => {
 function testTotals(out: string): { passed: number; skipped: number; total: number } {
   const line =
     out
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the ANSI colour codes stripped here.
       .replace(/\x1b\[[0-9;]*m/g, '')
       .split('\n')
       .find((l) => /^\s*Tests\s/.test(l)) ?? '';

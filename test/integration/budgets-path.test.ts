@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { completion, type Script } from '../helpers/fake-upstream.js';
 import { fetchMetrics, metric, useHarness, waitFor } from '../helpers/harness.js';
 import type { RunningProxy } from '../helpers/proxy.js';

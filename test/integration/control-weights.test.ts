@@ -73,7 +73,7 @@ describe('canary weights', () => {
     expect(lost.tier).toBe('stable');
     expect(lost.attempts).toBe(1);
     expect(canary.requests).toHaveLength(0);
-    expect((p.logs.find((l) => l.event === 'request')?.attempts as unknown[]).length).toBe(1);
+    expect(p.logs.find((l) => l.event === 'request')?.attempts).toHaveLength(1);
 
     dice = 0.1; // the canary wins, fails, and the stable tier answers
     const won = await ask(p);

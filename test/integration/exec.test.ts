@@ -214,7 +214,7 @@ describe('llm-route exec', () => {
       [
         'version: 1',
         'providers:',
-        '  m: { type: openai, base_url: "' + mock.url + '" }',
+        `  m: { type: openai, base_url: "${mock.url}" }`,
         'routes:',
         '  chat: { tiers: [{ provider: m, model: m-model }] }',
         '  small: { tiers: [{ provider: m, model: small-model }] }',

@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { completion, healthyStream, type Script } from '../helpers/fake-upstream.js';
 import { fetchMetrics, metric, socketClosed, useHarness, waitFor } from '../helpers/harness.js';
 import { chat, type RunningProxy, sseText } from '../helpers/proxy.js';

@@ -179,7 +179,10 @@ describe('probe --json says loaded: true|false', () => {
       }),
     );
     const out: string[] = [];
-    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (out.push(String(chunk)), true));
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      out.push(String(chunk));
+      return true;
+    });
     try {
       await runProbe({ config: file, json: true, timeout: '3000' });
     } finally {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { healthyStream } from '../helpers/fake-upstream.js';
 import { requestLog, useHarness, waitFor } from '../helpers/harness.js';

@@ -63,7 +63,7 @@ describe('Responses in, Chat Completions tier out (translated)', () => {
     expect(sent.tools).toEqual([
       { type: 'function', function: { name: 'shell', description: 'Runs a command', parameters: SHELL_TOOL.parameters, strict: false } },
     ]);
-    const line = await logLine(proxy, (proxy.logs.find((l) => l.event === 'request') ?? {}).id as string);
+    const line = await logLine(proxy, proxy.logs.find((l) => l.event === 'request')?.id as string);
     expect(line.protocol).toBe('responses');
   });
 

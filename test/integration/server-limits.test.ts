@@ -271,7 +271,7 @@ describe('JSON nested deeper than 1,000 levels', () => {
     const res = await post('chat', JSON.stringify(validBody('chat', { messages: [{ role: 'user', content }] })));
     expect(res.status).toBe(200);
     await res.arrayBuffer();
-    expect((upstream.requests.at(-1)?.body.messages as Array<{ content: string }>)[0].content).toBe(content);
+    expect((upstream.requests.at(-1)?.body.messages as Array<{ content: string }> | undefined)?.[0]?.content).toBe(content);
   });
 });
 

@@ -126,7 +126,12 @@ describe('SIGTERM to llm-route serve with 200 open streams', () => {
 
     // Every stream has its request line: the short ones ok, the long ones interrupted (not a client abort).
     const lines = proc.lines.filter((l) => l.includes('"event":"request"')).map((l) => JSON.parse(l) as { outcome: string; stream: boolean });
-    const outcomes = lines.filter((l) => l.stream).reduce<Record<string, number>>((m, l) => ({ ...m, [l.outcome]: (m[l.outcome] ?? 0) + 1 }), {});
+    const outcomes = lines
+      .filter((l) => l.stream)
+      .reduce<Record<string, number>>((m, l) => {
+        m[l.outcome] = (m[l.outcome] ?? 0) + 1;
+        return m;
+      }, {});
     expect(outcomes).toEqual({ ok: STREAMS / 2, interrupted: STREAMS / 2 });
     // The upstream requests of the cut streams were aborted: their sockets are closed.
     await waitFor(() => upstream.openSockets === 0, 5000, 'the upstream sockets to close');

@@ -258,7 +258,7 @@ describe('stream: other pre-commit failures fail over', () => {
       }
       await ctx.closed;
     };
-    const { local, cloud, p } = await slowLocal(pings);
+    const { local, p } = await slowLocal(pings);
     const res = await chat(p, { stream: true });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-llm-route-tier')).toBe('cloud');

@@ -3,6 +3,7 @@ import type { render } from 'ink-testing-library';
 import { type Mock, vi } from 'vitest';
 import type { DashboardActions } from '../../src/ui/actions.js';
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the ANSI colour codes stripped here.
 const ANSI = /\u001B\[[0-9;]*m/g;
 
 export type Rendered = ReturnType<typeof render>;

@@ -307,7 +307,7 @@ describe('environment variables', () => {
 
   it('uses ${VAR:-default} and ${VAR:-} when the variable is unset', () => {
     const config = loadConfigText(
-      withTier('').replace('model: m', 'model: ${MODEL:-qwen2.5:7b}') + 'server:\n  auth_token: ${TOKEN:-}\n',
+      `${withTier('').replace('model: m', 'model: ${MODEL:-qwen2.5:7b}')}server:\n  auth_token: \${TOKEN:-}\n`,
       'llm-route.yaml',
       {},
     );

@@ -57,7 +57,13 @@ describe('planTiers', () => {
   it('asks admit only of tiers that won their draw (a half-open trial is not claimed for nothing)', () => {
     const asked: string[] = [];
     const r = route([tier('a', { weight: 0 }), tier('b')]);
-    planTiers(r, { weight: configured, admit: (t) => (asked.push(t.name), true) });
+    planTiers(r, {
+      weight: configured,
+      admit: (t) => {
+        asked.push(t.name);
+        return true;
+      },
+    });
     expect(asked).toEqual(['b']);
   });
 

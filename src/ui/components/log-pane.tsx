@@ -18,6 +18,7 @@ export function LogPane({ lines, rows }: LogPaneProps) {
       <Text bold>log</Text>
       {shown.length === 0 ? <Text dimColor>nothing notable yet</Text> : null}
       {shown.map((line, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: log lines have no id of their own; two can share a millisecond.
         <Text key={`${line.at}-${i}`} wrap="truncate">
           <Text dimColor>
             {formatClock(line.at)}

@@ -35,6 +35,7 @@ export function RecentRequests({ requests, rows, hint }: RecentRequestsProps) {
         >{`${cell('time', 10)}${cell('route', routeWidth + 2)}${cell('api', 10)}${cell('status', 8)}${cell('ttft', 7, 'right')}${cell('tokens', 8, 'right')}  path`}</Text>
       )}
       {shown.map((request, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: the rows have no id of their own; two can share a millisecond.
         <RecentLine key={`${request.at}-${i}`} request={request} routeWidth={routeWidth} />
       ))}
     </Box>

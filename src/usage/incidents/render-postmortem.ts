@@ -1,7 +1,7 @@
 import { formatDuration } from '../../util/format.js';
 import { formatUsd } from '../text-table.js';
 import type { IncidentRecord } from './incident-rows.js';
-import type { IncidentNumbers, PeriodNumbers } from './postmortem.js';
+import type { IncidentNumbers } from './postmortem.js';
 
 const KIND_TITLE = { rollback: 'automated rollback', alert: 'kill switch by alert', down: 'tier down' } as const;
 

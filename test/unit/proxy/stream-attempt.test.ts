@@ -114,7 +114,7 @@ describe('before commit', () => {
   it('a malformed event is dropped and counted as a chunk error of the route and tier; the stream goes on', async () => {
     const { attempt, port, telemetry } = await attemptAt((ctx) => {
       ctx.startStream();
-      ctx.raw('data: {"choices": [oops\n\n' + HI + FINISH + DONE);
+      ctx.raw(`data: {"choices": [oops\n\n${HI}${FINISH}${DONE}`);
       ctx.res.end();
     });
     expect((await (await relayOf(attempt)).finished).chunkErrors).toBe(1);

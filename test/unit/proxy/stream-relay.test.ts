@@ -188,7 +188,12 @@ describe('failures after commit', () => {
 
   it("with keepOpen (on_break: resume), a break leaves the client's response open for a recovery", async () => {
     const asked: string[] = [];
-    const { relay, sink, end } = relayAfter(HI, { keepOpen: (err) => (asked.push(err.reason), true) });
+    const { relay, sink, end } = relayAfter(HI, {
+      keepOpen: (err) => {
+        asked.push(err.reason);
+        return true;
+      },
+    });
     relay.onBroken(new AttemptError('connection_reset', 'reset', { phase: 'body', failover: true, retryable: true }));
     await turn();
     expect(asked).toEqual(['broken_stream']);

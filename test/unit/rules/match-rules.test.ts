@@ -25,7 +25,14 @@ function facts(body: Record<string, unknown>, bytes: number, protocol: ClientPro
   const parsed = clientCodec(protocol).parse(body, {});
   if (!parsed.ok) throw new Error(parsed.message);
   let counted = 0;
-  const request = Object.create(parsed.request, { neutral: { value: () => (counted++, parsed.request.neutral()) } });
+  const request = Object.create(parsed.request, {
+    neutral: {
+      value: () => {
+        counted++;
+        return parsed.request.neutral();
+      },
+    },
+  });
   return { facts: new RequestFacts(request, {}, bytes), counted: () => counted };
 }
 
