@@ -1,0 +1,165 @@
+import type { Route, Tier } from '../config/schema.js';
+import { requestText } from '../protocols/core/neutral.js';
+import { type ClientRequest, isUnsupported } from '../protocols/core/types.js';
+import type { Usage } from '../protocols/core/usage.js';
+import type { PromptCount } from '../protocols/core/prompt-tokens.js';
+import { reportsOf } from '../protocols/tool-text/scope.js';
+import type { RequestFinished, RequestOutcome } from '../telemetry/events.js';
+import { detectTruncation } from '../fit/truncation.js';
+import type { Exchange, FinishFields } from './exchange.js';
+import type { Limited, RoutingOutcome } from './route-request.js';
+import type { RequestAdmission } from './tier-admission.js';
+import { tiersExcluded } from '../rules/local-only.js';
+
+// The end of model-request.ts's story: the routing loop's outcome becomes the client's answer
+// (in its protocol) and the request's record (usage, attempts, what the log line carries).
+
+/** The request's tool calls written as text, for its end (none: nothing). */
+function toolTextOf(request: ClientRequest): Pick<FinishFields, 'toolText'> {
+  const reports = reportsOf(request);
+  return reports.length > 0 ? { toolText: [...reports] } : {};
+}
+
+/**
+ * Answers the client in the shape the routing loop ended in, and records the request's end.
+ * The tier that answered settles its limits and budgets to what it used.
+ */
+export async function answer(
+  exchange: Exchange,
+  route: Route,
+  request: ClientRequest,
+  outcome: RoutingOutcome,
+  admission: RequestAdmission | null,
+  prompt: PromptCount,
+  checkLate: (tier: Tier, usage: Usage | undefined) => void,
+): Promise<void> {
+  const attempts = outcome.attempts;
+  switch (outcome.kind) {
+    case 'stream': {
+      const end = await (outcome.recovery ? outcome.recovery.finish(outcome.relay) : outcome.relay.finished);
+      admission?.end({ tier: outcome.tier, usage: end.usage, completionText: () => end.text });
+      const interruption = end.interruption;
+      let result: RequestOutcome = 'ok';
+      if (interruption) result = interruption.reason === 'client_abort' ? 'client_abort' : 'interrupted';
+      checkLate(outcome.tier, end.usage);
+      return exchange.finish({
+        tier: outcome.tier.name,
+        status: 200,
+        outcome: result,
+        ttftMs: exchange.ttftMs,
+        attempts,
+        usage: end.usage,
+        estimate: end.usage ? undefined : estimateOf(request, end.text, end.earlyUsage),
+        chunkErrors: end.chunkErrors,
+        committed: true,
+        error: interruption?.message,
+        ...(outcome.recovery?.resumed ? { resumed: outcome.recovery.resumed } : {}),
+        ...(outcome.hedge ? { hedged: outcome.hedge.hedged, loserUsage: outcome.hedge.loserUsage } : {}),
+        promptTruncated: detectTruncation(outcome.tier, end.usage ?? end.earlyUsage, prompt),
+        ...toolTextOf(request),
+      });
+    }
+    case 'unary': {
+      const { answer: unary } = outcome;
+      exchange.respond(unary.answer, outcome.tier, attempts.length);
+      admission?.end({ tier: outcome.tier, usage: unary.usage, completionText: () => outcome.call.answerText(unary.upstreamBody) });
+      checkLate(outcome.tier, unary.usage);
+      return exchange.finish({
+        tier: outcome.tier.name,
+        status: unary.answer.status,
+        outcome: 'ok',
+        attempts,
+        usage: unary.usage,
+        estimate: unary.usage ? undefined : estimateOf(request, outcome.call.answerText(unary.upstreamBody)),
+        promptTruncated: detectTruncation(outcome.tier, unary.usage, prompt),
+        ...toolTextOf(request),
+      });
+    }
+    case 'rejected':
+      exchange.respond(outcome.answer, outcome.tier, attempts.length);
+      return exchange.finish({ tier: outcome.tier.name, status: outcome.answer.status, outcome: 'upstream_rejected', attempts, error: outcome.error.message });
+    case 'unsupported': {
+      const message = `no tier of route "${route.name}" can carry this request: ${outcome.reasons.join('; ')}`;
+      exchange.respondError(
+        { status: 400, kind: 'invalid_request', code: 'unsupported_request', message, extra: { attempts } },
+        { 'x-llm-route-attempts': attempts.length },
+      );
+      return exchange.finish({ tier: null, status: 400, outcome: 'bad_request', attempts, error: message });
+    }
+    case 'too_long':
+      // Every tier failed for the prompt's size: a 400 in the client's protocol, which SDKs do not retry and agents compact on.
+      exchange.respondError(
+        { status: 400, kind: 'invalid_request', code: 'context_length_exceeded', message: outcome.failure.message, extra: { attempts } },
+        { 'x-llm-route-attempts': attempts.length },
+      );
+      return exchange.finish({ tier: null, status: 400, outcome: 'bad_request', attempts, error: outcome.failure.message });
+    case 'exhausted':
+      if (outcome.limited) return limitedAnswer(exchange, route.name, outcome.limited, attempts);
+      // Local tiers failed where a cloud one was left out: the pin, not the tiers, is why there is no answer.
+      if (tiersExcluded(route) > 0)
+        return noLocalTier(
+          exchange,
+          route.name,
+          `its local tiers could not answer (${attempts.map((a) => `${a.tier}: ${a.outcome}`).join('; ') || 'none was drawn'})`,
+          attempts,
+        );
+      return exhausted(exchange, route.name, outcome.planned, outcome.timedOut, attempts);
+    case 'aborted':
+      return exchange.endAborted(attempts);
+  }
+}
+
+/**
+ * No tier answered and at least one was skipped for llm-route's own limit or budget (SPEC "429
+ * or 502"): 429, with Retry-After when the soonest of them takes requests again.
+ */
+function limitedAnswer(exchange: Exchange, route: string, limited: Limited, attempts: RequestFinished['attempts']): void {
+  const retryAfterS = Math.max(1, Math.ceil(limited.retryAfterMs / 1000));
+  const summary = attempts.map((a) => `${a.tier}: ${a.message ?? a.outcome}`).join('; ');
+  const message =
+    limited.outcome === 'budget'
+      ? `route "${route}" is out of budget: ${summary}; retry after ${retryAfterS} s`
+      : `route "${route}" is at its rate limits: ${summary}; retry after ${retryAfterS} s`;
+  const code = limited.outcome === 'budget' ? 'budget_exhausted' : 'rate_limited';
+  exchange.respondError(
+    { status: 429, kind: 'rate_limit', code, message, extra: { attempts } },
+    { 'retry-after': retryAfterS, 'x-llm-route-attempts': attempts.length },
+  );
+  exchange.finish({ tier: null, status: 429, outcome: 'failed', attempts, error: message });
+}
+
+/** SPEC "Local only": 503 no_local_tier, in the client's protocol (fails closed). */
+export function noLocalTier(exchange: Exchange, route: string, why: string, attempts: RequestFinished['attempts']): void {
+  const message = `no_local_tier: route "${route}" is local-only for this request and ${why}`;
+  exchange.respondError({ status: 503, kind: 'unavailable', code: 'no_local_tier', message, extra: { attempts } }, { 'x-llm-route-attempts': attempts.length });
+  exchange.finish({ tier: null, status: 503, outcome: 'failed', attempts, error: message });
+}
+
+function exhausted(exchange: Exchange, route: string, planned: number, timedOut: boolean, attempts: RequestFinished['attempts']): void {
+  const headers = { 'x-llm-route-attempts': attempts.length };
+  if (planned === 0 || attempts.length === 0) {
+    const message =
+      planned === 0
+        ? `no tier of route "${route}" was drawn for this request: every tier is switched off (weight 0) or lost its weight draw`
+        : `no tier of route "${route}" could take this request: each is recovering and its trial request is in progress; try again`;
+    exchange.respondError({ status: 503, kind: 'upstream', code: 'no_tier_available', message, extra: { attempts: [] } }, headers);
+    return exchange.finish({ tier: null, status: 503, outcome: 'failed', attempts, error: message });
+  }
+  const status = timedOut ? 504 : 502;
+  const summary = attempts.map((a) => `${a.tier}#${a.attempt}: ${a.outcome}${a.status ? ` (HTTP ${a.status})` : ''}`).join('; ');
+  const message = timedOut ? `every tier of route "${route}" timed out: ${summary}` : `every tier of route "${route}" failed: ${summary}`;
+  exchange.respondError({ status, kind: 'upstream', code: timedOut ? 'all_tiers_timed_out' : 'all_tiers_failed', message, extra: { attempts } }, headers);
+  exchange.finish({ tier: null, status, outcome: timedOut ? 'timeout' : 'failed', attempts, error: message });
+}
+
+/**
+ * The texts to count when a tier reported no usage (counted off the request path); a stream
+ * cut before its finish keeps the prompt figures its upstream had already reported.
+ */
+function estimateOf(request: ClientRequest, completionText: string, earlyUsage?: Usage): RequestFinished['estimate'] {
+  if (earlyUsage && earlyUsage.prompt_tokens > 0) {
+    return { promptText: '', completionText, prompt: { tokens: earlyUsage.prompt_tokens, cached: earlyUsage.cached_tokens ?? 0 } };
+  }
+  const neutral = request.neutral();
+  return { promptText: isUnsupported(neutral) ? '' : requestText(neutral), completionText };
+}
