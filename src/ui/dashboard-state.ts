@@ -1,4 +1,3 @@
-import { toolTextSummary } from '../protocols/tool-text/scope.js';
 import type { Config, Route, Tier } from '../config/schema.js';
 import {
   type AttemptFinished,
@@ -22,7 +21,7 @@ import {
   type LogLine,
 } from './state/log-lines.js';
 import { RateMeter } from './state/rate-meter.js';
-import { requestPath } from './state/request-path.js';
+import { recentRequest } from './state/request-path.js';
 import { Ring } from './state/ring.js';
 import { type TierStats, TierStatsTable } from './state/tier-stats.js';
 import { SampleWindow } from './state/sample-window.js';
@@ -31,7 +30,7 @@ import type { DayTotals } from '../usage/store.js';
 import { weightText } from './state/weight-layers.js';
 import { tierFit } from '../fit/tier-facts.js';
 import { loadedOf } from '../health/loaded-models.js';
-import type { DashboardSnapshot, RecentRequest, RouteView, SnapshotLimits, TierView } from './dashboard-view.js';
+import type { DashboardSnapshot, RouteView, SnapshotLimits, TierView } from './dashboard-view.js';
 
 export type { DashboardSnapshot, RecentRequest, RouteView, SnapshotLimits, TierView } from './dashboard-view.js';
 export type { LogLine, LogLevel } from './state/log-lines.js';
@@ -156,7 +155,7 @@ export class DashboardState {
       requestsPerSecond: this.arrivals.perSecond(now),
       activeStreams: this.activeStreams,
       pending,
-      recent: this.finished.newest(limits.recent).map(recentRequest),
+      recent: this.finished.newest(limits.recent).map(({ at, event }) => recentRequest(at, event)),
       log: this.log.newest(limits.log).reverse(),
       clientTtft: this.clientTtft.percentiles(now),
       today: this.today.view(config, now),
@@ -176,6 +175,7 @@ export class DashboardState {
   private tierView(route: string, tier: Tier, now: number, historyLength: number): TierView {
     const stats: TierStats | undefined = this.tiers.peek(route, tier.name);
     const weight = stats?.weight ?? tier.weight;
+    const loaded = loadedOf(tier);
     return {
       route,
       name: tier.name,
@@ -192,7 +192,7 @@ export class DashboardState {
       ttft: stats?.ttft.percentiles(now) ?? null,
       ttftHistory: stats?.ttft.recent(historyLength) ?? [],
       context: tierFit(tier).context ?? null,
-      ...loadedField(tier),
+      ...(loaded === undefined ? {} : { loaded }),
     };
   }
 
@@ -294,35 +294,4 @@ export class DashboardState {
   private addLog(at: number, line: Omit<LogLine, 'at'>): void {
     this.log.push({ at, ...line });
   }
-}
-
-function loadedField(tier: Tier): Pick<TierView, 'loaded'> {
-  const loaded = loadedOf(tier);
-  return loaded === undefined ? {} : { loaded };
-}
-
-function recentRequest({ at, event }: Finished): RecentRequest {
-  return {
-    at,
-    route: event.route,
-    protocol: event.protocol,
-    path: event.attempts.length > 0 ? requestPath(event.attempts) : (event.error ?? ''),
-    status: event.status,
-    outcome: event.outcome,
-    ttftMs: event.ttftMs,
-    completionTokens: event.usage?.completion_tokens,
-    ...(event.resumed ? { resumed: resumedNote(event.resumed) } : {}),
-    ...(event.toolText?.length ? { toolText: toolTextNote(event.toolText) } : {}),
-    ...(event.hedged ? { hedged: `hedged at ${event.hedged.at_ms} ms: ${event.hedged.winner} won, ${event.hedged.loser} stopped` } : {}),
-    ...(event.rule !== undefined ? { rule: event.rule } : {}),
-  };
-}
-
-function toolTextNote(reports: NonNullable<Finished['event']['toolText']>): string {
-  const { format, result } = toolTextSummary(reports);
-  return `tool text ${format} ${result.replaceAll('_', ' ')}`;
-}
-
-function resumedNote(resumed: NonNullable<Finished['event']['resumed']>): string {
-  return resumed.result === 'ok' ? `resumed ${resumed.from}→${resumed.to} by ${resumed.how}` : `resume ${resumed.result}`;
 }

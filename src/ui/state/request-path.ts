@@ -1,4 +1,6 @@
-import type { AttemptRecord } from '../../telemetry/events.js';
+import { toolTextSummary } from '../../protocols/tool-text/scope.js';
+import type { AttemptRecord, RequestFinished } from '../../telemetry/events.js';
+import type { RecentRequest } from '../dashboard-view.js';
 import { formatMs } from '../../util/format.js';
 
 const OK = '✓';
@@ -52,4 +54,31 @@ export function requestPath(attempts: readonly AttemptRecord[]): string {
     else steps.push({ text, times: 1 });
   }
   return steps.map((s) => (s.times > 1 ? `${s.text} ×${s.times}` : s.text)).join(' → ');
+}
+
+/** A finished request as a row of the recent list: its path through the tiers and what happened on the way. */
+export function recentRequest(at: number, event: RequestFinished): RecentRequest {
+  return {
+    at,
+    route: event.route,
+    protocol: event.protocol,
+    path: event.attempts.length > 0 ? requestPath(event.attempts) : (event.error ?? ''),
+    status: event.status,
+    outcome: event.outcome,
+    ttftMs: event.ttftMs,
+    completionTokens: event.usage?.completion_tokens,
+    ...(event.resumed ? { resumed: resumedNote(event.resumed) } : {}),
+    ...(event.toolText?.length ? { toolText: toolTextNote(event.toolText) } : {}),
+    ...(event.hedged ? { hedged: `hedged at ${event.hedged.at_ms} ms: ${event.hedged.winner} won, ${event.hedged.loser} stopped` } : {}),
+    ...(event.rule !== undefined ? { rule: event.rule } : {}),
+  };
+}
+
+function toolTextNote(reports: NonNullable<RequestFinished['toolText']>): string {
+  const { format, result } = toolTextSummary(reports);
+  return `tool text ${format} ${result.replaceAll('_', ' ')}`;
+}
+
+function resumedNote(resumed: NonNullable<RequestFinished['resumed']>): string {
+  return resumed.result === 'ok' ? `resumed ${resumed.from}→${resumed.to} by ${resumed.how}` : `resume ${resumed.result}`;
 }
