@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -94,5 +94,24 @@ export function runCli(bin: string, args: string[], env: Record<string, string |
         });
       });
     },
+  };
+}
+
+/**
+ * `llm-route explain` on a tier file and a request body, each written to a file of its own in
+ * the CLI's folder (`cli` is read at each call: test files build it in a beforeAll). A string
+ * body is written as it is, to test what explain makes of bad JSON.
+ */
+export function explainRunner(cli: () => { bin: string; dir: string }, prefix: string) {
+  let n = 0;
+  return async (yamlText: string, body: unknown, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> => {
+    const { bin, dir } = cli();
+    const file = join(dir, `${prefix}-${++n}.yaml`);
+    const bodyFile = join(dir, `${prefix}-body-${n}.json`);
+    writeFileSync(file, yamlText);
+    writeFileSync(bodyFile, typeof body === 'string' ? body : JSON.stringify(body));
+    const proc = runCli(bin, ['explain', bodyFile, '-c', file, ...args], { LLM_ROUTE_CONFIG: undefined });
+    const { code } = await proc.exited;
+    return { code, stdout: proc.lines.join('\n'), stderr: proc.stderr() };
   };
 }

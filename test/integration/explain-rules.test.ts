@@ -1,7 +1,5 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPrivateCli, runCli } from '../helpers/cli.js';
+import { buildPrivateCli, explainRunner } from '../helpers/cli.js';
 import { openaiServer } from '../helpers/fit-servers.js';
 import { useHarness } from '../helpers/harness.js';
 
@@ -16,21 +14,12 @@ interface Plan {
 // `explain` with rules and local-only: the rule that chose the route, the tiers local-only excludes.
 describe('the real CLI: llm-route explain with rules: and local_only', () => {
   let cli: ReturnType<typeof buildPrivateCli>;
-  let n = 0;
   beforeAll(() => {
     cli = buildPrivateCli();
   }, 60_000);
   afterAll(() => cli?.remove());
 
-  async function explain(yamlText: string, body: unknown, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    const file = join(cli.dir, `explain-rules-${++n}.yaml`);
-    const bodyFile = join(cli.dir, `explain-rules-body-${n}.json`);
-    writeFileSync(file, yamlText);
-    writeFileSync(bodyFile, JSON.stringify(body));
-    const proc = runCli(cli.bin, ['explain', bodyFile, '-c', file, ...args], { LLM_ROUTE_CONFIG: undefined });
-    const { code } = await proc.exited;
-    return { code, stdout: proc.lines.join('\n'), stderr: proc.stderr() };
-  }
+  const explain = explainRunner(() => cli, 'explain-rules');
 
   /** A local fake and a cloud provider by name (`.example` resolves nowhere: explain sends it no model request anyway). */
   async function tierFile(): Promise<{ yaml: string }> {

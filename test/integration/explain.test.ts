@@ -1,7 +1,5 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPrivateCli, runCli } from '../helpers/cli.js';
+import { buildPrivateCli, explainRunner } from '../helpers/cli.js';
 import { llamaProps, openaiServer } from '../helpers/fit-servers.js';
 import { useHarness } from '../helpers/harness.js';
 import { configYaml } from '../helpers/proxy.js';
@@ -17,21 +15,12 @@ interface Plan {
 
 describe('the real CLI: llm-route explain FILE.json', () => {
   let cli: ReturnType<typeof buildPrivateCli>;
-  let n = 0;
   beforeAll(() => {
     cli = buildPrivateCli();
   }, 60_000);
   afterAll(() => cli?.remove());
 
-  async function explain(yamlText: string, body: unknown, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    const file = join(cli.dir, `explain-${++n}.yaml`);
-    const bodyFile = join(cli.dir, `body-${n}.json`);
-    writeFileSync(file, yamlText);
-    writeFileSync(bodyFile, typeof body === 'string' ? body : JSON.stringify(body));
-    const proc = runCli(cli.bin, ['explain', bodyFile, '-c', file, ...args], { LLM_ROUTE_CONFIG: undefined });
-    const { code } = await proc.exited;
-    return { code, stdout: proc.lines.join('\n'), stderr: proc.stderr() };
-  }
+  const explain = explainRunner(() => cli, 'explain');
 
   async function servers() {
     const llama = await h.fake();
