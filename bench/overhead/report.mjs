@@ -4,6 +4,10 @@
 const LLM = 'llm-route';
 /** The same proxy with `usage: { enabled: false }`. */
 export const USAGE_OFF = 'llm-route, usage log off';
+/** The reference pipes: bytes only, and the least a router must do (parse, set the model, forward). */
+export const NAIVE_PIPE = 'naive pipe';
+export const JSON_PIPE = 'json pipe';
+const PIPES = [NAIVE_PIPE, JSON_PIPE];
 
 export function renderReport(r) {
   const out = [];
@@ -53,29 +57,27 @@ export function renderReport(r) {
   if (r.nonstream) {
     const names = Object.keys(Object.values(r.nonstream)[0]);
     const hasPeer = names.includes('peer');
-    const hasPipe = names.includes('naive pipe');
+    const pipes = PIPES.filter((n) => names.includes(n));
     out.push('### Non-streaming requests (autocannon, keep-alive, pipelining 1)');
     out.push('');
-    // The naive pipe is the limit of one Node hop: llm-route ÷ pipe is how close it gets.
+    // The pipes are the limit of one Node hop: llm-route ÷ pipe is how close it gets.
     out.push(
-      `| load | metric | direct | ${LLM} | ${LLM} vs direct |${hasPipe ? ` naive pipe (the limit) | ${LLM} vs pipe |` : ''}${hasPeer ? ` peer | ${LLM} vs peer |` : ''}`,
+      `| load | metric | direct | ${LLM} | ${LLM} vs direct |${pipes.map((n) => ` ${n} | ${LLM} vs ${n} |`).join('')}${hasPeer ? ` peer | ${LLM} vs peer |` : ''}`,
     );
-    out.push(`|---|---|---|---|---|${hasPipe ? '---|---|' : ''}${hasPeer ? '---|---|' : ''}`);
+    out.push(`|---|---|---|---|---|${pipes.map(() => '---|---|').join('')}${hasPeer ? '---|---|' : ''}`);
     for (const [c, byTarget] of Object.entries(r.nonstream)) {
       const d = byTarget.direct;
       const l = byTarget[LLM];
       const p = byTarget.peer;
-      const q = byTarget['naive pipe'];
       for (const [key, label] of [
         ['rps', 'req/s'],
         ['p50', 'latency p50 ms'],
         ['p99', 'latency p99 ms'],
       ]) {
         const fmtv = (x) => (key === 'rps' ? int(x) : num(x, 3));
-        const vsDirect = key === 'rps' ? ratio(l[key], d[key]) : `${ratio(l[key], d[key])} (${signed(l[key] - d[key], 3)} ms)`;
-        let row = `| c${c} | ${label} | ${fmtv(d[key])} | ${fmtv(l[key])} | ${vsDirect} |`;
-        if (hasPipe)
-          row += ` ${fmtv(q[key])} (${ratio(q[key], d[key])} direct) | ${key === 'rps' ? ratio(l[key], q[key]) : `${ratio(l[key], q[key])} (${signed(l[key] - q[key], 3)} ms)`} |`;
+        const vs = (x) => (key === 'rps' ? ratio(l[key], x[key]) : `${ratio(l[key], x[key])} (${signed(l[key] - x[key], 3)} ms)`);
+        let row = `| c${c} | ${label} | ${fmtv(d[key])} | ${fmtv(l[key])} | ${vs(d)} |`;
+        for (const n of pipes) row += ` ${fmtv(byTarget[n][key])} (${ratio(byTarget[n][key], d[key])} direct) | ${vs(byTarget[n])} |`;
         if (hasPeer) row += ` ${fmtv(p[key])} | ${ratio(l[key], p[key])} |`;
         out.push(row);
       }
@@ -215,84 +217,84 @@ export function renderReport(r) {
   return out.join('\n');
 }
 
-/** The issue's targets, each met or missed with its numbers. */
+/**
+ * The targets, each met or missed with its numbers. Issue 33's are ratios from this one run (the
+ * machine's speed changes several-fold from week to week; ratios in one run do not); the memory,
+ * error and failover ones come from issues 5 and 20.
+ */
 export function renderTargets(r) {
   const rows = [];
   const add = (target, value, met, detail) =>
     rows.push(`| ${target} | ${value} | ${met === undefined ? 'not measured' : met ? 'met' : '**missed**'} | ${detail ?? ''} |`);
+  const atMost = (x, goal) => (x <= goal ? '' : `${(x / goal).toFixed(2)}× the goal`);
   const ns = r.nonstream;
-  for (const c of ['10', '100']) {
-    const x = ns?.[c];
-    if (!x) continue;
-    const d = x.direct.rps;
-    const l = x[LLM].rps;
-    const vsDirect = l / d;
+
+  const cpu = r.cpu ?? {};
+  if (cpu[LLM] && cpu[JSON_PIPE]) {
+    const times = cpu[LLM].cpu_proxy / cpu[JSON_PIPE].cpu_proxy;
     add(
-      `req/s at c${c} ≥ 0.4× direct`,
-      `${vsDirect.toFixed(2)}× (${int(l)} vs ${int(d)})`,
-      vsDirect >= 0.4,
-      vsDirect >= 0.4 ? '' : `short by ${int(0.4 * d - l)} req/s`,
+      "CPU per non-streaming request ≤ 1.3× the json pipe's",
+      `${times.toFixed(2)}× (${num(cpu[LLM].cpu_proxy, 4)} vs ${num(cpu[JSON_PIPE].cpu_proxy, 4)} ms)`,
+      times <= 1.3,
+      atMost(times, 1.3),
     );
-    const pipe = x['naive pipe'];
-    if (pipe && c === '10') {
-      const vsPipe = l / pipe.rps;
-      add(
-        `req/s at c${c} ≥ 0.8× the naive pipe (issue 20)`,
-        `${vsPipe.toFixed(2)}× (${int(l)} vs ${int(pipe.rps)})`,
-        vsPipe >= 0.8,
-        vsPipe >= 0.8 ? '' : `short by ${int(0.8 * pipe.rps - l)} req/s`,
-      );
-    }
-    if (x.peer) {
-      const vsPeer = l / x.peer.rps;
-      const goal = c === '10' ? 8 : 10; // issue 20 asks 8× at c10; issue 5 asked 10×
-      add(
-        `req/s at c${c} ≥ ${goal}× peer`,
-        `${vsPeer.toFixed(1)}× (${int(l)} vs ${int(x.peer.rps)})`,
-        vsPeer >= goal,
-        vsPeer >= goal ? '' : `needs ${int(goal * x.peer.rps)} req/s`,
-      );
-    }
   }
-  const cpu = r.cpu?.[LLM]?.cpu_proxy ?? ns?.['10']?.[LLM]?.cpu_proxy;
-  if (cpu !== undefined) {
-    const peerCpu = r.cpu?.peer?.cpu_proxy;
-    add(
-      'proxy CPU per non-streaming request ≤ 0.1 ms',
-      `${cpu.toFixed(3)} ms${peerCpu ? ` (peer ${peerCpu.toFixed(3)} ms)` : ''}`,
-      cpu <= 0.1,
-      cpu <= 0.1 ? '' : `${(cpu / 0.1).toFixed(1)}× the budget`,
-    );
+  const c10 = ns?.['10'];
+  if (c10) {
+    const l = c10[LLM].rps;
+    const pipes = PIPES.filter((n) => c10[n]);
+    if (pipes.length) {
+      const better = pipes.reduce((a, b) => (c10[a].rps >= c10[b].rps ? a : b));
+      const vs = l / c10[better].rps;
+      add(
+        'req/s at c10 ≥ 0.8× the better pipe',
+        `${vs.toFixed(2)}× (${int(l)} vs ${better} ${int(c10[better].rps)})`,
+        vs >= 0.8,
+        vs >= 0.8 ? '' : `short by ${int(0.8 * c10[better].rps - l)} req/s`,
+      );
+    }
+    if (c10.peer) {
+      const vs = l / c10.peer.rps;
+      add(
+        'req/s at c10 ≥ 8× the peer',
+        `${vs.toFixed(1)}× (${int(l)} vs ${int(c10.peer.rps)})`,
+        vs >= 8,
+        vs >= 8 ? '' : `needs ${int(8 * c10.peer.rps)} req/s`,
+      );
+    }
   }
   if (ns?.['1']) {
     const d = ns['1'].direct;
     const l = ns['1'][LLM];
-    const p50 = l.p50 - d.p50;
-    const p99 = l.p99 - d.p99;
+    const times = l.p50 / d.p50;
     add(
-      'sequential (c1) added latency p50 ≤ 0.25 ms',
-      `${signed(p50, 4)} ms (${num(l.p50, 3)} vs ${num(d.p50, 3)})`,
-      p50 <= 0.25,
-      p50 <= 0.25 ? '' : `over by ${(p50 - 0.25).toFixed(4)} ms`,
-    );
-    add(
-      'sequential (c1) added latency p99 ≤ 1 ms',
-      `${signed(p99, 3)} ms (${num(l.p99, 3)} vs ${num(d.p99, 3)})`,
-      p99 <= 1,
-      p99 <= 1 ? '' : `over by ${(p99 - 1).toFixed(4)} ms`,
+      'sequential (c1) latency p50 ≤ 1.3× direct',
+      `${times.toFixed(2)}× (${num(l.p50, 3)} vs ${num(d.p50, 3)} ms, ${signed(l.p50 - d.p50, 3)} ms)`,
+      times <= 1.3,
+      atMost(times, 1.3),
     );
   }
   if (r.stream?.[LLM]) {
-    const added = r.stream[LLM].ttfbP50 - r.stream.direct.ttfbP50;
+    const times = r.stream[LLM].ttfbP50 / r.stream.direct.ttfbP50;
     add(
-      'stream TTFB p50 within 0.5 ms of direct',
-      `${signed(added, 3)} ms (${num(r.stream[LLM].ttfbP50, 3)} vs ${num(r.stream.direct.ttfbP50, 3)})`,
-      added <= 0.5,
-      added <= 0.5 ? '' : `over by ${(added - 0.5).toFixed(4)} ms`,
+      'stream first content p50 ≤ 1.3× direct',
+      `${times.toFixed(2)}× (${num(r.stream[LLM].ttfbP50, 3)} vs ${num(r.stream.direct.ttfbP50, 3)} ms, ${signed(r.stream[LLM].ttfbP50 - r.stream.direct.ttfbP50, 3)} ms)`,
+      times <= 1.3,
+      atMost(times, 1.3),
     );
   }
   if (r.open?.[LLM]) {
     const o = r.open[LLM];
+    const d = r.open.direct;
+    if (d) {
+      const times = o.ttfbP50 / d.ttfbP50;
+      add(
+        `${o.streams} open streams' first content p50 ≤ 1.5× direct`,
+        `${times.toFixed(2)}× (${num(o.ttfbP50, 1)} vs ${num(d.ttfbP50, 1)} ms)`,
+        times <= 1.5,
+        atMost(times, 1.5),
+      );
+    }
     add(
       `${o.streams} open streams < 150 MB RSS`,
       `${num(o.rssPeakMb, 1)} MB peak (idle ${num(o.rssIdleMb, 1)} MB)`,
@@ -300,16 +302,6 @@ export function renderTargets(r) {
       o.rssPeakMb < 150 ? '' : `over by ${(o.rssPeakMb - 150).toFixed(1)} MB`,
     );
     add(`${o.streams} open streams, zero errors`, `${o.errors} errors, ${o.peakOpen} open at once`, o.errors === 0, o.errors ? JSON.stringify(o.reasons) : '');
-    const d = r.open.direct;
-    if (d) {
-      const times = o.ttfbP50 / d.ttfbP50;
-      add(
-        `${o.streams} open streams' first content ≤ 3× direct (issue 20)`,
-        `${times.toFixed(2)}× (${num(o.ttfbP50, 1)} vs ${num(d.ttfbP50, 1)} ms)`,
-        times <= 3,
-        times <= 3 ? '' : `over by ${num(o.ttfbP50 - 3 * d.ttfbP50, 1)} ms`,
-      );
-    }
   }
   const f = r.failover;
   if (f?.['llm-route, failover']) {
@@ -321,7 +313,14 @@ export function renderTargets(r) {
       added < 5 ? '' : `over by ${(added - 5).toFixed(3)} ms`,
     );
   }
-  return ['### Targets (issues 5 and 20)', '', '| target | this run | status | note |', '|---|---|---|---|', ...rows, ''];
+  return [
+    '### Targets (issue 33; memory, errors and failover from issues 5 and 20; start-up and idle memory: bench/startup.mjs)',
+    '',
+    '| target | this run | status | note |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+  ];
 }
 
 function errorsOf(x) {

@@ -20,7 +20,7 @@ import { openFileLimit, clockTicks, rssKb, systemBusyMs } from './procfs.mjs';
 import { installCleanup, ourCpuMs, startMock, startPortkey, startScript, startServe, stopAll, ROOT, PORTKEY_BIN } from './processes.mjs';
 import { median, medianOfRounds } from './stats.mjs';
 import { openStreams, sequentialStreams } from './streams.mjs';
-import { renderReport, USAGE_OFF } from './report.mjs';
+import { JSON_PIPE, renderReport, USAGE_OFF } from './report.mjs';
 
 const { values: argv } = parseArgs({
   options: {
@@ -110,10 +110,11 @@ async function main() {
   const proxyOff = await startServe(writeTierFile(fast.url, slow.url, { enabled: false }, 'tiers-usage-off.yaml'));
   const peer = withPeer ? await startPortkey() : null;
   const pipe = withPipe ? await startScript('naive pipe', './naive-pipe.mjs', [fast.url]) : null;
+  const jsonPipe = withPipe ? await startScript('json pipe', './json-pipe.mjs', [fast.url, 'm']) : null;
   log(
     `fast mock ${fast.url} (pid ${fast.pid}), slow mock ${slow.url}, llm-route ${proxy.url} (pid ${proxy.pid})` +
       (peer ? `, peer ${peer.url} (pid ${peer.pid})` : '') +
-      (pipe ? `, naive pipe ${pipe.url}` : ''),
+      (pipe ? `, naive pipe ${pipe.url}, json pipe ${jsonPipe.url}` : ''),
   );
 
   const body = (model, stream) => JSON.stringify({ model, ...(stream ? { stream: true } : {}), messages: [{ role: 'user', content: 'Say hello.' }] });
@@ -128,6 +129,7 @@ async function main() {
     llmOff: { name: USAGE_OFF, url: proxyOff.url, headers: {}, model: 'bench', pid: proxyOff.pid },
     ...(peer ? { peer: { name: 'peer', url: peer.url, headers: peerHeaders(fast.url), model: 'm', pid: peer.pid } } : {}),
     ...(pipe ? { pipe: { name: 'naive pipe', url: pipe.url, headers: {}, model: 'm', pid: pipe.pid } } : {}),
+    ...(jsonPipe ? { jsonPipe: { name: JSON_PIPE, url: jsonPipe.url, headers: {}, model: 'x', pid: jsonPipe.pid } } : {}),
   };
   for (const t of Object.values(T)) {
     t.body = body(t.model, false);
@@ -213,7 +215,7 @@ async function main() {
   }
 
   // --- streaming: 100 content chunks, one stream at a time ----------------------------------------
-  const streamTargets = [T.direct, T.llm, T.peer].filter(Boolean);
+  const streamTargets = [T.direct, T.llm, T.jsonPipe, T.peer].filter(Boolean);
   if (sections.has('stream')) {
     begin();
     for (const t of streamTargets) await sequentialStreams(t, t.streamBody, { count: 20, maxS: 2 });
@@ -286,7 +288,7 @@ async function main() {
     log(
       `RSS after the load sections: ${JSON.stringify(mapValues(rssAfterLoadMb, (v) => +v.toFixed(1)))} MB; starting fresh llm-route${peer ? ' and peer' : ''} for the open-streams section`,
     );
-    await Promise.all([proxy.child.stop(), proxyOff.child.stop(), peer?.child.stop(), pipe?.child.stop()]);
+    await Promise.all([proxy.child.stop(), proxyOff.child.stop(), peer?.child.stop(), pipe?.child.stop(), jsonPipe?.child.stop()]);
     const proxy2 = await startServe(tierFile);
     const peer2 = peer ? await startPortkey() : null;
     begin();
