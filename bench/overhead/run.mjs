@@ -291,13 +291,17 @@ async function main() {
     await Promise.all([proxy.child.stop(), proxyOff.child.stop(), peer?.child.stop(), pipe?.child.stop(), jsonPipe?.child.stop()]);
     const proxy2 = await startServe(tierFile);
     const peer2 = peer ? await startPortkey() : null;
+    // The least a router must do, in front of the slow mock: what any Node hop costs 1,000 streams' first content.
+    const jsonPipe2 = withPipe ? await startScript('json pipe', './json-pipe.mjs', [slow.url, 'm']) : null;
     begin();
     const openTargets = [
       { ...T.direct, url: slow.url, rssPid: slow.pid, rssOf: 'slow mock (no proxy)' },
       { ...T.llm, url: proxy2.url, model: 'slow', rssPid: proxy2.pid, rssOf: 'llm-route (fresh process)' },
+      ...(jsonPipe2 ? [{ ...T.jsonPipe, url: jsonPipe2.url, rssPid: jsonPipe2.pid, rssOf: 'json pipe (fresh process)' }] : []),
       ...(peer2 ? [{ ...T.peer, url: peer2.url, headers: peerHeaders(slow.url), rssPid: peer2.pid, rssOf: 'peer (fresh process)' }] : []),
     ];
     // A few fast streams first, so each fresh process has served something before its idle RSS is read.
+    // (The json pipe fronts only the slow mock, so it is not warmed: its few lines need little.)
     for (const t of [{ ...T.llm, url: proxy2.url }, ...(peer2 ? [{ ...T.peer, url: peer2.url }] : [])]) {
       await sequentialStreams(t, t.streamBody, { count: 20, maxS: 5 });
     }

@@ -53,6 +53,10 @@ const scopes = new WeakMap<ClientRequest, ToolTextScope | null>();
  */
 export function toolTextScope(tier: Tier, request: ClientRequest): ToolTextScope | null {
   if (tier.tool_text === 'off' || request.operation === 'count_tokens') return null;
+  // Most requests offer no tools: answered without an entry in the WeakMap, whose every write
+  // the next scavenge pays for (an ephemeron) on each request.
+  const tools = request.body.tools;
+  if (!Array.isArray(tools) || tools.length === 0) return null;
   let scope = scopes.get(request);
   if (scope === undefined) scopes.set(request, (scope = scopeOf(request)));
   return scope;
@@ -63,9 +67,10 @@ export function reportsOf(request: ClientRequest): readonly ToolTextReport[] {
   return scopes.get(request)?.reports ?? [];
 }
 
+/** The scope of a request that offers tools. */
 function scopeOf(request: ClientRequest): ToolTextScope | null {
   const body = request.body;
-  if (!Array.isArray(body.tools) || body.tools.length === 0 || choosesNone(request.protocol, body.tool_choice)) return null;
+  if (choosesNone(request.protocol, body.tool_choice)) return null;
   const list = toolsOf(request.protocol, body.tools);
   if (list.length === 0) return null;
   warmSchemaChecks();
