@@ -5,6 +5,7 @@
 // Usage: node json-pipe.mjs UPSTREAM_BASE_URL MODEL   (e.g. http://127.0.0.1:PORT/v1 m)
 import { createServer } from 'node:http';
 import { Pool } from 'undici';
+import { badGateway, listenAndStop } from './pipe-server.mjs';
 
 const upstream = new URL(process.argv[2]);
 const model = process.argv[3] ?? 'm';
@@ -39,21 +40,8 @@ const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, (re
         answer.pipe(res);
         res.on('close', () => answer.destroy());
       })
-      .catch((err) => {
-        res.writeHead(502, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: err.message } }));
-      });
+      .catch((err) => badGateway(res, err));
   });
 });
 
-server.listen(0, '127.0.0.1', () => {
-  process.stdout.write(`json pipe listening on http://127.0.0.1:${server.address().port}/v1\n`);
-});
-
-const stop = () => {
-  server.close();
-  server.closeAllConnections();
-  void pool.destroy();
-};
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);
+listenAndStop(server, pool, 'json pipe');

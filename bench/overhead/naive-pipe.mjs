@@ -4,6 +4,7 @@
 // Usage: node naive-pipe.mjs UPSTREAM_BASE_URL   (e.g. http://127.0.0.1:PORT/v1)
 import { createServer } from 'node:http';
 import { Pool } from 'undici';
+import { badGateway, listenAndStop } from './pipe-server.mjs';
 
 const upstream = new URL(process.argv[2]);
 const pool = new Pool(upstream.origin, { pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0 });
@@ -26,20 +27,7 @@ const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, (re
       body.pipe(res);
       res.on('close', () => body.destroy());
     })
-    .catch((err) => {
-      res.writeHead(502, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { message: err.message } }));
-    });
+    .catch((err) => badGateway(res, err));
 });
 
-server.listen(0, '127.0.0.1', () => {
-  process.stdout.write(`naive pipe listening on http://127.0.0.1:${server.address().port}/v1\n`);
-});
-
-const stop = () => {
-  server.close();
-  server.closeAllConnections();
-  void pool.destroy();
-};
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);
+listenAndStop(server, pool, 'naive pipe');
