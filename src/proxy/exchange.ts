@@ -239,22 +239,36 @@ export class Exchange implements CommitPort {
     if (!this.announced) return;
     const durationMs = performance.now() - this.arrivedAt;
     const tier = fields.tier === null ? undefined : this.route?.tiers.find((t) => t.name === fields.tier);
+    // Every key, always, in one order (absent ones undefined): each request's event then has the
+    // same hidden class, and every subscriber's property reads stay monomorphic. Spread from
+    // whichever fields an ending had, they came in dozens of shapes.
     this.app.telemetry.emit({
       type: 'request_end',
       id: this.id,
       route: this.route?.name ?? '',
+      tier: fields.tier,
+      status: fields.status,
+      outcome: fields.outcome,
       stream: this.request?.stream ?? false,
-      attempts: [],
+      committed: fields.committed ?? false,
+      attempts: fields.attempts ?? [],
+      ttftMs: fields.ttftMs,
       durationMs,
       startedAt: this.startedAt,
       protocol: this.codec.protocol,
       provider: tier?.provider.name ?? null,
       model: tier?.model ?? null,
-      committed: false,
-      chunkErrors: 0,
-      ...(this.savers ? { savers: this.savers } : {}),
-      ...(this.rule !== undefined ? { rule: this.rule } : {}),
-      ...fields,
+      usage: fields.usage,
+      estimate: fields.estimate,
+      savers: this.savers,
+      rule: this.rule,
+      chunkErrors: fields.chunkErrors ?? 0,
+      error: fields.error,
+      resumed: fields.resumed,
+      hedged: fields.hedged,
+      loserUsage: fields.loserUsage,
+      promptTruncated: fields.promptTruncated,
+      toolText: fields.toolText,
     });
   }
 

@@ -59,7 +59,7 @@ export class UnaryAttempt implements AnswerReader {
       return this.stop(new AttemptError('bad_response', 'upstream answered with a body that is not JSON', { phase: 'body', failover: true, retryable: false }));
     }
     if ('badToolCall' in shaped) return this.stop(badToolCall(shaped.badToolCall));
-    this.settle({ ok: true, answer: { ...shaped, upstreamBody: body } });
+    this.settle({ ok: true, answer: { answer: shaped.answer, usage: shaped.usage, upstreamBody: body } });
   }
 
   onBroken(err: AttemptError): void {

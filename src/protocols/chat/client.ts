@@ -17,22 +17,18 @@ export const chatClient: ClientCodec = {
   parse(body: unknown, headers: IncomingHttpHeaders): ParseResult {
     const fields = checkedBody(body, ChatBodySchema, isPlainChatBody);
     if (typeof fields === 'string') return { ok: false, message: fields };
-    const request: ChatRequest = {
-      ...clientRequest('chat', body as Record<string, unknown>, fields, headers, chatToNeutral),
-      wantsUsage: fields.stream_options?.include_usage === true,
-    };
-    return { ok: true, request };
+    return { ok: true, request: clientRequest('chat', body as Record<string, unknown>, fields, headers, chatToNeutral) };
   },
 
   errorBody: openaiErrorBody,
   translateRejection: openaiRejection,
 
   relay(request: ClientRequest): StreamOutput {
-    return new ChatRelay((request as ChatRequest).wantsUsage);
+    return new ChatRelay(wantsUsage(request));
   },
 
   renderer(request: ClientRequest) {
-    return new ChatRenderer(request.model, (request as ChatRequest).wantsUsage);
+    return new ChatRenderer(request.model, wantsUsage(request));
   },
 
   renderResponse(response, request) {
@@ -40,9 +36,14 @@ export const chatClient: ClientCodec = {
   },
 };
 
-interface ChatRequest extends ClientRequest {
-  /** stream_options.include_usage: the usage-only chunk llm-route always asks for is shown. */
-  wantsUsage: boolean;
+/**
+ * stream_options.include_usage (validated by the parse): the usage-only chunk llm-route always
+ * asks for is shown. Read from the body, not kept on the request: every protocol's requests then
+ * share one shape, and a request is made without copying one object into another.
+ */
+function wantsUsage(request: ClientRequest): boolean {
+  const options = request.body.stream_options as { include_usage?: unknown } | null | undefined;
+  return options?.include_usage === true;
 }
 
 /** Chat relayed to a chat server: bytes as they came, minus the usage chunk the client did not ask for. */
