@@ -1,9 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { offersTools } from '../protocols/core/client-request.js';
 import { PromptCount } from '../protocols/core/prompt-tokens.js';
 import type { ClientRequest } from '../protocols/core/types.js';
 import { DEFAULT_ENCODING } from '../tokens/count.js';
 import { type ClientKind, identifyClient, type RequestClass, requestClass } from './client-class.js';
-import { asksThinking, hasImages, hasTools } from './request-traits.js';
+import { asksThinking, hasImages } from './request-traits.js';
 
 /**
  * One request as rules see it: each fact read on first use and kept, so a fact no rule asks
@@ -45,7 +46,7 @@ export class RequestFacts {
   }
 
   get tools(): boolean {
-    return (this.toolsOffered ??= hasTools(this.request.body));
+    return (this.toolsOffered ??= offersTools(this.request.body));
   }
 
   /** The prompt's tokens as the fit check counts them (tools included), counted once. */

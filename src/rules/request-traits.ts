@@ -16,11 +16,6 @@ export function asksThinking(protocol: ClientProtocol, body: Record<string, unkn
   return typeof effort === 'string' && !NO_REASONING.has(effort);
 }
 
-/** The request offers the model at least one tool. */
-export function hasTools(body: Record<string, unknown>): boolean {
-  return Array.isArray(body.tools) && body.tools.length > 0;
-}
-
 /** Content part types that carry an image in the three client protocols. */
 const IMAGE_TYPES = new Set(['image', 'image_url', 'input_image']);
 

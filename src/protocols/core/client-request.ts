@@ -14,6 +14,11 @@ export function clientRequest(
   return { protocol, body, model: fields.model, stream: fields.stream === true, headers: clientHeaders(headers), neutral: memoize(() => toNeutral(body)) };
 }
 
+/** The body offers the model at least one tool (`tools`: a non-empty list, in all three protocols). */
+export function offersTools(body: Record<string, unknown>): boolean {
+  return Array.isArray(body.tools) && body.tools.length > 0;
+}
+
 /** The client headers a tier may be sent (never credentials). */
 function clientHeaders(headers: IncomingHttpHeaders): ClientHeaders {
   const out: ClientHeaders = { incoming: headers };

@@ -4,6 +4,7 @@ import { toolList as messagesTools } from '../messages/to-neutral.js';
 import type { ClientProtocol } from '../core/names.js';
 import type { NeutralTool } from '../core/neutral.js';
 import { toolList as responsesTools } from '../responses/to-neutral.js';
+import { offersTools } from '../core/client-request.js';
 import { isUnsupported, type ClientRequest } from '../core/types.js';
 import type { ToolTextFormat } from './forms.js';
 import type { ToolSchemas } from './recover.js';
@@ -55,8 +56,7 @@ export function toolTextScope(tier: Tier, request: ClientRequest): ToolTextScope
   if (tier.tool_text === 'off' || request.operation === 'count_tokens') return null;
   // Most requests offer no tools: answered without an entry in the WeakMap, whose every write
   // the next scavenge pays for (an ephemeron) on each request.
-  const tools = request.body.tools;
-  if (!Array.isArray(tools) || tools.length === 0) return null;
+  if (!offersTools(request.body)) return null;
   let scope = scopes.get(request);
   if (scope === undefined) scopes.set(request, (scope = scopeOf(request)));
   return scope;
