@@ -10,12 +10,9 @@
 //
 // Reported: client-side TTFT p50 / p99 (request sent → first content byte), per route, and how
 // many requests each upstream saw (what a hedge costs).
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { installCleanup, startMock, startServe, stopAll } from './overhead/processes.mjs';
+import { installCleanup, startMock, startServeWith, stopAll } from './overhead/processes.mjs';
 
 const { values: argv } = parseArgs({ options: { requests: { type: 'string' }, 'stall-rate': { type: 'string' }, concurrency: { type: 'string' } } });
 const REQUESTS = Number(argv.requests ?? 200);
@@ -25,27 +22,14 @@ const CONCURRENCY = Number(argv.concurrency ?? 8);
 installCleanup();
 
 async function scenario(title, localFlags) {
-  const tmp = mkdtempSync(join(tmpdir(), 'llm-route-hedge-bench-'));
   const local = await startMock('local', ['--tokens', '20', ...localFlags]);
   const cloud = await startMock('cloud', ['--tokens', '20', '--ttft-ms', '300']);
-  const config = join(tmp, 'tiers.yaml');
   const tiers = '[{ provider: local, model: m, timeouts: { ttft_ms: 3000 } }, { provider: cloud, model: m }]';
-  writeFileSync(
-    config,
-    [
-      'version: 1',
-      'server: { port: 0 }',
-      `usage: { path: ${JSON.stringify(join(tmp, 'usage.db'))} }`,
-      'providers:',
-      `  local: { type: openai, base_url: ${JSON.stringify(local.url)}, health: { warmup: false } }`,
-      `  cloud: { type: openai, base_url: ${JSON.stringify(cloud.url)}, health: { warmup: false } }`,
-      'routes:',
-      `  plain: { tiers: ${tiers}, retry: { attempts: 1 } }`,
-      `  hedged: { tiers: ${tiers}, retry: { attempts: 1 }, hedge_ms: 500 }`,
-      '',
-    ].join('\n'),
-  );
-  const serve = await startServe(config);
+  const serve = await startServeWith({
+    providers: { local: local.url, cloud: cloud.url },
+    routes: [`  plain: { tiers: ${tiers}, retry: { attempts: 1 } }`, `  hedged: { tiers: ${tiers}, retry: { attempts: 1 }, hedge_ms: 500 }`],
+    tmpPrefix: 'llm-route-hedge-bench-',
+  });
   const origin = new URL(serve.url).origin;
   console.log(`\n${title}`);
   for (const route of ['plain', 'hedged']) {

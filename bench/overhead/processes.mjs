@@ -187,13 +187,12 @@ export function ourCpuMs() {
 }
 
 /**
- * A fast mock (`tokens` per answer) and one `llm-route serve` in front of it, as its one openai
- * tier `fast` (model m) under the routes given as YAML lines (each `  name: {...}`); the usage
- * log goes to a temp dir. For the benches that compare routes or protocols on one tier.
+ * `llm-route serve` in front of the given openai-type providers ({ name: base URL }, no warm-ups)
+ * under the routes given as YAML lines (each `  name: {...}`); the tier file and the usage log go
+ * to a temp dir.
  */
-export async function startServeOnMock({ tokens, routes, tmpPrefix }) {
+export async function startServeWith({ providers, routes, tmpPrefix }) {
   const tmp = mkdtempSync(join(tmpdir(), tmpPrefix));
-  const mock = await startMock('fast', ['--tokens', String(tokens)]);
   const config = join(tmp, 'tiers.yaml');
   writeFileSync(
     config,
@@ -202,11 +201,21 @@ export async function startServeOnMock({ tokens, routes, tmpPrefix }) {
       'server: { port: 0 }',
       `usage: { path: ${JSON.stringify(join(tmp, 'usage.db'))} }`,
       'providers:',
-      `  fast: { type: openai, base_url: ${JSON.stringify(mock.url)}, health: { warmup: false } }`,
+      ...Object.entries(providers).map(([name, url]) => `  ${name}: { type: openai, base_url: ${JSON.stringify(url)}, health: { warmup: false } }`),
       'routes:',
       ...routes,
       '',
     ].join('\n'),
   );
-  return { mock, serve: await startServe(config) };
+  return startServe(config);
+}
+
+/**
+ * A fast mock (`tokens` per answer) and one `llm-route serve` in front of it, as its one openai
+ * tier `fast` (model m) under the routes given as YAML lines. For the benches that compare routes
+ * or protocols on one tier.
+ */
+export async function startServeOnMock({ tokens, routes, tmpPrefix }) {
+  const mock = await startMock('fast', ['--tokens', String(tokens)]);
+  return { mock, serve: await startServeWith({ providers: { fast: mock.url }, routes, tmpPrefix }) };
 }
