@@ -106,3 +106,18 @@ function closeServer(server: { close(cb: () => void): unknown; closeAllConnectio
   server.closeAllConnections?.();
   return new Promise((resolve) => server.close(() => resolve()));
 }
+
+const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy'];
+
+/** The proxy variables as they are now; `restore()` puts every one of them back (unset if it was). */
+export function saveProxyEnv(): { restore(): void } {
+  const saved = Object.fromEntries(PROXY_VARIABLES.map((k) => [k, process.env[k]]));
+  return {
+    restore() {
+      for (const k of PROXY_VARIABLES) {
+        if (saved[k] === undefined) delete process.env[k];
+        else process.env[k] = saved[k];
+      }
+    },
+  };
+}

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { completion } from '../helpers/fake-upstream.js';
 import { logLine, useHarness } from '../helpers/harness.js';
 import type { RunningProxy } from '../helpers/proxy.js';
-import { connectProxy, httpsJsonServer, selfSignedCert } from '../helpers/tls-upstream.js';
+import { connectProxy, httpsJsonServer, saveProxyEnv, selfSignedCert } from '../helpers/tls-upstream.js';
 
 const h = useHarness();
 
@@ -15,7 +15,7 @@ const CLOUD_HOST = 'cloud.example.test';
 const tls = selfSignedCert([CLOUD_HOST], ['127.0.0.1']);
 let cloud: Awaited<ReturnType<typeof httpsJsonServer>>;
 let proxy: Awaited<ReturnType<typeof connectProxy>>;
-const saved = { ...process.env };
+const proxyEnv = saveProxyEnv();
 
 beforeAll(async () => {
   cloud = await httpsJsonServer(tls, completion('from the cloud'));
@@ -24,10 +24,7 @@ beforeAll(async () => {
   process.env.HTTPS_PROXY = proxy.url;
 });
 afterAll(async () => {
-  for (const k of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy']) {
-    if (saved[k] === undefined) delete process.env[k];
-    else process.env[k] = saved[k];
-  }
+  proxyEnv.restore();
   await proxy.close();
   await cloud.close();
   tls.remove();

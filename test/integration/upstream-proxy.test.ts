@@ -4,7 +4,7 @@ import { loadConfigText } from '../../src/config/load.js';
 import { completion } from '../helpers/fake-upstream.js';
 import { useHarness } from '../helpers/harness.js';
 import { chat, configYaml } from '../helpers/proxy.js';
-import { connectProxy, httpsJsonServer, selfSignedCert } from '../helpers/tls-upstream.js';
+import { connectProxy, httpsJsonServer, saveProxyEnv, selfSignedCert } from '../helpers/tls-upstream.js';
 
 const h = useHarness();
 
@@ -17,7 +17,7 @@ const LAN_IP = Object.values(networkInterfaces())
 const tls = selfSignedCert([CLOUD_HOST], ['127.0.0.1', ...(LAN_IP ? [LAN_IP] : [])]);
 let cloud: Awaited<ReturnType<typeof httpsJsonServer>>;
 let proxy: Awaited<ReturnType<typeof connectProxy>>;
-const saved = { ...process.env };
+const proxyEnv = saveProxyEnv();
 
 beforeAll(async () => {
   cloud = await httpsJsonServer(tls, completion('from the cloud'));
@@ -29,10 +29,7 @@ afterAll(async () => {
   tls.remove();
 });
 afterEach(() => {
-  for (const k of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy']) {
-    if (saved[k] === undefined) delete process.env[k];
-    else process.env[k] = saved[k];
-  }
+  proxyEnv.restore();
   proxy.connects.length = 0;
 });
 
