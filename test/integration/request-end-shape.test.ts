@@ -20,7 +20,12 @@ describe('request_end', () => {
     down.always((ctx) => ctx.error(500, 'boom'));
     const streaming = await h.fake();
     streaming.always(healthyStream(['a', 'b']));
-    const p = await h.proxy({ tiers: [{ name: 'down', url: down.url }, { name: 'up', url: up.url }] });
+    const p = await h.proxy({
+      tiers: [
+        { name: 'down', url: down.url },
+        { name: 'up', url: up.url },
+      ],
+    });
     const events: RequestFinished[] = [];
     p.server.app.telemetry.subscribe((event: TelemetryEvent) => {
       if (event.type === 'request_end') events.push(event);
