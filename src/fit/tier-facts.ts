@@ -53,14 +53,25 @@ export function learnWindow(tier: Tier, tokens: number): void {
 /** The tier's limits: the tier file's numbers first, then a learned window, then discovery's. */
 export function tierFit(tier: Tier): TierFit {
   const config = tier.fit;
-  const found = discovered.get(keyOf(tier));
-  const taught = learned.get(keyOf(tier));
+  const key = keyOf(tier);
+  const found = discovered.get(key);
+  const taught = learned.get(key);
+  // Plain assignments, not `[a, b] = [x, y]`: this runs for every tier a request opens.
   let context: number | undefined;
   let contextSource: TierFit['contextSource'];
-  if (config.context !== 'auto') [context, contextSource] = [config.context, 'config'];
-  else if (taught !== undefined) [context, contextSource] = [taught, 'learned'];
-  else if (tier.provider.type === 'ollama' && tier.ollama.num_ctx !== undefined) [context, contextSource] = [tier.ollama.num_ctx, 'config'];
-  else if (found?.context !== undefined) [context, contextSource] = [found.context, found.source];
+  if (config.context !== 'auto') {
+    context = config.context;
+    contextSource = 'config';
+  } else if (taught !== undefined) {
+    context = taught;
+    contextSource = 'learned';
+  } else if (tier.provider.type === 'ollama' && tier.ollama.num_ctx !== undefined) {
+    context = tier.ollama.num_ctx;
+    contextSource = 'config';
+  } else if (found?.context !== undefined) {
+    context = found.context;
+    contextSource = found.source;
+  }
   return {
     context,
     contextSource,

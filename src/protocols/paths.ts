@@ -1,12 +1,17 @@
-const joined = new Map<string, string>();
+/** Joined paths by suffix, then base URL: both strings come from the config and the code, so no key is built per request. */
+const joined = new Map<string, Map<string, string>>();
 
 /** `{base_url's path}{suffix}`, e.g. `/v1` + `/chat/completions`; cached (it is on the request path). */
 export function upstreamPath(baseUrl: string, suffix: string): string {
-  const key = `${baseUrl}\u0000${suffix}`;
-  let path = joined.get(key);
+  let bySuffix = joined.get(suffix);
+  if (bySuffix === undefined) {
+    bySuffix = new Map();
+    joined.set(suffix, bySuffix);
+  }
+  let path = bySuffix.get(baseUrl);
   if (path === undefined) {
     path = `${new URL(baseUrl).pathname.replace(/\/+$/, '')}${suffix}`;
-    joined.set(key, path);
+    bySuffix.set(baseUrl, path);
   }
   return path;
 }

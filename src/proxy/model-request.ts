@@ -27,8 +27,10 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
   try {
     const admitted = await admit(req, exchange);
     if (!admitted) return;
-    const { request, savers } = await saveTokens(exchange, admitted.route, admitted.request, req);
-    exchange.begin(admitted.route, request, { savers, rule: admitted.rule?.label });
+    // Most routes have no savers: no call and no await for them.
+    const saved = admitted.route.savers.length === 0 ? null : await saveTokens(exchange, admitted.route, admitted.request, req);
+    const request = saved?.request ?? admitted.request;
+    exchange.begin(admitted.route, request, { savers: saved?.savers, rule: admitted.rule?.label });
     // No key, no deduplication: a request without one pays nothing here.
     const key = admitted.request.headers.idempotencyKey;
     if (key !== undefined) {
@@ -147,7 +149,7 @@ function withDefaultModel(body: unknown, config: Config): unknown {
 }
 
 /**
- * The route's token savers, before the first tier: the body every tier gets (fail-open: a
+ * The route's token savers (it has some), before the first tier: the body every tier gets (fail-open: a
  * saver that throws or overruns is skipped), and what each saved, measured, for the request's end.
  */
 async function saveTokens(
@@ -156,7 +158,6 @@ async function saveTokens(
   request: ClientRequest,
   req: IncomingMessage,
 ): Promise<{ request: ClientRequest; savers?: SaverMeasure[] }> {
-  if (route.savers.length === 0) return { request };
   // Loaded on use (preloaded by the server for a config with savers): routes without them never load them.
   const { applyRouteSavers } = await import('../savers/route-savers.js');
   const saved = await applyRouteSavers(route, request.protocol, request.body);
