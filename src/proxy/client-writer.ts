@@ -10,7 +10,8 @@ export interface Upstream {
  * Writes a committed stream to the client. Everything handed over in one turn (undici often
  * delivers many HTTP chunks from one socket read) leaves as one write: writing each event on
  * its own costs a write call per event while node:http holds them corked until the next tick.
- * A client that does not keep up pauses the upstream until it drains.
+ * The one exception is the commit's first content (`writeNow`), which is what the client waits
+ * for. A client that does not keep up pauses the upstream until it drains.
  */
 export class ClientWriter {
   private unsent: Buffer[] = [];
@@ -31,6 +32,13 @@ export class ClientWriter {
   write(bytes: Buffer): void {
     if (this.unsent.length === 0) queueMicrotask(this.flush);
     this.unsent.push(bytes);
+  }
+
+  /** Writes `bytes` (after anything still queued) and puts them on the wire at once: a stream's first content. */
+  writeNow(bytes: Buffer): void {
+    this.unsent.push(bytes);
+    this.send(true);
+    if (!this.client.aborted) this.sink.sendNow?.();
   }
 
   /** Ends the client's response after what is still queued; `tail` is written last. */

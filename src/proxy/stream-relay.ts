@@ -80,7 +80,8 @@ export class StreamRelay implements AnswerReader, Upstream {
     const capMs = input.tier.timeouts.stream_max_ms;
     if (capMs > 0) this.capTimer = setTimeout(StreamRelay.capReached, Math.max(0, capMs - dispatch.elapsedMs), this);
     this.writer = new ClientWriter(sink, this, input.client);
-    this.writer.write(upToCommit);
+    // The first content leaves now, not once the rest of the chunk it came in has been read.
+    this.writer.writeNow(upToCommit);
   }
 
   /** Headers come before any content, so before commit: a relay never sees them. */

@@ -7,6 +7,12 @@ export interface StreamSink {
   /** false when the client is not keeping up: the upstream is paused until `drain`. */
   write(data: Buffer): boolean;
   onceDrain(resume: () => void): void;
+  /**
+   * Puts what was written on the wire now. node:http holds a response's writes corked until the
+   * end of the turn, and a burst of events (one socket read can hold a hundred) is read through
+   * in that turn: the commit's first content must not wait for the rest of its chunk.
+   */
+  sendNow?(): void;
   /** Ends the response; `tail` is written last (a terminator or an error event). */
   end(tail: Buffer | null): void;
 }
@@ -36,6 +42,12 @@ export class ResponseSink implements StreamSink {
 
   onceDrain(resume: () => void): void {
     this.res.once('drain', resume);
+  }
+
+  sendNow(): void {
+    // Undoes the cork of this turn's write (node:http's own uncork on the next tick is then a no-op).
+    const socket = this.res.socket;
+    if (socket && socket.writableCorked > 0) socket.uncork();
   }
 
   end(tail: Buffer | null): void {

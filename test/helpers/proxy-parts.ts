@@ -93,6 +93,13 @@ export class RecordingSink implements StreamSink {
     this.drainWaiters.push(resume);
   }
 
+  /** How many writes there were at each `sendNow`. */
+  readonly sentAfter: number[] = [];
+
+  sendNow(): void {
+    this.sentAfter.push(this.writes.length);
+  }
+
   end(tail: Buffer | null): void {
     this.ends.push(tail);
   }

@@ -107,6 +107,19 @@ describe('relaying', () => {
     expect(sink.writes[1]).toBe(whole);
   });
 
+  it('puts what was held on the wire at commit itself, not at the end of the turn that reads the rest of its chunk', async () => {
+    const { relay, sink } = relayAfter(HI);
+    // Synchronously, inside the commit: written and sent.
+    expect(sink.writes.map(String)).toEqual([HI]);
+    expect(sink.sentAfter).toEqual([1]);
+    // The rest of a chunk still leaves as one write at the end of its turn, without a send of its own.
+    relay.onBody(Buffer.from(THERE + FINISH));
+    expect(sink.writes).toHaveLength(1);
+    await turn();
+    expect(sink.writes.map(String)).toEqual([HI, THERE + FINISH]);
+    expect(sink.sentAfter).toEqual([1]);
+  });
+
   it('an event split across chunks goes out once it is whole, its bytes unchanged', async () => {
     const { relay, sink } = relayAfter(HI);
     relay.onBody(Buffer.from(THERE.slice(0, 10)));
