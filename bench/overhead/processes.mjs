@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuMs } from './procfs.mjs';
 
@@ -149,8 +149,8 @@ export async function startMock(name, flags = []) {
  * `llm-route serve --no-ui -c FILE`. Its stdout (the `listening` line, then one JSON log line per
  * request) is a pipe this process drains; `child.stdoutLines` counts the lines.
  */
-export async function startServe(configPath, { nodeArgs = [] } = {}) {
-  const child = new Child('llm-route serve', [CLI, 'serve', '--no-ui', '-c', configPath], { nodeArgs });
+export async function startServe(configPath, { nodeArgs = [], cli = CLI, name = 'llm-route serve' } = {}) {
+  const child = new Child(name, [cli, 'serve', '--no-ui', '-c', configPath], { nodeArgs });
   const [, url] = await child.waitFor(/"event":"listening"[^\n]*?"url":"([^"]+)"/);
   return { child, url, pid: child.pid };
 }
@@ -189,9 +189,9 @@ export function ourCpuMs() {
 /**
  * `llm-route serve` in front of the given openai-type providers ({ name: base URL }, no warm-ups)
  * under the routes given as YAML lines (each `  name: {...}`); the tier file and the usage log go
- * to a temp dir.
+ * to a temp dir. `cli`: another checkout's bin/llm-route.js (an A/B of two builds).
  */
-export async function startServeWith({ providers, routes, tmpPrefix }) {
+export async function startServeWith({ providers, routes, tmpPrefix, cli, name }) {
   const tmp = mkdtempSync(join(tmpdir(), tmpPrefix));
   const config = join(tmp, 'tiers.yaml');
   writeFileSync(
@@ -207,7 +207,7 @@ export async function startServeWith({ providers, routes, tmpPrefix }) {
       '',
     ].join('\n'),
   );
-  return startServe(config);
+  return startServe(config, { cli, name });
 }
 
 /**
@@ -218,4 +218,22 @@ export async function startServeWith({ providers, routes, tmpPrefix }) {
 export async function startServeOnMock({ tokens, routes, tmpPrefix }) {
   const mock = await startMock('fast', ['--tokens', String(tokens)]);
   return { mock, serve: await startServeWith({ providers: { fast: mock.url }, routes, tmpPrefix }) };
+}
+
+/**
+ * The A/B benches' set (bench/cpu-at-rate.mjs, bench/first-content.mjs): a fast mock (`tokens`
+ * per answer) and, in front of it, the json pipe, this checkout's `llm-route serve` and, with
+ * `other` (the folder of another checkout, built), that build's. Each target: { label, url, pid, model }.
+ */
+export async function startAbTargets({ tokens, other, tmpPrefix }) {
+  const mock = await startMock('fast', ['--tokens', String(tokens)]);
+  const pipe = await startScript('json pipe', './json-pipe.mjs', [mock.url, 'm']);
+  const serveOn = (cli, name) =>
+    startServeWith({ providers: { fast: mock.url }, routes: ['  bench: { tiers: [ { provider: fast, model: m } ] }'], tmpPrefix, cli, name });
+  const targets = [
+    { label: 'json pipe', url: pipe.url, pid: pipe.pid, model: 'm' },
+    { label: 'llm-route', ...(await serveOn(undefined, 'llm-route serve')), model: 'bench' },
+  ];
+  if (other) targets.push({ label: `other (${other})`, ...(await serveOn(resolve(other, 'bin/llm-route.js'), 'other serve')), model: 'bench' });
+  return { mock, targets };
 }

@@ -1,6 +1,6 @@
 // Reads a process's CPU time and resident memory from /proc (Linux only).
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 let ticksPerSecond;
 
@@ -24,6 +24,26 @@ export function cpuMs(pid) {
   // fields[0] is field 3 (state); utime is field 14, stime field 15.
   const ticks = Number(fields[11]) + Number(fields[12]);
   return (ticks * 1000) / clockTicks();
+}
+
+/**
+ * Time on a CPU and time runnable but waiting for one, summed over a process's threads, in
+ * nanoseconds (/proc/PID/task/TID/schedstat; exact, unlike utime+stime's ticks). Threads that
+ * exited since are not counted.
+ */
+export function schedNs(pid) {
+  let onCpu = 0;
+  let waiting = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const [run, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
+      onCpu += run;
+      waiting += wait;
+    } catch {
+      // the thread exited while the list was read
+    }
+  }
+  return { onCpu, waiting };
 }
 
 /** VmRSS of a process in kB. */

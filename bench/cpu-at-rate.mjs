@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+// CPU per non-streaming request at a fixed rate: llm-route (this checkout, and optionally another
+// build) against the json pipe, in alternating rounds. At saturation every proxy's CPU per request
+// moves with how many requests share a wake-up, and bench/overhead's CPU section counts 10 ms
+// ticks; a fixed rate (autocannon's overallRate, c10) holds the load equal and the exact
+// /proc/PID/task/*/schedstat times need no ticks. Also reported: time runnable but waiting for a
+// core (the woken client or upstream often takes this one), which a --cpu-prof profile counts
+// into the socket write where it happened.
+//
+//   npm run build && node bench/cpu-at-rate.mjs [--rate 3000] [--rounds 10] [--secs 4] [--other ../other-checkout]
+//
+// --other: a second checkout, built (its bin/llm-route.js), e.g. a worktree of the commit before a
+// change: `git worktree add ../before HEAD~1 && (cd ../before && npm ci)`.
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { installCleanup, startAbTargets, stopAll } from './overhead/processes.mjs';
+import { schedNs } from './overhead/procfs.mjs';
+import { median } from './overhead/stats.mjs';
+
+const { values: argv } = parseArgs({
+  options: { rate: { type: 'string' }, rounds: { type: 'string' }, secs: { type: 'string' }, other: { type: 'string' } },
+});
+const RATE = Number(argv.rate ?? 3000);
+const ROUNDS = Number(argv.rounds ?? 10);
+const SECS = Number(argv.secs ?? 4);
+
+installCleanup();
+
+const { targets } = await startAbTargets({ tokens: 100, other: argv.other, tmpPrefix: 'llm-route-rate-' });
+
+/** One fixed-rate run; µs per answered request on a CPU and waiting for one. */
+function run(target, seconds) {
+  return new Promise((done, fail) => {
+    const before = schedNs(target.pid);
+    let ok = 0;
+    const instance = autocannon(
+      {
+        url: `${target.url}/chat/completions`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: target.model, messages: [{ role: 'user', content: 'Say hello.' }] }),
+        connections: 10,
+        duration: seconds,
+        overallRate: RATE,
+      },
+      (err, result) => {
+        if (err) return fail(err);
+        const after = schedNs(target.pid);
+        const n = Math.max(1, ok);
+        done({
+          onCpuUs: (after.onCpu - before.onCpu) / 1000 / n,
+          waitUs: (after.waiting - before.waiting) / 1000 / n,
+          rps: ok / ((result.finish - result.start) / 1000),
+          non2xx: result.non2xx,
+        });
+      },
+    );
+    instance.on('response', (_client, status) => {
+      if (status >= 200 && status < 300) ok++;
+    });
+  });
+}
+
+for (const target of targets) await run(target, 2); // warm-up: JIT, pools
+const rounds = new Map(targets.map((t) => [t, []]));
+for (let r = 0; r < ROUNDS; r++) {
+  const order = r % 2 === 0 ? targets : [...targets].reverse();
+  for (const target of order) {
+    const result = await run(target, SECS);
+    if (result.non2xx > 0) console.error(`${target.label}: ${result.non2xx} non-2xx answers in round ${r + 1}`);
+    rounds.get(target).push(result);
+  }
+  console.log(`round ${r + 1}: ${targets.map((t) => `${t.label} ${rounds.get(t).at(-1).onCpuUs.toFixed(1)} µs`).join(', ')}`);
+}
+
+const pipeCpu = median(rounds.get(targets[0]).map((x) => x.onCpuUs));
+console.log(`\n${RATE} req/s, c10, ${ROUNDS} rounds of ${SECS} s, medians:\n`);
+console.log('| process | on a CPU, µs/request | vs json pipe | runnable, waiting for a CPU, µs/request | req/s |');
+console.log('|---|---|---|---|---|');
+for (const target of targets) {
+  const results = rounds.get(target);
+  const cpu = median(results.map((x) => x.onCpuUs));
+  const wait = median(results.map((x) => x.waitUs));
+  const rps = median(results.map((x) => x.rps));
+  console.log(`| ${target.label} | ${cpu.toFixed(1)} | ${(cpu / pipeCpu).toFixed(2)}× | ${wait.toFixed(1)} | ${rps.toFixed(0)} |`);
+}
+if (targets.length === 3) {
+  const [, ours, other] = targets.map((t) => median(rounds.get(t).map((x) => x.onCpuUs)));
+  console.log(`\nllm-route ÷ other: ${(ours / other).toFixed(3)}×`);
+}
+await stopAll();
