@@ -118,7 +118,7 @@ export function renderReport(r) {
     }
     if (r.cpu?.[USAGE_OFF])
       out.push(
-        `\nProxy CPU per request (all threads, the usage thread included): log on ${num(r.cpu[LLM].cpu_proxy, 4)} ms, log off ${num(r.cpu[USAGE_OFF].cpu_proxy, 4)} ms.`,
+        `\nProxy CPU per request (all the process's threads): log on ${num(r.cpu[LLM].cpu_proxy, 4)} ms, log off ${num(r.cpu[USAGE_OFF].cpu_proxy, 4)} ms.`,
       );
     out.push('');
   }
@@ -126,7 +126,7 @@ export function renderReport(r) {
   if (r.cpu) {
     const names = Object.keys(r.cpu);
     out.push(
-      `### CPU time per non-streaming request (${r.plan.cpuAmount} requests at c10; utime+stime from /proc/PID/stat, ${1000 / r.env.clockTicks} ms ticks)`,
+      `### CPU time per non-streaming request (${r.plan.cpuAmount} requests at c10; ${r.env.exactCpu ? "on-CPU time of the process's threads from /proc/PID/task/*/schedstat, exact" : `utime+stime from /proc/PID/stat, ${1000 / r.env.clockTicks} ms ticks`})`,
     );
     out.push('');
     out.push(`| | ${names.join(' | ')} |`);

@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import { runLoad } from './load.mjs';
-import { openFileLimit, clockTicks, rssKb, systemBusyMs } from './procfs.mjs';
+import { clockTicks, EXACT_CPU, openFileLimit, rssKb, systemBusyMs } from './procfs.mjs';
 import { installCleanup, ourCpuMs, startMock, startPortkey, startScript, startServe, stopAll, ROOT, PORTKEY_BIN } from './processes.mjs';
 import { median, medianOfRounds } from './stats.mjs';
 import { openStreams, sequentialStreams } from './streams.mjs';
@@ -472,6 +472,7 @@ function environment() {
     loadavg: os.loadavg().map((x) => +x.toFixed(2)),
     openFiles: openFileLimit(),
     clockTicks: clockTicks(),
+    exactCpu: EXACT_CPU,
     peerBin: PORTKEY_BIN.slice(ROOT.length),
   };
 }
