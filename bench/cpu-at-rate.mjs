@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // CPU per non-streaming request at a fixed rate: llm-route (this checkout, and optionally another
 // build) against the json pipe, in alternating rounds. At saturation every proxy's CPU per request
-// moves with how many requests share a wake-up, and bench/overhead's CPU section counts 10 ms
-// ticks; a fixed rate (autocannon's overallRate, c10) holds the load equal and the exact
-// /proc/PID/task/*/schedstat times need no ticks. Also reported: time runnable but waiting for a
-// core (the woken client or upstream often takes this one), which a --cpu-prof profile counts
-// into the socket write where it happened.
+// moves with how many requests share a wake-up (bench/overhead's CPU section runs flat out); a
+// fixed rate (autocannon's overallRate, c10) holds the load equal for all, and the threads'
+// /proc/PID/task/*/schedstat times are exact. Also reported: time runnable but waiting for a core
+// (the woken client or upstream often takes this one), which a --cpu-prof profile counts into the
+// socket write where it happened.
 //
 //   npm run build && node bench/cpu-at-rate.mjs [--rate 3000] [--rounds 10] [--secs 4] [--other ../other-checkout]
 //
