@@ -12,7 +12,7 @@
 // --other: a second checkout, built (its bin/llm-route.js), e.g. a worktree of the commit before a
 // change: `git worktree add ../before HEAD~1 && (cd ../before && npm ci)`.
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
+import { runLoad } from './overhead/load.mjs';
 import { installCleanup, startAbTargets, stopAll } from './overhead/processes.mjs';
 import { schedNs } from './overhead/procfs.mjs';
 import { median } from './overhead/stats.mjs';
@@ -28,37 +28,13 @@ installCleanup();
 
 const { targets } = await startAbTargets({ tokens: 100, other: argv.other, tmpPrefix: 'llm-route-rate-' });
 
-/** One fixed-rate run; µs per answered request on a CPU and waiting for one. */
-function run(target, seconds) {
-  return new Promise((done, fail) => {
-    const before = schedNs(target.pid);
-    let ok = 0;
-    const instance = autocannon(
-      {
-        url: `${target.url}/chat/completions`,
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: target.model, messages: [{ role: 'user', content: 'Say hello.' }] }),
-        connections: 10,
-        duration: seconds,
-        overallRate: RATE,
-      },
-      (err, result) => {
-        if (err) return fail(err);
-        const after = schedNs(target.pid);
-        const n = Math.max(1, ok);
-        done({
-          onCpuUs: (after.onCpu - before.onCpu) / 1000 / n,
-          waitUs: (after.waiting - before.waiting) / 1000 / n,
-          rps: ok / ((result.finish - result.start) / 1000),
-          non2xx: result.non2xx,
-        });
-      },
-    );
-    instance.on('response', (_client, status) => {
-      if (status >= 200 && status < 300) ok++;
-    });
-  });
+/** One fixed-rate run: µs a 2xx answer on a CPU (runLoad, exact where the kernel keeps schedstat) and waiting for one. */
+async function run(target, seconds) {
+  const before = schedNs(target.pid).waiting;
+  const body = JSON.stringify({ model: target.model, messages: [{ role: 'user', content: 'Say hello.' }] });
+  const load = await runLoad({ url: target.url, headers: {}, body }, { connections: 10, durationS: seconds, rate: RATE, cpuPids: { proxy: target.pid } });
+  const waitUs = (schedNs(target.pid).waiting - before) / 1000 / Math.max(1, load.ok);
+  return { onCpuUs: load.cpuMsPerRequest.proxy * 1000, waitUs, rps: load.rps, non2xx: load.non2xx };
 }
 
 for (const target of targets) await run(target, 2); // warm-up: JIT, pools

@@ -7,10 +7,11 @@ import { percentile } from './stats.mjs';
 
 /**
  * One autocannon run against `target` ({ url, headers, body }) with `connections` concurrent
- * connections for `durationS` seconds, or for `amount` requests when given.
+ * connections for `durationS` seconds, or for `amount` requests when given; `rate`: at most that
+ * many requests a second in all (autocannon's overallRate), else as fast as answers come.
  * `cpuPids` ({ label: pid }): their CPU time is read before and after, and reported per 2xx response.
  */
-export function runLoad(target, { connections, durationS, amount, cpuPids = {} }) {
+export function runLoad(target, { connections, durationS, amount, rate, cpuPids = {} }) {
   return new Promise((resolve, reject) => {
     const latencies = [];
     let non2xx = 0;
@@ -25,6 +26,7 @@ export function runLoad(target, { connections, durationS, amount, cpuPids = {} }
       pipelining: 1,
       timeout: 10,
     };
+    if (rate) opts.overallRate = rate;
     if (amount) opts.amount = amount;
     else opts.duration = durationS;
     const instance = autocannon(opts, (err, result) => {
