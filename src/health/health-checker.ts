@@ -29,8 +29,13 @@ const LOADING_POLL_MS = 1_000;
 const LOADING_REPORT_MS = 5_000;
 /** …and leaves it to the next scheduled warm-up after this long. */
 const LOADING_GIVE_UP_MS = 10 * 60_000;
-/** While requests arrive, a tier's server is asked what it has loaded at most this often. */
+/** While requests arrive, a tier's server is asked what it has loaded at most this often… */
 const LOADED_REFRESH_MS = 5_000;
+/**
+ * …and, once it said nothing (it documents none of the endpoints: each ask a 404 in its log), at
+ * most this often: discovery (at start, on a reload, after a check) still asks at once.
+ */
+const NO_LOADED_STATE_MS = 10 * 60_000;
 
 /**
  * Active health checks (`health.interval_ms` on a provider) and warm-ups of local tiers (a
@@ -48,7 +53,8 @@ export class HealthChecker {
   /** Its own connections, stale-aware: a socket the server closed after a stream is not a failed check. */
   private agent: Agent | null = null;
   private readonly tiersByKey = new Map<string, Tier>();
-  private readonly loadedReadAt = new Map<Tier, number>();
+  /** When requests arriving may next ask a tier's server what it has loaded. */
+  private readonly loadedDueAt = new Map<Tier, number>();
   private unsubscribe: (() => void) | null = null;
 
   constructor(
@@ -64,7 +70,7 @@ export class HealthChecker {
     this.unsubscribe = this.bus.subscribe((event) => {
       if (event.type !== 'attempt_end') return;
       const tier = this.tiersByKey.get(`${event.route}\u0000${event.tier}`);
-      if (tier && this.now() - (this.loadedReadAt.get(tier) ?? 0) >= LOADED_REFRESH_MS) setImmediate(() => void this.refreshLoaded(tier));
+      if (tier && this.now() >= (this.loadedDueAt.get(tier) ?? 0)) setImmediate(() => void this.refreshLoaded(tier));
     });
     this.configure(this.config);
   }
@@ -184,12 +190,14 @@ export class HealthChecker {
     const id = `loaded\u0000${tier.route}\u0000${tier.name}`;
     if (this.inFlight.has(id) || !this.running) return;
     this.inFlight.add(id);
-    this.loadedReadAt.set(tier, this.now());
+    this.loadedDueAt.set(tier, this.now() + LOADED_REFRESH_MS);
     const abort = new AbortController();
     this.aborts.add(abort);
     const deadline = new Deadline(tier.provider.health.timeout_ms, abort.signal);
     try {
-      recordLoaded(tier, await readLoaded(tier, { signal: deadline.signal, dispatcher: this.dispatcher() }));
+      const loaded = await readLoaded(tier, { signal: deadline.signal, dispatcher: this.dispatcher() });
+      recordLoaded(tier, loaded);
+      if (loaded === undefined) this.loadedDueAt.set(tier, this.now() + NO_LOADED_STATE_MS);
     } catch {
       // no answer: the server's last word stands until it says otherwise
     } finally {

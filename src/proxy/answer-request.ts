@@ -105,7 +105,7 @@ export async function answer(
         );
       return exhausted(exchange, route.name, outcome.planned, outcome.timedOut, attempts);
     case 'aborted':
-      return exchange.endAborted(attempts);
+      return exchange.endAborted(attempts, outcome.tier?.name);
   }
 }
 

@@ -46,7 +46,7 @@ export async function serveTokenCount(req: IncomingMessage, res: ServerResponse,
       case 'rejected':
         return exchange.respond(outcome.answer, outcome.tier, outcome.attempts.length);
       case 'aborted':
-        return exchange.endAborted(outcome.attempts);
+        return exchange.endAborted(outcome.attempts, outcome.tier?.name);
       case 'stream':
       case 'unsupported':
       case 'too_long':

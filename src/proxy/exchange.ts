@@ -221,15 +221,16 @@ export class Exchange implements CommitPort {
 
   /**
    * The request was aborted before an answer: a client that left hears nothing; a server that
-   * is stopping tells its client so (503), as every request gets an answer.
+   * is stopping tells its client so (503), as every request gets an answer. `tier`: the one
+   * that was at work on it then, if any.
    */
-  endAborted(attempts: FinishFields['attempts'] = []): void {
+  endAborted(attempts: FinishFields['attempts'] = [], tier: string | null = null): void {
     if (!isShutdown(this.client.reason)) {
       this.drop();
-      return this.finish({ tier: null, status: 499, outcome: 'client_abort', attempts });
+      return this.finish({ tier, status: 499, outcome: 'client_abort', attempts });
     }
     this.respondError({ status: 503, kind: 'overloaded', code: 'shutting_down', message: 'llm-route is shutting down; try again' });
-    this.finish({ tier: null, status: 503, outcome: 'failed', attempts, error: 'shutting down' });
+    this.finish({ tier, status: 503, outcome: 'failed', attempts, error: 'shutting down' });
   }
 
   /** The one `request_end` of this request. */

@@ -31,8 +31,8 @@ export type RoutingOutcome =
   | { kind: 'unsupported'; reasons: string[]; attempts: AttemptRecord[] }
   /** No tier answered, each for the payload's sake, at least one because it is too long (SPEC "Route by fit"): a 400. */
   | { kind: 'too_long'; failure: PayloadFailure; attempts: AttemptRecord[] }
-  /** The client left, or the server is stopping. */
-  | { kind: 'aborted'; attempts: AttemptRecord[] };
+  /** The client left, or the server is stopping. `tier`: the one whose attempt was in flight then. */
+  | { kind: 'aborted'; attempts: AttemptRecord[]; tier?: Tier };
 
 /** One request's way through its plan: what the tiers said so far. */
 interface Walk extends AttemptSite {
@@ -139,8 +139,9 @@ async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flig
     }
     if ('kind' in tried) return tried;
     const error = tried.error;
-    if (error.reason === 'client_abort' || error.reason === 'shutdown') return { kind: 'aborted', attempts };
     log.failed(tier, n, error, tried.elapsedMs);
+    // The tier was at work when the client left (or the server stopped): on record, as is a hedge still racing.
+    if (error.reason === 'client_abort' || error.reason === 'shutdown') return abortedAt(walk, tier);
     if (walk.carried) {
       // It failed while its hedge ran: the hedge is the attempt in flight now, whatever this one's fault.
       lastError = error;
@@ -176,6 +177,14 @@ async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flig
     req.onFallback?.();
   }
   return 'next';
+}
+
+/** The request ends aborted while `tier` had an attempt in flight; a hedge handed on to is recorded with its own end. */
+async function abortedAt(walk: Walk, tier: Tier): Promise<RoutingOutcome> {
+  const hedge = walk.carried;
+  const result = hedge && (await hedge.attempt.committed);
+  if (hedge && result && !result.committed) walk.log.failed(hedge.tier, hedge.n, result.error, hedge.attempt.elapsedMs);
+  return { kind: 'aborted', attempts: walk.log.records, tier };
 }
 
 /** The wait before the same tier is tried again, or null: the next tier is tried (or none is left). */

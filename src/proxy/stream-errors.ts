@@ -8,15 +8,16 @@ export const MAX_EVENT_BYTES = 4 * 1024 * 1024;
 export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
 export function answerTooLarge(): AttemptError {
-  return new AttemptError('answer_too_large', `upstream answer larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB`, {
+  return new AttemptError('answer_too_large', `upstream answer too large: more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB`, {
     phase: 'body',
     failover: true,
     retryable: false,
   });
 }
 
+/** One event over its cap: the answer is too large, as a whole one over its cap is (the connection did not break). */
 export function tooLargeEvent(): AttemptError {
-  return new AttemptError('broken_stream', `upstream sent a stream event larger than ${MAX_EVENT_BYTES} bytes`, {
+  return new AttemptError('answer_too_large', `upstream answer too large: a stream event larger than ${MAX_EVENT_BYTES / 1024 / 1024} MiB`, {
     phase: 'body',
     failover: true,
     retryable: false,

@@ -142,9 +142,10 @@ export class StreamRelay implements AnswerReader, Upstream {
   }
 
   onBroken(err: AttemptError): void {
-    const message =
-      err.reason === 'answer_too_large' ? `${err.message}, after the first token` : `upstream connection broke after the first token: ${err.message}`;
-    this.interrupt(new AttemptError('broken_stream', message, { phase: 'body', failover: false, retryable: false }));
+    // An answer over a size cap came over a sound connection: its own reason and words (and no break a recovery could mend).
+    const tooLarge = err.reason === 'answer_too_large';
+    const message = tooLarge ? `${err.message}, after the first token` : `upstream connection broke after the first token: ${err.message}`;
+    this.interrupt(new AttemptError(tooLarge ? 'answer_too_large' : 'broken_stream', message, { phase: 'body', failover: false, retryable: false }));
   }
 
   /** Ends the stream with the output's error event for `err` (a recovery whose replay diverged). */

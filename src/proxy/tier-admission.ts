@@ -177,9 +177,9 @@ export class RequestAdmission {
 }
 
 /**
- * Longest a request can stay at one tier (every attempt, with backoff), plus a margin: then its
- * slot lapses by itself. A committed stream outlives total_ms while it flows; only its opt-in
- * stream_max_ms bounds it, so a longer stream may lose its slot early (never holds it forever).
+ * Longest a request can stay at one tier (every attempt, with backoff), plus a margin: the slot
+ * of a holder that died lapses after this. A live holder renews its slot while it runs (a
+ * committed stream outlives total_ms: state/redis-limiter.ts), so a long stream keeps it.
  */
 function slotLifetimeMs(tier: Tier): number {
   return tier.retry.attempts * (Math.max(tier.timeouts.total_ms, tier.timeouts.stream_max_ms) + tier.retry.max_ms) + 5_000;

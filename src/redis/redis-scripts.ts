@@ -55,7 +55,8 @@ if tpm > 0 then redis.call('HSET', KEYS[1], 'k', tostring(k - tokens), 'kt', tos
 redis.call('PEXPIRE', KEYS[1], 3600000)
 if conc > 0 and ARGV[6] ~= '' then
   redis.call('ZADD', KEYS[2], now + tonumber(ARGV[7]), ARGV[6])
-  redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[7]) + 60000)
+  -- Never shortened: the set holds other slots, some with longer lifetimes.
+  if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[7]) + 60000 then redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[7]) + 60000) end
 end
 return {1, '', math.ceil(wait)}
 `;
@@ -71,6 +72,18 @@ if tpm > 0 and delta ~= 0 then
   local k = math.min(cap, refill(tonumber(h[1]), tonumber(h[2]), cap, tpm / 60000, now) + delta)
   redis.call('HSET', KEYS[1], 'k', tostring(k), 'kt', tostring(now))
 end
+return 1
+`;
+
+/**
+ * A slot still held (its request runs on): KEYS slot zset; ARGV slotId, slotMs. Its lapse moves
+ * to slotMs from now; a slot that lapsed meanwhile (or a Redis that lost it) counts again, as
+ * it is in use. Never shortens the zset's own expiry.
+ */
+const LIMIT_RENEW = `${REFILL}
+local ms = tonumber(ARGV[2])
+redis.call('ZADD', KEYS[1], clock() + ms, ARGV[1])
+if redis.call('PTTL', KEYS[1]) < ms + 60000 then redis.call('PEXPIRE', KEYS[1], ms + 60000) end
 return 1
 `;
 
@@ -232,6 +245,7 @@ type Call<R = unknown> = (...args: Arg[]) => Promise<R>;
 export interface Scripts {
   llmLimitTake: Call<[number, string, number]>;
   llmLimitSettle: Call<number>;
+  llmLimitRenew: Call<number>;
   llmBudgetReserve: Call<Array<number | string>>;
   llmBudgetEnd: Call<string[]>;
   llmBudgetCharge: Call<number>;
@@ -245,6 +259,7 @@ export interface Scripts {
 const DEFINITIONS: Record<string, { numberOfKeys?: number; lua: string }> = {
   llmLimitTake: { numberOfKeys: 2, lua: LIMIT_TAKE },
   llmLimitSettle: { numberOfKeys: 2, lua: LIMIT_SETTLE },
+  llmLimitRenew: { numberOfKeys: 1, lua: LIMIT_RENEW },
   // The number of budget windows varies: the key count is the call's first argument.
   llmBudgetReserve: { lua: BUDGET_RESERVE },
   llmBudgetEnd: { numberOfKeys: 2, lua: BUDGET_END },

@@ -7,6 +7,10 @@ import type { LimitAsk, LimitGrant, LimitLease, RateLimiter } from './types.js';
 
 /** How often a request waiting for a concurrency slot held on other instances looks again. */
 const SLOT_POLL_MS = 50;
+/** A held slot is renewed this many times per lifetime: a renewal lost or late still leaves it time. */
+const RENEWALS_PER_LIFETIME = 3;
+/** Node's longest timer (a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Provider limits shared by every instance on one Redis: one script call takes room (the
@@ -17,6 +21,11 @@ const SLOT_POLL_MS = 50;
 export class RedisLimiter implements RateLimiter {
   /** Shared slots this instance holds, per provider (for /admin/routes). */
   private readonly held = new Map<string, number>();
+  /**
+   * Each held shared slot's renewal timer, by slot id: a slot lapses on Redis `slotMs` after it
+   * was last renewed, so only a holder that died loses it; a stream that runs longer keeps it.
+   */
+  private readonly renewals = new Map<string, NodeJS.Timeout>();
 
   constructor(
     private readonly link: RedisLink,
@@ -45,7 +54,7 @@ export class RedisLimiter implements RateLimiter {
       const [taken, limit, waitMs] = reply;
       if (taken === 1) {
         const lease: LimitLease = { provider: ask.provider, limits: ask.limits, tokens: ask.tokens, slotId: slotId || null, where: 'shared' };
-        if (lease.slotId) this.held.set(ask.provider, (this.held.get(ask.provider) ?? 0) + 1);
+        if (lease.slotId) this.keep(lease.provider, lease.slotId, ask.slotMs);
         // The room was taken at the time the bucket will have it: the wait is the queue.
         if (waitMs > 0 && !(await sleep(waitMs, client))) {
           void this.settle(lease, ask.tokens);
@@ -67,7 +76,7 @@ export class RedisLimiter implements RateLimiter {
 
   async settle(lease: LimitLease, usedTokens: number): Promise<void> {
     if (lease.where === 'local') return this.local.settle(lease, usedTokens);
-    if (lease.slotId) this.held.set(lease.provider, Math.max(0, (this.held.get(lease.provider) ?? 1) - 1));
+    if (lease.slotId) this.letGo(lease.provider, lease.slotId);
     const delta = lease.limits.tpm ? lease.tokens - usedTokens : 0;
     if (!lease.slotId && delta === 0) return;
     // Away: given back once Redis answers, else its slot would block others for slotMs.
@@ -77,6 +86,28 @@ export class RedisLimiter implements RateLimiter {
   /** Shared slots this instance holds, plus local ones (taken while Redis was away). */
   inFlight(provider: string): number {
     return (this.held.get(provider) ?? 0) + this.local.view(provider).inFlight;
+  }
+
+  /** Counts a slot taken and renews it on Redis until it is given back (the timer runs off the request path). */
+  private keep(provider: string, slotId: string, slotMs: number): void {
+    this.held.set(provider, (this.held.get(provider) ?? 0) + 1);
+    const everyMs = Math.min(MAX_TIMER_MS, Math.max(1, Math.floor(slotMs / RENEWALS_PER_LIFETIME)));
+    const timer = setInterval(RedisLimiter.renew, everyMs, this, this.keys(provider)[1], slotId, slotMs);
+    timer.unref();
+    this.renewals.set(slotId, timer);
+  }
+
+  private letGo(provider: string, slotId: string): void {
+    const timer = this.renewals.get(slotId);
+    if (!timer) return; // given back already
+    clearInterval(timer);
+    this.renewals.delete(slotId);
+    this.held.set(provider, Math.max(0, (this.held.get(provider) ?? 1) - 1));
+  }
+
+  /** Away, a renewal is skipped: a slot then lapses only if Redis stays away for most of its lifetime. */
+  private static renew(limiter: RedisLimiter, slots: string, slotId: string, slotMs: number): void {
+    void limiter.link.run((redis) => redis.llmLimitRenew(slots, slotId, slotMs));
   }
 
   /**

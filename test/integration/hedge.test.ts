@@ -286,6 +286,41 @@ describe('hedged first tokens', () => {
     );
   });
 
+  it('the client leaving while both race: both attempts on record as client_abort, the first tier on the line, both sockets closed', async () => {
+    const a = await h.fake();
+    const b = await h.fake();
+    const aClosed: number[] = [];
+    const bClosed: number[] = [];
+    a.always(stalled(aClosed));
+    b.always(stalled(bClosed));
+    const proxy = await h.proxy({
+      tiers: [
+        { name: 'a', url: a.url, timeouts: { ttft_ms: 20_000 } },
+        { name: 'b', url: b.url, timeouts: { ttft_ms: 20_000 } },
+      ],
+      routeKeys: { hedge_ms: 100 },
+    });
+    const leave = new AbortController();
+    const client = new OpenAI({ baseURL: proxy.baseURL, apiKey: 'x', maxRetries: 0 });
+    const pending = client.chat.completions
+      .create({ model: 'chat', stream: true, messages: [{ role: 'user', content: 'hi' }] }, { signal: leave.signal })
+      .catch((e: unknown) => e);
+    await waitFor(() => b.requests.length === 1, 3000, 'the hedge to start');
+    leave.abort();
+    expect(await pending).toBeInstanceOf(Error);
+    await waitFor(() => aClosed.length === 1 && bClosed.length === 1, 3000, 'both sockets to close');
+    const line = await nthLine(proxy, 0);
+    expect(line).toMatchObject({ outcome: 'client_abort', tier: 'a' });
+    // Both ends come from the one abort: either may be recorded first.
+    expect(line.attempts).toHaveLength(2);
+    expect(line.attempts).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ tier: 'a', outcome: 'client_abort' }),
+        expect.objectContaining({ tier: 'b', outcome: 'client_abort' }),
+      ]),
+    );
+  });
+
   it('non-stream requests and routes without hedge_ms never start a second tier while the first is within its budget', async () => {
     const a = await h.fake();
     const b = await h.fake();

@@ -9,6 +9,7 @@ import { runProbe } from '../../src/cli/probe.js';
 import { healthyStream, type Script } from '../helpers/fake-upstream.js';
 import { llamaRouterModels, llamaSwapRunning, lmStudioModels, ollamaPs, ollamaServer, openaiServer, pathOf } from '../helpers/fit-servers.js';
 import { requestLog, useHarness, waitFor } from '../helpers/harness.js';
+import { chat } from '../helpers/proxy.js';
 import { streamWith } from '../helpers/resume-clients.js';
 import { WORDS } from '../helpers/resume-scripts.js';
 import { useTempDirs } from '../helpers/usage-kit.js';
@@ -150,6 +151,42 @@ describe("the server's word sets the TTFT budget, both ways", () => {
     for (let i = 0; i < 3; i++) expect((await streamWith('chat', proxy)).text).toBe(WORDS.join(''));
     await waitFor(() => loadedOf(tier) === true, 3000, 'the refreshed state');
     expect(reads() - before).toBe(1);
+  });
+
+  it('a server that documents none (each ask a 404) is not asked every 5 s while requests arrive: again only after a long while', async () => {
+    const local = await h.fake();
+    // A single-model llama-server, vLLM, SGLang…: chat completions, and 404 for all three.
+    local.always(openaiServer({}));
+    const clock = new ManualClock();
+    const proxy = await h.proxy({ tiers: [{ name: 'local', url: local.url }] }, { clock });
+    proxy.server.startActiveChecks();
+    const LOADED_PATHS = ['/running', '/models', '/api/v0/models'];
+    const asks = () => local.requests.filter((r) => LOADED_PATHS.includes(r.url.split('?')[0])).length;
+    const answered = async (): Promise<void> => {
+      const res = await chat(proxy, {});
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+    };
+    // Discovery asks each at start (fit's discovery asks LM Studio's list too).
+    await waitFor(() => asks() >= 3, 3000, 'discovery to ask');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const atStart = asks();
+    // A minute of requests, 5 s apart: not asked again.
+    for (let i = 0; i < 12; i++) {
+      clock.advance(5_000);
+      await answered();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(asks()).toBe(atStart);
+    // Ten minutes on, the next request is followed by one more round (a server swapped for one that says is seen).
+    clock.advance(10 * 60_000);
+    await answered();
+    await waitFor(() => asks() === atStart + 3, 3000, 'the round after the long wait');
+    clock.advance(5_000);
+    await answered();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(asks()).toBe(atStart + 3);
+    expect(loadedOf(tierAt(local.url, 'local-model'))).toBeUndefined();
   });
 });
 

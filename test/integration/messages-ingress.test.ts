@@ -329,6 +329,33 @@ describe('Anthropic-shaped errors and endpoints', () => {
     expect(upstream.requests).toHaveLength(0);
   });
 
+  it('a max_tokens that is not a positive integer: 400 invalid_request_error saying which fault it is', async () => {
+    const upstream = await h.fake();
+    const proxy = await h.proxy({ tiers: [{ name: 'local', url: upstream.url }] });
+    const said = async (maxTokens: unknown): Promise<string> => {
+      const res = await fetch(`${proxy.origin}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'chat', max_tokens: maxTokens, messages: [{ role: 'user', content: 'x' }] }),
+      });
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { type: string; error: { type: string; message: string } };
+      expect(body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+      return body.error.message;
+    };
+    expect(await said(-1)).toMatch(/"max_tokens" must be at least 1$/);
+    expect(await said(0)).toMatch(/"max_tokens" must be at least 1$/);
+    expect(await said(2.5)).toMatch(/"max_tokens" must be an integer$/);
+    expect(await said('100')).toMatch(/"max_tokens" must be a number$/);
+    // The SDK reads it as a BadRequestError with the same words.
+    const bad = await anthropicClient(proxy)
+      .messages.create({ model: 'chat', max_tokens: -1, messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((bad as InstanceType<typeof Anthropic.BadRequestError>).message).toMatch(/must be at least 1/);
+    expect(upstream.requests).toHaveLength(0);
+  });
+
   it("lists the routes in Anthropic's shape when the client sends anthropic-version", async () => {
     const upstream = await h.fake();
     const proxy = await h.proxy({ tiers: [{ name: 'local', url: upstream.url }] });

@@ -13,7 +13,7 @@ import type { IdempotencyRecordKey, LimitLease, StoredAnswer } from '../../src/s
 import { TelemetryBus } from '../../src/telemetry/bus.js';
 import { budgetWindow } from '../../src/usage/budgets/windows.js';
 import { completion } from '../helpers/fake-upstream.js';
-import { useHarness, waitFor } from '../helpers/harness.js';
+import { sleep, useHarness, waitFor } from '../helpers/harness.js';
 import { chat, configYaml } from '../helpers/proxy.js';
 import { RedisRelay } from '../helpers/redis-relay.js';
 import { useRedis } from '../helpers/state-kit.js';
@@ -88,6 +88,44 @@ describe.skipIf(SKIP_REDIS)('limits across an outage', () => {
     await waitFor(async () => (await p.direct.zcard(slots)) === 0, 5000, 'the slots to be given back');
     const again = await Promise.all(Array.from({ length: 20 }, () => limiter.acquire(ask, client)));
     expect(again.filter((g) => g.ok && g.lease.where === 'shared')).toHaveLength(20);
+  });
+
+  it('a slot held past its lifetime (a long stream) is renewed: another instance cannot take it; a holder that died loses it', async () => {
+    const p = await parts();
+    // Three instances on one Redis; a lifetime of 800 ms stands in for the tier's (minutes).
+    const [first, second, third] = await Promise.all([p.link(true), p.link(true), p.link(true)]);
+    const [a, b, c] = [first, second, third].map((link) => new RedisLimiter(link, p.prefix, new LocalLimiter()));
+    const client = new ClientLifetime();
+    const one = { provider: 'paid', limits: { concurrency: 1, queue_ms: 0 }, tokens: 0, slot: true, slotMs: 800, maxWaitMs: 0 };
+    const held = await a.acquire(one, client);
+    expect(held).toMatchObject({ ok: true, lease: { where: 'shared' } });
+    await sleep(2_000); // two and a half lifetimes
+    expect(await b.acquire(one, client)).toMatchObject({ ok: false, limit: 'concurrency' });
+    expect(a.inFlight('paid')).toBe(1);
+    // Given back: the next takes it at once, and the renewals of the first stopped.
+    if (held.ok) await a.settle(held.lease, 0);
+    expect(a.inFlight('paid')).toBe(0);
+    const taken = await b.acquire(one, client);
+    expect(taken).toMatchObject({ ok: true, lease: { where: 'shared' } });
+    // Its holder dies (no give-back, no renewals): the slot lapses within its lifetime, no sooner.
+    await second.close();
+    const after = await c.acquire({ ...one, maxWaitMs: 10_000 }, client);
+    expect(after).toMatchObject({ ok: true, lease: { where: 'shared' } });
+    expect(after.waitedMs).toBeGreaterThanOrEqual(300);
+    if (taken.ok) await b.settle(taken.lease, 0);
+    if (after.ok) await c.settle(after.lease, 0);
+    expect(await p.direct.zcard(`${p.prefix}limits:paid:slots`)).toBe(0);
+  });
+
+  it("a slot with a short lifetime does not shorten the slot set's own expiry (which would drop the longer slots in it)", async () => {
+    const p = await parts();
+    const limiter = new RedisLimiter(await p.link(true), p.prefix, new LocalLimiter());
+    const client = new ClientLifetime();
+    const slots = `${p.prefix}limits:paid:slots`;
+    const long = await limiter.acquire({ ...ask, slotMs: 600_000 }, client);
+    const short = await limiter.acquire({ ...ask, slotMs: 1_000 }, client);
+    expect(await p.direct.pttl(slots)).toBeGreaterThan(600_000);
+    for (const grant of [long, short]) if (grant.ok) await limiter.settle(grant.lease, 0);
   });
 
   it('an admission whose reply came too late (it ran on Redis) is given back there', async () => {

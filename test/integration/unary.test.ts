@@ -1,10 +1,14 @@
+import { join } from 'node:path';
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI, { APIError } from 'openai';
 import { describe, expect, it } from 'vitest';
 import { completion, type Script } from '../helpers/fake-upstream.js';
 import { fetchMetrics, logLine, metric, openaiError, useHarness, waitFor } from '../helpers/harness.js';
 import { chat, DEAD_URL, type RunningProxy } from '../helpers/proxy.js';
+import { readAttempts, readRequests, useTempDirs } from '../helpers/usage-kit.js';
 
 const h = useHarness();
+const tempDir = useTempDirs();
 
 function sdk(p: RunningProxy, apiKey = 'x'): OpenAI {
   return new OpenAI({ baseURL: p.baseURL, apiKey, maxRetries: 0 });
@@ -518,7 +522,8 @@ describe('unary: retries, deadline, disconnects, size', () => {
     const closedAt = await waitFor(() => local.socketClosedAt.get(local.requests[0].socketId), 2000, 'the upstream socket to close');
     expect(closedAt - abortedAt).toBeLessThan(500);
     const line = await waitFor(() => p.logs.find((l) => l.outcome === 'client_abort'));
-    expect(line.tier).toBeNull();
+    // The tier was at work on it: it is named, and its attempt is on record.
+    expect(line.tier).toBe('local');
   });
 
   it('passes a large body (3 MB) through intact', async () => {
@@ -702,4 +707,48 @@ describe('unary: usage accounting', () => {
     // Unary requests have no TTFT.
     expect(metric(samples, 'llm_time_to_first_token_seconds_count', { route: 'chat' }) ?? 0).toBe(0);
   });
+});
+
+describe('unary: a client that hangs up while the tier generates', () => {
+  it.each(['chat', 'messages'] as const)(
+    'a %s client: the attempt in flight is on record as client_abort, and the tier on the log line and the usage row',
+    async (protocol) => {
+      const db = join(tempDir(), 'usage.db');
+      const local = await h.fake();
+      // Generating slowly: a whole answer comes only when it is done, which is after the client left.
+      local.always(async (ctx) => {
+        await Promise.race([ctx.closed, ctx.wait(10_000)]);
+        if (!ctx.isClosed()) ctx.json(200, completion('too late'));
+      });
+      // The Messages client's tier is an OpenAI-type one: a translating tier, as in the report.
+      const p = await h.proxy({ tiers: [{ name: 'local', url: local.url, retry: oneTry }], top: { usage: { path: db } } });
+      const leave = new AbortController();
+      const asked =
+        protocol === 'chat'
+          ? sdk(p).chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }, { signal: leave.signal })
+          : new Anthropic({ baseURL: p.origin, apiKey: 'x', maxRetries: 0 }).messages.create(
+              { model: 'chat', max_tokens: 500, messages: [{ role: 'user', content: 'hi' }] },
+              { signal: leave.signal },
+            );
+      const pending = asked.catch((e: unknown) => e);
+      await waitFor(() => local.requests.length === 1, 3000, 'the tier to be asked');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      leave.abort();
+      expect(await pending).toBeInstanceOf(Error);
+      await waitFor(() => local.socketClosedAt.get(local.requests[0].socketId), 2000, 'the upstream socket to close');
+
+      const line = await waitFor(() => p.logs.find((l) => l.event === 'request'));
+      expect(line).toMatchObject({ tier: 'local', outcome: 'client_abort', status: 499 });
+      expect(line.attempts).toEqual([{ tier: 'local', attempt: 1, outcome: 'client_abort', ms: expect.any(Number), message: 'client disconnected' }]);
+      expect((line.attempts as Array<{ ms: number }>)[0].ms).toBeGreaterThanOrEqual(90);
+
+      await p.server.usage.flush();
+      const [row] = readRequests(db);
+      expect(row).toMatchObject({ protocol, tier: 'local', provider: 'p_local', model: 'local-model', outcome: 'client_abort', status: 499 });
+      expect(readAttempts(db)).toMatchObject([{ tier: 'local', attempt: 1, outcome: 'client_abort' }]);
+      // The client's leaving says nothing about the tier: it is as healthy as before.
+      const health = (await (await fetch(`${p.origin}/healthz`)).json()) as { routes: { chat: { tiers: Array<{ state: string; failures: number }> } } };
+      expect(health.routes.chat.tiers[0]).toMatchObject({ state: 'healthy', failures: 0 });
+    },
+  );
 });

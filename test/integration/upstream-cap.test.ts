@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_ANSWER_BYTES } from '../../src/proxy/stream-errors.js';
+import { MAX_ANSWER_BYTES, MAX_EVENT_BYTES } from '../../src/proxy/stream-errors.js';
 import { chunk, completion, healthyStream, type ScriptContext } from '../helpers/fake-upstream.js';
-import { logLine, readAll, socketClosed, useHarness } from '../helpers/harness.js';
+import { anthropicEvent, startAnthropicStream } from '../helpers/anthropic-upstream.js';
+import { logLine, readAll, requestLog, socketClosed, useHarness } from '../helpers/harness.js';
 import { errorEvents, sseData, sseText } from '../helpers/proxy.js';
+import { type ClientProtocolName, streamWith } from '../helpers/resume-clients.js';
 
 const h = useHarness();
 
@@ -100,9 +102,50 @@ describe('an upstream answer over 64 MiB counts as broken', () => {
     const errors = errorEvents(text);
     expect(errors).toHaveLength(1);
     expect(errors[0].error.code).toBe('stream_interrupted');
-    expect(errors[0].error.message).toMatch(/64 MiB/);
+    expect(errors[0].error.message).toBe('llm-route: upstream answer too large: more than 64 MiB, after the first token');
     const line = await logLine(p, res.headers.get('x-request-id'));
     expect(line.outcome).toBe('interrupted');
+    expect(line.error).toBe('upstream answer too large: more than 64 MiB, after the first token');
     await socketClosed(big);
   }, 60_000);
+});
+
+describe('one stream event over 4 MiB after commit: "upstream answer too large", not a broken connection', () => {
+  /** The start of one event that goes on past the cap (its end never comes; the upstream keeps its connection open). */
+  const endless = 'x'.repeat(MAX_EVENT_BYTES + 64 * 1024);
+
+  it.each<[ClientProtocolName, 'openai' | 'anthropic']>([
+    ['chat', 'openai'],
+    ['responses', 'openai'],
+    ['messages', 'openai'],
+    ['messages', 'anthropic'],
+  ])("a %s client of an %s tier gets its protocol's error event with those words; the log says the same", async (protocol, type) => {
+    const upstream = await h.fake();
+    upstream.always(async (ctx) => {
+      if (type === 'anthropic') {
+        startAnthropicStream(ctx);
+        anthropicEvent(ctx, 'content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+        anthropicEvent(ctx, 'content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Hello' } });
+        ctx.raw(`event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"${endless}`);
+      } else {
+        ctx.startStream();
+        ctx.content('Hello');
+        ctx.raw(`data: {"choices":[{"index":0,"delta":{"content":"${endless}`);
+      }
+      await ctx.closed;
+    });
+    const url = type === 'anthropic' ? `http://127.0.0.1:${upstream.port}` : upstream.url;
+    const p = await h.proxy({ tiers: [{ name: 'local', url, type }] });
+    const seen = await streamWith(protocol, p);
+    expect(seen.text).toBe('Hello');
+    expect(seen.failed).toMatch(/upstream answer too large: a stream event larger than 4 MiB, after the first token/);
+    expect(seen.failed).not.toMatch(/broke/);
+    const line = await requestLog(p);
+    expect(line).toMatchObject({
+      tier: 'local',
+      outcome: 'interrupted',
+      error: 'upstream answer too large: a stream event larger than 4 MiB, after the first token',
+    });
+    await socketClosed(upstream);
+  });
 });

@@ -23,7 +23,8 @@ export const MessagesBodySchema = z.looseObject({
     '"messages" is required and must be an array',
   ),
   system: z.union([z.string(), z.array(Block)], '"system" must be a string or an array of text blocks').optional(),
-  max_tokens: z.number('"max_tokens" must be a number').int().min(1).optional(),
+  // One message per fault: a -1 is a number, and the client should read why it is refused.
+  max_tokens: z.number('"max_tokens" must be a number').int('"max_tokens" must be an integer').min(1, '"max_tokens" must be at least 1').optional(),
   stream: z.boolean('"stream" must be a boolean').optional(),
 });
 

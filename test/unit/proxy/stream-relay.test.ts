@@ -188,14 +188,12 @@ describe('failures after commit', () => {
     expect(errorMessageOf(sink.ends[0])).toBe('llm-route: upstream connection broke after the first token: connection broken (ECONNRESET)');
   });
 
-  it('an event larger than 4 MiB: broken_stream after the first token, one error event, the upstream cut', async () => {
+  it('an event larger than 4 MiB: answer_too_large after the first token (nothing broke), one error event, the upstream cut', async () => {
     const { relay, sink, dispatch, end } = relayAfter(HI);
     relay.onBody(Buffer.from(`data: {"x":"${'x'.repeat(4 * 1024 * 1024 + 16)}`));
     await turn();
-    expect(end()?.interruption).toMatchObject({ reason: 'broken_stream', failover: false });
-    expect(errorMessageOf(sink.ends[0])).toBe(
-      'llm-route: upstream connection broke after the first token: upstream sent a stream event larger than 4194304 bytes',
-    );
+    expect(end()?.interruption).toMatchObject({ reason: 'answer_too_large', failover: false });
+    expect(errorMessageOf(sink.ends[0])).toBe('llm-route: upstream answer too large: a stream event larger than 4 MiB, after the first token');
     expect(dispatch.calls[0]).toBe('cancel');
   });
 
