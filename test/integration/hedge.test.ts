@@ -71,7 +71,9 @@ describe('hedged first tokens', () => {
       await waitFor(() => closedAt.length === i + 1, 3000, "a's socket to close");
       expect(closedAt[i]).toBeLessThan(ended);
       expect(closedAt[i] - started).toBeLessThan(5_000);
-      expect(b.requests[i].at - a.requests[i].at).toBeGreaterThanOrEqual(190);
+      // b started well after a (the proxy's own at_ms below is the exact check; these arrival times at
+      // the fakes carry each connection's set-up, which a busy machine stretches by tens of ms).
+      expect(b.requests[i].at - a.requests[i].at).toBeGreaterThanOrEqual(150);
       const line = await nthLine(proxy, i);
       expect(line.tier).toBe('b');
       expect(line.hedged).toEqual({ at_ms: expect.any(Number), winner: 'b', loser: 'a' });
