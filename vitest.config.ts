@@ -7,8 +7,8 @@ export default defineConfig({
     hookTimeout: 20_000,
     pool: 'forks',
     globalSetup: ['test/global-setup.ts'],
-    // The default output, then how many Redis tests were skipped and why (its last lines).
-    reporters: ['default', './test/helpers/redis-skip-reporter.ts'],
+    // The default output, then how many Redis and real-llama tests were skipped and why (its last lines).
+    reporters: ['default', './test/helpers/skip-reporter.ts'],
     setupFiles: ['test/setup/state-dir.ts'],
   },
 });

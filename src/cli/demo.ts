@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../config/load.js';
+import type { Config } from '../config/schema.js';
 import { type MockProcess, startMockProcess } from '../demo/mock-process.js';
 import { startOutages } from '../demo/outages.js';
 import { startTraffic } from '../demo/traffic.js';
@@ -50,13 +51,18 @@ async function demoIn(stateDir: string, opts: DemoOptions): Promise<number> {
     started.push(local);
     const cloud = await startMockProcess([...CLOUD_ARGS, '--port', '0']);
     started.push(cloud);
-    const config = loadConfig(DEMO_FILE, { ...process.env, DEMO_LOCAL_URL: local.url, DEMO_CLOUD_URL: cloud.url });
-    config.usage.path = join(stateDir, 'usage.db');
+    // At start and on every reload (`r`, POST /admin/reload): the mocks' URLs, the temporary usage log.
+    const readDemoConfig = (file: string): Config => {
+      const config = loadConfig(file, { ...process.env, DEMO_LOCAL_URL: local.url, DEMO_CLOUD_URL: cloud.url });
+      config.usage.path = join(stateDir, 'usage.db');
+      return config;
+    };
+    const config = readDemoConfig(DEMO_FILE);
     const useUi = opts.ui !== false && process.stdout.isTTY === true && process.stdin.isTTY === true;
     const telemetry = new TelemetryBus();
     if (!useUi) attachRequestLog(telemetry, process.stdout);
     const port = opts.port ?? config.server.port;
-    const server = new ProxyServer({ config, port, telemetry });
+    const server = new ProxyServer({ config, port, telemetry, readConfig: readDemoConfig });
     let url: string;
     try {
       url = (await server.listen()).url;

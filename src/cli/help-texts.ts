@@ -64,7 +64,12 @@ const FOOTERS: Record<string, Footer> = {
   },
   mock: {
     exit: ['0  stopped (Ctrl-C or SIGTERM)', '1  cannot listen (port in use, …)', '2  bad option'],
-    examples: ['llm-route mock --port 4101 --name local --ttft-ms 200:1500 --fail-rate 0.1', 'llm-route mock --stall-rate 0.2 --seed 7'],
+    examples: [
+      'llm-route mock --port 4101 --name local --ttft-ms 200:1500 --fail-rate 0.1',
+      'llm-route mock --stall-rate 0.2 --seed 7',
+      'llm-route mock --protocol ollama --port 11435 --name qwen2.5-coder:14b   # a type: ollama provider, base_url http://127.0.0.1:11435',
+      'llm-route mock --protocol anthropic --port 4103 --fail-rate 0.2 --fail-status 529',
+    ],
   },
   demo: {
     exit: ['0  stopped (Ctrl-C or q); nothing left running', '1  cannot listen (port in use: --port), or its mock tiers did not start'],

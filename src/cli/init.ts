@@ -66,7 +66,7 @@ export async function runInit(opts: InitOptions): Promise<number> {
   out('Next:');
   out(`  llm-route serve${flag}              # the proxy on http://127.0.0.1:4141/v1`);
   out(`  llm-route exec${flag} -- claude     # or any client, pointed at it with no setup`);
-  if (nothing) out(`  (first: llm-route mock --port 4101 & llm-route mock --port 4102 &  — see the file's header)`);
+  if (nothing) out("  (serve starts the two mock tiers itself: see the file's header)");
   return 0;
 }
 

@@ -134,7 +134,10 @@ export async function main(argv: string[]): Promise<void> {
 
   program
     .command('mock')
-    .description('a fault-injecting OpenAI-compatible upstream for demos and resilience tests')
+    .description('a fault-injecting upstream (OpenAI, Ollama or Anthropic API) for demos and resilience tests')
+    .addOption(
+      new Option('--protocol <api>', 'the API it speaks: openai (Chat Completions), ollama (/api/chat and /v1), anthropic (Messages)').default('openai'),
+    )
     .option('--host <host>', 'listen address', '127.0.0.1')
     .addOption(new Option('--port <port>', 'listen port (0 = any free port)').argParser(parsePort).default(0))
     .addOption(new Option('--ttft-ms <ms|min:max>', 'delay before the first token (uniform range with min:max)').default(0))
@@ -146,7 +149,7 @@ export async function main(argv: string[]): Promise<void> {
     .option('--die-after <n>', 'break the socket after N content chunks')
     .option('--die-rate <p>', 'share of answers whose socket breaks (after --die-after chunks, else a random one); 1 with --die-after alone')
     .addOption(new Option('--malformed-rate <p>', 'share of chunks sent as invalid JSON').default(0))
-    .option('--name <name>', 'written into every completion so a reader can tell who answered', 'mock')
+    .option('--name <name>', 'written into every completion so a reader can tell who answered; also the one model it lists', 'mock')
     .option('--seed <n>', 'seed for the fault dice (deterministic runs)')
     .action(async (opts) => {
       const { runMock } = await import('./mock.js');

@@ -22,7 +22,9 @@ export async function runMock(raw: Record<string, unknown>): Promise<void> {
     process.exitCode = 1;
     return;
   }
-  process.stdout.write(`llm-route mock ${options.name} listening on ${mock.url}\n`);
+  // The URL ends the line (the demo and tests read it): the base_url of a provider of this type.
+  const api = options.protocol === 'openai' ? '' : ` (${options.protocol})`;
+  process.stdout.write(`llm-route mock ${options.name}${api} listening on ${mock.url}\n`);
 
   await new Promise<void>((resolve) => {
     const stop = () => {

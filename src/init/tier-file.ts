@@ -23,9 +23,23 @@ const ALIAS_NOTE = [
 ];
 
 /**
+ * Time budgets for a local tier, sized for an agent's prompt (as the Claude Code examples are):
+ * with the default 10 s, a 14B model still reading a 20k-token prompt would be cut off, and the
+ * request would move to the next tier without the user ever hearing why.
+ */
+const LOCAL_TIMEOUTS = '        timeouts: { ttft_ms: 20000, cold_ttft_ms: 60000 }   # agent-sized: see the note above';
+const LOCAL_TIMEOUTS_NOTE = [
+  "      # Local tiers get agent-sized time budgets. An agent's prompt (Claude Code, Codex: 20k tokens",
+  '      # and more, with its tools) takes a 7B-14B model seconds to read before its first token, and',
+  '      # longer when the model must be loaded first: ttft_ms 20 s once loaded, cold_ttft_ms 60 s for',
+  '      # a load. Past them a request moves on to the next tier without a word to the client (the log',
+  '      # and `llm-route usage` show it). For short chats only, lower them: failover comes sooner.',
+];
+
+/**
  * The text of a commented tier file: one route `chat` taking every model name (`aliases: ["*"]`,
- * `default_route`), each local server a tier (its first model; the others as comments) in
- * front of each cloud provider found. Nothing found: the demo's two mock tiers and a note.
+ * `default_route`), each local server a tier (its first model; the others as comments; budgets
+ * for an agent's prompt) in front of each cloud provider found. Nothing found: the demo's two mock tiers and a note.
  */
 export function tierFileText(found: FoundServer[], clouds: CloudProvider[], when = new Date()): string {
   const lines: string[] = [
@@ -51,6 +65,7 @@ export function tierFileText(found: FoundServer[], clouds: CloudProvider[], when
   // A server with no model loaded makes no tier: with nothing else, the file falls back to the mocks.
   if (found.every((s) => s.models.length === 0) && clouds.length === 0) return mockFile(lines);
 
+  if (found.some((server) => server.models.length > 0)) tiers.push(...LOCAL_TIMEOUTS_NOTE);
   for (const server of found) {
     const name = unique(slug(server.label));
     lines.push(`  ${name}:                 # ${server.label}, found on ${server.baseUrl}`, `    type: ${server.type}`, `    base_url: ${q(server.baseUrl)}`);
@@ -62,7 +77,7 @@ export function tierFileText(found: FoundServer[], clouds: CloudProvider[], when
       );
       continue;
     }
-    tiers.push(`      - name: ${name}`, `        provider: ${name}`, `        model: ${q(first)}`);
+    tiers.push(`      - name: ${name}`, `        provider: ${name}`, `        model: ${q(first)}`, LOCAL_TIMEOUTS);
     if (others.length > 0) {
       tiers.push(`        # other models on ${server.label}: put one in \`model\` above, or add a tier for it`);
       for (const model of others) tiers.push(`        #   model: ${q(model)}`);
@@ -86,22 +101,28 @@ export function tierFileText(found: FoundServer[], clouds: CloudProvider[], when
   return lines.join('\n');
 }
 
-/** Nothing on this machine: the demo's mock tiers, so `serve` works, and what to install. */
+/**
+ * Nothing on this machine: the demo's mock tiers, so `serve` works, and what to install. Their
+ * `start:` commands have `serve` (and `exec`) run the mocks when nothing answers on their ports.
+ */
 function mockFile(head: string[]): string {
   return [
     '# Nothing found: no local model server (Ollama :11434, LM Studio :1234, llama.cpp / llama-swap :8080,',
     '# vLLM :8000) answered, and no cloud key (OPENAI_API_KEY, ANTHROPIC_API_KEY, …) is set.',
     '# Install one, e.g. Ollama (https://ollama.com, then `ollama pull llama3.2`) or LM Studio',
     '# (https://lmstudio.ai), or export a cloud key, then run `llm-route init --force` again.',
-    "# Meanwhile these two tiers are the demo's simulated upstreams; start them with",
-    '#   llm-route mock --port 4101 --name local --fail-rate 0.1 &  llm-route mock --port 4102 --name cloud &',
+    '# Meanwhile these two tiers are the demo\'s simulated upstreams (`llm-route mock`, a flaky "local"',
+    '# and a steady "cloud"): `llm-route serve` runs their `start:` commands when nothing answers on',
+    '# their ports, and stops them when it exits.',
     ...head,
     '  local:',
     '    type: openai',
     '    base_url: "http://127.0.0.1:4101/v1"',
+    '    start: { command: "llm-route mock --port 4101 --name local --fail-rate 0.1" }',
     '  cloud:',
     '    type: openai',
     '    base_url: "http://127.0.0.1:4102/v1"',
+    '    start: { command: "llm-route mock --port 4102 --name cloud" }',
     '',
     ...ALIAS_NOTE,
     'default_route: chat',

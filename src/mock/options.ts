@@ -1,5 +1,10 @@
+export const MOCK_PROTOCOLS = ['openai', 'ollama', 'anthropic'] as const;
+export type MockProtocol = (typeof MOCK_PROTOCOLS)[number];
+
 /** The fault flags of `llm-route mock`, validated once so the server never sees a bad value. */
 export interface MockOptions {
+  /** The API it speaks: OpenAI Chat Completions, Ollama's native API (and its /v1), Anthropic Messages. */
+  protocol: MockProtocol;
   host: string;
   /** 0 = any free port. */
   port: number;
@@ -17,7 +22,7 @@ export interface MockOptions {
   /** Share of answers whose socket breaks mid-body: 1 when only --die-after is given, 0 when neither is. */
   dieRate: number;
   malformedRate: number;
-  /** Written into every completion so a reader can tell who answered. */
+  /** Written into every completion so a reader can tell who answered; also the one model it lists. */
   name: string;
   /** Seed for the fault dice; undefined = a fresh random seed. */
   seed: number | undefined;
@@ -32,6 +37,7 @@ export class MockOptionsError extends Error {
 
 /** The same defaults as the CLI flags, so tests can pass only what they care about. */
 const DEFAULTS: Record<keyof MockOptions, unknown> = {
+  protocol: 'openai',
   host: '127.0.0.1',
   port: 0,
   ttftMs: '0',
@@ -48,6 +54,7 @@ const DEFAULTS: Record<keyof MockOptions, unknown> = {
 };
 
 const FLAG: Record<keyof MockOptions, string> = {
+  protocol: '--protocol',
   host: '--host',
   port: '--port',
   ttftMs: '--ttft-ms',
@@ -89,6 +96,7 @@ export function parseMockOptions(raw: Record<string, unknown>): MockOptions {
   const rate = (key: keyof MockOptions) => number(key, NUMBER, 0, 1, 'a share from 0 to 1, like 0.05') ?? 0;
 
   const options: MockOptions = {
+    protocol: MOCK_PROTOCOLS.find((p) => p === value('protocol')) ?? fail('protocol', MOCK_PROTOCOLS.join(', ')) ?? 'openai',
     host: text('host') ?? '127.0.0.1',
     port: number('port', INTEGER, 0, 65535, 'an integer from 0 to 65535') ?? 0,
     ttftMs: range('ttftMs') ?? { min: 0, max: 0 },

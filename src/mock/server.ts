@@ -2,17 +2,21 @@ import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Serv
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { decodeSegment } from '../util/decode-segment.js';
-import { isRecord } from '../util/is-record.js';
+import { anthropicApi } from './anthropic.js';
+import { ollamaApi } from './ollama.js';
+import { openaiApi } from './openai.js';
 import type { MockOptions } from './options.js';
 import { createRandom, forkRandom, type Random } from './random.js';
+import { completionWords, type Endpoint, type Frames, type MockApi, type MockWire } from './wire.js';
 
 /**
- * The fault-injecting OpenAI-compatible upstream behind `llm-route mock`.
- * Per request, in order: fail (--fail-status), stall (headers, then silence), TTFT delay,
- * then content chunks paced by --tokens-per-s, some malformed, the socket broken (--die-rate, --die-after).
+ * The fault-injecting upstream behind `llm-route mock`, in the API --protocol names (openai.ts,
+ * ollama.ts, anthropic.ts write its bytes). Per answer, in order: fail (--fail-status), stall
+ * (headers, then silence), TTFT delay, then content chunks paced by --tokens-per-s, some
+ * malformed, the socket broken (--die-rate, --die-after). The same flags act on every API.
  */
 export interface MockServer {
-  /** Base URL for OpenAI clients, like http://127.0.0.1:PORT/v1. */
+  /** The base URL of a provider of the protocol's type: http://127.0.0.1:PORT/v1 for openai, no /v1 for ollama and anthropic. */
   url: string;
   port: number;
   /** Stops every timer, destroys every socket and stops listening. */
@@ -20,48 +24,35 @@ export interface MockServer {
 }
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
-const WORDS = 'hello from a simulated upstream: this answer streams one word per chunk so you can watch time to first token and failover happen live.'.split(
-  ' ',
-);
-
 const JSON_HEADERS = { 'content-type': 'application/json' };
-const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
-
-// Everything after `"choices":[` of a chunk, prebuilt so a chunk is one string concatenation.
-const ROLE_TAIL = '{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}\n\n';
-const FINISH_TAIL = '{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n';
-const MALFORMED_TAIL = '{"index":0,"delta":{"content":\n\n';
-const DONE = 'data: [DONE]\n\n';
+const APIS = { openai: openaiApi, ollama: ollamaApi, anthropic: anthropicApi };
 
 export async function startMock(opts: MockOptions): Promise<MockServer> {
   const dice = createRandom(opts.seed);
-  const text = completionText(opts);
-  const textJson = JSON.stringify(text.join(''));
-  const contentTails = text.map((word) => `{"index":0,"delta":{"content":${JSON.stringify(word)}},"finish_reason":null}]}\n\n`);
-  const nameJson = JSON.stringify(opts.name);
+  const api: MockApi = APIS[opts.protocol](opts.name, completionWords(opts.name, opts.tokens));
+  const prefixes = Object.keys(api.endpoints).filter((path) => path.endsWith('/'));
   const chunkGapMs = opts.tokensPerS > 0 ? 1000 / opts.tokensPerS : 0;
   const clocks = new Set<RequestClock>();
   let sequence = 0;
 
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    if (path === '/v1/chat/completions') {
-      if (req.method !== 'POST') return sendError(res, 405, `${req.method} not allowed here: use POST`, 'invalid_request_error');
-      return readJson(req, res, (body) => chat(body, res));
-    }
-    if (path === '/v1/models' || path.startsWith('/v1/models/')) {
-      if (req.method !== 'GET') return sendError(res, 405, `${req.method} not allowed here: use GET`, 'invalid_request_error');
-      const id = path === '/v1/models' ? undefined : decodeSegment(path.slice('/v1/models/'.length));
-      return sendJson(res, 200, id === undefined ? { object: 'list', data: [modelEntry(opts.name)] } : modelEntry(id));
-    }
-    sendError(res, 404, `no route for ${req.method} ${path}`, 'invalid_request_error', 'not_found');
+    const prefix = path in api.endpoints ? undefined : prefixes.find((p) => path.startsWith(p) && path.length > p.length);
+    const endpoint: Endpoint | undefined = api.endpoints[prefix ?? path];
+    if (!endpoint) return sendError(res, api.error, 404, `no route for ${req.method} ${path}`, 'not_found');
+    if (req.method !== endpoint.method) return sendError(res, api.error, 405, `${req.method} not allowed here: use ${endpoint.method}`);
+    const rest = prefix ? decodeSegment(path.slice(prefix.length)) : '';
+    if ('wire' in endpoint) return readJson(req, res, endpoint.wire.error, (body) => answer(endpoint.wire, body, res));
+    if (req.method === 'GET') return sendFacts(res, endpoint.facts(undefined, rest));
+    readJson(req, res, api.error, (body) => sendFacts(res, endpoint.facts(body, rest)));
   });
 
-  function chat(body: unknown, res: ServerResponse): void {
-    const request = readChatRequest(body, opts.name);
-    if (typeof request === 'string') return sendError(res, 400, request, 'invalid_request_error');
+  function answer(wire: MockWire, body: unknown, res: ServerResponse): void {
+    const startedAt = performance.now();
+    const request = wire.read(body, opts.name);
+    if (typeof request === 'string') return sendError(res, wire.error, 400, request);
     const rng = forkRandom(dice);
-    if (opts.failRate > 0 && rng() < opts.failRate) return sendFailure(res, opts);
+    if (opts.failRate > 0 && rng() < opts.failRate) return sendFailure(res, wire, opts);
     const stall = opts.stallRate > 0 && rng() < opts.stallRate;
     // Drawn only at a rate below 1, so a seeded run without --die-rate rolls the same dice as before.
     const dies = opts.dieRate >= 1 || (opts.dieRate > 0 && rng() < opts.dieRate);
@@ -75,41 +66,36 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
       clock.cancel();
       clocks.delete(clock);
     });
-
-    const id = `chatcmpl-mock${++sequence}`;
-    const created = Math.floor(Date.now() / 1000);
-    const modelJson = JSON.stringify(request.model);
-    const usage = `"usage":{"prompt_tokens":${request.promptTokens},"completion_tokens":${opts.tokens},"total_tokens":${request.promptTokens + opts.tokens}}`;
+    const frames = wire.frames({ sequence: ++sequence, request, tokens: opts.tokens, startedAt });
 
     if (!request.stream) {
       if (stall) return flushHeadersOnly(res, JSON_HEADERS);
-      const body = `{"id":"${id}","object":"chat.completion","created":${created},"model":${modelJson},"system_fingerprint":${nameJson},"choices":[{"index":0,"message":{"role":"assistant","content":${textJson}},"logprobs":null,"finish_reason":"stop"}],${usage}}`;
       clock.after(ttftMs + Math.max(0, opts.tokens - 1) * chunkGapMs, () => {
+        const whole = frames.whole();
         const breaks = dieAt <= opts.tokens;
-        res.writeHead(200, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(body) });
-        if (!breaks) return void res.end(body);
-        res.write(body.slice(0, Math.floor(body.length / 2)));
+        res.writeHead(200, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(whole) });
+        if (!breaks) return void res.end(whole);
+        res.write(whole.slice(0, Math.floor(whole.length / 2)));
         breakConnection(res);
       });
       return;
     }
 
-    if (stall) return flushHeadersOnly(res, SSE_HEADERS);
-    const prefix = `data: {"id":"${id}","object":"chat.completion.chunk","created":${created},"model":${modelJson},"system_fingerprint":${nameJson},"choices":[`;
-    res.writeHead(200, SSE_HEADERS);
-    res.write(prefix + ROLE_TAIL);
-    const ending = prefix + FINISH_TAIL + (request.includeUsage ? `${prefix}],${usage}}\n\n` : '') + DONE;
-    clock.after(ttftMs, () => streamContent(res, clock, rng, prefix, ending, dieAt));
+    if (stall) return flushHeadersOnly(res, wire.streamHeaders);
+    res.writeHead(200, wire.streamHeaders);
+    if (frames.open) res.write(frames.open);
+    else res.flushHeaders();
+    clock.after(ttftMs, () => streamContent(res, clock, rng, frames, dieAt));
   }
 
-  function streamContent(res: ServerResponse, clock: RequestClock, rng: Random, prefix: string, ending: string, dieAt: number): void {
+  function streamContent(res: ServerResponse, clock: RequestClock, rng: Random, frames: Frames, dieAt: number): void {
     const startedAt = performance.now();
     let sent = 0;
     const step = (): void => {
       if (res.destroyed) return;
       while (sent < opts.tokens && sent !== dieAt) {
         const malformed = opts.malformedRate > 0 && rng() < opts.malformedRate;
-        const flushed = res.write(prefix + (malformed ? MALFORMED_TAIL : contentTails[sent]));
+        const flushed = res.write(malformed ? frames.malformed() : frames.content(sent));
         sent++;
         if (sent === opts.tokens || sent === dieAt) break;
         if (!flushed) return void res.once('drain', step);
@@ -120,7 +106,7 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
         }
       }
       if (sent === dieAt) breakConnection(res);
-      else res.end(ending);
+      else res.end(frames.end());
     };
     step();
   }
@@ -144,7 +130,7 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
       server.closeAllConnections();
     }));
 
-  return { url: `http://${host}:${port}/v1`, port, close };
+  return { url: `http://${host}:${port}${api.basePath}`, port, close };
 }
 
 /** The single timer a request may have pending; cancelled when the client or the server goes. */
@@ -164,51 +150,7 @@ class RequestClock {
   }
 }
 
-interface ChatRequest {
-  model: string;
-  stream: boolean;
-  includeUsage: boolean;
-  promptTokens: number;
-}
-
-/** The few fields the mock reads, or a message saying why the body is not a chat request. */
-function readChatRequest(body: unknown, fallbackModel: string): ChatRequest | string {
-  if (!isRecord(body)) return 'the request body must be a JSON object';
-  if (!Array.isArray(body.messages)) return 'messages: expected an array of chat messages';
-  const streamOptions = body.stream_options;
-  return {
-    model: typeof body.model === 'string' ? body.model : fallbackModel,
-    stream: body.stream === true,
-    includeUsage: isRecord(streamOptions) && streamOptions.include_usage === true,
-    promptTokens: body.messages.reduce((sum: number, message: unknown) => sum + countWords(message), 0) + toolTokens(body.tools),
-  };
-}
-
-/** A rough token count: the words of a message's text content. */
-function countWords(message: unknown): number {
-  if (!isRecord(message)) return 0;
-  const words = (text: unknown) => (typeof text === 'string' ? (text.match(/\S+/g)?.length ?? 0) : 0);
-  const { content } = message;
-  if (!Array.isArray(content)) return words(content);
-  return content.reduce((sum: number, part: unknown) => sum + (isRecord(part) ? words(part.text) : 0), 0);
-}
-
-/**
- * A real server's chat template writes the tool definitions into the prompt, and its usage
- * counts them: about one token per 4 characters of their JSON. Without them an agent's prompt
- * (Codex sends ~18 KB of tools) reads far below what llm-route counted, and the mock looked like
- * a server that silently truncates (SPEC "Route by fit").
- */
-function toolTokens(tools: unknown): number {
-  return Array.isArray(tools) && tools.length > 0 ? Math.ceil(JSON.stringify(tools).length / 4) : 0;
-}
-
-/** One word per token; the first names the mock so a reader can tell who answered. */
-function completionText(opts: MockOptions): string[] {
-  return Array.from({ length: opts.tokens }, (_, i) => (i === 0 ? `[${opts.name}]` : ` ${WORDS[(i - 1) % WORDS.length]}`));
-}
-
-function readJson(req: IncomingMessage, res: ServerResponse, onBody: (body: unknown) => void): void {
+function readJson(req: IncomingMessage, res: ServerResponse, error: MockWire['error'], onBody: (body: unknown) => void): void {
   const chunks: Buffer[] = [];
   let size = 0;
   req.on('data', (chunk: Buffer) => {
@@ -216,32 +158,40 @@ function readJson(req: IncomingMessage, res: ServerResponse, onBody: (body: unkn
     if (size <= MAX_BODY_BYTES) chunks.push(chunk);
   });
   req.on('end', () => {
-    if (size > MAX_BODY_BYTES) return sendError(res, 413, `request body over ${MAX_BODY_BYTES} bytes`, 'invalid_request_error');
+    if (size > MAX_BODY_BYTES) return sendError(res, error, 413, `request body over ${MAX_BODY_BYTES} bytes`);
     let body: unknown;
     try {
       body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     } catch (err) {
-      return sendError(res, 400, `invalid JSON body: ${(err as Error).message}`, 'invalid_request_error', 'invalid_json');
+      return sendError(res, error, 400, `invalid JSON body: ${(err as Error).message}`, 'invalid_json');
     }
     onBody(body);
   });
 }
 
-function sendFailure(res: ServerResponse, opts: MockOptions): void {
+function sendFailure(res: ServerResponse, wire: MockWire, opts: MockOptions): void {
   const status = opts.failStatus;
   const message = `mock ${opts.name}: injected failure (HTTP ${status})`;
-  if (status === 429) return sendError(res, 429, message, 'rate_limit_error', 'rate_limit_exceeded', { 'retry-after': '1' });
-  if (status >= 500) return sendError(res, status, message, 'server_error', 'mock_failure');
-  sendError(res, status, message, 'invalid_request_error', 'mock_failure');
+  if (status === 429) return sendError(res, wire.error, 429, message, 'rate_limit_exceeded', { 'retry-after': '1' });
+  sendError(res, wire.error, status, message, 'mock_failure');
 }
 
-function sendError(res: ServerResponse, status: number, message: string, type: string, code: string | null = null, headers: OutgoingHttpHeaders = {}): void {
-  sendJson(res, status, { error: { message, type, param: null, code } }, headers);
-}
-
-function sendJson(res: ServerResponse, status: number, value: unknown, headers: OutgoingHttpHeaders = {}): void {
-  const body = JSON.stringify(value);
+function sendError(
+  res: ServerResponse,
+  error: MockWire['error'],
+  status: number,
+  message: string,
+  code: string | null = null,
+  headers: OutgoingHttpHeaders = {},
+): void {
+  const body = error(status, message, code);
   res.writeHead(status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(body), ...headers });
+  res.end(body);
+}
+
+function sendFacts(res: ServerResponse, { status, json }: { status: number; json: unknown }): void {
+  const body = JSON.stringify(json);
+  res.writeHead(status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }
 
@@ -260,8 +210,4 @@ function breakConnection(res: ServerResponse): void {
     if (socket.writableLength > 0) socket.once('drain', () => socket.destroy());
     else socket.destroy();
   });
-}
-
-function modelEntry(id: string) {
-  return { id, object: 'model', created: 0, owned_by: 'llm-route-mock' };
 }

@@ -46,6 +46,11 @@ export interface ProxyOptions {
   random?: () => number;
   /** Re-read the tier file when it changes (serve). */
   watch?: boolean;
+  /**
+   * How a reload reads the tier file (default: loadConfig with the environment). The demo's
+   * keeps its mock upstreams' URLs and its temporary usage log on every reload, as at start.
+   */
+  readConfig?: (file: string) => Config;
   /** Run active health checks and warm-ups once listening; off for embedded and test servers (serve starts them itself, after `start:`). */
   activeChecks?: boolean;
   /** Time for circuits, cold starts, weight TTLs and rollbacks (tests pass one they move on). */
@@ -68,11 +73,13 @@ export class ProxyServer {
   private readonly checksOnListen: boolean;
   private checksStarted = false;
   private stopSettling: (() => void) | null = null;
+  private readonly readConfig: (file: string) => Config;
 
   constructor(options: ProxyOptions) {
     const { config } = options;
     this.host = options.host ?? config.server.host;
     this.port = options.port ?? config.server.port;
+    this.readConfig = options.readConfig ?? ((file) => loadConfig(file));
     assertSafeHost(this.host, config);
     const telemetry = options.telemetry ?? new TelemetryBus();
     if (options.log) attachRequestLog(telemetry, options.log);
@@ -177,7 +184,7 @@ export class ProxyServer {
     const file = this.app.config.file;
     let config: Config;
     try {
-      config = loadConfig(file);
+      config = this.readConfig(file);
       assertSafeHost(this.host, config);
     } catch (err) {
       const problems = err instanceof ConfigError ? err.format().split('\n') : [(err as Error).message];

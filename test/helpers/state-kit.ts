@@ -13,7 +13,7 @@ export const BACKENDS: Backend[] = ['embedded', 'redis'];
 /**
  * describe.each over both backends, the name's `%s` the backend. Without redis-server on a
  * developer's machine the Redis suite is registered as skipped, not left out, so a run counts
- * the same tests everywhere and its end says how many were skipped (redis-skip-reporter.ts).
+ * the same tests everywhere and its end says how many were skipped (skip-reporter.ts).
  */
 export function describeEachBackend(name: string, body: (backend: Backend) => void): void {
   for (const backend of BACKENDS) describe.skipIf(backend === 'redis' && SKIP_REDIS)(name.replace('%s', backend), () => body(backend));

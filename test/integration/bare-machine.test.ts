@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/cli.js';
+import { realLlamaSkipNote } from '../helpers/real-llama.js';
 import { REDIS_SKIP_NOTE, redisServerOnPath } from '../helpers/redis-available.js';
 
 // A PATH holding only `node`: a machine with no redis-server (whatever this one has).
@@ -63,6 +64,22 @@ describe('npm test on a machine without redis-server', () => {
     expect(out).not.toContain(REDIS_SKIP_NOTE);
     expect(out).toContain('cannot start redis-server (ENOENT)');
     expect(code, out).not.toBe(0);
+  }, 120_000);
+});
+
+describe('npm test on a machine without a llama-server build', () => {
+  it("skips the real-llama tests, and the run's last line says how many, why, and the script that builds one", async () => {
+    const noBuild = mkdtempSync(join(tmpdir(), 'llm-route-no-llama-'));
+    try {
+      const { code, out } = await vitest(['test/integration/fit-real-llama.test.ts', 'test/integration/real-llama-hedge.test.ts'], { LLAMA_DIR: noBuild });
+      expect(code, out).toBe(0);
+      const totals = testTotals(out);
+      expect(totals).toEqual({ passed: 0, skipped: 3, total: 3 });
+      expect(out.trimEnd().split('\n').at(-1)).toBe(`3 ${realLlamaSkipNote(noBuild)}`);
+      expect(realLlamaSkipNote(noBuild)).toContain('scripts/real-llama/build.sh');
+    } finally {
+      rmSync(noBuild, { recursive: true, force: true });
+    }
   }, 120_000);
 });
 

@@ -67,4 +67,40 @@ describe('llm-route demo', () => {
       rmSync(demoTmp, { recursive: true, force: true });
     }
   }, 30_000);
+
+  it("a reload (the UI's `r`; here POST /admin/reload) keeps the mock upstreams and the temporary usage database", async () => {
+    const userState = mkdtempSync(join(tmpdir(), 'llm-route-user-state-'));
+    const demoTmp = mkdtempSync(join(tmpdir(), 'llm-route-demo-tmp-'));
+    try {
+      const env = { ...process.env, XDG_STATE_HOME: userState, TMPDIR: demoTmp };
+      const demo = spawn(process.execPath, ['bin/llm-route.js', 'demo', '--port', '0', '--no-ui'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const exited = new Promise<number | null>((resolve) => demo.once('exit', (code) => resolve(code)));
+      const requests: Array<Record<string, unknown>> = [];
+      createInterface({ input: demo.stdout }).on('line', (line) => {
+        const parsed = JSON.parse(line) as Record<string, unknown>;
+        if (parsed.event === 'request') requests.push(parsed);
+      });
+      let stderr = '';
+      demo.stderr.on('data', (d) => (stderr += String(d)));
+      await expect.poll(() => /proxy on (http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(stderr), { timeout: 15_000, interval: 100 }).not.toBeNull();
+      const origin = /proxy on (http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(stderr)![1];
+      await expect.poll(() => requests.length, { timeout: 15_000, interval: 100 }).toBeGreaterThanOrEqual(1);
+
+      const reload = await fetch(`${origin}/admin/reload`, { method: 'POST' });
+      expect(reload.status).toBe(200);
+      expect(await reload.json()).toMatchObject({ ok: true, file: expect.stringMatching(/examples[\\/]demo\.yaml$/) });
+      const afterReload = requests.length;
+      // Answered by the mocks as before: not sent to the file's own defaults (127.0.0.1:4101/4102), where nothing listens.
+      await expect.poll(() => requests.length - afterReload, { timeout: 20_000, interval: 100 }).toBeGreaterThanOrEqual(3);
+      for (const r of requests.slice(afterReload)) expect(r).toMatchObject({ status: 200, tier: expect.stringMatching(/^(local|cloud)$/) });
+
+      demo.kill('SIGINT');
+      expect(await exited).toBe(0);
+      expect(readdirSync(userState)).toEqual([]);
+      expect(readdirSync(demoTmp)).toEqual([]);
+    } finally {
+      rmSync(userState, { recursive: true, force: true });
+      rmSync(demoTmp, { recursive: true, force: true });
+    }
+  }, 45_000);
 });

@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
+import type { Provider } from '../../src/config/schema.js';
 
 const dir = join(import.meta.dirname, '../../examples');
 const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
@@ -64,5 +65,37 @@ describe('examples/', () => {
 
   it('names the missing key in ollama-then-openai.yaml when OPENAI_API_KEY is unset', () => {
     expect(() => loadConfig(join(dir, 'ollama-then-openai.yaml'), {})).toThrow(/OPENAI_API_KEY/);
+  });
+
+  /** The text of a file's comments (what a reader is told to run), one line each. */
+  const comments = (file: string): string =>
+    readFileSync(join(dir, file), 'utf8')
+      .split('\n')
+      .flatMap((line) => (line.includes('#') ? [line.slice(line.indexOf('#'))] : []))
+      .join('\n');
+  const isOllama = (provider: Provider): boolean => provider.type === 'ollama' || new URL(provider.base_url).port === '11434';
+
+  it.each(files)('%s says how to get each local model it uses: `ollama pull MODEL`, or the command that serves it', (file) => {
+    const config = loadConfig(join(dir, file), { ...env, LLAMA_MODEL: '/m/model.gguf' });
+    const told = comments(file);
+    for (const route of config.routes.values()) {
+      for (const tier of route.tiers) {
+        const { provider } = tier;
+        if (!provider.local) continue;
+        if (isOllama(provider)) expect(told, `${file}: tier ${tier.name}`).toContain(`ollama pull ${tier.model}`);
+        // Any other local server: a comment that runs something on its port, or a start: command.
+        else if (!provider.start) expect(told, `${file}: provider ${provider.name}`).toMatch(new RegExp(`--port ${new URL(provider.base_url).port}\\b`));
+      }
+    }
+  });
+
+  it("the Claude Code and Codex examples send Ollama its native API: its /v1 ignores num_ctx and cuts an agent's prompt silently", () => {
+    const agentFiles = files.filter((file) => /^(claude-code|codex)/.test(file));
+    expect(agentFiles.length).toBeGreaterThanOrEqual(4);
+    for (const file of agentFiles) {
+      const config = loadConfig(join(dir, file), env);
+      for (const route of config.routes.values())
+        for (const tier of route.tiers) if (isOllama(tier.provider)) expect(tier.provider.type, `${file}: tier ${tier.name}`).toBe('ollama');
+    }
   });
 });

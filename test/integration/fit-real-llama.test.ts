@@ -1,20 +1,26 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { resetTierFacts } from '../../src/fit/tier-facts.js';
 import { useHarness, waitFor } from '../helpers/harness.js';
+import { type RealLlama, realLlamaBuilt, startRealLlama } from '../helpers/real-llama.js';
 
 /**
- * Against a real llama.cpp llama-server, opt-in: LLM_ROUTE_REAL_LLAMA=http://127.0.0.1:8101/v1
- * after `/work/shared/real-llama/start.sh 8101 -c 2048` (two slots of 1,024 tokens).
+ * Against a real llama.cpp llama-server (scripts/real-llama/) started with `-c 2048`: two slots
+ * of 1,024 tokens. Skipped when the build is absent.
  */
-const LLAMA = process.env.LLM_ROUTE_REAL_LLAMA;
+const available = realLlamaBuilt();
 const h = useHarness();
+let llama: RealLlama | undefined;
+beforeAll(async () => {
+  if (available) llama = await startRealLlama(['-c', '2048']);
+}, 200_000);
+afterAll(() => llama?.stop(), 30_000);
 beforeEach(() => resetTierFacts());
 
-describe.skipIf(!LLAMA)('route by fit against a real llama-server', () => {
+describe.skipIf(!available)('route by fit against a real llama-server', () => {
   async function proxyFor(extra: Record<string, unknown> = {}) {
-    const proxy = await h.proxy({ tiers: [{ name: 'llama', url: LLAMA as string, model: 'tiny', health: { warmup: false }, extra }] });
+    const proxy = await h.proxy({ tiers: [{ name: 'llama', url: llama!.url, model: 'tiny', health: { warmup: false }, extra }] });
     proxy.server.startActiveChecks();
     return proxy;
   }

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
-import { repoRoot } from '../helpers/cli.js';
+import { buildPrivateCli, repoRoot, runCli } from '../helpers/cli.js';
 import { llamaCppServer, lmStudioModels, ollamaTags, type PathServer, pathServer, vllmModels } from '../helpers/model-servers.js';
 
 const SECRET = 'sk-ant-api03-very-secret-value-0123456789';
@@ -87,6 +87,15 @@ describe('llm-route init', () => {
       ['anthropic', 'anthropic', 'https://api.anthropic.com', 'claude-sonnet-4-5'],
     ]);
     expect(config.default_route).toBe('chat');
+    // Local tiers: budgets for an agent's prompt on a 7B-14B model, said in the file; the cloud tier keeps the defaults.
+    expect(tiers.map((t) => [t.name, t.timeouts.ttft_ms, t.timeouts.cold_ttft_ms])).toEqual([
+      ['ollama', 20_000, 60_000],
+      ['lm-studio', 20_000, 60_000],
+      ['llama-cpp', 20_000, 60_000],
+      ['vllm', 20_000, 60_000],
+      ['anthropic', 10_000, 10_000],
+    ]);
+    expect(text).toMatch(/# Local tiers get agent-sized time budgets\. An agent's prompt \(Claude Code, Codex/);
     expect(run.out).toContain('llm-route serve');
     expect(run.out).toContain('llm-route exec -- claude');
 
@@ -118,10 +127,49 @@ describe('llm-route init', () => {
     expect(run.out).toMatch(/nothing usable found.*install Ollama/);
     const text = readFileSync(join(run.dir, 'llm-route.yaml'), 'utf8');
     expect(text).toMatch(/# Nothing found/);
-    expect(text).toContain('llm-route mock --port 4101');
     const config = loadConfig(join(run.dir, 'llm-route.yaml'), {});
-    expect(config.routes.get('chat')?.tiers.map((t) => t.provider.base_url)).toEqual(['http://127.0.0.1:4101/v1', 'http://127.0.0.1:4102/v1']);
+    expect(config.routes.get('chat')?.tiers.map((t) => [t.provider.base_url, t.provider.start?.command])).toEqual([
+      ['http://127.0.0.1:4101/v1', 'llm-route mock --port 4101 --name local --fail-rate 0.1'],
+      ['http://127.0.0.1:4102/v1', 'llm-route mock --port 4102 --name cloud'],
+    ]);
+    expect(run.out).toContain('serve starts the two mock tiers itself');
   }, 30_000);
+
+  it('nothing found: `serve` starts the two mock tiers itself (their start: commands), answers through them, and stops them', async () => {
+    const closed = await closedPort();
+    const run = await init(['--yes'], { ollama: closed, lmstudio: closed, llamacpp: closed, vllm: closed });
+    expect(run.code, run.err).toBe(0);
+    // The file as written, on two free ports instead of 4101/4102 (tests may run side by side).
+    const [local, cloud] = [await closedPort(), await closedPort()];
+    const file = join(run.dir, 'llm-route.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replaceAll('4101', String(local)).replaceAll('4102', String(cloud)));
+    const cli = buildPrivateCli();
+    try {
+      // `llm-route` on PATH, as after `npm link`: the start: commands run it.
+      const path = [dirname(cli.bin), dirname(process.execPath), process.env.PATH].join(':');
+      const serve = runCli(cli.bin, ['serve', '-c', file, '--port', '0', '--no-ui'], { PATH: path, XDG_STATE_HOME: run.dir });
+      const listening = JSON.parse(await serve.waitForLine((line) => line.includes('"listening"'), 15_000)) as { url: string };
+      await serve.waitForLine((line) => line.includes('"provider":"cloud"') && line.includes('ready after'), 20_000);
+      await serve.waitForLine((line) => line.includes('"provider":"local"') && line.includes('ready after'), 20_000);
+      let answer: Response | undefined;
+      for (let i = 0; i < 5 && answer?.status !== 200; i++) {
+        answer = await fetch(`${listening.url}/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'anything', messages: [{ role: 'user', content: 'hi' }] }),
+        });
+      }
+      expect(answer?.status).toBe(200);
+      expect(answer?.headers.get('x-llm-route-tier')).toMatch(/^(local|cloud)$/);
+      expect(((await answer!.json()) as { choices: Array<{ message: { content: string } }> }).choices[0].message.content).toMatch(/^\[(local|cloud)\]/);
+      serve.child.kill('SIGINT');
+      expect((await serve.exited).code).toBe(0);
+      // What serve started, it stopped.
+      for (const port of [local, cloud]) await expect(fetch(`http://127.0.0.1:${port}/v1/models`)).rejects.toThrow();
+    } finally {
+      cli.remove();
+    }
+  }, 60_000);
 
   it('never overwrites a file without --force; -c writes elsewhere; --force replaces', async () => {
     const closed = await closedPort();

@@ -1,5 +1,5 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -23,6 +23,24 @@ let work: string;
 let clone: string;
 let prefixBin: string;
 let held: Server | null = null;
+/** A global npm prefix of "the user's", exported as many set it up: the test must never write there. */
+let usersPrefix: string;
+
+/**
+ * The environment of a README line: this one's, as the user has it (with an exported
+ * NPM_CONFIG_PREFIX of theirs), less what would change the outcome. Every npm setting goes,
+ * whatever the case of its name (npm reads NPM_CONFIG_PREFIX and npm_config_prefix alike, and
+ * the upper-case one wins): `npm link` must link into the private prefix, never the user's.
+ */
+function lineEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const outer: NodeJS.ProcessEnv = { ...process.env, NPM_CONFIG_PREFIX: usersPrefix };
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(outer)) if (!/_API_KEY$|^LLM_ROUTE_|^OLLAMA_HOST$|^LLAMA_ARG_|^VITEST|^npm_/i.test(k)) env[k] = v;
+  // A PATH without this machine's own clients (a real `claude` would wait for a person).
+  const path = [prefixBin, dirname(process.execPath), '/usr/bin', '/bin'].join(':');
+  // The user's ~/.npmrc is not read either: an empty one of the test's own.
+  return { ...env, PATH: path, npm_config_prefix: dirname(prefixBin), npm_config_userconfig: join(work, 'npmrc'), ...extra };
+}
 
 /** The commands of the ```sh block that follows `after` in the README, comments dropped. */
 function shBlock(readme: string, after: string): string[] {
@@ -43,15 +61,7 @@ interface Ran {
 
 /** One README line in the clone, with the private prefix's bin first on PATH; killed (and failed) after `ms`. */
 function run(line: string, ms: number, env: Record<string, string> = {}): Promise<Ran | 'hung'> {
-  // A PATH without this machine's own clients (a real `claude` would wait for a person).
-  const path = [prefixBin, dirname(process.execPath), '/usr/bin', '/bin'].join(':');
-  const base: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/_API_KEY$|^LLM_ROUTE_|^OLLAMA_HOST$|^LLAMA_ARG_|^VITEST|^npm_/.test(k)) base[k] = v;
-  const child = spawn('sh', ['-c', line], {
-    cwd: clone,
-    env: { ...base, PATH: path, npm_config_prefix: dirname(prefixBin), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn('sh', ['-c', line], { cwd: clone, env: lineEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += String(d)));
@@ -81,6 +91,9 @@ beforeAll(async () => {
   clone = join(work, 'llm-route');
   prefixBin = join(work, 'npm-prefix', 'bin');
   mkdirSync(prefixBin, { recursive: true });
+  usersPrefix = join(work, 'users-global-prefix');
+  mkdirSync(usersPrefix);
+  writeFileSync(join(work, 'npmrc'), '');
   execFileSync('git', ['clone', '--quiet', repoRoot, clone]);
   // 4141 taken: by this test, or already by something else (taken either way).
   held = createServer((socket) => socket.destroy());
@@ -114,6 +127,7 @@ describe.skipIf(!isGitCheckout)('the README quick start, in a fresh clone, with 
     expect(link).not.toBe('hung');
     expect((link as Ran).code, (link as Ran).stderr).toBe(0);
     expect(existsSync(join(prefixBin, 'llm-route'))).toBe(true);
+    expect(readdirSync(usersPrefix)).toEqual([]); // the user's exported NPM_CONFIG_PREFIX untouched
     expect(existsSync(join(clone, 'dist/bundle/main.js'))).toBe(true); // prepare built it
 
     const demo = await run('llm-route demo', 30_000);
@@ -144,8 +158,7 @@ describe.skipIf(!isGitCheckout)('the README quick start, in a fresh clone, with 
 });
 
 async function demoOnAnotherPort(): Promise<number> {
-  const path = [prefixBin, dirname(process.execPath), '/usr/bin', '/bin'].join(':');
-  const child = spawn('llm-route', ['demo', '--port', '0'], { cwd: clone, env: { ...process.env, PATH: path }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('llm-route', ['demo', '--port', '0'], { cwd: clone, env: lineEnv({}), stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   let requests = 0;
   createInterface({ input: child.stdout }).on('line', (line) => {

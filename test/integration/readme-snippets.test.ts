@@ -6,15 +6,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/cli.js';
 import { completion, healthyStream } from '../helpers/fake-upstream.js';
 import { useHarness } from '../helpers/harness.js';
+import type { RunningProxy } from '../helpers/proxy.js';
 
 /**
- * The README's SDK snippets ("Point your app at it"), each block run on its own as a module with
- * the real `openai` and `@anthropic-ai/sdk` against a running proxy: a block that leans on
- * another's variables (the Anthropic block once called the OpenAI block's `client`) fails.
+ * The README's recipes for pointing a client at llm-route, wherever they stand in it, run as
+ * written against a running proxy (only its address put in place of 127.0.0.1:4141): each SDK
+ * snippet as a module of its own with the real `openai` and `@anthropic-ai/sdk` (a block that
+ * leans on another's variables fails; one that prints nothing of an answer it asked for fails),
+ * each line of environment variables with a bare SDK client that reads them and nothing else
+ * (the Claude Code line with Anthropic's SDK, which reads the same variables), and each curl
+ * command to a client API. The Python spellings are not run (no Python SDK here).
  */
 
 const h = useHarness();
 let dir: string;
+const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+const ANSWER = 'hello';
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'llm-route-readme-snippets-'));
@@ -22,14 +29,64 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function snippets(): string[] {
-  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Point your app at it'), readme.indexOf('**Claude Code and Codex**'));
-  return [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
+/** A proxy whose one tier answers every request with ANSWER (streamed in two pieces, or whole). */
+async function answeringProxy(): Promise<RunningProxy> {
+  const up = await h.fake();
+  const stream = healthyStream(['hel', 'lo']);
+  up.always((ctx) => (ctx.body.stream ? stream(ctx) : ctx.json(200, completion(ANSWER))));
+  return h.proxy({ tiers: [{ name: 'local', url: up.url }] });
 }
 
-function runModule(file: string): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, [file], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+const atProxy = (text: string, p: RunningProxy): string => text.replaceAll('http://127.0.0.1:4141', p.origin).replaceAll('localhost:4141', p.origin);
+const requests = (p: RunningProxy) => p.logs.filter((l) => l.event === 'request');
+
+/** The fenced blocks of a language (a fence on a line of its own, indented in a list too). */
+function fenced(lang: string): string[] {
+  return [...readme.matchAll(new RegExp(`^ *\`\`\`${lang}\n([\\s\\S]*?)^ *\`\`\` *$`, 'gm'))].map((m) => m[1]);
+}
+
+/** The ```ts blocks that use an SDK. */
+function sdkSnippets(): string[] {
+  return fenced('ts').filter((block) => /from '(openai|@anthropic-ai\/sdk)'/.test(block));
+}
+
+/** Inline code and sh lines that set a client's *_BASE_URL: `VAR=value VAR=value [command]`, `export …` too. */
+function envRecipes(): Array<{ recipe: string; vars: Record<string, string> }> {
+  const prose = readme.replace(/^ *```[a-z]*\n[\s\S]*?^ *``` *$/gm, '');
+  const inline = [...prose.matchAll(/(?<!`)(`+)(?!`)([\s\S]+?)(?<!`)\1(?!`)/g)].map((m) => m[2].replace(/\s*\n\s*/g, ' '));
+  const shLines = fenced('sh').flatMap((block) => block.split('\n').map((line) => line.replace(/\s+#.*$/, '').trim()));
+  const recipes: Array<{ recipe: string; vars: Record<string, string> }> = [];
+  for (const recipe of [...inline, ...shLines]) {
+    const assignments = /^(?:export )?((?:[A-Z_]+=\S+(?: |$))+)/.exec(recipe)?.[1];
+    if (!assignments || !/_BASE_URL=/.test(assignments)) continue;
+    recipes.push({
+      recipe,
+      vars: Object.fromEntries(
+        assignments
+          .trim()
+          .split(/ +/)
+          .map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]),
+      ),
+    });
+  }
+  return recipes;
+}
+
+/** The curl commands of the ```sh blocks to a client API (a `\` continues a command on the next line). */
+function curlRecipes(): string[] {
+  const commands = fenced('sh').flatMap((block) =>
+    block
+      .split('\n')
+      .map((line) => line.trim())
+      .join('\n')
+      .replace(/\\\n/g, ' ')
+      .split('\n'),
+  );
+  return commands.filter((command) => /^curl .*\/v1\/(chat\/completions|responses|messages)\b/.test(command));
+}
+
+function run(command: string, args: string[], env?: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(command, args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => (out += String(d)));
@@ -37,22 +94,74 @@ function runModule(file: string): Promise<{ code: number | null; out: string; er
   return new Promise((resolve) => child.once('exit', (code) => resolve({ code, out, err })));
 }
 
-describe("the README's SDK snippets", () => {
-  it('each block runs on its own against the proxy', async () => {
-    const up = await h.fake();
-    const stream = healthyStream(['hel', 'lo']);
-    up.always((ctx) => (ctx.body.stream ? stream(ctx) : ctx.json(200, completion('hello'))));
-    const p = await h.proxy({ tiers: [{ name: 'local', url: up.url }] });
+const count = (text: string, word: string): number => text.split(word).length - 1;
 
-    const blocks = snippets();
+describe("the README's recipes for clients, run as written", () => {
+  it('each SDK block runs on its own and prints every answer it asks for', async () => {
+    const p = await answeringProxy();
+    const blocks = sdkSnippets();
     expect(blocks.map((b) => /from '(openai|@anthropic-ai\/sdk)'/.exec(b)?.[1])).toEqual(['openai', '@anthropic-ai/sdk']);
     for (const [i, block] of blocks.entries()) {
+      const before = requests(p).length;
       const file = join(dir, `snippet-${i}.mjs`);
-      writeFileSync(file, block.replaceAll('http://127.0.0.1:4141', p.origin));
-      const run = await runModule(file);
-      expect(run.code, `block ${i}:\n${block}\n${run.err}`).toBe(0);
+      writeFileSync(file, atProxy(block, p));
+      const ran = await run(process.execPath, [file]);
+      expect(ran.code, `block ${i}:\n${block}\n${ran.err}`).toBe(0);
+      const asked = requests(p).length - before;
+      expect(asked).toBeGreaterThan(0);
+      expect(count(ran.out, ANSWER), `block ${i} printed:\n${ran.out}`).toBe(asked);
     }
-    const protocols = p.logs.filter((l) => l.event === 'request').map((l) => l.protocol);
-    expect(protocols.sort()).toEqual(['chat', 'messages', 'responses']);
+    expect(
+      requests(p)
+        .map((l) => l.protocol)
+        .sort(),
+    ).toEqual(['chat', 'messages', 'responses']);
   }, 60_000);
+
+  it("each line of environment variables is all a bare SDK client needs (no key of the user's)", async () => {
+    const p = await answeringProxy();
+    const recipes = envRecipes();
+    const named = (v: string) => recipes.filter((r) => v in r.vars).length;
+    expect(named('OPENAI_BASE_URL')).toBeGreaterThanOrEqual(2); // the export, the OpenAI SDK recipe
+    expect(named('ANTHROPIC_BASE_URL')).toBeGreaterThanOrEqual(2); // Claude Code by hand, the Anthropic SDK recipe
+    for (const { recipe, vars } of recipes) {
+      const sdk = 'ANTHROPIC_BASE_URL' in vars ? 'anthropic' : 'openai';
+      const file = join(dir, `bare-${sdk}.mjs`);
+      writeFileSync(
+        file,
+        sdk === 'anthropic'
+          ? "import Anthropic from '@anthropic-ai/sdk';\nconst m = await new Anthropic({ maxRetries: 0 }).messages.create({ model: 'chat', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });\nconsole.log(m.content[0].text);\n"
+          : "import OpenAI from 'openai';\nconst c = await new OpenAI({ maxRetries: 0 }).chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] });\nconsole.log(c.choices[0].message.content);\n",
+      );
+      // Only what the recipe sets (and PATH, HOME): never a key from this machine's environment.
+      const env = { PATH: process.env.PATH, HOME: dir, ...Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, atProxy(v, p)])) };
+      const ran = await run(process.execPath, [file], env);
+      expect(ran.code, `${recipe}\n${ran.err}`).toBe(0);
+      expect(ran.out.trim(), recipe).toBe(ANSWER);
+    }
+  }, 60_000);
+
+  it('each curl command to a client API runs as written and is answered: Chat Completions, Responses and Messages', async () => {
+    const p = await answeringProxy();
+    const commands = curlRecipes();
+    for (const command of commands) {
+      const before = requests(p).length;
+      const ran = await run('sh', ['-c', atProxy(command, p)]);
+      expect(ran.code, `${command}\n${ran.err}`).toBe(0);
+      const answered = requests(p).slice(before);
+      expect(
+        answered.map((l) => l.status),
+        command,
+      ).toEqual([200]);
+      // The answer's text, streamed in pieces or whole.
+      expect(ran.out.includes(ANSWER) || (ran.out.includes('"hel"') && ran.out.includes('"lo"')), `${command}\n${ran.out}`).toBe(true);
+    }
+    expect(new Set(requests(p).map((l) => l.protocol))).toEqual(new Set(['chat', 'responses', 'messages']));
+  }, 60_000);
+
+  it("the demo's capture shows the address the text gives (127.0.0.1:4141)", () => {
+    const headers = readme.split('\n').filter((line) => /^llm-route {2}http:\/\//.test(line));
+    expect(headers.length).toBeGreaterThan(0);
+    for (const header of headers) expect(header).toMatch(/^llm-route {2}http:\/\/127\.0\.0\.1:4141 /);
+  });
 });

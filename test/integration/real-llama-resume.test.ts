@@ -1,19 +1,22 @@
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestLog, useHarness } from '../helpers/harness.js';
+import { type RealLlama, realLlamaBuilt, startRealLlama } from '../helpers/real-llama.js';
 
 /**
- * Mid-stream recovery against two real llama.cpp servers (../shared/real-llama/start.sh),
- * the first killed with SIGKILL mid-answer. Opt-in, since it needs the built llama-server and
- * kills a process: REAL_LLAMA_PORTS=8201,8202 npx vitest run test/integration/real-llama-resume.test.ts
- * (both started first; the killed one is started again for the next case).
+ * Mid-stream recovery against two real llama.cpp servers (scripts/real-llama/), the first
+ * killed with SIGKILL mid-answer (and started again for the next case). Skipped when the
+ * llama-server build is absent; both servers are this file's own, on free ports.
  */
-const PORTS = process.env.REAL_LLAMA_PORTS?.split(',').map(Number) ?? [];
-const DIR = process.env.LLAMA_DIR ?? '/tmp/real-llama';
-const START = process.env.REAL_LLAMA_START ?? '/work/shared/real-llama/start.sh';
+const available = realLlamaBuilt();
+let first: RealLlama | undefined;
+let second: RealLlama | undefined;
+beforeAll(async () => {
+  if (!available) return;
+  [first, second] = await Promise.all([startRealLlama(), startRealLlama()]);
+}, 300_000);
+afterAll(() => Promise.all([first?.stop(), second?.stop()]), 30_000);
 const h = useHarness();
 /** A CPU-only model on a shared machine: seconds per token at worst. */
 const SLOW_MACHINE = { ttft_ms: 120_000, idle_ms: 60_000 };
@@ -26,17 +29,13 @@ async function reference(port: number): Promise<string> {
   return answer.choices[0].message.content ?? '';
 }
 
-/** Starts the server on `port` again when it is not answering (a previous case killed it). */
-async function ensureRunning(port: number): Promise<void> {
-  const up = await fetch(`http://127.0.0.1:${port}/health`).then(
+/** Starts the server again when it is not answering (a previous case killed it). */
+async function ensureRunning(llama: RealLlama): Promise<void> {
+  const up = await fetch(`http://127.0.0.1:${llama.port}/health`).then(
     (r) => r.ok,
     () => false,
   );
-  if (!up) execFileSync(START, [String(port)], { stdio: 'ignore' });
-}
-
-function killHard(port: number): void {
-  process.kill(Number(readFileSync(`${DIR}/llama-server.${port}.pid`, 'utf8')), 'SIGKILL');
+  if (!up) await llama.restart();
 }
 
 type Client = 'chat' | 'messages';
@@ -58,12 +57,12 @@ async function killedMidAnswer(
   prefillOnSecond: boolean,
   client: Client = 'chat',
 ): Promise<{ text: string; chunksBeforeKill: number; line: Record<string, unknown> }> {
-  const [a, b] = PORTS;
+  const [a, b] = [first!, second!];
   await ensureRunning(a);
   const proxy = await h.proxy({
     tiers: [
-      { name: 'llama_a', url: `http://127.0.0.1:${a}/v1`, model: 'tiny', retry: { attempts: 1 }, timeouts: SLOW_MACHINE },
-      { name: 'llama_b', url: `http://127.0.0.1:${b}/v1`, model: 'tiny', extra: { prefill: prefillOnSecond }, timeouts: SLOW_MACHINE },
+      { name: 'llama_a', url: a.url, model: 'tiny', retry: { attempts: 1 }, timeouts: SLOW_MACHINE },
+      { name: 'llama_b', url: b.url, model: 'tiny', extra: { prefill: prefillOnSecond }, timeouts: SLOW_MACHINE },
     ],
     deadline_ms: 300_000,
     routeKeys: { on_break: 'resume' },
@@ -75,15 +74,15 @@ async function killedMidAnswer(
     text += delta;
     if (++chunks === KILL_AT_CHUNK) {
       chunksBeforeKill = chunks;
-      killHard(a);
+      void a.stop('SIGKILL');
     }
   }
   return { text, chunksBeforeKill, line: await requestLog(proxy, 10_000) };
 }
 
-describe.skipIf(PORTS.length !== 2)('mid-stream recovery with real llama-servers, the first killed -9 mid-answer', () => {
+describe.skipIf(!available)('mid-stream recovery with real llama-servers, the first killed -9 mid-answer', () => {
   it('continues on the second (prefill): the client gets the whole answer, the same as an unbroken one', async () => {
-    const expected = await reference(PORTS[1]);
+    const expected = await reference(second!.port);
     const { text, chunksBeforeKill, line } = await killedMidAnswer(true);
     console.log('real llama continuation:', JSON.stringify({ chunksBeforeKill, resumed: line.resumed, attempts: line.attempts, chars: text.length }));
     expect(chunksBeforeKill).toBe(KILL_AT_CHUNK);
@@ -93,7 +92,7 @@ describe.skipIf(PORTS.length !== 2)('mid-stream recovery with real llama-servers
   }, 300_000);
 
   it('a Messages client (translated both ways) gets the whole answer as one message', async () => {
-    const expected = await reference(PORTS[1]);
+    const expected = await reference(second!.port);
     const { text, line } = await killedMidAnswer(true, 'messages');
     console.log('real llama continuation, messages client:', JSON.stringify({ resumed: line.resumed, chars: text.length }));
     expect(text).toBe(expected);
@@ -101,7 +100,7 @@ describe.skipIf(PORTS.length !== 2)('mid-stream recovery with real llama-servers
   }, 300_000);
 
   it('replays on the second (no prefill): a deterministic replay is verified and relayed past the prefix', async () => {
-    const expected = await reference(PORTS[1]);
+    const expected = await reference(second!.port);
     const { text, line } = await killedMidAnswer(false);
     console.log('real llama replay:', JSON.stringify({ resumed: line.resumed, attempts: line.attempts, chars: text.length }));
     expect(text).toBe(expected);

@@ -1,43 +1,38 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestLog, useHarness } from '../helpers/harness.js';
 import { anthropicClient, CHAT_TOOLS, MESSAGES_TOOLS, openaiClient, recordingFetch } from '../helpers/tool-text-kit.js';
 import { HERMES } from '../helpers/tool-text-forms.js';
-import { REAL_LLAMA_DIR, REAL_LLAMA_START, realLlamaBuilt } from '../helpers/real-llama.js';
+import { type RealLlama, realLlamaBuilt, startRealLlama } from '../helpers/real-llama.js';
 
 /**
- * A real llama.cpp llama-server (../shared/real-llama/) whose random-weight model is forced by
+ * A real llama.cpp llama-server (scripts/real-llama/) whose random-weight model is forced by
  * a GBNF grammar to write exactly a Hermes <tool_call>; with --skip-chat-parsing its own
  * tool-call parser is off, so it streams the form as content, token by token, as a server with
  * no tool template does. Skipped when the build is absent.
  */
-const DIR = REAL_LLAMA_DIR;
-const START = REAL_LLAMA_START;
-const PORT = Number(process.env.REAL_LLAMA_TOOL_PORT ?? 8094);
 const available = realLlamaBuilt();
 const h = useHarness();
 let grammarDir = '';
+let llama: RealLlama | undefined;
 
-beforeAll(() => {
+beforeAll(async () => {
   if (!available) return;
   grammarDir = mkdtempSync(join(tmpdir(), 'tool-text-'));
   const grammar = join(grammarDir, 'hermes.gbnf');
   writeFileSync(grammar, `root ::= ${JSON.stringify(HERMES)}\n`);
-  execFileSync(START, [String(PORT), '--skip-chat-parsing', '--grammar-file', grammar], { stdio: 'ignore', timeout: 150_000 });
-}, 160_000);
+  llama = await startRealLlama(['--skip-chat-parsing', '--grammar-file', grammar]);
+}, 200_000);
 
-afterAll(() => {
-  if (!available) return;
-  const pidFile = `${DIR}/llama-server.${PORT}.pid`;
-  if (existsSync(pidFile)) process.kill(Number(readFileSync(pidFile, 'utf8')));
-  rmSync(grammarDir, { recursive: true, force: true });
-});
+afterAll(async () => {
+  await llama?.stop();
+  if (grammarDir) rmSync(grammarDir, { recursive: true, force: true });
+}, 30_000);
 
 async function proxyToLlama() {
-  return h.proxy({ tiers: [{ name: 'llama', url: `http://127.0.0.1:${PORT}/v1`, model: 'tiny', timeouts: { ttft_ms: 120_000, idle_ms: 60_000 } }] });
+  return h.proxy({ tiers: [{ name: 'llama', url: llama!.url, model: 'tiny', timeouts: { ttft_ms: 120_000, idle_ms: 60_000 } }] });
 }
 
 describe.skipIf(!available)('a real llama-server writing a Hermes <tool_call> as text', () => {
