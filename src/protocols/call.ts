@@ -3,7 +3,7 @@ import { AnswerToolStage, unwrapAnswerTool } from './translate/answer-tool.js';
 import type { NeutralRequest, NeutralResponse } from './core/neutral.js';
 import { isInvalidSignature, messagesWithoutThinking, neutralWithoutSignedThinking } from './translate/foreign-thinking.js';
 import { isReasoningRefusal } from './translate/reasoning.js';
-import { wireFor } from './core/registry.js';
+import { wireFor } from './registry.js';
 import { toolTextScope, type ToolTextScope } from './tool-text/scope.js';
 import { TextCallOutput } from './tool-text/text-call-output.js';
 import { TextCallReader } from './tool-text/text-call-reader.js';
@@ -12,7 +12,6 @@ import { TranslatedOutput } from './stream-output/translated-output.js';
 import {
   isUnsupported,
   readParts,
-  type ClientCodec,
   type ClientRequest,
   type StreamOutput,
   type StreamReader,
@@ -21,6 +20,7 @@ import {
   type UpstreamRequest,
   type WireCodec,
 } from './core/types.js';
+import type { ClientCodec } from './core/client-codec.js';
 import type { Usage } from './core/usage.js';
 
 /** A whole answer as the client gets it. */

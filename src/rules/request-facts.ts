@@ -42,7 +42,7 @@ export class RequestFacts {
   }
 
   get images(): boolean {
-    return (this.imagesSeen ??= hasImages(this.request.body));
+    return (this.imagesSeen ??= hasImages(this.request.body, this.request.protocol));
   }
 
   get tools(): boolean {

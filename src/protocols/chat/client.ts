@@ -2,17 +2,24 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { clientRequest } from '../core/client-request.js';
 import { openaiErrorBody, openaiRejection } from '../errors/openai-errors.js';
 import { RelayOutput } from '../stream-output/relay-output.js';
-import { RAW, type ClientCodec, type ClientRequest, type EventFacts, EVENT_USAGE_ONLY, type ParseResult, type StreamOutput } from '../core/types.js';
+import { RAW, type ClientRequest, type EventFacts, EVENT_USAGE_ONLY, type ParseResult, type StreamOutput } from '../core/types.js';
+import type { ClientCodec } from '../core/client-codec.js';
 import { checkedBody } from '../core/plain-body.js';
+import { SSE_TYPE } from '../core/endpoints.js';
+import { describeChatConversation } from './conversation.js';
 import { ChatRenderer, chatStreamError, renderChatResponse } from './render.js';
 import { ChatBodySchema, isPlainChatBody } from './schema.js';
-import { chatToNeutral } from './to-neutral.js';
+import { chatToNeutral, tools } from './to-neutral.js';
+import { TrackedChatRelay } from './tracked-relay.js';
+import { chatAsksThinking, chatHasImages, recognizeChat } from './traits.js';
 
 const DONE = Buffer.from('data: [DONE]\n\n');
 
 /** OpenAI Chat Completions, as clients speak it to llm-route (`POST /v1/chat/completions`). */
 export const chatClient: ClientCodec = {
   protocol: 'chat',
+  endpoints: [{ path: '/v1/chat/completions', method: 'POST', serves: 'model' }],
+  streamType: SSE_TYPE,
 
   parse(body: unknown, headers: IncomingHttpHeaders): ParseResult {
     const fields = checkedBody(body, ChatBodySchema, isPlainChatBody);
@@ -34,6 +41,17 @@ export const chatClient: ClientCodec = {
   renderResponse(response, request) {
     return renderChatResponse(response, request.model);
   },
+
+  // A recovery goes on in the same completion: its chunk id, created and model (see tracked-relay.ts).
+  resumableRelay: (relay, delivered, renderer) => (renderer instanceof ChatRenderer ? new TrackedChatRelay(relay, delivered, renderer) : null),
+
+  offeredTools: (body) => tools(body.tools),
+  choosesNoTool: (body) => body.tool_choice === 'none',
+  toolCallIdPrefix: 'call_',
+  asksThinking: chatAsksThinking,
+  hasImages: chatHasImages,
+  describeConversation: describeChatConversation,
+  recognize: recognizeChat,
 };
 
 /**

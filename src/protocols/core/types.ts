@@ -9,8 +9,9 @@ import type { Usage } from './usage.js';
 /**
  * The two kinds of codec. A *client codec* speaks the protocol a client sent (chat,
  * responses, messages); a *wire codec* speaks what a tier's server understands (chat,
- * responses, messages, ollama). The routing core sees only the facts a wire codec reads
- * off each event and the bytes an output hands it; it names no protocol.
+ * responses, messages, ollama). The routing core sees only the facts a wire codec reads off each event and the
+ * bytes an output hands it; it names no protocol. A client codec's own contract, and what it
+ * tells other rooms of a request, is in client-codec.ts.
  */
 
 /** Protocols a tier's server can speak. Client protocols are wire protocols too (relay). */
@@ -178,6 +179,8 @@ export interface ClientRequest {
   readonly headers: ClientHeaders;
   /** What is asked: an answer, or (Messages' count_tokens) only the prompt's token count. */
   readonly operation?: 'generate' | 'count_tokens';
+  /** The tier's path for a relay when the protocol has several (Ollama's `/api/generate` beside `/api/chat`). */
+  readonly endpoint?: string;
   /** The neutral form, made on first use (only a translated tier needs it); a 400 message when it cannot be made. */
   neutral(): NeutralRequest | Unsupported;
 }
@@ -205,22 +208,6 @@ export interface ErrorSpec {
   message: string;
   /** Extra fields inside the error object (e.g. `attempts`). */
   extra?: Record<string, unknown>;
-}
-
-export interface ClientCodec {
-  readonly protocol: ClientProtocol;
-  /** Validates a parsed JSON body (a zod schema that keeps unknown fields). */
-  parse(body: unknown, headers: IncomingHttpHeaders): ParseResult;
-  /** An error made by llm-route, as a body in this protocol. */
-  errorBody(error: ErrorSpec): string;
-  /** Shapes a payload-fault answer from a tier in another protocol: its status, its words. */
-  translateRejection(status: number, message: string): string;
-  /** The relay policy for a stream relayed from a server speaking this same protocol. */
-  relay(request: ClientRequest): StreamOutput;
-  /** A renderer of stream parts into this protocol, for a stream from another one. */
-  renderer(request: ClientRequest): StreamRenderer;
-  /** A whole neutral answer in this protocol. */
-  renderResponse(response: NeutralResponse, request: ClientRequest): string;
 }
 
 /**

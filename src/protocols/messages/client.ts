@@ -3,11 +3,16 @@ import { promptEstimate } from '../core/prompt-tokens.js';
 import { clientRequest } from '../core/client-request.js';
 import { checkedBody } from '../core/plain-body.js';
 import { RelayOutput } from '../stream-output/relay-output.js';
-import type { ClientCodec, ClientRequest, ParseResult } from '../core/types.js';
+import type { ClientRequest, ParseResult } from '../core/types.js';
+import type { ClientCodec } from '../core/client-codec.js';
+import { SSE_TYPE } from '../core/endpoints.js';
+import { describeMessagesConversation } from './conversation.js';
+import { messagesTokenCounting } from './count-tokens.js';
 import { anthropicErrorBody, anthropicRejection } from './errors.js';
 import { MessagesRenderer, messagesStreamError, renderMessagesResponse, sse } from './render.js';
 import { isPlainMessagesBody, MessagesBodySchema } from './schema.js';
 import { messagesToNeutral } from './to-neutral.js';
+import { messagesAsksThinking, messagesChoosesNoTool, messagesHasImages, messagesTools, recognizeMessages } from './traits.js';
 
 /** Each request's prompt counted once, however many attempts render a message_start for it. */
 const estimates = new WeakMap<ClientRequest, number>();
@@ -23,6 +28,12 @@ const MESSAGE_STOP = Buffer.from(sse('message_stop', { type: 'message_stop' }));
 /** Anthropic Messages, as Claude Code and the Anthropic SDKs speak it to llm-route (`POST /v1/messages`). */
 export const messagesClient: ClientCodec = {
   protocol: 'messages',
+  endpoints: [
+    { path: '/v1/messages', method: 'POST', serves: 'model' },
+    { path: '/v1/messages/count_tokens', method: 'POST', serves: 'token_count', counting: messagesTokenCounting },
+  ],
+  pathPrefix: '/v1/messages',
+  streamType: SSE_TYPE,
 
   parse(body: unknown, headers: IncomingHttpHeaders): ParseResult {
     const fields = checkedBody(body, MessagesBodySchema, isPlainMessagesBody);
@@ -36,4 +47,12 @@ export const messagesClient: ClientCodec = {
   relay: () => new RelayOutput(MESSAGE_STOP, messagesStreamError),
   renderer: (request) => new MessagesRenderer(request.model, () => inputEstimate(request)),
   renderResponse: (response, request) => renderMessagesResponse(response, request.model),
+
+  offeredTools: messagesTools,
+  choosesNoTool: messagesChoosesNoTool,
+  toolCallIdPrefix: 'toolu_',
+  asksThinking: messagesAsksThinking,
+  hasImages: messagesHasImages,
+  describeConversation: describeMessagesConversation,
+  recognize: recognizeMessages,
 };

@@ -3,15 +3,21 @@ import { isRecord } from '../../util/is-record.js';
 import { clientRequest } from '../core/client-request.js';
 import { RelayOutput } from '../stream-output/relay-output.js';
 import { openaiErrorBody, openaiRejection } from '../errors/openai-errors.js';
-import { isUnsupported, RAW, type ClientCodec, type ClientRequest, type EventFacts, type ParseResult } from '../core/types.js';
+import { isUnsupported, RAW, type ClientRequest, type EventFacts, type ParseResult } from '../core/types.js';
+import type { ClientCodec } from '../core/client-codec.js';
 import { checkedBody } from '../core/plain-body.js';
+import { SSE_TYPE } from '../core/endpoints.js';
+import { describeResponsesConversation } from './conversation.js';
 import { renderResponsesResponse, ResponsesRenderer } from './render.js';
 import { isPlainResponsesBody, ResponsesBodySchema } from './schema.js';
 import { responsesToNeutral } from './to-neutral.js';
+import { recognizeResponses, responsesAsksThinking, responsesHasImages, responsesTools } from './traits.js';
 
 /** OpenAI Responses, as Codex CLI and newer SDKs speak it to llm-route (`POST /v1/responses`). */
 export const responsesClient: ClientCodec = {
   protocol: 'responses',
+  endpoints: [{ path: '/v1/responses', method: 'POST', serves: 'model' }],
+  streamType: SSE_TYPE,
 
   parse(body: unknown, headers: IncomingHttpHeaders): ParseResult {
     const fields = checkedBody(body, ResponsesBodySchema, isPlainResponsesBody);
@@ -24,6 +30,14 @@ export const responsesClient: ClientCodec = {
   relay: () => new ResponsesRelay(),
   renderer: (request) => new ResponsesRenderer(request.model, toolNamespaces(request)),
   renderResponse: (response, request) => renderResponsesResponse(response, request.model, toolNamespaces(request)),
+
+  offeredTools: responsesTools,
+  choosesNoTool: (body) => body.tool_choice === 'none',
+  toolCallIdPrefix: 'call_',
+  asksThinking: responsesAsksThinking,
+  hasImages: responsesHasImages,
+  describeConversation: describeResponsesConversation,
+  recognize: recognizeResponses,
 };
 
 /** The namespace of each namespaced tool the client offered (Codex groups its tools). */
