@@ -57,7 +57,7 @@ export class UpstreamCall {
       return new UpstreamCall(tier, wire, wire.countTokensRequest(tier.provider, tier, request.body, request.headers), true, client, request);
     }
     if (wire.protocol === request.protocol) {
-      const upstream = wire.relayRequest(tier.provider, tier, request.body, request.stream, request.headers);
+      const upstream = wire.relayRequest(tier.provider, tier, request.body, request.stream, request.headers, request.endpoint);
       return new UpstreamCall(tier, wire, upstream, true, client, request);
     }
     const neutral = request.neutral();

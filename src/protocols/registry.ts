@@ -4,6 +4,7 @@ import { chatClient } from './chat/client.js';
 import { chatWire } from './chat/wire.js';
 import { messagesClient } from './messages/client.js';
 import { messagesWire } from './messages/wire.js';
+import { ollamaClient } from './ollama/client.js';
 import { ollamaWire } from './ollama/wire.js';
 import { responsesClient } from './responses/client.js';
 import { responsesWire } from './responses/wire.js';
@@ -15,6 +16,7 @@ const CLIENTS: Record<ClientProtocol, ClientCodec> = {
   chat: chatClient,
   responses: responsesClient,
   messages: messagesClient,
+  ollama: ollamaClient,
 };
 
 const WIRES: Record<WireProtocol, WireCodec> = {

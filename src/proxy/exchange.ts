@@ -152,7 +152,7 @@ export class Exchange implements CommitPort {
       'x-llm-route-ttft-ms',
       String(Math.round(ttftMs)),
       'content-type',
-      'text/event-stream; charset=utf-8',
+      this.codec.streamType,
       'cache-control',
       'no-cache',
       'x-accel-buffering',

@@ -94,7 +94,7 @@ export async function admit(
   exchange: Exchange,
   { counting = false } = {},
 ): Promise<{ route: Route; request: ClientRequest; rule: Rule | null; bytes: number } | null> {
-  const body = await readJsonBody(req, exchange.config.server.max_body_bytes);
+  const body = await readJsonBody(req, exchange.config.server.max_body_bytes, exchange.codec.anyContentType);
   if (!body.ok) {
     if (body.status === 499) {
       exchange.drop();

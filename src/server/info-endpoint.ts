@@ -20,7 +20,7 @@ export async function serveInfo(
 ): Promise<void> {
   let body: unknown;
   if (endpoint.readsBody) {
-    const read = await readJsonBody(req, app.config.server.max_body_bytes);
+    const read = await readJsonBody(req, app.config.server.max_body_bytes, codec.anyContentType);
     if (!read.ok) {
       if (read.status === 499) return void res.destroy();
       const error = codec.errorBody({ status: read.status, kind: 'invalid_request', code: read.code, message: read.message });

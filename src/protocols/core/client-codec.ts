@@ -18,6 +18,10 @@ export interface ClientCodec {
   readonly pathPrefix?: string;
   /** The content type of its streams. */
   readonly streamType: string;
+  /** Bodies are JSON whatever their content type says (Ollama's server reads them so; its documented curl examples send a form's). */
+  readonly anyContentType?: boolean;
+  /** The client family rules see for any request in this protocol, when one family speaks it (Ollama's API: `ollama`). */
+  readonly client?: 'ollama';
   /** Validates a parsed JSON body (a zod schema that keeps unknown fields). */
   parse(body: unknown, headers: IncomingHttpHeaders): ParseResult;
   /** An error made by llm-route, as a body in this protocol. */
@@ -92,7 +96,7 @@ export interface TokenCounting {
  */
 export interface InfoEndpoint {
   readonly path: string;
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'DELETE';
   readonly serves: 'info';
   /** Also answered to HEAD, with the GET's status and headers and no body. */
   readonly head?: boolean;

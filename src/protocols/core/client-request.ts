@@ -7,14 +7,22 @@ import type { ClientHeaders, ClientRequest, Unsupported } from './types.js';
 export function clientRequest(
   protocol: ClientProtocol,
   body: Record<string, unknown>,
-  fields: { model: string; stream?: boolean | null },
+  fields: { model: string; stream?: boolean | null; endpoint?: string },
   headers: IncomingHttpHeaders,
   toNeutral: (body: Record<string, unknown>) => NeutralRequest | Unsupported,
 ): ClientRequest {
-  return { protocol, body, model: fields.model, stream: fields.stream === true, headers: clientHeaders(headers), neutral: memoize(() => toNeutral(body)) };
+  const request = {
+    protocol,
+    body,
+    model: fields.model,
+    stream: fields.stream === true,
+    headers: clientHeaders(headers),
+    neutral: memoize(() => toNeutral(body)),
+  };
+  return fields.endpoint === undefined ? request : { ...request, endpoint: fields.endpoint };
 }
 
-/** The body offers the model at least one tool (`tools`: a non-empty list, in all three protocols). */
+/** The body offers the model at least one tool (`tools`: a non-empty list, in every client protocol). */
 export function offersTools(body: Record<string, unknown>): boolean {
   return Array.isArray(body.tools) && body.tools.length > 0;
 }

@@ -8,14 +8,14 @@ import type { Usage } from './usage.js';
 
 /**
  * The two kinds of codec. A *client codec* speaks the protocol a client sent (chat,
- * responses, messages); a *wire codec* speaks what a tier's server understands (chat,
- * responses, messages, ollama). The routing core sees only the facts a wire codec reads off each event and the
+ * responses, messages, ollama); a *wire codec* speaks what a tier's server understands (the
+ * same four). The routing core sees only the facts a wire codec reads off each event and the
  * bytes an output hands it; it names no protocol. A client codec's own contract, and what it
  * tells other rooms of a request, is in client-codec.ts.
  */
 
-/** Protocols a tier's server can speak. Client protocols are wire protocols too (relay). */
-export type WireProtocol = ClientProtocol | 'ollama';
+/** Protocols a tier's server can speak: the client protocols, each relayed to a server that speaks it. */
+export type WireProtocol = ClientProtocol;
 
 // ─── facts of one upstream event ────────────────────────────────────────────
 
@@ -115,8 +115,8 @@ export interface WireCodec {
   readonly protocol: WireProtocol;
   /** A new incremental framer for this wire's streams (SSE or NDJSON). */
   framer(): Framer;
-  /** The request for a body already in this wire's protocol (the client's own, relayed). */
-  relayRequest(provider: Provider, tier: Tier, body: Record<string, unknown>, stream: boolean, headers: ClientHeaders): UpstreamRequest;
+  /** The request for a body already in this wire's protocol (the client's own, relayed; `endpoint`: the client's path when not the wire's main one). */
+  relayRequest(provider: Provider, tier: Tier, body: Record<string, unknown>, stream: boolean, headers: ClientHeaders, endpoint?: string): UpstreamRequest;
   /** The token-count request for a body in this wire's protocol (only Messages has one). */
   countTokensRequest?(provider: Provider, tier: Tier, body: Record<string, unknown>, headers: ClientHeaders): UpstreamRequest;
   /** The request for a neutral one; Unsupported when this wire cannot carry it. */
