@@ -47,7 +47,7 @@ export async function main(argv: string[]): Promise<void> {
     .argument('<file>', 'a request body as JSON (Chat Completions, Responses or Messages)')
     .addOption(configOption())
     .option('--route <route>', "the route to plan on (default: the body's model)")
-    .option('--protocol <protocol>', 'chat, responses or messages (default: guessed from the body)')
+    .option('--protocol <protocol>', 'chat, responses, messages or ollama (default: guessed from the body)')
     .option('-H, --header <header...>', 'a request header the rules and local-only see, "Name: value" (repeatable)')
     .option('--json', 'one JSON document on stdout')
     .action(async (file: string, opts) => {
@@ -171,7 +171,7 @@ export async function main(argv: string[]): Promise<void> {
     .description('requests, failovers, TTFT p50/p95, tokens and cost from the usage log')
     .addOption(configOption())
     .option('--since <when>', 'window start: 30m, 24h, 7d, 2w or an ISO date', '24h')
-    .option('--by <key>', 'group by route, tier, model, provider or day', 'route')
+    .option('--by <key>', 'group by route, tier, model, provider, day or protocol (chat, responses, messages, ollama)', 'route')
     .option('--json', 'one JSON document on stdout')
     .action(async (opts) => {
       const { runUsage } = await import('./usage.js');

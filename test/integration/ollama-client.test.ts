@@ -220,7 +220,11 @@ describe('ollama-js against an Ollama tier (relayed)', () => {
         ctx.raw(upstream.at(-1)!);
       }
       const write = ctx.raw;
-      ollamaDone({ ...ctx, raw: (text: string) => (upstream.push(text), write(text)) } as ScriptContext, 26, 2);
+      const recording = (text: string): void => {
+        upstream.push(text);
+        write(text);
+      };
+      ollamaDone({ ...ctx, raw: recording } as ScriptContext, 26, 2);
     });
     const { proxy } = await proxyWith([tier]);
     const body = {
