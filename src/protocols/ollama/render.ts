@@ -27,23 +27,29 @@ export class OllamaRenderer implements StreamRenderer {
   /** Tool calls whose arguments are still coming, by id. */
   private readonly pending = new Map<string, { name: string; args: string }>();
   private calls = 0;
+  /** The model as JSON, and the time stamp of the millisecond last written (most lines of a burst share one). */
+  private readonly modelJson: string;
+  private stampMs = 0;
+  private stamp = '';
 
   constructor(
     private readonly model: string,
     private readonly form: OllamaForm,
     /** performance.now() when the request arrived: the durations count from there. */
     private readonly startedAt: number,
-  ) {}
+  ) {
+    this.modelJson = JSON.stringify(model);
+  }
 
   render(parts: readonly StreamPart[]): string {
     let out = '';
     for (const part of parts) {
       switch (part.type) {
         case 'text-delta':
-          if (part.delta !== '') out += this.line(this.content(part.delta));
+          if (part.delta !== '') out += this.textLine(part.delta, false);
           break;
         case 'reasoning-delta':
-          if (part.delta !== '') out += this.line(this.content('', part.delta));
+          if (part.delta !== '') out += this.textLine(part.delta, true);
           break;
         case 'tool-input-start':
           this.pending.set(part.id, { name: part.toolName, args: '' });
@@ -88,9 +94,30 @@ export class OllamaRenderer implements StreamRenderer {
     return ollamaStreamError(message);
   }
 
+  /**
+   * A line of text or thinking, written out rather than stringified: one per upstream event,
+   * on the hot path of every translated stream (the same bytes JSON.stringify would make).
+   */
+  private textLine(delta: string, thinking: boolean): string {
+    this.firstContentAt ??= performance.now();
+    const head = `{"model":${this.modelJson},"created_at":"${this.now()}",`;
+    const text = JSON.stringify(delta);
+    if (this.form === 'generate') return `${head}${thinking ? `"response":"","thinking":${text}` : `"response":${text}`},"done":false}\n`;
+    return `${head}"message":{"role":"assistant",${thinking ? `"content":"","thinking":${text}` : `"content":${text}`}},"done":false}\n`;
+  }
+
+  private now(): string {
+    const ms = Date.now();
+    if (ms !== this.stampMs) {
+      this.stampMs = ms;
+      this.stamp = new Date(ms).toISOString();
+    }
+    return this.stamp;
+  }
+
   /** One line's fields before `done`, in the order Ollama writes them. */
   private content(text: string, thinking?: string): Record<string, unknown> {
-    const base = { model: this.model, created_at: new Date().toISOString() };
+    const base = { model: this.model, created_at: this.now() };
     if (this.form === 'generate') return thinking === undefined ? { ...base, response: text } : { ...base, response: text, thinking };
     return { ...base, message: thinking === undefined ? { role: 'assistant', content: text } : { role: 'assistant', content: text, thinking } };
   }
