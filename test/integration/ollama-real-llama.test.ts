@@ -33,7 +33,12 @@ async function ollamaClient() {
 describe.skipIf(!available)('ollama-js against a real llama-server (translated)', () => {
   it('chat streams lines that end in done with the server’s own counts; the dead first tier is never seen', async () => {
     const { proxy, ollama } = await ollamaClient();
-    const stream = await ollama.chat({ model: 'chat', messages: [{ role: 'user', content: 'Say hello.' }], stream: true, options: { num_predict: 8, temperature: 0, seed: 1 } });
+    const stream = await ollama.chat({
+      model: 'chat',
+      messages: [{ role: 'user', content: 'Say hello.' }],
+      stream: true,
+      options: { num_predict: 8, temperature: 0, seed: 1 },
+    });
     const parts = [];
     for await (const part of stream) parts.push(part);
     const last = parts.at(-1)!;
@@ -51,14 +56,24 @@ describe.skipIf(!available)('ollama-js against a real llama-server (translated)'
 
   it('chat whole and generate (streamed and whole): what the server wrote, in Ollama’s shapes', async () => {
     const { ollama } = await ollamaClient();
-    const whole = await ollama.chat({ model: 'chat', messages: [{ role: 'user', content: 'Say hello.' }], stream: false, options: { num_predict: 6, seed: 1 } });
+    const whole = await ollama.chat({
+      model: 'chat',
+      messages: [{ role: 'user', content: 'Say hello.' }],
+      stream: false,
+      options: { num_predict: 6, seed: 1 },
+    });
     expect(whole).toMatchObject({ done: true, done_reason: 'length', eval_count: 6, message: { role: 'assistant' } });
     expect(whole.message.content.length).toBeGreaterThan(0);
     const stream = await ollama.generate({ model: 'chat', system: 'Be brief.', prompt: 'Why is the sky blue?', stream: true, options: { num_predict: 5 } });
     const parts = [];
     for await (const part of stream) parts.push(part);
     expect(parts.at(-1)).toMatchObject({ done: true, done_reason: 'length', eval_count: 5, response: '' });
-    expect(parts.slice(0, -1).map((p) => p.response).join('').length).toBeGreaterThan(0);
+    expect(
+      parts
+        .slice(0, -1)
+        .map((p) => p.response)
+        .join('').length,
+    ).toBeGreaterThan(0);
     const generated = await ollama.generate({ model: 'chat', prompt: 'Sky?', stream: false, options: { num_predict: 4 } });
     expect(generated).toMatchObject({ done: true, eval_count: 4 });
   }, 120_000);

@@ -166,7 +166,10 @@ describe("the README's recipes for clients, run as written", () => {
     for (const command of commands) {
       const ran = await run('sh', ['-c', atProxy(command, p)]);
       expect(ran.code, `${command}\n${ran.err}`).toBe(0);
-      const lines = ran.out.trim().split('\n').map((line) => JSON.parse(line));
+      const lines = ran.out
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
       expect(lines.map((line) => line.message?.content ?? line.response).join(''), command).toBe(ANSWER);
       expect(lines.at(-1)).toMatchObject({ done: true, done_reason: 'stop' });
     }
