@@ -10,6 +10,7 @@ import { ollamaInfoEndpoints } from './catalog.js';
 import { type OllamaForm, OllamaRenderer, ollamaStreamError, renderOllamaResponse } from './render.js';
 import { isPlainOllamaChat, isPlainOllamaGenerate, OllamaChatSchema, OllamaGenerateSchema } from './schema.js';
 import { functionTools, ollamaChatToNeutral, ollamaGenerateToNeutral } from './to-neutral.js';
+import { TrackedOllamaRelay } from './tracked-relay.js';
 import { describeOllamaConversation, ollamaAsksThinking, ollamaHasImages, recognizeOllama } from './traits.js';
 
 /** A request on Ollama's API: when it arrived, for the durations its answer reports. */
@@ -42,6 +43,8 @@ function ollamaCodec(form: OllamaForm, parse: ClientCodec['parse'], rest: Pick<C
     relay: () => new RelayOutput(null, ollamaStreamError),
     renderer: (request) => new OllamaRenderer(request.model, form, arrivedAt(request)),
     renderResponse: (response, request) => renderOllamaResponse(response, request.model, form, arrivedAt(request)),
+    // A recovery goes on in the same stream under the model the relayed lines named (see tracked-relay.ts).
+    resumableRelay: (relay, delivered, renderer) => (renderer instanceof OllamaRenderer ? new TrackedOllamaRelay(relay, delivered, renderer) : null),
     offeredTools: (body) => functionTools(body.tools),
     // Ollama has no tool_choice.
     choosesNoTool: () => false,

@@ -28,12 +28,12 @@ export class OllamaRenderer implements StreamRenderer {
   private readonly pending = new Map<string, { name: string; args: string }>();
   private calls = 0;
   /** The model as JSON, and the time stamp of the millisecond last written (most lines of a burst share one). */
-  private readonly modelJson: string;
+  private modelJson: string;
   private stampMs = 0;
   private stamp = '';
 
   constructor(
-    private readonly model: string,
+    private model: string,
     private readonly form: OllamaForm,
     /** performance.now() when the request arrived: the durations count from there. */
     private readonly startedAt: number,
@@ -77,6 +77,15 @@ export class OllamaRenderer implements StreamRenderer {
       }
     }
     return out;
+  }
+
+  /** Goes on with a stream the client already has from a relayed upstream (a mid-stream recovery): its model, its tool calls counted. */
+  continueAs(model: string | undefined, calls: number): void {
+    if (model !== undefined) {
+      this.model = model;
+      this.modelJson = JSON.stringify(model);
+    }
+    this.calls = calls;
   }
 
   end(): string {
