@@ -45,7 +45,7 @@ function stream(withToolText) {
   let reader = chatWire.reader();
   let output = chatClient.relay(req);
   if (withToolText) {
-    const scope = toolTextScope(tier, req);
+    const scope = toolTextScope(tier, req, chatClient);
     reader = new TextCallReader(reader, scope, tier);
     output = new TextCallOutput(output, chatClient.renderer(req));
   }
@@ -91,7 +91,7 @@ const HERMES = '<tool_call>\n{"name": "Tool3", "arguments": {"p0": "ls -la", "p1
 const PIECES = HERMES.match(/.{1,6}/gs);
 function heldCall() {
   const req = request();
-  const scope = toolTextScope(tier, req);
+  const scope = toolTextScope(tier, req, chatClient);
   const reader = new TextCallReader(chatWire.reader(), scope, tier);
   const output = new TextCallOutput(chatClient.relay(req), chatClient.renderer(req));
   const facts = newFacts();

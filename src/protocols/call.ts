@@ -164,7 +164,7 @@ export class UpstreamCall {
 
   /** The request's tool-text scope on this tier (null: nothing to recover); never for llm-route's own answer tool. */
   private toolText(): ToolTextScope | null {
-    return this.request.answerTool || !this.readsTextCalls ? null : toolTextScope(this.tier, this.clientRequest);
+    return this.request.answerTool || !this.readsTextCalls ? null : toolTextScope(this.tier, this.clientRequest, this.client);
   }
 
   private decodeResponse(body: Buffer): NeutralResponse | 'not_json' {

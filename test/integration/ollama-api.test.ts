@@ -81,7 +81,8 @@ describe("the probes and the routes as Ollama's models", () => {
     expect(chat.model_info).toEqual({ 'general.architecture': 'llm-route', 'general.basename': 'chat', 'llm-route.context_length': 200000 });
     const small = await ollama.show({ model: 'small' });
     expect(small.capabilities).toEqual(['completion']);
-    expect(small.model_info['llm-route.context_length']).toBe(2048);
+    // ollama-js types model_info as a Map; on the wire it is a plain object.
+    expect((small.model_info as unknown as Record<string, unknown>)['llm-route.context_length']).toBe(2048);
     await expect(ollama.show({ model: 'nope' })).rejects.toMatchObject({ status_code: 404, error: "model 'nope' not found" });
 
     // Nothing has answered yet: no route's first tier is known to be loaded.
@@ -89,7 +90,7 @@ describe("the probes and the routes as Ollama's models", () => {
     local.always((ctx) => ctx.json(200, completion('hi')));
     await ollama.chat({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] });
     const running = await ollama.ps();
-    expect(running.models.map((m) => [m.name, m.context_length])).toEqual([
+    expect(running.models.map((m) => [m.name, (m as typeof m & { context_length: number }).context_length])).toEqual([
       ['chat', 200000],
       ['gpt-4o', 200000],
     ]);

@@ -5,6 +5,8 @@ import { chunk, completion, healthyStream, type ScriptContext } from '../helpers
 import { logLine, readAll, requestLog, useHarness } from '../helpers/harness.js';
 import { ollamaDone, ollamaGenerateStream, ollamaLine, ollamaLineText, ollamaWhole, startOllamaStream } from '../helpers/ollama-upstream.js';
 import type { TierSpec } from '../helpers/proxy.js';
+import { HERMES } from '../helpers/tool-text-forms.js';
+import { CHAT_TOOLS, ollamaContent, piecesOf, sseContent } from '../helpers/tool-text-kit.js';
 
 /**
  * Ollama's API in front of tiers, with the real ollama-js client (0.6.4) on the other side:
@@ -362,5 +364,35 @@ describe('a whole answer keeps every line of a stream apart', () => {
     const { text } = await readAll(res);
     expect(text.endsWith('\n')).toBe(true);
     expect(lines(text).map((l) => l.done)).toEqual([false, false, false, true]);
+  });
+});
+
+describe('tool calls written as text, recovered for ollama-js', () => {
+  it('a Hermes <tool_call> an OpenAI-compatible tier writes as text reaches ollama-js as a tool call (streamed and whole)', async () => {
+    const { fake, tier } = await openaiTier();
+    fake.next(sseContent(piecesOf(HERMES)), (ctx) => ctx.json(200, completion(HERMES)));
+    const { proxy, ollama } = await proxyWith([tier]);
+    const stream = await ollama.chat({ model: 'chat', messages: [{ role: 'user', content: 'list files' }], tools: CHAT_TOOLS, stream: true });
+    const parts = [];
+    for await (const part of stream) parts.push(part);
+    expect(parts.map((p) => p.message.content).join('')).toBe('');
+    const calls = parts.flatMap((p) => p.message.tool_calls ?? []);
+    expect(calls).toEqual([{ id: expect.stringMatching(/^call_/), function: { index: 0, name: 'Bash', arguments: { command: 'ls -la' } } }]);
+    expect(await requestLog(proxy)).toMatchObject({ protocol: 'ollama', tool_text: { format: 'hermes', calls: 1, result: 'recovered' } });
+    const whole = await ollama.chat({ model: 'chat', messages: [{ role: 'user', content: 'list files' }], tools: CHAT_TOOLS, stream: false });
+    expect(whole.message.tool_calls).toEqual([{ id: expect.stringMatching(/^call_/), function: { index: 0, name: 'Bash', arguments: { command: 'ls -la' } } }]);
+    expect(whole.message.content).toBe('');
+  });
+
+  it('an Ollama tier writing the call as text: the relay becomes a rendered stream, the client gets the call', async () => {
+    const fake = await h.fake();
+    fake.always(ollamaContent(piecesOf(HERMES)));
+    const { ollama } = await proxyWith([{ name: 'local', url: `http://127.0.0.1:${fake.port}`, type: 'ollama', model: 'qwen2.5:7b' }]);
+    const stream = await ollama.chat({ model: 'chat', messages: [{ role: 'user', content: 'list files' }], tools: CHAT_TOOLS, stream: true });
+    const parts = [];
+    for await (const part of stream) parts.push(part);
+    expect(parts.flatMap((p) => p.message.tool_calls ?? []).map((c) => [c.function.name, c.function.arguments])).toEqual([['Bash', { command: 'ls -la' }]]);
+    expect(parts.some((p) => p.message.content.includes('<tool_call>'))).toBe(false);
+    expect(parts.at(-1)).toMatchObject({ done: true });
   });
 });
