@@ -85,7 +85,7 @@ export class UpstreamCall {
         }
       }
     }
-    if (wire.protocol !== 'messages' || !isInvalidSignature(status, message)) return null;
+    if (!wire.signsThinking || !isInvalidSignature(status, message)) return null;
     if (this.relayed) {
       const body = messagesWithoutThinking(request.body);
       return body && new UpstreamCall(tier, wire, wire.relayRequest(tier.provider, tier, body, request.stream, request.headers), true, this.client, request);

@@ -113,6 +113,8 @@ export function isUnsupported(value: unknown): value is Unsupported {
 /** What one kind of server speaks: how to call it and how to read its answers. */
 export interface WireCodec {
   readonly protocol: WireProtocol;
+  /** Its server signs thinking blocks and refuses thinking another provider signed (Anthropic): a refusal is retried without it. */
+  readonly signsThinking?: boolean;
   /** A new incremental framer for this wire's streams (SSE or NDJSON). */
   framer(): Framer;
   /** The request for a body already in this wire's protocol (the client's own, relayed; `endpoint`: the client's path when not the wire's main one). */

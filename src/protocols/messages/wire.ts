@@ -25,6 +25,7 @@ const MAX_TOKENS_FIELDS = ['max_tokens'] as const;
  */
 export const messagesWire: WireCodec = {
   protocol: 'messages',
+  signsThinking: true,
   framer: () => new SseParser(),
 
   relayRequest(provider: Provider, tier: Tier, body: Record<string, unknown>, stream: boolean, headers: ClientHeaders): UpstreamRequest {
