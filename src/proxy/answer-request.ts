@@ -78,6 +78,8 @@ export async function answer(
     case 'rejected':
       exchange.respond(outcome.answer, outcome.tier, attempts.length);
       return exchange.finish({ tier: outcome.tier.name, status: outcome.answer.status, outcome: 'upstream_rejected', attempts, error: outcome.error.message });
+    case 'no_credential':
+      return noClientCredential(exchange, route.name, outcome.reasons, attempts);
     case 'unsupported': {
       const message = `no tier of route "${route.name}" can carry this request: ${outcome.reasons.join('; ')}`;
       exchange.respondError(
@@ -126,6 +128,22 @@ function limitedAnswer(exchange: Exchange, route: string, limited: Limited, atte
     { 'retry-after': retryAfterS, 'x-llm-route-attempts': attempts.length },
   );
   exchange.finish({ tier: null, status: 429, outcome: 'failed', attempts, error: message });
+}
+
+/**
+ * No tier answered and one that takes the client's own credential (api_key: from_client) was
+ * skipped for want of it: 401 in the client's protocol, saying what its user sets.
+ */
+function noClientCredential(exchange: Exchange, route: string, reasons: string[], attempts: RequestFinished['attempts']): void {
+  const token = exchange.config.server.auth_token
+    ? "; llm-route's own token (server.auth_token) then goes in x-llm-route-token, since Authorization and x-api-key carry yours"
+    : '';
+  const message = `route "${route}" needs your own key or login: ${reasons.join('; ')}; ${exchange.codec.credential.advice}${token}`;
+  exchange.respondError(
+    { status: 401, kind: 'authentication', code: 'missing_client_credential', message, extra: { attempts } },
+    { 'x-llm-route-attempts': attempts.length },
+  );
+  exchange.finish({ tier: null, status: 401, outcome: 'failed', attempts, error: message });
 }
 
 /** SPEC "Local only": 503 no_local_tier, in the client's protocol (fails closed). */
