@@ -81,7 +81,10 @@ export async function explainPlan(
       continue;
     }
     const weighted = tier.weight < 100 ? `weight ${tier.weight}%: tried on that share of requests` : undefined;
-    tiers.push(row('try', null, weighted ?? (context === null ? 'window unknown: sent without a pre-check' : `fits: ${need} of ${context} tokens`)));
+    const fits = weighted ?? (context === null ? 'window unknown: sent without a pre-check' : `fits: ${need} of ${context} tokens`);
+    // A body file carries no headers: whether the request brings the client's own credential is the request's to say.
+    const own = tier.provider.from_client ? "; sent the client's own key or login (api_key: from_client), skipped for a request without one" : '';
+    tiers.push(row('try', null, `${fits}${own}`));
   }
   return { route: route.name, protocol: request.protocol, prompt_tokens: promptTokens, tiers };
 }

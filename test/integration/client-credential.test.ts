@@ -5,6 +5,7 @@ import { anthropicError, anthropicMessage, anthropicTextStream } from '../helper
 import { completion, type FakeUpstream, healthyStream } from '../helpers/fake-upstream.js';
 import { requestLog, useHarness, waitFor } from '../helpers/harness.js';
 import type { RunningProxy, TierSpec } from '../helpers/proxy.js';
+import { checkTier } from '../../src/health/check-tier.js';
 
 // `api_key: from_client` (README "Your own login as the cloud tier"): the client's own key or
 // login goes to that provider only, as received; never to another tier; none is a 401 in the
@@ -297,6 +298,18 @@ describe('api_key: from_client', () => {
     expect(cloud.requests.every((r) => r.url === '/v1/models')).toBe(true);
     noCredentialIn(cloud);
     expect(await tierHealth(proxy, 'plan')).toMatchObject({ state: 'healthy', failures: 0 });
+
+    // `probe`'s check: reachable, no TTFT request (it would need the credential), and it says why.
+    const before = cloud.requests.length;
+    const tier = proxy.server.app.config.routes.get('chat')?.tiers[0];
+    if (!tier) throw new Error('no tier');
+    const check = await checkTier(tier, { timeoutMs: 2000, ttft: true });
+    expect(check).toMatchObject({ status: 'healthy', reachable: true, ttftMs: null });
+    expect(check.note).toContain("reachability only: the provider takes the client's own credential");
+    // (the periodic checks go on meanwhile: every request is a model list, none a Messages request)
+    expect(cloud.requests.length).toBeGreaterThan(before);
+    expect(cloud.requests.every((r) => r.url === '/v1/models')).toBe(true);
+    noCredentialIn(cloud);
   });
 });
 
