@@ -49,7 +49,7 @@ export async function serveTokenCount(req: IncomingMessage, res: ServerResponse,
         return exchange.endAborted(outcome.attempts);
       case 'stream':
       case 'unsupported':
-      case 'no_credential':
+      case 'client_credential':
       case 'too_long':
       case 'exhausted': {
         const counter = await tokenCounter();

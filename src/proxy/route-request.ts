@@ -26,8 +26,8 @@ export type RoutingOutcome =
   | { kind: 'rejected'; tier: Tier; answer: ShapedAnswer; error: AttemptError; attempts: AttemptRecord[] }
   /** No tier answered. `timedOut`: every attempt timed out, or the deadline passed (504). */
   | { kind: 'exhausted'; timedOut: boolean; planned: number; attempts: AttemptRecord[]; limited: Limited | null }
-  /** No tier answered, and a tier that takes the client's own credential was skipped for want of one: a 401. */
-  | { kind: 'no_credential'; reasons: string[]; attempts: AttemptRecord[] }
+  /** No tier answered, and a tier that takes the client's own credential had none, or refused it: a 401 (or its 403). */
+  | { kind: 'client_credential'; attempts: AttemptRecord[] }
   /** No planned tier can carry this request (an image URL for Ollama, n > 1 for Anthropic, …). */
   | { kind: 'unsupported'; reasons: string[]; attempts: AttemptRecord[] }
   /** No tier answered, each for the payload's sake, at least one because it is too long (SPEC "Route by fit"): a 400. */
@@ -46,8 +46,6 @@ interface Walk extends AttemptSite {
   carried: Flight | null;
   hedge?: HedgeEnd;
   unsupported: string[];
-  /** Tiers skipped for want of the client's own credential, and why. */
-  noCredential: string[];
   tooLong: TooLongNumbers[];
   limited: Limited | null;
   allTimedOut: boolean;
@@ -71,7 +69,6 @@ export async function routeRequest(req: RoutingRequest, app: RoutingView): Promi
     prompt: req.prompt ?? new PromptCount(req.request),
     log: new AttemptLog(req, app.telemetry),
     unsupported: [],
-    noCredential: [],
     tooLong: [],
     limited: null,
     allTimedOut: true,
@@ -102,7 +99,6 @@ export async function routeRequest(req: RoutingRequest, app: RoutingView): Promi
 /** Why a tier was passed over, kept for the request's answer when no tier answers. */
 function noteRefusal(walk: Walk, tier: Tier, refused: Exclude<Opening, { open: true }>): void {
   if (refused.why === 'unsupported') walk.unsupported.push(`${tier.name}: ${refused.message}`);
-  else if (refused.why === 'no_client_credential') walk.noCredential.push(`${tier.name}: ${refused.message}`);
   else if (refused.why === 'too_long') walk.tooLong.push(refused.numbers);
   else if (refused.why === 'limited' && (!walk.limited || refused.limited.retryAfterMs < walk.limited.retryAfterMs)) walk.limited = refused.limited;
 }
@@ -274,8 +270,8 @@ function unaryResult(walk: Walk, tier: Tier, call: UpstreamCall, n: number, atte
 async function noAnswer(walk: Walk): Promise<RoutingOutcome> {
   const { unsupported } = walk;
   const attempts = walk.log.records;
-  // The one thing the client can fix comes first: the credential a tier needed.
-  if (walk.noCredential.length > 0) return { kind: 'no_credential', reasons: walk.noCredential, attempts };
+  // What the client can fix comes first: the credential a tier needed, or refused (an expired login: the client logs in again).
+  if (attempts.some((a) => a.outcome === 'no_client_credential' || a.outcome === 'credential_rejected')) return { kind: 'client_credential', attempts };
   if (unsupported.length > 0 && unsupported.length === attempts.length) return { kind: 'unsupported', reasons: unsupported, attempts };
   const failure = await payloadFailure.of(attempts, walk.tooLong, walk.prompt);
   if (failure) return { kind: 'too_long', failure, attempts };

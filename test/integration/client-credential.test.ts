@@ -227,6 +227,24 @@ describe('api_key: from_client', () => {
     expect(JSON.stringify(lines)).toContain('invalid bearer token [redacted]');
   });
 
+  it('answers 401 when the credential was refused and no tier answered (a client renews its login on it); 403 when each refusal was one', async () => {
+    const { local, cloud, proxy } = await localThenOwn('anthropic');
+    cloud.next(
+      (ctx) => anthropicError(ctx, 401, 'authentication_error', `OAuth token has expired: ${OAUTH}`),
+      (ctx) => anthropicError(ctx, 403, 'permission_error', 'OAuth token does not meet scope requirement'),
+    );
+    const ask = () => claudeCode(proxy).messages.create({ model: 'chat', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] });
+    const expired = await ask().catch((e: unknown) => e);
+    expect(expired).toBeInstanceOf(Anthropic.AuthenticationError);
+    expect((expired as Error).message).toContain("plan refused the client's credential: HTTP 401: OAuth token has expired: [redacted]");
+    expect((expired as Error).message).toContain('log in to Claude Code (/login)');
+    const scoped = await ask().catch((e: unknown) => e);
+    expect(scoped).toBeInstanceOf(Anthropic.PermissionDeniedError);
+    expect((scoped as Error).message).toContain('OAuth token does not meet scope requirement');
+    expect(local.requests).toHaveLength(2);
+    expect(JSON.stringify(proxy.logs)).not.toContain('TESTLOGIN');
+  });
+
   it('cuts the credential out of a payload error relayed to the client', async () => {
     const cloud = await h.fake();
     cloud.always((ctx) => anthropicError(ctx, 400, 'invalid_request_error', `messages: bad role (request signed with ${OAUTH})`));
