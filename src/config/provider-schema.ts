@@ -32,7 +32,7 @@ export const OllamaOptionsSchema = z.strictObject({
 /**
  * Client headers never forwarded, whatever `forward_headers` says: credentials (a tier
  * authenticates with its provider's api_key, or with `api_key: from_client` the client's own,
- * see protocols/credential.ts), llm-route's own token, and what llm-route sets on each hop.
+ * see protocols/core/credential.ts), llm-route's own token, and what llm-route sets on each hop.
  */
 export const NEVER_FORWARDED_HEADERS: ReadonlySet<string> = new Set([
   'authorization',
