@@ -171,7 +171,7 @@ export async function main(argv: string[]): Promise<void> {
     .description('requests, failovers, TTFT p50/p95, tokens and cost from the usage log')
     .addOption(configOption())
     .option('--since <when>', 'window start: 30m, 24h, 7d, 2w or an ISO date', '24h')
-    .option('--by <key>', 'group by route, tier, model, provider or day', 'route')
+    .option('--by <key>', "group by route, tier, model, provider, day or credential (client: the client's own key or login paid)", 'route')
     .option('--json', 'one JSON document on stdout')
     .action(async (opts) => {
       const { runUsage } = await import('./usage.js');

@@ -15,6 +15,7 @@ import {
   DEFAULT_MAX_TOKENS,
   DEFAULT_RETRY,
   DEFAULT_TIMEOUTS,
+  FROM_CLIENT,
   type Budget,
   type Config,
   type Provider,
@@ -215,7 +216,9 @@ function resolveProvider(name: string, provider: ProviderConfig, file: string): 
     local,
     health: { ...health, interval_ms: health.interval_ms, warmup: health.warmup ?? local },
   };
-  if (api_key) resolved.api_key = api_key;
+  // from_client is no key: the provider has none of its own, and is sent the client's.
+  if (api_key === FROM_CLIENT) resolved.from_client = true;
+  else if (api_key) resolved.api_key = api_key;
   if (ca_file) resolved.ca_file = caFilePath(ca_file, file);
   return resolved;
 }

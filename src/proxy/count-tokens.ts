@@ -49,6 +49,7 @@ export async function serveTokenCount(req: IncomingMessage, res: ServerResponse,
         return exchange.endAborted(outcome.attempts, outcome.tier?.name);
       case 'stream':
       case 'unsupported':
+      case 'client_credential':
       case 'too_long':
       case 'exhausted': {
         const counter = await tokenCounter();

@@ -270,6 +270,7 @@ export class Exchange implements CommitPort {
       loserUsage: fields.loserUsage,
       promptTruncated: fields.promptTruncated,
       toolText: fields.toolText,
+      credential: tier?.provider.from_client ? 'client' : undefined,
     });
   }
 

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { handleAdmin } from '../control/admin-api.js';
 import { sendJson } from '../http/respond.js';
 import { clientCodec } from '../protocols/core/registry.js';
+import { LLM_ROUTE_TOKEN_HEADER } from '../protocols/core/credential.js';
 import type { ClientCodec, ErrorSpec } from '../protocols/core/types.js';
 import { messagesTokenCount } from '../protocols/messages/count-tokens.js';
 import { serveTokenCount } from '../proxy/count-tokens.js';
@@ -78,7 +79,9 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, a
       );
     }
     if (path !== '/healthz' && !authorized(req, app.config.server.auth_token)) {
-      const message = 'missing or wrong token: send Authorization: Bearer <server.auth_token> (or x-api-key: <server.auth_token>)';
+      const message =
+        'missing or wrong token: send Authorization: Bearer <server.auth_token> (or x-api-key: <server.auth_token>, ' +
+        'or x-llm-route-token: <server.auth_token> when Authorization carries your own key)';
       return sendError(res, codec, id, { status: 401, kind: 'authentication', code: 'invalid_api_key', message });
     }
     return await endpoint.serve(req, res, app, id);
@@ -129,9 +132,15 @@ function requestId(req: IncomingMessage): string {
   return typeof given === 'string' && SAFE_ID.test(given) ? given : correlationUuid();
 }
 
-/** No token configured, or the client presents it: as a Bearer token, or as Anthropic's x-api-key. */
+/**
+ * No token configured, or the client presents it: in x-llm-route-token (then Authorization and
+ * x-api-key are the client's own credential, see protocols/core/credential.ts), else as a
+ * Bearer token or as Anthropic's x-api-key.
+ */
 function authorized(req: IncomingMessage, token: string | undefined): boolean {
   if (!token) return true;
+  const own = req.headers[LLM_ROUTE_TOKEN_HEADER];
+  if (own !== undefined) return typeof own === 'string' && sameSecret(own, token);
   if (hasBearer(req, token)) return true;
   const key = req.headers['x-api-key'];
   return typeof key === 'string' && sameSecret(key, token);

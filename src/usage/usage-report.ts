@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { percentile } from '../util/percentile.js';
 
-export const GROUP_BY = ['route', 'tier', 'model', 'provider', 'day'] as const;
+export const GROUP_BY = ['route', 'tier', 'model', 'provider', 'day', 'credential'] as const;
 export type GroupBy = (typeof GROUP_BY)[number];
 
 /** One group of `usage --json` (SPEC): tier keys are `route/tier`; TTFT is null for a group with no streams. */
@@ -35,6 +35,8 @@ const KEY_SQL: Record<GroupBy, string> = {
   model: "coalesce(model, '(none)')",
   provider: "coalesce(provider, '(none)')",
   day: "strftime('%Y-%m-%d', started_at / 1000, 'unixepoch')",
+  // Whose account paid: `client` (its tier was sent the client's own key or login), `provider` (the provider's api_key, or none needed).
+  credential: "CASE WHEN credential = 'client' THEN 'client' WHEN tier IS NULL THEN '(none)' ELSE 'provider' END",
 };
 
 /** Requests that did not end well, client aborts aside (a replay ended as well as its original). */

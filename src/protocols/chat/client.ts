@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { clientRequest } from '../core/client-request.js';
+import type { ClientCredential, CredentialSpec } from '../core/credential.js';
 import { openaiErrorBody, openaiRejection } from '../errors/openai-errors.js';
 import { RelayOutput } from '../stream-output/relay-output.js';
 import { RAW, type ClientCodec, type ClientRequest, type EventFacts, EVENT_USAGE_ONLY, type ParseResult, type StreamOutput } from '../core/types.js';
@@ -10,14 +11,22 @@ import { chatToNeutral } from './to-neutral.js';
 
 const DONE = Buffer.from('data: [DONE]\n\n');
 
+/** OpenAI's clients (Chat Completions and Responses): a key in Authorization, with its organization and project. */
+export const OPENAI_CREDENTIAL: CredentialSpec = {
+  api: 'openai',
+  companions: ['openai-organization', 'openai-project'],
+  advice: "set OPENAI_API_KEY (the SDK's apiKey) to your own OpenAI key",
+};
+
 /** OpenAI Chat Completions, as clients speak it to llm-route (`POST /v1/chat/completions`). */
 export const chatClient: ClientCodec = {
   protocol: 'chat',
+  credential: OPENAI_CREDENTIAL,
 
-  parse(body: unknown, headers: IncomingHttpHeaders): ParseResult {
+  parse(body: unknown, headers: IncomingHttpHeaders, credential?: ClientCredential): ParseResult {
     const fields = checkedBody(body, ChatBodySchema, isPlainChatBody);
     if (typeof fields === 'string') return { ok: false, message: fields };
-    return { ok: true, request: clientRequest('chat', body as Record<string, unknown>, fields, headers, chatToNeutral) };
+    return { ok: true, request: clientRequest('chat', body as Record<string, unknown>, fields, headers, chatToNeutral, credential) };
   },
 
   errorBody: openaiErrorBody,

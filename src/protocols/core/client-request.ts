@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { ClientCredential } from './credential.js';
 import type { ClientProtocol } from './names.js';
 import type { NeutralRequest } from './neutral.js';
 import type { ClientHeaders, ClientRequest, Unsupported } from './types.js';
@@ -10,8 +11,16 @@ export function clientRequest(
   fields: { model: string; stream?: boolean | null },
   headers: IncomingHttpHeaders,
   toNeutral: (body: Record<string, unknown>) => NeutralRequest | Unsupported,
+  credential: ClientCredential | undefined,
 ): ClientRequest {
-  return { protocol, body, model: fields.model, stream: fields.stream === true, headers: clientHeaders(headers), neutral: memoize(() => toNeutral(body)) };
+  return {
+    protocol,
+    body,
+    model: fields.model,
+    stream: fields.stream === true,
+    headers: clientHeaders(headers, credential),
+    neutral: memoize(() => toNeutral(body)),
+  };
 }
 
 /** The body offers the model at least one tool (`tools`: a non-empty list, in all three protocols). */
@@ -19,9 +28,10 @@ export function offersTools(body: Record<string, unknown>): boolean {
   return Array.isArray(body.tools) && body.tools.length > 0;
 }
 
-/** The client headers a tier may be sent (never credentials). */
-function clientHeaders(headers: IncomingHttpHeaders): ClientHeaders {
+/** The client headers a tier may be sent (its credential only to a from_client provider). */
+function clientHeaders(headers: IncomingHttpHeaders, credential: ClientCredential | undefined): ClientHeaders {
   const out: ClientHeaders = { incoming: headers };
+  if (credential) out.credential = credential;
   const version = single(headers['anthropic-version']);
   if (version) out.anthropicVersion = version;
   const beta = headers['anthropic-beta'];

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Provider, Tier } from '../../config/schema.js';
 import type { Framer } from '../../sse/framer.js';
+import type { ClientCredential, CredentialSpec } from './credential.js';
 import type { AttemptReason, ClientProtocol } from './names.js';
 import type { NeutralRequest, NeutralResponse } from './neutral.js';
 import type { StreamPart } from './stream-part.js';
@@ -89,8 +90,10 @@ export interface UpstreamAnswer {
   body: Buffer;
 }
 
-/** Headers from the client that a wire may pass on (never credentials). */
+/** Headers from the client that a wire may pass on (credentials only to a from_client provider). */
 export interface ClientHeaders {
+  /** The client's own key or login, taken at ingress when the tier file has a from_client provider (core/credential.ts). */
+  credential?: ClientCredential;
   anthropicVersion?: string;
   anthropicBeta?: string;
   idempotencyKey?: string;
@@ -209,8 +212,10 @@ export interface ErrorSpec {
 
 export interface ClientCodec {
   readonly protocol: ClientProtocol;
-  /** Validates a parsed JSON body (a zod schema that keeps unknown fields). */
-  parse(body: unknown, headers: IncomingHttpHeaders): ParseResult;
+  /** What its clients' own credentials are for and come with (a from_client provider is sent them). */
+  readonly credential: CredentialSpec;
+  /** Validates a parsed JSON body (a zod schema that keeps unknown fields); `credential`: the client's, taken at ingress. */
+  parse(body: unknown, headers: IncomingHttpHeaders, credential?: ClientCredential): ParseResult;
   /** An error made by llm-route, as a body in this protocol. */
   errorBody(error: ErrorSpec): string;
   /** Shapes a payload-fault answer from a tier in another protocol: its status, its words. */

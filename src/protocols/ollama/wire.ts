@@ -44,7 +44,7 @@ export const ollamaWire: WireCodec = {
 };
 
 function ollamaRequest(provider: Provider, body: string, stream: boolean, client: ClientHeaders): UpstreamRequest {
-  const headers = bearerAuth(baseHeaders(provider, stream, client), provider);
+  const headers = bearerAuth(baseHeaders(provider, stream, client), provider, client);
   headers.accept = stream ? 'application/x-ndjson' : 'application/json';
   return { method: 'POST', path: upstreamPath(provider.base_url, '/api/chat'), headers, body };
 }

@@ -1,6 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { isRecord } from '../../util/is-record.js';
 import { clientRequest } from '../core/client-request.js';
+import type { ClientCredential } from '../core/credential.js';
+import { OPENAI_CREDENTIAL } from '../chat/client.js';
 import { RelayOutput } from '../stream-output/relay-output.js';
 import { openaiErrorBody, openaiRejection } from '../errors/openai-errors.js';
 import { isUnsupported, RAW, type ClientCodec, type ClientRequest, type EventFacts, type ParseResult } from '../core/types.js';
@@ -12,11 +14,12 @@ import { responsesToNeutral } from './to-neutral.js';
 /** OpenAI Responses, as Codex CLI and newer SDKs speak it to llm-route (`POST /v1/responses`). */
 export const responsesClient: ClientCodec = {
   protocol: 'responses',
+  credential: OPENAI_CREDENTIAL,
 
-  parse(body: unknown, headers: IncomingHttpHeaders): ParseResult {
+  parse(body: unknown, headers: IncomingHttpHeaders, credential?: ClientCredential): ParseResult {
     const fields = checkedBody(body, ResponsesBodySchema, isPlainResponsesBody);
     if (typeof fields === 'string') return { ok: false, message: fields };
-    return { ok: true, request: clientRequest('responses', body as Record<string, unknown>, fields, headers, responsesToNeutral) };
+    return { ok: true, request: clientRequest('responses', body as Record<string, unknown>, fields, headers, responsesToNeutral, credential) };
   },
 
   errorBody: openaiErrorBody,
