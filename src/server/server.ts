@@ -7,6 +7,8 @@ import type { Config } from '../config/schema.js';
 import { ConfigWatcher } from '../control/config-watcher.js';
 import { RollbackWatcher } from '../control/rollback-watcher.js';
 import { WeightControl } from '../control/weights.js';
+import { SessionBoard } from '../control/session-board.js';
+import { atMostEvery } from '../util/at-most-every.js';
 import { HealthBoard } from '../health/health-board.js';
 import { refreshFit } from '../fit/refresh-fit.js';
 import { HealthChecker } from '../health/health-checker.js';
@@ -115,6 +117,9 @@ export class ProxyServer {
       startedAt: Date.now(),
       reload: () => this.reload(),
       checkNow: () => this.checker.runAll(),
+      sessions: new SessionBoard(telemetry),
+      // A status line asks on every update of its agent's screen: the usage log is queried at most every 2 s.
+      usageToday: atMostEvery(2_000, () => this.usage.dayTotals().catch(() => null)),
     };
     preloadSavers(config);
     this.rollbacks = new RollbackWatcher(telemetry, weights, config, now);

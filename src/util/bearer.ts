@@ -8,6 +8,14 @@ export function hasBearer(req: IncomingMessage, token: string): boolean {
   return sameSecret(header.slice(7).trim(), token);
 }
 
+/** No token configured, or the request presents it: as a Bearer token, or as Anthropic's x-api-key. */
+export function presentsToken(req: IncomingMessage, token: string | undefined): boolean {
+  if (!token) return true;
+  if (hasBearer(req, token)) return true;
+  const key = req.headers['x-api-key'];
+  return typeof key === 'string' && sameSecret(key, token);
+}
+
 /**
  * Compares two secrets in time that depends on neither: both are hashed first, so the
  * comparison runs over 32 bytes whatever their lengths (a length check would tell them apart).
