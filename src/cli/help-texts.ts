@@ -41,6 +41,14 @@ const FOOTERS: Record<string, Footer> = {
     ],
     examples: ['llm-route exec -- claude', 'llm-route exec -c examples/codex.yaml -- codex exec "explain this repo"'],
   },
+  statusline: {
+    exit: ["0  always: a line saying why when no llm-route answers (a failing command blanks Claude Code's status line)", '2  a bad flag'],
+    examples: ['llm-route statusline --url http://127.0.0.1:4141 < status.json', 'llm-route exec -- claude   (installs it in Claude Code for that run)'],
+    more: [
+      'In your own ~/.claude/settings.json: "statusLine": {"type": "command", "command": "llm-route statusline"}',
+      'It asks GET /admin/sessions/<session_id> with $LLM_ROUTE_ADMIN_TOKEN or $LLM_ROUTE_API_KEY as the Bearer token.',
+    ],
+  },
   init: {
     exit: ['0  written (or declined at the prompt)', '1  the file it would write does not validate (a bug)', '2  the file exists (pass --force)'],
     examples: ['llm-route init', 'OLLAMA_HOST=127.0.0.1:11500 llm-route init -c local.yaml --yes'],

@@ -76,6 +76,17 @@ export async function main(argv: string[]): Promise<void> {
     });
 
   program
+    .command('statusline')
+    .description("one line for Claude Code's status line: where this session's requests went, fallbacks, recovered tool calls, cost")
+    .option('--url <url>', "the llm-route to ask (default: $LLM_ROUTE_URL, which exec sets, else the tier file's server address)")
+    .addOption(configOption())
+    .option('--no-color', 'no ANSI colours (also with $NO_COLOR)')
+    .action(async (opts: { url?: string; config?: string; color?: boolean }) => {
+      const { runStatusline } = await import('./statusline.js');
+      process.exitCode = await runStatusline(opts);
+    });
+
+  program
     .command('init')
     .description('write a commented tier file for this machine: local model servers found, cloud keys as ${VAR} references')
     .addOption(configOption())
