@@ -180,6 +180,7 @@ export async function main(argv: string[]): Promise<void> {
     .addOption(configOption())
     .option('--since <when>', 'window start: 30m, 24h, 7d, 2w or an ISO date', '24h')
     .option('--by <key>', 'group by route, tier, model, provider or day', 'route')
+    .option('--run <id>', "only the requests of one llm-route process (the id exec's exit summary names)")
     .option('--json', 'one JSON document on stdout')
     .action(async (opts) => {
       const { runUsage } = await import('./usage.js');
