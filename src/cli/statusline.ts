@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import { isatty } from 'node:tty';
-import { resolveConfigPath } from '../config/config-path.js';
 import { notRunningText, type SessionAnswer, statuslineText } from './statusline-text.js';
 
 // `llm-route statusline` runs on every update of Claude Code's status line, so it must start
@@ -35,7 +34,7 @@ const DEFAULT_URL = 'http://127.0.0.1:4141';
 export async function runStatusline(opts: StatuslineOptions, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const color = opts.color !== false && env.NO_COLOR === undefined;
   const session = sessionId(await readInput());
-  const base = opts.url ?? env.LLM_ROUTE_URL ?? tierFileAddress(opts.config, env) ?? DEFAULT_URL;
+  const base = opts.url ?? env.LLM_ROUTE_URL ?? (await tierFileAddress(opts.config, env)) ?? DEFAULT_URL;
   const token = env.LLM_ROUTE_ADMIN_TOKEN ?? env.LLM_ROUTE_API_KEY;
   const answer = await ask(base, session, token);
   process.stdout.write(
@@ -93,8 +92,9 @@ function sessionId(input: string): string {
   return '-';
 }
 
-/** `server.host` / `server.port` of the tier file, when one is found; its yaml is loaded only then. */
-function tierFileAddress(config: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
+/** `server.host` / `server.port` of the tier file, when one is found; loaded only without a URL (exec gives one). */
+async function tierFileAddress(config: string | undefined, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  const { resolveConfigPath } = await import('../config/config-path.js');
   let file: string;
   try {
     file = resolveConfigPath(config, env);
