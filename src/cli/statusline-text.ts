@@ -32,17 +32,19 @@ export function statuslineText(answer: SessionAnswer, color: boolean): string {
   const p = paint(color);
   const parts: string[] = [];
   const last = answer.last;
-  if (answer.requests === 0 || last === null) parts.push(p('dim', 'no requests from this session yet'));
-  else {
+  const today = answer.today ? `today ${usd(answer.today.cost_usd)}` : null;
+  if (answer.requests === 0 || last === null) {
+    parts.push(p('dim', 'no requests yet'));
+    if (today) parts.push(today);
+  } else {
     parts.push(lastRequest(last, p));
-    parts.push(
-      `${answer.local_requests} local / ${answer.cloud_requests} cloud${answer.failed_requests > 0 ? p('red', ` / ${answer.failed_requests} failed`) : ''}`,
-    );
+    const failed = answer.failed_requests > 0 ? p('red', ` / ${answer.failed_requests} failed`) : '';
+    parts.push(`${answer.local_requests} local / ${answer.cloud_requests} cloud${failed}`);
     parts.push(answer.fallbacks > 0 ? p('yellow', plural(answer.fallbacks, 'fallback')) : p('dim', '0 fallbacks'));
     if (answer.tool_calls_recovered > 0) parts.push(p('cyan', `${plural(answer.tool_calls_recovered, 'tool call')} recovered`));
-    parts.push(`session ${usd(answer.cost_usd)}`);
+    // The session's cost, then today's: when Claude Code cuts a narrow line, today's goes first.
+    parts.push(`${usd(answer.cost_usd)}${today ? ` (${today})` : ''}`);
   }
-  if (answer.today) parts.push(`today ${usd(answer.today.cost_usd)}`);
   return `${p('bold', NAME)} ${parts.join(p('dim', ' · '))}`;
 }
 

@@ -190,9 +190,7 @@ describe('exec -- claude: notice, status line, exit summary', () => {
     });
     expect(statusLine.command.endsWith(`--url ${run.record.env.LLM_ROUTE_URL}`)).toBe(true);
     expect(run.record.env.LLM_ROUTE_API_KEY).toBe('tok-123');
-    expect(run.record.statusLine).toMatch(
-      /^llm-route ▸ cloud claude-sonnet-4-5 · 0 local \/ 2 cloud · 2 fallbacks · session \$0\.0\d{3} · today \$0\.\d{4}\n$/,
-    );
+    expect(run.record.statusLine).toMatch(/^llm-route ▸ cloud claude-sonnet-4-5 · 0 local \/ 2 cloud · 2 fallbacks · \$0\.0\d{3} \(today \$0\.\d{4}\)\n$/);
 
     // The summary's numbers are the usage log's for this run: `usage --since <start> --run <id>`.
     const hint = /^llm-route: the same from the usage log: llm-route usage -c (\S+) --since (\S+) --run ([0-9a-z]{10}) --by tier$/.exec(lines[summary + 1]);

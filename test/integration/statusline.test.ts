@@ -107,7 +107,7 @@ describe('llm-route statusline', () => {
 
     // Before any request of the session: no requests yet, today's cost.
     const before = await statusline(['--url', origin, '--no-color'], JSON.stringify(STATUS_JSON));
-    expect(before).toEqual({ code: 0, out: 'llm-route no requests from this session yet · today $0.0000', err: '' });
+    expect(before).toEqual({ code: 0, out: 'llm-route no requests yet · today $0.0000', err: '' });
 
     const client = new Anthropic({ baseURL: origin, apiKey: 'x', maxRetries: 0, defaultHeaders: { 'x-claude-code-session-id': SESSION } });
     await client.messages.stream({ model: 'chat', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }).finalMessage();
@@ -115,7 +115,7 @@ describe('llm-route statusline', () => {
     expect(serve.lines.indexOf(requestLine)).toBeGreaterThan(serve.lines.findIndex((line) => line.includes('"tier_unavailable"')));
 
     const cost = usd(costUsd(PRICE, { prompt: 1200, completion: 12, cached: 0 }));
-    const expected = `llm-route ▸ cloud claude-sonnet-4-5 · 0 local / 1 cloud · 1 fallback · session ${cost} · today ${cost}`;
+    const expected = `llm-route ▸ cloud claude-sonnet-4-5 · 0 local / 1 cloud · 1 fallback · ${cost} (today ${cost})`;
     // Today's cost comes from the usage log, written within 200 ms and read at most every 2 s.
     let shown = '';
     for (let i = 0; i < 40 && shown !== expected; i++) {
@@ -138,7 +138,7 @@ describe('llm-route statusline', () => {
 
     // Another session of the same server has none of these requests.
     expect((await statusline(['--url', origin, '--no-color'], JSON.stringify({ ...STATUS_JSON, session_id: 'other' }))).out).toBe(
-      `llm-route no requests from this session yet · today ${cost}`,
+      `llm-route no requests yet · today ${cost}`,
     );
   }, 60_000);
 
@@ -166,7 +166,7 @@ describe('llm-route statusline', () => {
       LLM_ROUTE_URL: other.url.replace(/\/v1$/, ''),
       LLM_ROUTE_API_KEY: 'tok',
     });
-    expect(run.out).toBe('llm-route no requests from this session yet · today $1.50');
+    expect(run.out).toBe('llm-route no requests yet · today $1.50');
     expect(other.requests[0]).toMatchObject({ url: '/admin/sessions/a%2Fb%20c', headers: expect.objectContaining({ authorization: 'Bearer tok' }) });
   });
 

@@ -17,7 +17,7 @@ const base: SessionAnswer = {
 
 describe('statuslineText', () => {
   it('the last tier and model, the split, fallbacks, session and today', () => {
-    expect(statuslineText(base, false)).toBe('llm-route ▸ local qwen2.5-coder:14b · 4 local / 1 cloud · 0 fallbacks · session $0.0123 · today $4.20');
+    expect(statuslineText(base, false)).toBe('llm-route ▸ local qwen2.5-coder:14b · 4 local / 1 cloud · 0 fallbacks · $0.0123 (today $4.20)');
   });
 
   it('names the tier when its name says more than its kind; recovered tool calls and failures when there are some', () => {
@@ -30,7 +30,7 @@ describe('statuslineText', () => {
       today: null,
     };
     expect(statuslineText(answer, false)).toBe(
-      'llm-route ▸ cloud anthropic claude-sonnet-4-5 · 4 local / 1 cloud / 1 failed · 2 fallbacks · 3 tool calls recovered · session $0.0123',
+      'llm-route ▸ cloud anthropic claude-sonnet-4-5 · 4 local / 1 cloud / 1 failed · 2 fallbacks · 3 tool calls recovered · $0.0123',
     );
   });
 
