@@ -2,7 +2,8 @@ import { isAbsolute, relative } from 'node:path';
 import type { Dispatcher } from 'undici';
 import type { Config } from '../config/schema.js';
 import { type TierKind, tierKind } from '../config/tier-kind.js';
-import { tierNotice, tierNoticeText } from '../health/tier-notice.js';
+import { tierNoticeText } from '../health/tier-notice.js';
+import type { ProxyServer } from '../server/server.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 import type { TelemetryEvent, TierStateChanged } from '../telemetry/events.js';
 import { openUsageDb } from '../usage/open-log.js';
@@ -19,15 +20,9 @@ import { plural } from './statusline-text.js';
  * Before the command starts: each tier that is unreachable or lacks its model, and where its
  * requests go, as a line on stderr (with --log, as an event of the JSON-lines log instead).
  */
-export async function announceTiers(
-  config: Config,
-  telemetry: TelemetryBus,
-  opts: { log: boolean; dispatcher?: Dispatcher; signal?: AbortSignal },
-): Promise<void> {
-  for (const notice of await tierNotice(config, opts)) {
-    telemetry.emit(notice);
-    if (!opts.log) process.stderr.write(`llm-route: ${tierNoticeText(notice)}\n`);
-  }
+export async function announceTiers(server: ProxyServer, opts: { log: boolean; dispatcher?: Dispatcher; signal?: AbortSignal }): Promise<void> {
+  const notices = await server.announceUnavailableTiers(opts);
+  if (!opts.log) for (const notice of notices) process.stderr.write(`llm-route: ${tierNoticeText(notice)}\n`);
 }
 
 /** Tier state changes kept for the exit summary; beyond this many, only counted. */

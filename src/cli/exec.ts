@@ -94,7 +94,7 @@ export async function runExec(command: string[], opts: ExecOptions): Promise<num
       return 2;
     }
     // Before the command has the screen: a tier that cannot answer, and where its requests go.
-    await announceTiers(config, telemetry, { log: opts.log === true, dispatcher: discovery, signal: signals.abortSignal });
+    await announceTiers(server, { log: opts.log === true, dispatcher: discovery, signal: signals.abortSignal });
     if (signals.received) return 128 + constants.signals[signals.received];
     const setup = clientSetup(url, config, command, opts.route);
     const statusLine = withStatusLine(setup.command, url);

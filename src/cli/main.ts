@@ -4,6 +4,9 @@ import { BENCH_DEFAULTS } from '../bench-command/defaults.js';
 import { addHelpFooters } from './help-texts.js';
 import type { BenchOptions } from './bench.js';
 
+/** dist/cli/statusline.js, from dist/cli/main.js and from dist/bundle/main.js alike. */
+const STATUSLINE = '../cli/statusline.js';
+
 // Each command's module is imported only when that command runs, so `--help` and `mock` stay fast.
 export async function main(argv: string[]): Promise<void> {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -82,7 +85,9 @@ export async function main(argv: string[]): Promise<void> {
     .addOption(configOption())
     .option('--no-color', 'no ANSI colours (also with $NO_COLOR)')
     .action(async (opts: { url?: string; config?: string; color?: boolean }) => {
-      const { runStatusline } = await import('./statusline.js');
+      // The one module bin/llm-route.js runs outside the bundle, whichever way it is reached:
+      // a specifier in a variable keeps it (and what it loads on demand) out of dist/bundle/.
+      const { runStatusline } = (await import(STATUSLINE)) as typeof import('./statusline.js');
       process.exitCode = await runStatusline(opts);
     });
 

@@ -10,7 +10,7 @@ import type { DashboardHandle } from '../ui/render-dashboard.js';
 import { listenProblem } from '../util/listen-problem.js';
 import { keepWasmOnBaselineTier } from '../runtime/wasm-baseline-tier.js';
 import { showDashboard } from './dashboard.js';
-import { tierNotice, tierNoticeText } from '../health/tier-notice.js';
+import { tierNoticeText } from '../health/tier-notice.js';
 
 export interface ServeOptions {
   config?: string;
@@ -81,7 +81,9 @@ export async function runServe(opts: ServeOptions): Promise<number> {
       const { startProviders } = await import('../launch/start-provider.js');
       providers = await startProviders(config, { onOutput: (event) => telemetry.emit(event), signal: stopSignal.abort.signal });
     }
-    await announceTiers(config, telemetry, useUi, stopSignal.abort.signal);
+    // The start-up notice: on stderr without the UI (the UI's log and the JSON log have it as an event).
+    const notices = await server.announceUnavailableTiers({ signal: stopSignal.abort.signal });
+    if (!useUi) for (const notice of notices) process.stderr.write(`llm-route: ${tierNoticeText(notice)}\n`);
     server.startActiveChecks();
     // warm: true tiers load their models now, in the background (loaded only when a tier asks for it).
     if (allTiers(config).some((tier) => tier.warm)) void import('../health/warm-models.js').then((warm) => warm.warmTiers(config));
@@ -105,18 +107,6 @@ export async function runServe(opts: ServeOptions): Promise<number> {
   await providers?.stopAll();
   if (!useUi) writeLine({ event: 'stopped' });
   return 0;
-}
-
-/**
- * The start-up notice: a tier that is unreachable or lacks its model, and where its requests
- * go instead, in the UI's log or the JSON log (an event), and as a line on stderr without the UI.
- */
-async function announceTiers(config: Config, telemetry: TelemetryBus, useUi: boolean, signal: AbortSignal): Promise<void> {
-  const notices = await tierNotice(config, { signal });
-  for (const notice of notices) {
-    telemetry.emit(notice);
-    if (!useUi) process.stderr.write(`llm-route: ${tierNoticeText(notice)}\n`);
-  }
 }
 
 /** Resolves on SIGINT/SIGTERM or an explicit stop (the UI's `q`), with what stopped it. */

@@ -67,7 +67,7 @@ async function readInput(): Promise<string> {
     let size = 0;
     const done = (): void => {
       clearTimeout(timer);
-      process.stdin.pause();
+      process.stdin.destroy(); // a pipe nobody closes must not hold the process
       resolve(Buffer.concat(chunks).toString('utf8'));
     };
     const timer = setTimeout(done, INPUT_WAIT_MS);

@@ -2,7 +2,7 @@ import type { Config, Tier } from '../config/schema.js';
 import { type TierKind as Kind, tierKind } from '../config/tier-kind.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 import type { RequestFinished, TelemetryEvent } from '../telemetry/events.js';
-import { costUsd } from '../usage/cost.js';
+import { priceBook, priceRequest } from '../usage/price-book.js';
 
 /**
  * Sessions remembered at once. An agent session sends a request every few seconds at most; the
@@ -152,10 +152,11 @@ export class SessionBoard {
     if (!tally) return summary;
     const { route, tier, provider, model, status, outcome } = tally.last;
     summary.last = { route, tier, kind: kindOf(tierOf(config, route, tier)), provider, model, status, outcome };
+    // Priced as the usage log prices its rows.
+    const book = priceBook(config);
     for (const sums of tally.tiers.values()) {
-      const tier = tierOf(config, sums.route, sums.tier);
-      const kind = kindOf(tier);
-      const cost = tier?.price ? costUsd(tier.price, sums) : 0;
+      const kind = kindOf(tierOf(config, sums.route, sums.tier));
+      const cost = priceRequest(book, sums.route, sums.tier, sums).cost;
       if (kind === 'local') summary.local_requests += sums.requests;
       else if (kind === 'cloud') summary.cloud_requests += sums.requests;
       summary.cost_usd += cost;
