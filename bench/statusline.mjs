@@ -10,6 +10,8 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseMockOptions } from '../dist/mock/options.js';
+import { startMock } from '../dist/mock/server.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const BIN = process.env.LLM_ROUTE_BIN ?? join(ROOT, 'bin/llm-route.js');
@@ -17,23 +19,8 @@ const rounds = Number(process.argv[2] ?? 30);
 const dir = mkdtempSync(join(tmpdir(), 'llm-route-statusline-bench-'));
 const SESSION = 'bench-session-0001';
 
-const upstream = createServer((req, res) => {
-  req.resume();
-  req.on('end', () => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(
-      JSON.stringify({
-        id: 'c1',
-        object: 'chat.completion',
-        created: 1,
-        model: 'm',
-        choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 },
-      }),
-    );
-  });
-});
-await new Promise((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+// The upstream: llm-route's own mock (it reports usage, so the session has a cost).
+const upstream = await startMock(parseMockOptions({ name: 'up' }));
 const port = await new Promise((resolve) => {
   const s = createServer().listen(0, '127.0.0.1', () => {
     const { port: p } = s.address();
@@ -47,7 +34,7 @@ writeFileSync(
 server: { port: ${port} }
 usage: { path: ${JSON.stringify(join(dir, 'usage.db'))} }
 providers:
-  up: { type: openai, base_url: "http://127.0.0.1:${upstream.address().port}/v1", price: { input_per_mtok: 1, output_per_mtok: 1 } }
+  up: { type: openai, base_url: "${upstream.url}", price: { input_per_mtok: 1, output_per_mtok: 1 } }
 routes:
   chat: { tiers: [{ provider: up, model: m }] }
 `,
@@ -91,7 +78,7 @@ for (let i = 0; i < rounds + 1; i++) {
 }
 serve.kill('SIGTERM');
 await new Promise((resolve) => serve.once('exit', resolve));
-upstream.close();
+await upstream.close();
 rmSync(dir, { recursive: true, force: true });
 
 const median = (xs) => {
