@@ -2,13 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { handleAdmin } from '../control/admin-api.js';
 import { sendJson } from '../http/respond.js';
 import { clientCodec } from '../protocols/core/registry.js';
-import { LLM_ROUTE_TOKEN_HEADER } from '../protocols/core/credential.js';
 import type { ClientCodec, ErrorSpec } from '../protocols/core/types.js';
 import { messagesTokenCount } from '../protocols/messages/count-tokens.js';
 import { serveTokenCount } from '../proxy/count-tokens.js';
 import { serveModelRequest } from '../proxy/model-request.js';
 import type { ClientProtocol } from '../telemetry/events.js';
-import { hasBearer, sameSecret } from '../util/bearer.js';
+import { presentsToken } from '../util/bearer.js';
 import { correlationUuid } from '../util/correlation-id.js';
 import type { AppContext } from '../control/app-context.js';
 import { browserRefusal } from './browser-guard.js';
@@ -78,7 +77,7 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, a
         { allow: endpoint.method },
       );
     }
-    if (path !== '/healthz' && !authorized(req, app.config.server.auth_token)) {
+    if (path !== '/healthz' && !presentsToken(req, app.config.server.auth_token)) {
       const message =
         'missing or wrong token: send Authorization: Bearer <server.auth_token> (or x-api-key: <server.auth_token>, ' +
         'or x-llm-route-token: <server.auth_token> when Authorization carries your own key)';
@@ -130,18 +129,4 @@ const SAFE_ID = /^[\w.:-]{1,128}$/;
 function requestId(req: IncomingMessage): string {
   const given = req.headers['x-request-id'];
   return typeof given === 'string' && SAFE_ID.test(given) ? given : correlationUuid();
-}
-
-/**
- * No token configured, or the client presents it: in x-llm-route-token (then Authorization and
- * x-api-key are the client's own credential, see protocols/core/credential.ts), else as a
- * Bearer token or as Anthropic's x-api-key.
- */
-function authorized(req: IncomingMessage, token: string | undefined): boolean {
-  if (!token) return true;
-  const own = req.headers[LLM_ROUTE_TOKEN_HEADER];
-  if (own !== undefined) return typeof own === 'string' && sameSecret(own, token);
-  if (hasBearer(req, token)) return true;
-  const key = req.headers['x-api-key'];
-  return typeof key === 'string' && sameSecret(key, token);
 }

@@ -130,6 +130,8 @@ export interface RequestFinished {
   toolText?: ToolTextReport[];
   /** 'client': the tier that answered was sent the client's own credential (api_key: from_client): the client's account pays. */
   credential?: 'client';
+  /** The agent session the client named (Claude Code's session id): the key of the server's per-session summary, nothing else. */
+  session?: string;
 }
 
 /** A hedged first token: when the second attempt started (ms from the request's arrival), which tier won, which lost. */

@@ -113,6 +113,7 @@ function toControlLine(event: TelemetryEvent, time: string): Record<string, unkn
     case 'state_recovered':
     case 'control_dropped':
     case 'prompt_truncated':
+    case 'tier_unavailable':
     case 'fit_discovered': {
       const { type, ...fields } = event;
       return { time, event: type, ...fields };

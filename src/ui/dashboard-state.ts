@@ -30,6 +30,7 @@ import type { DayTotals } from '../usage/store.js';
 import { weightText } from './state/weight-layers.js';
 import { tierFit } from '../fit/tier-facts.js';
 import { loadedOf } from '../health/loaded-models.js';
+import { tierNoticeText } from '../health/tier-notice.js';
 import type { DashboardSnapshot, RouteView, SnapshotLimits, TierView } from './dashboard-view.js';
 
 export type { DashboardSnapshot, RecentRequest, RouteView, SnapshotLimits, TierView } from './dashboard-view.js';
@@ -128,6 +129,8 @@ export class DashboardState {
         return this.addLog(at, fitLine(event));
       case 'prompt_truncated':
         return this.warnTruncation(event.route, event.tier, event, at);
+      case 'tier_unavailable':
+        return this.addLog(at, { level: 'warn', text: tierNoticeText(event) });
     }
   }
 

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Provider } from '../../config/schema.js';
-import { sameSecret } from '../../util/bearer.js';
+import { LLM_ROUTE_TOKEN_HEADER, sameSecret } from '../../util/bearer.js';
 
 // A client's own key or login, for a provider with `api_key: from_client` (README "Your own
 // login as the cloud tier"): taken once at ingress, sent to such a provider of its own API only.
@@ -41,8 +41,7 @@ export class ClientCredential {
   }
 }
 
-/** The header in which a client sends llm-route's own token when Authorization and x-api-key carry its own credential. */
-export const LLM_ROUTE_TOKEN_HEADER = 'x-llm-route-token';
+export { LLM_ROUTE_TOKEN_HEADER };
 
 /**
  * The client's credential in a request's headers, or undefined when it carries none. An empty
