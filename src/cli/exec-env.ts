@@ -2,6 +2,7 @@ import { basename } from 'node:path';
 import { findRoute } from '../config/find-route.js';
 import type { Config, Route } from '../config/schema.js';
 import { tierFit } from '../fit/tier-facts.js';
+import { LLM_ROUTE_TOKEN_HEADER } from '../protocols/core/credential.js';
 
 /** What a command run by `exec` gets so that OpenAI, Anthropic and Codex clients inside it reach the private proxy. */
 export interface ClientSetup {
@@ -20,22 +21,31 @@ const PLACEHOLDER_KEY = 'llm-route';
 /**
  * The client setup for `exec`. `url` is the proxy's origin. Clients authenticate with the
  * proxy's auth_token, or a placeholder (Claude Code and the SDKs refuse to start without
- * one); their own keys never reach a tier. `route`: the route every client asks for; by
- * default the route Claude's (Codex's) own model name reaches, else the first one.
+ * one); their own keys reach only a provider with `api_key: from_client`. With such a
+ * provider of type anthropic on a route, Claude Code keeps its own login (and the token
+ * goes in x-llm-route-token); of type openai, Codex sends the user's OPENAI_API_KEY.
+ * `route`: the route every client asks for; by default the route Claude's (Codex's) own
+ * model name reaches, else the first one.
  */
 export function clientSetup(url: string, config: Config, command: string[], route?: string): ClientSetup {
-  const key = config.server.auth_token ?? PLACEHOLDER_KEY;
+  const token = config.server.auth_token;
+  const key = token ?? PLACEHOLDER_KEY;
   const base = `${url}/v1`;
+  const own = clientCredentialApis(config);
+  const ownOpenAIKey = own.has('openai') && process.env.OPENAI_API_KEY ? process.env.OPENAI_API_KEY : undefined;
   const env: Record<string, string> = {
     LLM_ROUTE_URL: url,
     OPENAI_BASE_URL: base,
     OPENAI_API_BASE: base,
-    OPENAI_API_KEY: config.server.auth_token ?? process.env.OPENAI_API_KEY ?? PLACEHOLDER_KEY,
+    OPENAI_API_KEY: token ?? process.env.OPENAI_API_KEY ?? PLACEHOLDER_KEY,
     // Anthropic's base URL has no /v1; a Bearer token (ANTHROPIC_AUTH_TOKEN) needs no approval in Claude Code.
     ANTHROPIC_BASE_URL: url,
-    ANTHROPIC_AUTH_TOKEN: key,
-    LLM_ROUTE_API_KEY: key,
+    LLM_ROUTE_API_KEY: ownOpenAIKey ?? key,
   };
+  // Claude Code's own login (or ANTHROPIC_API_KEY) is what a from_client Anthropic provider is sent: it stays.
+  if (!own.has('anthropic')) env.ANTHROPIC_AUTH_TOKEN = key;
+  else if (token) env.ANTHROPIC_CUSTOM_HEADERS = withLine(process.env.ANTHROPIC_CUSTOM_HEADERS, `${LLM_ROUTE_TOKEN_HEADER}: ${token}`);
+  if (token && own.size > 0) env.LLM_ROUTE_TOKEN = token;
   const firstRoute = [...config.routes.keys()][0];
   Object.assign(env, claudeCodeModels(route ?? findRoute(config, CLAUDE_MODEL)?.name ?? firstRoute));
   // Codex always gets a route name for its model: a name it does not know gives its generic
@@ -44,10 +54,24 @@ export function clientSetup(url: string, config: Config, command: string[], rout
   const codexRoute = route ?? findRoute(config, CODEX_MODEL)?.name ?? firstRoute;
   return {
     env,
-    // With both set, Claude Code warns of an auth conflict; the proxy needs only one.
-    unset: ['ANTHROPIC_API_KEY'],
-    command: isCodex(command[0]) ? [command[0], ...codexOverrides(base, codexRoute, routeWindow(config.routes.get(codexRoute))), ...command.slice(1)] : command,
+    // With both set, Claude Code warns of an auth conflict; the proxy needs only one (unless the key is Claude Code's own login).
+    unset: own.has('anthropic') ? [] : ['ANTHROPIC_API_KEY'],
+    command: isCodex(command[0])
+      ? [command[0], ...codexOverrides(base, codexRoute, routeWindow(config.routes.get(codexRoute)), Boolean(ownOpenAIKey && token)), ...command.slice(1)]
+      : command,
   };
+}
+
+/** The provider types a route sends the client's own credential to (`api_key: from_client`). */
+function clientCredentialApis(config: Config): Set<string> {
+  const apis = new Set<string>();
+  for (const route of config.routes.values()) for (const tier of route.tiers) if (tier.provider.from_client) apis.add(tier.provider.type);
+  return apis;
+}
+
+/** A newline-separated header list (ANTHROPIC_CUSTOM_HEADERS) with one more line. */
+function withLine(list: string | undefined, line: string): string {
+  return list?.trim() ? `${list.trimEnd()}\n${line}` : line;
 }
 
 /**
@@ -91,7 +115,7 @@ function routeWindow(route: Route | undefined): number | undefined {
  * history at 90% of it), so it gets the route's as `model_context_window` when llm-route knows
  * it. (A catalog of our own, `model_catalog_json`, would replace Codex's system prompt too.)
  */
-function codexOverrides(base: string, route: string, window: number | undefined): string[] {
+function codexOverrides(base: string, route: string, window: number | undefined, tokenInHeader: boolean): string[] {
   const overrides = [
     'model_provider="llm-route"',
     'model_providers.llm-route.name="llm-route"',
@@ -99,6 +123,8 @@ function codexOverrides(base: string, route: string, window: number | undefined)
     'model_providers.llm-route.wire_api="responses"',
     'model_providers.llm-route.env_key="LLM_ROUTE_API_KEY"',
   ];
+  // Its key is the user's own (for a from_client provider): llm-route's token goes in a header of its own, read from the environment.
+  if (tokenInHeader) overrides.push(`model_providers.llm-route.env_http_headers={"${LLM_ROUTE_TOKEN_HEADER}"="LLM_ROUTE_TOKEN"}`);
   overrides.push(`model=${JSON.stringify(route)}`);
   if (window !== undefined) overrides.push(`model_context_window=${window}`);
   return overrides.flatMap((value) => ['-c', value]);

@@ -6,6 +6,8 @@ import { loadConfig, resolveConfigPath } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { startProviders, type StartedProviders } from '../launch/start-provider.js';
 import { clientSetup, type ClientSetup, isCodex } from './exec-env.js';
+import { announceTiers, exitSummary, RunWatch } from './exec-report.js';
+import { withStatusLine } from './exec-statusline.js';
 import { ProxyServer } from '../server/server.js';
 import { allTiers } from '../config/all-tiers.js';
 import { refreshFit } from '../fit/refresh-fit.js';
@@ -50,6 +52,8 @@ export async function runExec(command: string[], opts: ExecOptions): Promise<num
   let providers: StartedProviders | undefined;
   let server: ProxyServer | undefined;
   let discovery: Agent | undefined;
+  // Set once the command runs: the exit summary covers its usage rows from `since` on.
+  let run: { since: number; watch: RunWatch } | undefined;
   try {
     // The port first, like serve: a busy port starts no provider, and says so in serve's words.
     // Loopback only: the proxy exists for this one local command.
@@ -89,8 +93,14 @@ export async function runExec(command: string[], opts: ExecOptions): Promise<num
       process.stderr.write(`llm-route exec: unknown route "${opts.route}" (known: ${[...config.routes.keys()].join(', ')})\n`);
       return 2;
     }
+    // Before the command has the screen: a tier that cannot answer, and where its requests go.
+    await announceTiers(server, { log: opts.log === true, dispatcher: discovery, signal: signals.abortSignal });
+    if (signals.received) return 128 + constants.signals[signals.received];
     const setup = clientSetup(url, config, command, opts.route);
-    return await runCommand(setup.command, childEnv(setup), signals);
+    const statusLine = withStatusLine(setup.command, url);
+    if (statusLine.note) process.stderr.write(`${statusLine.note}\n`);
+    run = { since: Date.now(), watch: new RunWatch(telemetry) };
+    return await runCommand(statusLine.command, childEnv(setup), signals);
   } catch (err) {
     if (signals.received) return 128 + constants.signals[signals.received];
     process.stderr.write(`llm-route exec: ${(err as Error).message}\n`);
@@ -102,6 +112,16 @@ export async function runExec(command: string[], opts: ExecOptions): Promise<num
     await discovery?.destroy().catch(() => undefined); // its sockets must not hold the process open
     await providers?.stopAll();
     signals.dispose();
+    // Once the server has closed, every row of the run is in the usage log.
+    if (run && server) {
+      run.watch.stop();
+      const window = { run: server.usage.run, since: run.since, until: Date.now() };
+      const { lines, summary } = exitSummary(config, window, run.watch);
+      if (opts.log) {
+        const numbers = summary && { usage: summary.report, fallback_reasons: summary.fallbackReasons, tool_calls_recovered: summary.toolCallsRecovered };
+        writeLogLine({ event: 'exit_summary', run: window.run, ...numbers, state_changes: run.watch.changes.map((c) => c.event) });
+      } else for (const line of lines) process.stderr.write(`${line}\n`);
+    }
   }
 }
 

@@ -7,6 +7,8 @@ import { discoverTier } from '../fit/discover.js';
 import { explainPlan, type Explained } from '../fit/plan-explain.js';
 import { recordDiscovered } from '../fit/tier-facts.js';
 import { clientCodec, clientCodecs } from '../protocols/registry.js';
+import { takesClientCredentials } from '../config/all-tiers.js';
+import { captureCredential } from '../protocols/core/credential.js';
 import type { ClientRequest } from '../protocols/core/types.js';
 import type { ClientProtocol } from '../telemetry/events.js';
 import { chooseRoute } from '../rules/choose-route.js';
@@ -61,7 +63,9 @@ export async function runExplain(file: string, opts: ExplainOptions): Promise<nu
   if (!chosen) return fail(`unknown route "${name}" (known: ${[...config.routes.keys()].join(', ')})`);
   const { route, rule, notLocal } = chosen;
   const saved = route.savers.length > 0 ? (await applyRouteSavers(route, protocol, { ...body, model: name })).body : { ...body, model: name };
-  const parsed = codec.parse(saved, headers);
+  // The client's own credential, as serve takes it: a from_client tier is skipped without one (pass it with --header).
+  const credential = takesClientCredentials(config) ? captureCredential(headers, codec.credential, config.server.auth_token) : undefined;
+  const parsed = codec.parse(saved, headers, credential);
   if (!parsed.ok) return fail(`not a valid ${protocol} request: ${parsed.message}`);
 
   const agent = createStaleAwareAgent();

@@ -40,6 +40,19 @@ const FOOTERS: Record<string, Footer> = {
       '126, 127  the command cannot run / was not found',
     ],
     examples: ['llm-route exec -- claude', 'llm-route exec -c examples/codex.yaml -- codex exec "explain this repo"'],
+    more: [
+      'On stderr, never over the command: before it starts, a line per tier that cannot answer and where its requests go;',
+      "after it exits, the run's requests per tier, fallbacks, recovered tool calls, tokens and cost (from the usage log).",
+      "claude gets llm-route's status line for the run through --settings, unless you have a status line of your own.",
+    ],
+  },
+  statusline: {
+    exit: ["0  always: a line saying why when no llm-route answers (a failing command blanks Claude Code's status line)", '2  a bad flag'],
+    examples: ['llm-route statusline --url http://127.0.0.1:4141 < status.json', 'llm-route exec -- claude   (installs it in Claude Code for that run)'],
+    more: [
+      'In your own ~/.claude/settings.json: "statusLine": {"type": "command", "command": "llm-route statusline"}',
+      'It asks GET /admin/sessions/<session_id> with $LLM_ROUTE_ADMIN_TOKEN, $LLM_ROUTE_TOKEN or $LLM_ROUTE_API_KEY (the first set) as the Bearer token.',
+    ],
   },
   init: {
     exit: ['0  written (or declined at the prompt)', '1  the file it would write does not validate (a bug)', '2  the file exists (pass --force)'],

@@ -4,6 +4,9 @@ import { BENCH_DEFAULTS } from '../bench-command/defaults.js';
 import { addHelpFooters } from './help-texts.js';
 import type { BenchOptions } from './bench.js';
 
+/** dist/cli/statusline.js, from dist/cli/main.js and from dist/bundle/main.js alike. */
+const STATUSLINE = '../cli/statusline.js';
+
 // Each command's module is imported only when that command runs, so `--help` and `mock` stay fast.
 export async function main(argv: string[]): Promise<void> {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -73,6 +76,19 @@ export async function main(argv: string[]): Promise<void> {
     .action(async (command: string[], opts: { config?: string; port?: number; log?: boolean; route?: string }) => {
       const { runExec } = await import('./exec.js');
       process.exitCode = await runExec(command, opts);
+    });
+
+  program
+    .command('statusline')
+    .description("one line for Claude Code's status line: where this session's requests went, fallbacks, recovered tool calls, cost")
+    .option('--url <url>', "the llm-route to ask (default: $LLM_ROUTE_URL, which exec sets, else the tier file's server address)")
+    .addOption(configOption())
+    .option('--no-color', 'no ANSI colours (also with $NO_COLOR)')
+    .action(async (opts: { url?: string; config?: string; color?: boolean }) => {
+      // The one module bin/llm-route.js runs outside the bundle, whichever way it is reached:
+      // a specifier in a variable keeps it (and what it loads on demand) out of dist/bundle/.
+      const { runStatusline } = (await import(STATUSLINE)) as typeof import('./statusline.js');
+      process.exitCode = await runStatusline(opts);
     });
 
   program
@@ -171,7 +187,12 @@ export async function main(argv: string[]): Promise<void> {
     .description('requests, failovers, TTFT p50/p95, tokens and cost from the usage log')
     .addOption(configOption())
     .option('--since <when>', 'window start: 30m, 24h, 7d, 2w or an ISO date', '24h')
-    .option('--by <key>', 'group by route, tier, model, provider, day or protocol (chat, responses, messages, ollama)', 'route')
+    .option(
+      '--by <key>',
+      "group by route, tier, model, provider, day, credential (client: the client's own key or login paid) or protocol (chat, responses, messages, ollama)",
+      'route',
+    )
+    .option('--run <id>', "only the requests of one llm-route process (the id exec's exit summary names)")
     .option('--json', 'one JSON document on stdout')
     .action(async (opts) => {
       const { runUsage } = await import('./usage.js');

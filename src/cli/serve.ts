@@ -10,6 +10,7 @@ import type { DashboardHandle } from '../ui/render-dashboard.js';
 import { listenProblem } from '../util/listen-problem.js';
 import { keepWasmOnBaselineTier } from '../runtime/wasm-baseline-tier.js';
 import { showDashboard } from './dashboard.js';
+import { tierNoticeText } from '../health/tier-notice.js';
 
 export interface ServeOptions {
   config?: string;
@@ -80,6 +81,9 @@ export async function runServe(opts: ServeOptions): Promise<number> {
       const { startProviders } = await import('../launch/start-provider.js');
       providers = await startProviders(config, { onOutput: (event) => telemetry.emit(event), signal: stopSignal.abort.signal });
     }
+    // The start-up notice: on stderr without the UI (the UI's log and the JSON log have it as an event).
+    const notices = await server.announceUnavailableTiers({ signal: stopSignal.abort.signal });
+    if (!useUi) for (const notice of notices) process.stderr.write(`llm-route: ${tierNoticeText(notice)}\n`);
     server.startActiveChecks();
     // warm: true tiers load their models now, in the background (loaded only when a tier asks for it).
     if (allTiers(config).some((tier) => tier.warm)) void import('../health/warm-models.js').then((warm) => warm.warmTiers(config));

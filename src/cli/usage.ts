@@ -7,6 +7,8 @@ export interface UsageOptions {
   config?: string;
   since?: string;
   by?: string;
+  /** Only the requests one llm-route process served (the id exec's exit summary names). */
+  run?: string;
   json?: boolean;
 }
 
@@ -32,7 +34,7 @@ export async function runUsage(opts: UsageOptions): Promise<number> {
   }
   let report: UsageReport;
   try {
-    report = usageReport(log.db, { since, until: now, by });
+    report = usageReport(log.db, { since, until: now, by, ...(opts.run === undefined ? {} : { run: opts.run }) });
   } catch (err) {
     process.stderr.write(`llm-route usage: cannot read ${log.path}: ${(err as Error).message}\n`);
     return 2;
@@ -74,7 +76,7 @@ export function renderUsage(report: UsageReport, path: string): string {
   ];
   const rows = report.groups.map((g) => row(g.key, g));
   if (report.groups.length !== 1) rows.push(row('total', report.totals));
-  const title = `usage ${report.since} .. ${report.until} (${path})`;
+  const title = `usage ${report.since} .. ${report.until}${report.run === undefined ? '' : `, run ${report.run}`} (${path})`;
   if (report.groups.length === 0) return `${title}\nno requests in this window`;
   return `${title}\n\n${textTable(header, rows)}`;
 }

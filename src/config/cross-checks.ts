@@ -1,4 +1,5 @@
 import { budgetProblems } from './budget-checks.js';
+import { FROM_CLIENT } from './provider-schema.js';
 import type { ConfigProblem } from './errors.js';
 import type { Reporter } from './positions.js';
 import { isRecord } from './raw-data.js';
@@ -37,6 +38,15 @@ export function crossCheck(data: unknown, report: Reporter): ConfigProblem[] {
     }
     if (isRecord(provider.limits) && ['rpm', 'tpm', 'concurrency'].every((key) => (provider.limits as Record<string, unknown>)[key] === undefined)) {
       problems.push(report.at('key', ['providers', name, 'limits'], 'limits need at least one of rpm, tpm or concurrency (queue_ms alone limits nothing)'));
+    }
+    if (provider.api_key === FROM_CLIENT && provider.type === 'ollama') {
+      problems.push(
+        report.at(
+          'value',
+          ['providers', name, 'api_key'],
+          "api_key: from_client is for anthropic and openai providers (a client's own key or login is for a cloud API); an ollama provider takes no credential",
+        ),
+      );
     }
     if (provider.ollama !== undefined && provider.type !== 'ollama') {
       problems.push(

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { caFilePath, caFileProblems } from './ca-file.js';
@@ -15,6 +15,7 @@ import {
   DEFAULT_MAX_TOKENS,
   DEFAULT_RETRY,
   DEFAULT_TIMEOUTS,
+  FROM_CLIENT,
   type Budget,
   type Config,
   type Provider,
@@ -28,29 +29,11 @@ import { isLoopbackHost } from '../util/loopback.js';
 import { readSavers } from './savers.js';
 import { DEFAULT_ENCODING } from '../tokens/count.js';
 import { syntaxProblems } from './yaml-syntax.js';
+import { fileProblem } from './config-path.js';
 
-const DEFAULT_FILE = 'llm-route.yaml';
+export { resolveConfigPath } from './config-path.js';
 
-// ─── discovery and reading ──────────────────────────────────────────────────
-
-/** Which tier file to use: -c/--config, then $LLM_ROUTE_CONFIG, then ./llm-route.yaml. Returns an absolute path. */
-export function resolveConfigPath(cliPath?: string, env: Env = process.env, cwd: string = process.cwd()): string {
-  if (cliPath) return existingFile(resolve(cwd, cliPath), 'given with -c/--config');
-  const fromEnv = env.LLM_ROUTE_CONFIG;
-  if (fromEnv) return existingFile(resolve(cwd, fromEnv), 'given in $LLM_ROUTE_CONFIG');
-  const local = resolve(cwd, DEFAULT_FILE);
-  if (existsSync(local)) return local;
-  throw fileProblem(
-    '',
-    `no tier file found: no -c/--config was given, $LLM_ROUTE_CONFIG is not set, and ${local} does not exist; ` +
-      `run \`llm-route init\` to write one for this machine (it finds local model servers and cloud keys), or pass -c FILE`,
-  );
-}
-
-function existingFile(file: string, source: string): string {
-  if (!existsSync(file)) throw fileProblem(file, `tier file not found (${source}); \`llm-route init -c ${file}\` writes one`);
-  return file;
-}
+// ─── reading ────────────────────────────────────────────────────────────────
 
 /** Reads, substitutes, validates and resolves a tier file. Throws ConfigError listing every problem. */
 export function loadConfig(file: string, env: Env = process.env): Config {
@@ -70,10 +53,6 @@ function readFailure(error: unknown): string {
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
   if (code === 'EISDIR') return 'it is a directory';
   return errorMessage(error);
-}
-
-function fileProblem(file: string, message: string): ConfigError {
-  return new ConfigError([{ file, line: 0, col: 0, path: '', message }]);
 }
 
 function errorMessage(error: unknown): string {
@@ -215,7 +194,9 @@ function resolveProvider(name: string, provider: ProviderConfig, file: string): 
     local,
     health: { ...health, interval_ms: health.interval_ms, warmup: health.warmup ?? local },
   };
-  if (api_key) resolved.api_key = api_key;
+  // from_client is no key: the provider has none of its own, and is sent the client's.
+  if (api_key === FROM_CLIENT) resolved.from_client = true;
+  else if (api_key) resolved.api_key = api_key;
   if (ca_file) resolved.ca_file = caFilePath(ca_file, file);
   return resolved;
 }

@@ -13,6 +13,8 @@ export interface Provider extends Omit<ProviderConfig, 'health'> {
   name: string;
   /** The base URL is on this machine (loopback): a local model server. */
   local: boolean;
+  /** `api_key: from_client`: sent the client's own credential (and no key of its own); health checks send none. */
+  from_client?: true;
   health: Required<Omit<ProviderHealthConfig, 'interval_ms'>> & { interval_ms: number | undefined };
 }
 

@@ -31,12 +31,14 @@ export const OllamaOptionsSchema = z.strictObject({
 
 /**
  * Client headers never forwarded, whatever `forward_headers` says: credentials (a tier
- * authenticates with its provider's api_key only) and what llm-route sets on each hop.
+ * authenticates with its provider's api_key, or with `api_key: from_client` the client's own,
+ * see protocols/core/credential.ts), llm-route's own token, and what llm-route sets on each hop.
  */
 export const NEVER_FORWARDED_HEADERS: ReadonlySet<string> = new Set([
   'authorization',
   'proxy-authorization',
   'x-api-key',
+  'x-llm-route-token',
   'cookie',
   'host',
   'content-length',
@@ -83,6 +85,9 @@ export const LimitsSchema = z.strictObject({
   queue_ms: ms(0).default(1_000),
 });
 
+/** The `api_key` value that means "the client's own credential" (not a key). */
+export const FROM_CLIENT = 'from_client';
+
 export const ProviderSchema = z.strictObject({
   /** The wire protocol: openai (Chat Completions), anthropic (Messages), ollama (its native /api/chat). */
   type: z.enum(['openai', 'anthropic', 'ollama']),
@@ -90,6 +95,7 @@ export const ProviderSchema = z.strictObject({
   /** An openai-type server that also serves these APIs itself: requests in them are relayed, not translated. */
   passthrough: z.array(z.enum(['responses', 'messages'])).optional(),
   ollama: OllamaOptionsSchema.optional(),
+  /** The provider's key; `from_client`: the client's own credential, forwarded to this provider only (README "Your own login as the cloud tier"). */
   api_key: z.string().optional(),
   /** PEM file of CAs to trust for this provider's TLS, besides the system's and NODE_EXTRA_CA_CERTS (relative: to the tier file). */
   ca_file: z.string().min(1).optional(),

@@ -1,5 +1,6 @@
 import type { Env } from './env.js';
 import type { ConfigProblem, PathSegment } from './errors.js';
+import { FROM_CLIENT } from './provider-schema.js';
 import { isRecord } from './raw-data.js';
 
 // `redis`: a URL may carry a password (redis://:PASS@host).
@@ -15,7 +16,8 @@ export function isSecretPath(path: readonly PathSegment[]): boolean {
 export function secretValues(data: unknown, env: Env, variables: ReadonlySet<string>): string[] {
   const secrets: string[] = [];
   const collect = (value: unknown, path: PathSegment[]): void => {
-    if (typeof value === 'string' && isSecretPath(path)) secrets.push(value);
+    // `api_key: from_client` names no secret: messages may say it.
+    if (typeof value === 'string' && isSecretPath(path) && !(value === FROM_CLIENT && path.at(-1) === 'api_key')) secrets.push(value);
     else if (Array.isArray(value)) value.forEach((item: unknown, index: number) => collect(item, [...path, index]));
     else if (isRecord(value)) for (const [key, item] of Object.entries(value)) collect(item, [...path, key]);
   };

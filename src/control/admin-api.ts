@@ -2,14 +2,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from './app-context.js';
 import { isJsonType, readBody } from '../http/read-body.js';
 import { sendError, sendJson } from '../http/respond.js';
-import { hasBearer } from '../util/bearer.js';
+import { hasBearer, presentsToken } from '../util/bearer.js';
 import { decodeSegment } from '../util/decode-segment.js';
 import { isLoopbackHost } from '../util/loopback.js';
 import { applyAlerts } from './alerts.js';
 import { routesView } from './routes-view.js';
+import type { DayTotals } from '../usage/store.js';
 
 const MAX_ADMIN_BODY = 1024 * 1024;
 const TIER_PATH = /^\/admin\/routes\/([^/]+)\/tiers\/([^/]+)$/;
+const SESSION_PATH = /^\/admin\/sessions\/([^/]+)$/;
 
 /**
  * The admin API under /admin: routes and their tiers (GET), runtime weight overrides
@@ -17,7 +19,8 @@ const TIER_PATH = /^\/admin\/routes\/([^/]+)\/tiers\/([^/]+)$/;
  * server.admin_token is set: then the token is required from anywhere.
  */
 export async function handleAdmin(req: IncomingMessage, res: ServerResponse, app: AppContext, path: string): Promise<void> {
-  const denied = accessDenied(req, app.config.server.admin_token);
+  const session = SESSION_PATH.exec(path);
+  const denied = session && readsOwnSession(req, app) ? null : accessDenied(req, app.config.server.admin_token);
   if (denied) return sendError(res, denied.status, denied.message, 'invalid_request_error', denied.code);
   // JSON only: a web page's "simple" request (text/plain, a form) could otherwise switch a tier off.
   const type = req.headers['content-type'];
@@ -50,6 +53,11 @@ export async function handleAdmin(req: IncomingMessage, res: ServerResponse, app
     const outcome = applyAlerts(body.value, app);
     if (!outcome.ok) return sendError(res, 400, outcome.message, 'invalid_request_error', 'invalid_alert_payload');
     return sendJson(res, 200, outcome.result);
+  }
+  if (session) {
+    if (req.method !== 'GET') return methodNotAllowed(res, path, 'GET');
+    const today = await app.usageToday();
+    return sendJson(res, 200, { ...app.sessions.summary(decodeSegment(session[1]), app.config), today: today && todayView(today) });
   }
   const match = TIER_PATH.exec(path);
   if (match) return handleTierOverride(req, res, app, decodeSegment(match[1]), decodeSegment(match[2]));
@@ -118,6 +126,19 @@ function badBody(res: ServerResponse, body: BadBody): void {
 
 function carriesBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
+/**
+ * A session's summary is about the client's own requests: whoever may send the proxy a request
+ * may read it (its auth_token, or anyone when none is set, as on the model endpoints), as well
+ * as whoever may use the admin API. `llm-route statusline` under `exec` has the client's token.
+ */
+function readsOwnSession(req: IncomingMessage, app: AppContext): boolean {
+  return req.method === 'GET' && presentsToken(req, app.config.server.auth_token);
+}
+
+function todayView(today: DayTotals): Record<string, number> {
+  return { requests: today.requests, prompt_tokens: today.promptTokens, completion_tokens: today.completionTokens, cost_usd: today.costUsd };
 }
 
 function accessDenied(req: IncomingMessage, adminToken: string | undefined): { status: number; code: string; message: string } | null {

@@ -6,6 +6,8 @@ import type { StateBackend } from '../state/types.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 import type { Metrics } from '../telemetry/metrics.js';
 import type { ClientLifetime } from '../util/client-lifetime.js';
+import type { DayTotals } from '../usage/store.js';
+import type { SessionBoard } from './session-board.js';
 import type { WeightControl } from './weights.js';
 
 export type ReloadResult = { ok: true; config: Config } | { ok: false; problems: string[] };
@@ -47,4 +49,8 @@ export interface AppContext {
   reload(): ReloadResult;
   /** Runs the active health checks of every tier now (the UI's `p`, and admin). */
   checkNow(): Promise<void>;
+  /** Each agent session's requests (Claude Code names its session), bounded: `GET /admin/sessions/<id>`. */
+  sessions: SessionBoard;
+  /** Today's (UTC) totals in the usage log, read at most every few seconds; null when there is none. */
+  usageToday(): Promise<DayTotals | null>;
 }

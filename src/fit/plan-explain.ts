@@ -2,6 +2,7 @@ import type { Route, Tier } from '../config/schema.js';
 import { UpstreamCall } from '../protocols/call.js';
 import { type ClientRequest, isUnsupported } from '../protocols/core/types.js';
 import type { ClientCodec } from '../protocols/core/client-codec.js';
+import { missingCredential } from '../protocols/core/credential.js';
 import { askedMaxTokens, PromptCount } from '../protocols/core/prompt-tokens.js';
 import { checkFit, OUTPUT_RESERVE_CAP } from './fit-check.js';
 import { tierFit } from './tier-facts.js';
@@ -65,6 +66,11 @@ export async function explainPlan(
       tiers.push(row('skip', 'weight', 'weight 0: switched off'));
       continue;
     }
+    const missing = missingCredential(tier.provider, request.headers.credential);
+    if (missing !== null) {
+      tiers.push(row('skip', 'no_client_credential', `${missing} (explain takes it from --header)`));
+      continue;
+    }
     const call = UpstreamCall.prepare(tier, codec, request);
     if (isUnsupported(call)) {
       tiers.push(row('skip', 'unsupported', call.unsupported));
@@ -82,7 +88,8 @@ export async function explainPlan(
       continue;
     }
     const weighted = tier.weight < 100 ? `weight ${tier.weight}%: tried on that share of requests` : undefined;
-    tiers.push(row('try', null, weighted ?? (context === null ? 'window unknown: sent without a pre-check' : `fits: ${need} of ${context} tokens`)));
+    const fits = weighted ?? (context === null ? 'window unknown: sent without a pre-check' : `fits: ${need} of ${context} tokens`);
+    tiers.push(row('try', null, tier.provider.from_client ? `${fits}; sent the client's own key or login (api_key: from_client)` : fits));
   }
   return { route: route.name, protocol: request.protocol, prompt_tokens: promptTokens, tiers };
 }

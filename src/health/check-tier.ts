@@ -81,7 +81,8 @@ export async function checkTier(tier: Tier, opts: CheckTierOptions): Promise<Tie
     let loading = false;
     // A model missing from the list is decided by a 1-token request: llama.cpp lists one name
     // (its alias) and serves any. A refused key would refuse that request too: one message is enough.
-    if ((opts.ttft || missing) && !(listing.kind === 'rejected' && listing.auth)) {
+    // A provider sent the client's own credential gets none: checks never send one (reachability only).
+    if ((opts.ttft || missing) && !provider.from_client && !(listing.kind === 'rejected' && listing.auth)) {
       try {
         ttftMs = Math.round(await timeFirstToken(tier, http));
       } catch (error) {
@@ -90,7 +91,8 @@ export async function checkTier(tier: Tier, opts: CheckTierOptions): Promise<Tie
       }
     }
     let note: string | undefined;
-    if (missing && ttftMs !== null) note = `${missing}, yet it answered a request for it: the server serves any model name`;
+    if (provider.from_client) note = "reachability only: the provider takes the client's own credential (api_key: from_client), which checks never send";
+    else if (missing && ttftMs !== null) note = `${missing}, yet it answered a request for it: the server serves any model name`;
     else if (missing) problems.push(missing);
     if (ttftProblem) problems.push(ttftProblem);
     return finish({ reachable: true, modelPresent, ttftMs, ...(loaded !== undefined ? { loaded } : {}), ...(note ? { note } : {}) }, problems, loading);

@@ -37,6 +37,8 @@ export async function listModels(provider: Provider, http: Http): Promise<ModelL
     const ids = openaiModelIds(answer.json);
     if (ids) return { kind: 'listed', models: ids };
   } else if (answer.status === 401 || answer.status === 403) {
+    // A provider sent the client's own credential (api_key: from_client) is checked with none: it answered, so it is reachable.
+    if (provider.from_client) return { kind: 'unlisted' };
     return { kind: 'rejected', auth: true, error: keyProblem(provider, answer) };
   } else if (isLoadingAnswer(answer.status, answer.message)) {
     return { kind: 'loading', message: answer.message };

@@ -22,6 +22,14 @@ const ALIAS_NOTE = [
   '# aliases: ["claude-*", "gpt-*"]. default_route takes requests that name no model.',
 ];
 
+/** Offered, commented, when no ANTHROPIC_API_KEY is set: the client's own login or key (README "Your own login as the cloud tier"). */
+const CLAUDE_PLAN_PROVIDER = [
+  '  # claude:                    # no ANTHROPIC_API_KEY found: with a Claude subscription, uncomment this and the',
+  "  #   type: anthropic          # claude tier below; `llm-route exec -- claude` then keeps Claude Code's own login,",
+  '  #   base_url: "https://api.anthropic.com"   # and your plan answers when the local tiers cannot',
+  "  #   api_key: from_client     # the client's own credential, sent to this provider only",
+];
+
 /**
  * Time budgets for a local tier, sized for an agent's prompt (as the Claude Code examples are):
  * with the default 10 s, a 14B model still reading a 20k-token prompt would be cut off, and the
@@ -96,6 +104,11 @@ export function tierFileText(found: FoundServer[], clouds: CloudProvider[], when
         `    price: { input_per_mtok: ${cloud.price.input_per_mtok}, output_per_mtok: ${cloud.price.output_per_mtok} }   # USD per 1M tokens; check the provider's page`,
       );
     tiers.push(`      - name: ${name}`, `        provider: ${name}`, `        model: ${q(cloud.model)}   # change to the model you want`);
+  }
+  // No Anthropic key: a Claude subscription can still be the fallback, through Claude Code's own login.
+  if (!clouds.some((cloud) => cloud.type === 'anthropic')) {
+    lines.push(...CLAUDE_PLAN_PROVIDER);
+    tiers.push(`      # - { name: claude, provider: claude, model: "claude-sonnet-4-5" }   # your Claude plan as the fallback (uncomment with its provider)`);
   }
   lines.push('', ...ALIAS_NOTE, 'default_route: chat', 'routes:', '  chat:', '    aliases: ["*"]', '    tiers:', ...tiers, '');
   return lines.join('\n');

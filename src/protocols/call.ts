@@ -1,4 +1,6 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Tier } from '../config/schema.js';
+import { redactSecrets } from '../providers/redact-secrets.js';
 import { AnswerToolStage, unwrapAnswerTool } from './translate/answer-tool.js';
 import type { NeutralRequest, NeutralResponse } from './core/neutral.js';
 import { isInvalidSignature, messagesWithoutThinking, neutralWithoutSignedThinking } from './translate/foreign-thinking.js';
@@ -14,6 +16,7 @@ import {
   readParts,
   type ClientRequest,
   type StreamOutput,
+  type StatusVerdict,
   type StreamReader,
   type Unsupported,
   type UpstreamAnswer,
@@ -153,11 +156,32 @@ export class UpstreamCall {
     return { answer: { status, contentType: 'application/json', body: rendered }, usage: response.usage };
   }
 
-  /** A payload-fault answer for the client: as it came when relayed, else in the client's shape with the upstream's words. */
+  /**
+   * Whose fault a non-2xx answer is: the wire's verdict, its words cut of every secret (the
+   * provider's key, the client's credential). A 401/403 from a provider sent the client's own
+   * credential is that credential's fault: the next tier is tried, and the tier's health is
+   * not concerned.
+   */
+  classifyStatus(status: number, body: string, headers: IncomingHttpHeaders): StatusVerdict {
+    const verdict = this.wire.classifyStatus(status, body, headers);
+    const message = this.redact(verdict.message);
+    if (verdict.reason === 'auth' && this.tier.provider.from_client) return { ...verdict, reason: 'credential_rejected', message, healthNeutral: true };
+    return message === verdict.message ? verdict : { ...verdict, message };
+  }
+
+  /** `text` without the provider's key and the client's credential (an upstream's words may echo either). */
+  redact(text: string): string {
+    return redactSecrets(text, this.tier.provider, this.clientRequest.headers.credential?.secrets);
+  }
+
+  /** A payload-fault answer for the client: as it came when relayed (cut of every secret), else in the client's shape with the upstream's words. */
   rejection(upstream: UpstreamAnswer, message: string): ShapedAnswer {
     if (this.relayed) {
       const type = upstream.headers['content-type'];
-      return { status: upstream.status, contentType: typeof type === 'string' ? type : 'application/json', body: upstream.body };
+      const text = upstream.body.toString('utf8');
+      const redacted = this.redact(text);
+      const body = redacted === text ? upstream.body : Buffer.from(redacted);
+      return { status: upstream.status, contentType: typeof type === 'string' ? type : 'application/json', body };
     }
     return { status: upstream.status, contentType: 'application/json', body: Buffer.from(this.client.translateRejection(upstream.status, message)) };
   }

@@ -11,6 +11,9 @@ import type { Limited, RoutingOutcome } from './route-request.js';
 import type { RequestAdmission } from './tier-admission.js';
 import { tiersExcluded } from '../rules/local-only.js';
 
+/** What a client whose protocol carries no key for a from_client provider (Ollama's API) is told. */
+const NO_CREDENTIAL_ADVICE = "this client's API carries no key or login for it: give the route a tier with a key of its own";
+
 // The end of model-request.ts's story: the routing loop's outcome becomes the client's answer
 // (in its protocol) and the request's record (usage, attempts, what the log line carries).
 
@@ -78,6 +81,8 @@ export async function answer(
     case 'rejected':
       exchange.respond(outcome.answer, outcome.tier, attempts.length);
       return exchange.finish({ tier: outcome.tier.name, status: outcome.answer.status, outcome: 'upstream_rejected', attempts, error: outcome.error.message });
+    case 'client_credential':
+      return clientCredentialAnswer(exchange, route.name, attempts);
     case 'unsupported': {
       const message = `no tier of route "${route.name}" can carry this request: ${outcome.reasons.join('; ')}`;
       exchange.respondError(
@@ -126,6 +131,29 @@ function limitedAnswer(exchange: Exchange, route: string, limited: Limited, atte
     { 'retry-after': retryAfterS, 'x-llm-route-attempts': attempts.length },
   );
   exchange.finish({ tier: null, status: 429, outcome: 'failed', attempts, error: message });
+}
+
+/**
+ * No tier answered, and one that takes the client's own credential (api_key: from_client) had
+ * none for it, or refused it: 401 in the client's protocol, saying what its user sets (403 when
+ * every refusal was one: the login is valid, it may not do this). A client that renews its login
+ * on a 401 (Claude Code) then does.
+ */
+function clientCredentialAnswer(exchange: Exchange, route: string, attempts: RequestFinished['attempts']): void {
+  const missing = attempts.filter((a) => a.outcome === 'no_client_credential');
+  const refused = attempts.filter((a) => a.outcome === 'credential_rejected');
+  const reasons = [...missing.map((a) => `${a.tier}: ${a.message}`), ...refused.map((a) => `${a.tier} refused the client's credential: ${a.message}`)];
+  const token =
+    missing.length > 0 && exchange.config.server.auth_token
+      ? "; llm-route's own token (server.auth_token) then goes in x-llm-route-token, since Authorization and x-api-key carry yours"
+      : '';
+  const message = `route "${route}" needs your own key or login: ${reasons.join('; ')}; ${exchange.codec.credential?.advice ?? NO_CREDENTIAL_ADVICE}${token}`;
+  const forbidden = missing.length === 0 && refused.every((a) => a.status === 403);
+  const error = forbidden
+    ? ({ status: 403, kind: 'forbidden', code: 'client_credential_refused' } as const)
+    : ({ status: 401, kind: 'authentication', code: missing.length > 0 ? 'missing_client_credential' : 'client_credential_refused' } as const);
+  exchange.respondError({ ...error, message, extra: { attempts } }, { 'x-llm-route-attempts': attempts.length });
+  exchange.finish({ tier: null, status: error.status, outcome: 'failed', attempts, error: message });
 }
 
 /** SPEC "Local only": 503 no_local_tier, in the client's protocol (fails closed). */

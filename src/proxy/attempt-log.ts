@@ -6,7 +6,7 @@ import type { AttemptError } from './attempt-error.js';
 import type { RoutingRequest } from './routing.js';
 
 /** Why a tier was passed over with nothing sent to it. */
-export type SkipOutcome = Extract<AttemptOutcome, 'unsupported' | 'too_long' | 'budget' | 'rate_limited'>;
+export type SkipOutcome = Extract<AttemptOutcome, 'unsupported' | 'no_client_credential' | 'too_long' | 'budget' | 'rate_limited'>;
 
 /**
  * One request's attempts: the list its answer, log line and usage row carry, each entry also
@@ -50,8 +50,9 @@ export class AttemptLog {
     const { req } = this;
     const entry: AttemptRecord = { tier: tier.name, attempt: n, outcome, ms: Math.round(ms) };
     if (status !== undefined) entry.status = status;
-    // Upstream messages can echo the key ("Incorrect API key provided: sk-…"); this record reaches clients and logs.
-    if (message !== undefined) entry.message = redactSecrets(message, tier.provider);
+    // Upstream messages can echo the key ("Incorrect API key provided: sk-…") or the client's own
+    // credential; this record reaches clients, logs and the usage database.
+    if (message !== undefined) entry.message = redactSecrets(message, tier.provider, req.request.headers.credential?.secrets);
     this.records.push(entry);
     this.telemetry.emit({
       type: 'attempt_end',

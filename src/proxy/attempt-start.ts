@@ -1,6 +1,7 @@
 import type { Tier } from '../config/schema.js';
 import { UpstreamCall } from '../protocols/call.js';
 import { isUnsupported } from '../protocols/core/types.js';
+import { missingCredential } from '../protocols/core/credential.js';
 import { type FittedCall, fitCall } from '../fit/fit-call.js';
 import type { PromptCount } from '../protocols/core/prompt-tokens.js';
 import type { TooLongNumbers } from '../fit/payload-failure.js';
@@ -34,6 +35,8 @@ export interface Limited {
 export type Opening =
   | { open: true; call: UpstreamCall }
   | { open: false; why: 'unsupported'; message: string }
+  /** The tier takes the client's own credential (api_key: from_client) and the request has none for it. */
+  | { open: false; why: 'no_client_credential'; message: string }
   | { open: false; why: 'too_long'; numbers: TooLongNumbers }
   | { open: false; why: 'limited'; limited: Limited }
   /** Another request holds the tier's half-open trial. */
@@ -59,6 +62,9 @@ export interface OpenOptions {
 export function openTier(site: AttemptSite, tier: Tier, options: OpenOptions = {}): Opening | Promise<Opening> {
   const { req } = site;
   const { prepare } = options;
+  // Nothing is sent without the credential the tier needs, and its health is not concerned.
+  const missing = missingCredential(tier.provider, req.request.headers.credential);
+  if (missing !== null) return refused(site, tier, 'no_client_credential', missing);
   const prepared = prepare ? prepare(tier) : UpstreamCall.prepare(tier, req.codec, req.request);
   if (isUnsupported(prepared)) return refused(site, tier, 'unsupported', prepared.unsupported);
   if (req.request.operation === 'count_tokens') return admit(site, tier, prepared);
@@ -74,7 +80,7 @@ function afterFit(site: AttemptSite, tier: Tier, fitted: FittedCall, options: Op
   return { open: false, why: 'too_long', numbers: { prompt: fitted.prompt, limit: fitted.limit } };
 }
 
-function refused(site: AttemptSite, tier: Tier, outcome: 'unsupported', message: string): Opening {
+function refused(site: AttemptSite, tier: Tier, outcome: 'unsupported' | 'no_client_credential', message: string): Opening {
   site.log.skipped(tier, 1, outcome, message);
   return { open: false, why: outcome, message };
 }

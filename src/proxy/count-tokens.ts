@@ -47,6 +47,7 @@ export async function serveTokenCount(
         return exchange.endAborted(outcome.attempts, outcome.tier?.name);
       case 'stream':
       case 'unsupported':
+      case 'client_credential':
       case 'too_long':
       case 'exhausted': {
         const counter = await tokenCounter();

@@ -10,6 +10,7 @@ import type { RequestFinished, SaverMeasure } from '../telemetry/events.js';
 import { AnswerCapture } from './answer-capture.js';
 import { ClientLifetime } from '../util/client-lifetime.js';
 import { isShutdown } from './shutdown.js';
+import { clientSession } from '../rules/client-class.js';
 import { type CommitPort, ResponseSink, type StreamSink } from './stream-sink.js';
 
 export type FinishFields = Pick<RequestFinished, 'tier' | 'status' | 'outcome'> &
@@ -271,6 +272,9 @@ export class Exchange implements CommitPort {
       loserUsage: fields.loserUsage,
       promptTruncated: fields.promptTruncated,
       toolText: fields.toolText,
+      credential: tier?.provider.from_client ? 'client' : undefined,
+      // The agent session the client named (a request that never began has none).
+      session: this.request?.headers.incoming && clientSession(this.request.headers.incoming),
     });
   }
 

@@ -15,6 +15,8 @@ import { refuseStream } from './refuse-stream.js';
 import { PromptCount } from '../protocols/core/prompt-tokens.js';
 import { watchTruncation } from '../fit/truncation.js';
 import { chooseRoute } from '../rules/choose-route.js';
+import { takesClientCredentials } from '../config/all-tiers.js';
+import { captureCredential, type ClientCredential } from '../protocols/core/credential.js';
 
 /**
  * A request for a model (Chat Completions, Responses, Messages), read top-down: admit it,
@@ -108,7 +110,7 @@ export async function admit(
     exchange.finish({ tier: null, status: body.status, outcome: 'bad_request', error: body.message });
     return null;
   }
-  const parsed = exchange.codec.parse(withDefaultModel(body.value, exchange.config), req.headers);
+  const parsed = exchange.codec.parse(withDefaultModel(body.value, exchange.config), req.headers, credentialOf(req, exchange));
   if (!parsed.ok) {
     exchange.respondError({ status: 400, kind: 'invalid_request', code: 'invalid_request', message: parsed.message });
     exchange.finish({ tier: null, status: 400, outcome: 'bad_request', error: parsed.message });
@@ -142,6 +144,12 @@ export async function admit(
   return { route, request: parsed.request, rule, bytes: body.bytes };
 }
 
+/** The client's own credential, taken once here when a provider of the tier file is sent it (api_key: from_client). */
+function credentialOf(req: IncomingMessage, exchange: Exchange): ClientCredential | undefined {
+  const { config, codec } = exchange;
+  return takesClientCredentials(config) ? captureCredential(req.headers, codec.credential, config.server.auth_token) : undefined;
+}
+
 /** A body without `model` names the default route, when the tier file has one (as LiteLLM and llama.cpp accept). */
 function withDefaultModel(body: unknown, config: Config): unknown {
   if (!config.default_route || body === null || typeof body !== 'object' || Array.isArray(body)) return body;
@@ -164,6 +172,6 @@ async function saveTokens(
   const saved = await applyRouteSavers(route, request.protocol, request.body);
   const savers = saved.measures.length > 0 ? saved.measures : undefined;
   if (!saved.changed) return { request, savers };
-  const reparsed = exchange.codec.parse(saved.body, req.headers);
+  const reparsed = exchange.codec.parse(saved.body, req.headers, request.headers.credential);
   return { request: reparsed.ok ? reparsed.request : request, savers };
 }

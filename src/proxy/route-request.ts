@@ -1,6 +1,5 @@
 import type { Tier } from '../config/schema.js';
 import type { ShapedAnswer, UpstreamCall } from '../protocols/call.js';
-import { redactSecrets } from '../providers/redact-secrets.js';
 import { type AttemptRecord, isLimitSkip } from '../telemetry/events.js';
 import type { AttemptError } from './attempt-error.js';
 import { admitRetry, type AttemptSite, type Limited, type Opening, openTier } from './attempt-start.js';
@@ -27,6 +26,8 @@ export type RoutingOutcome =
   | { kind: 'rejected'; tier: Tier; answer: ShapedAnswer; error: AttemptError; attempts: AttemptRecord[] }
   /** No tier answered. `timedOut`: every attempt timed out, or the deadline passed (504). */
   | { kind: 'exhausted'; timedOut: boolean; planned: number; attempts: AttemptRecord[]; limited: Limited | null }
+  /** No tier answered, and a tier that takes the client's own credential had none, or refused it: a 401 (or its 403). */
+  | { kind: 'client_credential'; attempts: AttemptRecord[] }
   /** No planned tier can carry this request (an image URL for Ollama, n > 1 for Anthropic, …). */
   | { kind: 'unsupported'; reasons: string[]; attempts: AttemptRecord[] }
   /** No tier answered, each for the payload's sake, at least one because it is too long (SPEC "Route by fit"): a 400. */
@@ -156,7 +157,7 @@ async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flig
     }
     if (!error.failover) {
       admission?.leave(tier);
-      const answer = call.rejection(error.upstream ?? { status: 400, headers: {}, body: Buffer.alloc(0) }, redactSecrets(error.message, tier.provider));
+      const answer = call.rejection(error.upstream ?? { status: 400, headers: {}, body: Buffer.alloc(0) }, call.redact(error.message));
       return { kind: 'rejected', tier, answer, error, attempts };
     }
     lastError = error;
@@ -278,6 +279,8 @@ function unaryResult(walk: Walk, tier: Tier, call: UpstreamCall, n: number, atte
 async function noAnswer(walk: Walk): Promise<RoutingOutcome> {
   const { unsupported } = walk;
   const attempts = walk.log.records;
+  // What the client can fix comes first: the credential a tier needed, or refused (an expired login: the client logs in again).
+  if (attempts.some((a) => a.outcome === 'no_client_credential' || a.outcome === 'credential_rejected')) return { kind: 'client_credential', attempts };
   if (unsupported.length > 0 && unsupported.length === attempts.length) return { kind: 'unsupported', reasons: unsupported, attempts };
   const failure = await payloadFailure.of(attempts, walk.tooLong, walk.prompt);
   if (failure) return { kind: 'too_long', failure, attempts };

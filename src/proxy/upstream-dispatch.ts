@@ -206,7 +206,7 @@ export class UpstreamDispatch implements Dispatcher.DispatchHandler {
   private failWithStatus(): void {
     const body = Buffer.concat(this.errorChunks ?? []).subarray(0, MAX_ERROR_BODY);
     const headers = this.errorHeaders ?? {};
-    const verdict = this.input.call.wire.classifyStatus(this.errorStatus, body.toString('utf8'), headers);
+    const verdict = this.input.call.classifyStatus(this.errorStatus, body.toString('utf8'), headers);
     this.reader.stop(statusError(verdict, { status: this.errorStatus, headers, body }));
   }
 

@@ -5,7 +5,7 @@ import type { ServerConfig } from '../config/schema.js';
 const EXPOSED = 'x-request-id, x-llm-route-route, x-llm-route-tier, x-llm-route-attempts, x-llm-route-ttft-ms, x-llm-route-replayed, retry-after';
 /** Allowed when a preflight names none: what the OpenAI and Anthropic browser SDKs send besides x-stainless-*. */
 const DEFAULT_ALLOWED =
-  'authorization, content-type, x-api-key, anthropic-version, anthropic-beta, anthropic-dangerous-direct-browser-access, openai-organization, openai-project, idempotency-key, x-request-id';
+  'authorization, content-type, x-api-key, anthropic-version, anthropic-beta, anthropic-dangerous-direct-browser-access, openai-organization, openai-project, idempotency-key, x-request-id, x-llm-route-token';
 /** A list of header names, as Access-Control-Request-Headers carries it (anything else is not echoed). */
 const HEADER_LIST = /^[\w-]+(?:[ \t]*,[ \t]*[\w-]+)*$/;
 

@@ -6,7 +6,7 @@ import type { ErrorSpec } from '../protocols/core/types.js';
 import type { ClientCodec, ClientEndpoint } from '../protocols/core/client-codec.js';
 import { serveTokenCount } from '../proxy/count-tokens.js';
 import { serveModelRequest } from '../proxy/model-request.js';
-import { hasBearer, sameSecret } from '../util/bearer.js';
+import { presentsToken } from '../util/bearer.js';
 import { correlationUuid } from '../util/correlation-id.js';
 import type { AppContext } from '../control/app-context.js';
 import { browserRefusal } from './browser-guard.js';
@@ -97,8 +97,10 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, a
         { allow: allowed },
       );
     }
-    if (path !== '/healthz' && !authorized(req, app.config.server.auth_token)) {
-      const message = 'missing or wrong token: send Authorization: Bearer <server.auth_token> (or x-api-key: <server.auth_token>)';
+    if (path !== '/healthz' && !presentsToken(req, app.config.server.auth_token)) {
+      const message =
+        'missing or wrong token: send Authorization: Bearer <server.auth_token> (or x-api-key: <server.auth_token>, ' +
+        'or x-llm-route-token: <server.auth_token> when Authorization carries your own key)';
       return sendError(res, codec, id, { status: 401, kind: 'authentication', code: 'invalid_api_key', message });
     }
     return await endpoint.serve(req, res, app, id);
@@ -147,12 +149,4 @@ const SAFE_ID = /^[\w.:-]{1,128}$/;
 function requestId(req: IncomingMessage): string {
   const given = req.headers['x-request-id'];
   return typeof given === 'string' && SAFE_ID.test(given) ? given : correlationUuid();
-}
-
-/** No token configured, or the client presents it: as a Bearer token, or as Anthropic's x-api-key. */
-function authorized(req: IncomingMessage, token: string | undefined): boolean {
-  if (!token) return true;
-  if (hasBearer(req, token)) return true;
-  const key = req.headers['x-api-key'];
-  return typeof key === 'string' && sameSecret(key, token);
 }

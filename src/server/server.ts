@@ -7,14 +7,20 @@ import type { Config } from '../config/schema.js';
 import { ConfigWatcher } from '../control/config-watcher.js';
 import { RollbackWatcher } from '../control/rollback-watcher.js';
 import { WeightControl } from '../control/weights.js';
+import { atMostEvery } from '../util/at-most-every.js';
 import { HealthBoard } from '../health/health-board.js';
 import { refreshFit } from '../fit/refresh-fit.js';
 import { HealthChecker } from '../health/health-checker.js';
+import { tierNotice } from '../health/tier-notice.js';
+import type { TierUnavailable } from '../telemetry/events.js';
+import type { Dispatcher } from 'undici';
 import { ProviderPools } from '../providers/pools.js';
 import { TelemetryBus } from '../telemetry/bus.js';
 import { Metrics } from '../telemetry/metrics.js';
 import { attachRequestLog } from '../telemetry/request-log.js';
 import { UsageLog, type UsageLogOptions } from '../usage/usage-log.js';
+// After the usage log, which prices rows too: imported before it, the pricing modules became a bundle file of their own (one more for serve to load).
+import { SessionBoard } from '../control/session-board.js';
 import type { AppContext, ReloadResult } from '../control/app-context.js';
 import { answerClientError } from './client-error.js';
 import { answerExpectContinue, handleRequest } from './handle-request.js';
@@ -122,6 +128,9 @@ export class ProxyServer {
       startedAt: Date.now(),
       reload: () => this.reload(),
       checkNow: () => this.checker.runAll(),
+      sessions: new SessionBoard(telemetry),
+      // A status line asks on every update of its agent's screen: the usage log is queried at most every 2 s.
+      usageToday: atMostEvery(2_000, () => this.usage.dayTotals().catch(() => null)),
     };
     preloadSavers(config);
     this.rollbacks = new RollbackWatcher(telemetry, weights, config, now);
@@ -158,6 +167,16 @@ export class ProxyServer {
         resolve({ url: `http://${host}:${port}`, port });
       });
     });
+  }
+
+  /**
+   * The start-up notice (health/tier-notice.ts): every tier checked once, and each that cannot
+   * answer said on the bus (the UI's log, the JSON log); the caller prints them for people.
+   */
+  async announceUnavailableTiers(opts: { dispatcher?: Dispatcher; signal?: AbortSignal } = {}): Promise<TierUnavailable[]> {
+    const notices = await tierNotice(this.app.config, opts);
+    for (const notice of notices) this.app.telemetry.emit(notice);
+    return notices;
   }
 
   /** Starts active health checks and warm-ups (idempotent; stopped by close()). */

@@ -2,11 +2,12 @@ import type { AttemptOutcome } from '../protocols/core/names.js';
 import type { AttemptFinished, AttemptRecord } from './request-events.js';
 
 /**
- * Outcomes of a tier that answered properly but cannot serve this payload: input it cannot
- * take (an image without a vision projector), a prompt longer than its context. Another tier
- * may serve it; this one is as healthy as before.
+ * Outcomes of a tier that answered properly but cannot serve this request: input it cannot
+ * take (an image without a vision projector), a prompt longer than its context, a client's own
+ * credential it refused (api_key: from_client). Another tier may serve it; this one is as
+ * healthy as before.
  */
-const PAYLOAD_SPECIFIC_OUTCOMES: ReadonlySet<AttemptOutcome> = new Set<AttemptOutcome>(['unsupported', 'context_length']);
+const PAYLOAD_SPECIFIC_OUTCOMES: ReadonlySet<AttemptOutcome> = new Set<AttemptOutcome>(['unsupported', 'context_length', 'credential_rejected']);
 
 /** An attempt whose outcome tells nothing about the tier's health: the payload's fault, one it cannot carry, or the deadline's. */
 export function isHealthNeutral(event: AttemptFinished): boolean {

@@ -1,6 +1,15 @@
 import type { AttemptFinished, CaughtByCatchAll, ChunkDropped, FailedOver, RequestFinished, RequestStarted, StreamCommitted } from './request-events.js';
 import type { ConfigReloaded, ProviderOutput, StateDegraded, StateRecovered, UsageDegraded, UsageRecovered } from './system-events.js';
-import type { ControlDropped, FitDiscovered, HealthChecked, PromptTruncated, RolledBack, TierStateChanged, WeightChanged } from './tier-events.js';
+import type {
+  ControlDropped,
+  FitDiscovered,
+  HealthChecked,
+  PromptTruncated,
+  RolledBack,
+  TierStateChanged,
+  TierUnavailable,
+  WeightChanged,
+} from './tier-events.js';
 
 /**
  * Everything the UI, metrics, health and the request log learn about requests leaves the
@@ -33,4 +42,5 @@ export type TelemetryEvent =
   | FitDiscovered
   | ControlDropped
   | CaughtByCatchAll
-  | PromptTruncated;
+  | PromptTruncated
+  | TierUnavailable;

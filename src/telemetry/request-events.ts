@@ -128,6 +128,10 @@ export interface RequestFinished {
   promptTruncated?: { sent: number; read: number };
   /** Tool calls the model wrote as text, one report per attempt that held one (SPEC "Tool calls written as text"); the last is the request's. */
   toolText?: ToolTextReport[];
+  /** 'client': the tier that answered was sent the client's own credential (api_key: from_client): the client's account pays. */
+  credential?: 'client';
+  /** The agent session the client named (Claude Code's session id): the key of the server's per-session summary, nothing else. */
+  session?: string;
 }
 
 /** A hedged first token: when the second attempt started (ms from the request's arrival), which tier won, which lost. */

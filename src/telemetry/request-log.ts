@@ -113,6 +113,7 @@ function toControlLine(event: TelemetryEvent, time: string): Record<string, unkn
     case 'state_recovered':
     case 'control_dropped':
     case 'prompt_truncated':
+    case 'tier_unavailable':
     case 'fit_discovered': {
       const { type, ...fields } = event;
       return { time, event: type, ...fields };
@@ -151,6 +152,7 @@ export function toLogLine(event: RequestFinished, time = new Date().toISOString(
     duration_ms: Math.round(event.durationMs),
   };
   if (event.rule !== undefined) line.rule = event.rule;
+  if (event.credential) line.credential = event.credential;
   if (event.usage) line.usage = event.usage;
   if (event.savers) {
     // What the savers measured, beside what the upstream billed: how far the estimate is from the bill.

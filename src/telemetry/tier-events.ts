@@ -103,3 +103,20 @@ export interface ControlDropped {
   tier: string;
   message: string;
 }
+
+/**
+ * At start-up (`serve`, `exec`), before traffic: a tier that cannot answer — its server
+ * unreachable, or without the tier's model — and where its requests go instead.
+ */
+export interface TierUnavailable {
+  type: 'tier_unavailable';
+  route: string;
+  tier: string;
+  problem: 'unreachable' | 'model_missing';
+  /** What the check saw (never a key). */
+  detail: string;
+  /** The next tier of the route that answered the check (its requests go there), or null when none did. */
+  fallback: string | null;
+  /** Whether that tier is paid: it has a price, or it is not on the local network. */
+  paid: boolean | null;
+}

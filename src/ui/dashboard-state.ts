@@ -30,6 +30,7 @@ import type { DayTotals } from '../usage/store.js';
 import { weightText } from './state/weight-layers.js';
 import { tierFit } from '../fit/tier-facts.js';
 import { loadedOf } from '../health/loaded-models.js';
+import { tierNoticeText } from '../health/tier-notice.js';
 import type { DashboardSnapshot, RouteView, SnapshotLimits, TierView } from './dashboard-view.js';
 
 export type { DashboardSnapshot, RecentRequest, RouteView, SnapshotLimits, TierView } from './dashboard-view.js';
@@ -128,6 +129,8 @@ export class DashboardState {
         return this.addLog(at, fitLine(event));
       case 'prompt_truncated':
         return this.warnTruncation(event.route, event.tier, event, at);
+      case 'tier_unavailable':
+        return this.addLog(at, { level: 'warn', text: tierNoticeText(event) });
     }
   }
 
@@ -199,8 +202,8 @@ export class DashboardState {
   private countAttempt(event: AttemptFinished, at: number): void {
     // Skipped by llm-route's own limit or budget: the tier was not asked; a log line at most every 10 s per tier.
     if (isLimitSkip(event.record)) return this.noteSkip(event, at);
-    // Skipped by the fit check (too long for its window): nothing was sent, nothing to count.
-    if (event.record.outcome === 'too_long') return;
+    // Skipped by the fit check (too long for its window), or for want of the client's own credential: nothing was sent, nothing to count.
+    if (event.record.outcome === 'too_long' || event.record.outcome === 'no_client_credential') return;
     const stats = this.tiers.get(event.route, event.tier);
     // The tier's own TTFT: an ok streaming attempt's time, from its start to its first token.
     if (event.stream && event.record.outcome === 'ok') stats.ttft.record(event.record.ms, at);

@@ -81,6 +81,10 @@ const STEPS: string[] = [
   'ALTER TABLE requests ADD COLUMN prompt_truncated TEXT;',
   // 4: a tool call the model wrote as text (SPEC "Tool calls written as text"): {"format","calls","repaired","result"}
   'ALTER TABLE requests ADD COLUMN tool_text TEXT;',
+  // 5: whose credential paid for the answer: 'client' when its tier was sent the client's own (api_key: from_client), else null
+  'ALTER TABLE requests ADD COLUMN credential TEXT;',
+  // 6: the llm-route process (a serve, an exec) that served the request: exec's exit summary and `usage --run` read one run's rows
+  'ALTER TABLE requests ADD COLUMN run TEXT;',
 ];
 
 export const SCHEMA_VERSION = STEPS.length;

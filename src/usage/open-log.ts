@@ -23,6 +23,11 @@ export function openUsageLogForReading(configOption: string | undefined): Opened
     if (!noTierFile) return { ok: false, message: err instanceof ConfigError ? err.format() : (err as Error).message };
     path = defaultUsagePath();
   }
+  return openUsageDb(path);
+}
+
+/** The usage database at `path`, opened for reading: an llm-route usage log this version knows, or why not. */
+export function openUsageDb(path: string): OpenedLog {
   if (!existsSync(path))
     return { ok: false, message: `no usage log at ${path}: llm-route serve creates it with the first request (usage.enabled is on by default)` };
   let db: Db;

@@ -27,6 +27,7 @@ export type LoggedRequest = Pick<
   | 'promptTruncated'
   | 'toolText'
   | 'loserUsage'
+  | 'credential'
 >;
 
 export type TokenSource = 'upstream' | `estimated:${string}`;
@@ -73,6 +74,10 @@ export interface RequestRow {
   promptTruncated: string | null;
   /** The request's tool call written as text, `{"format","calls","repaired","result"}` (its last attempt's), else null. */
   toolText: string | null;
+  /** 'client': the answering tier was sent the client's own credential (api_key: from_client); null otherwise. */
+  credential: 'client' | null;
+  /** The llm-route process that served it (UsageLog.run). */
+  run: string | null;
   attempts: AttemptRow[];
 }
 
@@ -81,7 +86,7 @@ export interface RequestRow {
  * estimate texts with `counter` (marked estimated); cost and savings priced now, so reading the
  * log needs no prices.
  */
-export function requestRow(e: LoggedRequest, book: PriceBook, counter: TokenCounter | undefined): RequestRow {
+export function requestRow(e: LoggedRequest, book: PriceBook, counter: TokenCounter | undefined, run: string | null = null): RequestRow {
   let prompt = 0;
   let completion = 0;
   let cached = 0;
@@ -138,6 +143,8 @@ export function requestRow(e: LoggedRequest, book: PriceBook, counter: TokenCoun
     resumed: e.resumed ? `${e.resumed.how}:${e.resumed.result}` : null,
     promptTruncated: e.promptTruncated ? JSON.stringify(e.promptTruncated) : null,
     toolText: e.toolText?.length ? JSON.stringify(toolTextSummary(e.toolText)) : null,
+    credential: e.credential ?? null,
+    run,
     attempts: e.attempts.map((a) => ({ tier: a.tier, attempt: a.attempt, outcome: a.outcome, status: a.status ?? null, ms: a.ms })),
   };
 }

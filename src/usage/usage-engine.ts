@@ -39,6 +39,8 @@ export interface EngineSettings {
   retentionDays: number;
   book: PriceBook;
   budgets: Budget[];
+  /** Written into each row: the process serving (UsageLog.run). */
+  run?: string;
 }
 
 /** What the engine tells the usage log, as it happens. */
@@ -161,7 +163,7 @@ export class UsageEngine implements BudgetLedger {
 
   private applySettings(next: EngineSettings): void {
     const reopen = this.settings?.path !== next.path;
-    this.settings = { path: next.path, retentionDays: next.retentionDays, book: next.book, budgets: next.budgets };
+    this.settings = { path: next.path, retentionDays: next.retentionDays, book: next.book, budgets: next.budgets, run: next.run };
     if (reopen) {
       this.closeStore();
       this.clearRetry();
@@ -180,11 +182,11 @@ export class UsageEngine implements BudgetLedger {
       return;
     }
     if (this.counter === undefined && requests.some((r) => r.estimate && !r.usage)) this.counter = await tokenCounter();
-    const book = this.settings.book;
+    const { book, run = null } = this.settings;
     const rows: RequestRow[] = [];
     let sliceStart = performance.now();
     for (const request of requests) {
-      rows.push(requestRow(request, book, this.counter));
+      rows.push(requestRow(request, book, this.counter, run));
       if (performance.now() - sliceStart >= SLICE_MS) {
         await new Promise(setImmediate);
         sliceStart = performance.now();

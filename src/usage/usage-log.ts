@@ -52,6 +52,12 @@ export class UsageLog {
   private readonly unsubscribe: () => void;
   /** Today's totals in the database before this process wrote to it (asked for first thing, so no row of ours is in them). */
   readonly startTotals: Promise<DayTotals | null>;
+  /**
+   * This process's name in the rows it writes (`run`): other processes (a serve, another exec)
+   * may write the same database at the same time; exec's exit summary and `usage --run` read
+   * one run's rows. Ten base-36 characters: unique enough among the runs of one database.
+   */
+  readonly run = Array.from({ length: 10 }, () => Math.floor(Math.random() * 36).toString(36)).join('');
 
   constructor(
     private readonly bus: TelemetryBus,
@@ -94,7 +100,7 @@ export class UsageLog {
     if (needed && !this.link && !this.closed) this.link = new EngineLink(this.engineReports, this.options);
     if (!this.link) return;
     if (!config.usage.enabled) this.queue = [];
-    const settings = { path: usagePath(config), retentionDays: config.usage.retention_days, book: priceBook(config), budgets: config.budgets };
+    const settings = { path: usagePath(config), retentionDays: config.usage.retention_days, book: priceBook(config), budgets: config.budgets, run: this.run };
     void this.link.run((engine) => engine.configure(settings), true);
   }
 

@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { percentile } from '../util/percentile.js';
 
-export const GROUP_BY = ['route', 'tier', 'model', 'provider', 'day', 'protocol'] as const;
+export const GROUP_BY = ['route', 'tier', 'model', 'provider', 'day', 'credential', 'protocol'] as const;
 export type GroupBy = (typeof GROUP_BY)[number];
 
 /** One group of `usage --json` (SPEC): tier keys are `route/tier`; TTFT is null for a group with no streams. */
@@ -23,6 +23,8 @@ export interface UsageGroup {
 export interface UsageReport {
   since: string;
   until: string;
+  /** Only this llm-route process's requests (`usage --run`). */
+  run?: string;
   by: GroupBy;
   groups: UsageGroup[];
   totals: Omit<UsageGroup, 'key'>;
@@ -36,7 +38,23 @@ const KEY_SQL: Record<GroupBy, string> = {
   provider: "coalesce(provider, '(none)')",
   protocol: 'protocol',
   day: "strftime('%Y-%m-%d', started_at / 1000, 'unixepoch')",
+  // Whose account paid: `client` (its tier was sent the client's own key or login), `provider` (the provider's api_key, or none needed).
+  credential: "CASE WHEN credential = 'client' THEN 'client' WHEN tier IS NULL THEN '(none)' ELSE 'provider' END",
 };
+
+/** Requests from `since` to `until` (epoch ms); with `run`, only the rows one llm-route process wrote (UsageLog.run). */
+export interface UsageRange {
+  since: number;
+  until: number;
+  run?: string;
+}
+
+/** The WHERE clause (on `requests`) and its parameters for a range. */
+export function rangeWhere(range: UsageRange, table = ''): { sql: string; params: Array<string | number> } {
+  const t = table ? `${table}.` : '';
+  const sql = `${t}started_at >= ? AND ${t}started_at <= ?${range.run === undefined ? '' : ` AND ${t}run = ?`}`;
+  return { sql, params: range.run === undefined ? [range.since, range.until] : [range.since, range.until, range.run] };
+}
 
 /** Requests that did not end well, client aborts aside (a replay ended as well as its original). */
 export const ERROR_SQL = "outcome NOT IN ('ok', 'client_abort', 'replayed')";
@@ -59,19 +77,21 @@ interface Sums {
  * day. Sums in SQL; TTFT percentiles (nearest rank, the client-seen TTFT of streams) over the
  * stored values.
  */
-export function usageReport(db: Database, range: { since: number; until: number; by: GroupBy }): UsageReport {
+export function usageReport(db: Database, range: UsageRange & { by: GroupBy }): UsageReport {
   const key = KEY_SQL[range.by];
+  const { sql: where, params } = rangeWhere(range);
   const sums = db
     .prepare(
       `SELECT ${key} AS key, count(*) AS requests, total(failover) AS failovers, total(${ERROR_SQL}) AS errors,
        total(prompt_tokens) AS prompt_tokens, total(completion_tokens) AS completion_tokens, total(cached_tokens) AS cached_tokens,
        total(token_source LIKE 'estimated:%') AS estimated_requests, total(cost_usd) AS cost_usd, total(saved_usd) AS saved_usd
-     FROM requests WHERE started_at >= ? AND started_at <= ? GROUP BY 1`,
+     FROM requests WHERE ${where} GROUP BY 1`,
     )
-    .all(range.since, range.until) as Sums[];
-  const ttfts = db
-    .prepare(`SELECT ${key} AS key, ttft_ms FROM requests WHERE started_at >= ? AND started_at <= ? AND ttft_ms IS NOT NULL ORDER BY ttft_ms`)
-    .all(range.since, range.until) as Array<{ key: string; ttft_ms: number }>;
+    .all(...params) as Sums[];
+  const ttfts = db.prepare(`SELECT ${key} AS key, ttft_ms FROM requests WHERE ${where} AND ttft_ms IS NOT NULL ORDER BY ttft_ms`).all(...params) as Array<{
+    key: string;
+    ttft_ms: number;
+  }>;
 
   const byKey = new Map<string, number[]>();
   const all: number[] = [];
@@ -84,7 +104,8 @@ export function usageReport(db: Database, range: { since: number; until: number;
   const groups = sums.map((s) => ({ ...withTtft(s, byKey.get(s.key) ?? []) }));
   groups.sort(range.by === 'day' ? (a, b) => a.key.localeCompare(b.key) : (a, b) => b.requests - a.requests || a.key.localeCompare(b.key));
   const { key: _key, ...totals } = withTtft(sumGroups(sums), all);
-  return { since: new Date(range.since).toISOString(), until: new Date(range.until).toISOString(), by: range.by, groups, totals };
+  const window = { since: new Date(range.since).toISOString(), until: new Date(range.until).toISOString() };
+  return { ...window, ...(range.run === undefined ? {} : { run: range.run }), by: range.by, groups, totals };
 }
 
 function withTtft(sums: Sums, sortedTtfts: readonly number[]): UsageGroup {

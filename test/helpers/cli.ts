@@ -49,9 +49,9 @@ export interface CliProcess {
 }
 
 /** Runs `bin` (buildPrivateCli's) as a shell runs `llm-route`: the file itself, its `#!/usr/bin/env node` finding this node first on PATH. */
-export function runCli(bin: string, args: string[], env: Record<string, string | undefined> = {}): CliProcess {
+export function runCli(bin: string, args: string[], env: Record<string, string | undefined> = {}, opts: { cwd?: string } = {}): CliProcess {
   const path = `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`;
-  const child = spawn(bin, args, { cwd: repoRoot, env: { ...process.env, PATH: path, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(bin, args, { cwd: opts.cwd ?? repoRoot, env: { ...process.env, PATH: path, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   const lines: string[] = [];
   let err = '';
   const waiters: Array<{ match: (line: string) => boolean; resolve: (line: string) => void }> = [];

@@ -19,6 +19,7 @@ describe('examples/', () => {
         'canary-rollback.yaml',
         'demo.yaml',
         'claude-code.yaml',
+        'claude-code-subscription.yaml',
         'codex.yaml',
         'ollama-native.yaml',
         'shared-redis.yaml',
@@ -45,6 +46,15 @@ describe('examples/', () => {
       fit: { context: 16384, max_prompt_tokens: 12000, vision: false, tools: 'auto' },
     });
     expect(cloud).toMatchObject({ name: 'cloud', provider: { type: 'anthropic' }, fit: { context: 200000, vision: 'auto' } });
+  });
+
+  it("claude-code-subscription.yaml: local first, the client's own login as the fallback, with no key in the environment", () => {
+    const config = loadConfig(join(dir, 'claude-code-subscription.yaml'), {});
+    const [local, plan] = config.routes.get('claude')!.tiers;
+    expect(local).toMatchObject({ name: 'local', provider: { local: true } });
+    expect(local.provider.from_client).toBeUndefined();
+    expect(plan).toMatchObject({ name: 'plan', provider: { type: 'anthropic', base_url: 'https://api.anthropic.com', from_client: true } });
+    expect(plan.provider.api_key).toBeUndefined();
   });
 
   it.each(files)('%s loads and has at least one route with tiers', (file) => {

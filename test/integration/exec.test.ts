@@ -99,7 +99,10 @@ describe('llm-route exec', () => {
     expect(report.status).toBe(200);
     expect(report.tier).toBe('m');
     expect(report.content).toMatch(/^\[m\]/);
-    expect(run.stderr).toBe('');
+    // stderr: only the exit summary, once the child has exited (README "While an agent works").
+    expect(run.stderr).toMatch(
+      /^llm-route: this run \(\d+s\): 1 request, 1 local \/ 0 cloud \(chat\/m 1\); 0 fallbacks; 0 tool calls recovered; 1 in \+ 20 out tokens; \$0\nllm-route: the same from the usage log: llm-route usage -c \S+ --since \S+ --run [0-9a-z]{10} --by tier\n$/,
+    );
   });
 
   it.each([0, 3, 42])('exits with the child exit code %i', async (code) => {
@@ -153,6 +156,8 @@ describe('llm-route exec', () => {
       .map((line) => JSON.parse(line) as { event?: string; route?: string });
     expect(events[0].event).toBe('listening');
     expect(events.some((event) => event.route === 'chat')).toBe(true);
+    // The exit summary, last, as an event of the same log.
+    expect(events.at(-1)).toMatchObject({ event: 'exit_summary', usage: { by: 'tier', totals: { requests: 1 } }, tool_calls_recovered: 0 });
   });
 
   it('exits 2 with the problem at file:line:col for a bad tier file, without running the command', async () => {

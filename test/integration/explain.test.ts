@@ -144,4 +144,20 @@ describe('the real CLI: llm-route explain FILE.json', () => {
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toMatch(/not a valid chat request/);
   });
+  it("a from_client tier: skipped without the client's own credential, tried with it (given by --header)", async () => {
+    const cloud = await h.fake();
+    cloud.always(openaiServer({}));
+    const yaml = configYaml({ tiers: [{ name: 'plan', url: `http://127.0.0.1:${cloud.port}`, type: 'anthropic', api_key: 'from_client' }] });
+    const body = { model: 'chat', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] };
+    const without = await explain(yaml, body, ['--json', '--protocol', 'messages']);
+    expect(without.code).toBe(1);
+    const skipped = (JSON.parse(without.stdout) as Plan).tiers[0];
+    expect(skipped).toMatchObject({ tier: 'plan', decision: 'skip', reason: 'no_client_credential' });
+    const withLogin = await explain(yaml, body, ['--json', '--protocol', 'messages', '--header', 'authorization: Bearer sk-ant-oat01-explain']);
+    expect(withLogin.code, withLogin.stderr).toBe(0);
+    const tried = (JSON.parse(withLogin.stdout) as Plan).tiers[0] as Plan['tiers'][number] & { message: string };
+    expect(tried).toMatchObject({ tier: 'plan', decision: 'try', reason: null });
+    expect(tried.message).toContain("sent the client's own key or login (api_key: from_client)");
+    expect(withLogin.stdout + withLogin.stderr).not.toContain('sk-ant-oat01-explain');
+  });
 });

@@ -58,8 +58,9 @@ export function requestEvents(route: string, attempts: AttemptRecord[], end: Par
       blame: record.outcome === 'ok' ? null : 'tier',
     });
     const next = attempts[i + 1];
-    if (record.outcome !== 'ok' && record.outcome !== 'budget' && record.outcome !== 'too_long' && next && next.tier !== record.tier) {
-      events.push({ type: 'failover', id, route, fromTier: record.tier, reason: record.outcome });
+    const { outcome } = record;
+    if (outcome !== 'ok' && outcome !== 'budget' && outcome !== 'too_long' && outcome !== 'no_client_credential' && next && next.tier !== record.tier) {
+      events.push({ type: 'failover', id, route, fromTier: record.tier, reason: outcome });
     }
   }
   const ttftMs = end.ttftMs ?? attempts.reduce((sum, a) => sum + a.ms, 0);

@@ -24,6 +24,25 @@ describe('shared state and limits in the dashboard', () => {
     ]);
   });
 
+  it('the start-up notice of a tier that cannot answer is a warning line of the log', () => {
+    const state = new DashboardState();
+    state.apply(
+      {
+        type: 'tier_unavailable',
+        route: 'chat',
+        tier: 'local',
+        problem: 'unreachable',
+        detail: 'connection refused (127.0.0.1:11434)',
+        fallback: 'chat/cloud',
+        paid: true,
+      },
+      AT,
+    );
+    expect(state.snapshot(testConfig(), AT).log.map((l) => [l.level, l.text])).toEqual([
+      ['warn', 'chat/local is unreachable (connection refused (127.0.0.1:11434)); its requests go to chat/cloud, a paid tier'],
+    ]);
+  });
+
   it('a tier skipped for a limit or a budget is neither a request nor an error of it; one log line per tier every 10 s', () => {
     const state = new DashboardState();
     const skip = { tier: 'cloud', attempt: 1, outcome: 'rate_limited' as const, ms: 1000, message: 'provider openai at its rpm limit' };

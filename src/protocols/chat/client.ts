@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { clientRequest } from '../core/client-request.js';
+import { type ClientCredential, OPENAI_CREDENTIAL } from '../core/credential.js';
 import { openaiErrorBody, openaiRejection } from '../errors/openai-errors.js';
 import { RelayOutput } from '../stream-output/relay-output.js';
 import { RAW, type ClientRequest, type EventFacts, EVENT_USAGE_ONLY, type ParseResult, type StreamOutput } from '../core/types.js';
@@ -20,11 +21,12 @@ export const chatClient: ClientCodec = {
   protocol: 'chat',
   endpoints: [{ path: '/v1/chat/completions', method: 'POST', serves: 'model' }],
   streamType: SSE_TYPE,
+  credential: OPENAI_CREDENTIAL,
 
-  parse(body: unknown, headers: IncomingHttpHeaders): ParseResult {
+  parse(body: unknown, headers: IncomingHttpHeaders, credential?: ClientCredential): ParseResult {
     const fields = checkedBody(body, ChatBodySchema, isPlainChatBody);
     if (typeof fields === 'string') return { ok: false, message: fields };
-    return { ok: true, request: clientRequest('chat', body as Record<string, unknown>, fields, headers, chatToNeutral) };
+    return { ok: true, request: clientRequest('chat', body as Record<string, unknown>, fields, headers, chatToNeutral, credential) };
   },
 
   errorBody: openaiErrorBody,

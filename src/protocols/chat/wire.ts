@@ -47,6 +47,6 @@ export const chatWire: WireCodec = {
 };
 
 function chatRequest(provider: Provider, body: string, stream: boolean, client: ClientHeaders): UpstreamRequest {
-  const headers = bearerAuth(baseHeaders(provider, stream, client), provider);
+  const headers = bearerAuth(baseHeaders(provider, stream, client), provider, client);
   return { method: 'POST', path: upstreamPath(provider.base_url, '/chat/completions'), headers, body };
 }

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ConversationBuilder, Recognition } from './conversation.js';
+import type { ClientCredential, CredentialSpec } from './credential.js';
 import type { ModelCatalog } from './endpoints.js';
 import type { ClientProtocol } from './names.js';
 import type { NeutralResponse, NeutralTool } from './neutral.js';
@@ -22,8 +23,10 @@ export interface ClientCodec {
   readonly anyContentType?: boolean;
   /** The client family rules see for any request in this protocol, when one family speaks it (Ollama's API: `ollama`). */
   readonly client?: 'ollama';
-  /** Validates a parsed JSON body (a zod schema that keeps unknown fields). */
-  parse(body: unknown, headers: IncomingHttpHeaders): ParseResult;
+  /** What its clients' own credentials are for and come with (a from_client provider is sent them); absent: its clients' keys are for no provider llm-route sends one to (Ollama's API). */
+  readonly credential?: CredentialSpec;
+  /** Validates a parsed JSON body (a zod schema that keeps unknown fields); `credential`: the client's, taken at ingress. */
+  parse(body: unknown, headers: IncomingHttpHeaders, credential?: ClientCredential): ParseResult;
   /** An error made by llm-route, as a body in this protocol. */
   errorBody(error: ErrorSpec): string;
   /** Shapes a payload-fault answer from a tier in another protocol: its status, its words. */

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { ClientCredential } from './credential.js';
 import type { ClientProtocol } from './names.js';
 import type { NeutralRequest } from './neutral.js';
 import type { ClientHeaders, ClientRequest, Unsupported } from './types.js';
@@ -10,13 +11,14 @@ export function clientRequest(
   fields: { model: string; stream?: boolean | null; endpoint?: string },
   headers: IncomingHttpHeaders,
   toNeutral: (body: Record<string, unknown>) => NeutralRequest | Unsupported,
+  credential: ClientCredential | undefined,
 ): ClientRequest {
   const request = {
     protocol,
     body,
     model: fields.model,
     stream: fields.stream === true,
-    headers: clientHeaders(headers),
+    headers: clientHeaders(headers, credential),
     neutral: memoize(() => toNeutral(body)),
   };
   return fields.endpoint === undefined ? request : { ...request, endpoint: fields.endpoint };
@@ -27,9 +29,10 @@ export function offersTools(body: Record<string, unknown>): boolean {
   return Array.isArray(body.tools) && body.tools.length > 0;
 }
 
-/** The client headers a tier may be sent (never credentials). */
-function clientHeaders(headers: IncomingHttpHeaders): ClientHeaders {
+/** The client headers a tier may be sent (its credential only to a from_client provider). */
+function clientHeaders(headers: IncomingHttpHeaders, credential: ClientCredential | undefined): ClientHeaders {
   const out: ClientHeaders = { incoming: headers };
+  if (credential) out.credential = credential;
   const version = single(headers['anthropic-version']);
   if (version) out.anthropicVersion = version;
   const beta = headers['anthropic-beta'];

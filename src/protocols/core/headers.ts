@@ -2,13 +2,14 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { NEVER_FORWARDED_HEADERS, type Provider } from '../../config/schema.js';
 import { compileHeaderGlobs, type GlobMatcher } from '../../util/glob.js';
 import { withoutHopByHop } from '../../util/hop-by-hop.js';
+import { withCredential } from './credential.js';
 import type { ClientHeaders } from './types.js';
 
 /**
  * The headers every upstream call carries whatever its protocol: the content type, the client
  * headers the provider opted into (`forward_headers`), what the provider's config adds, and
- * the client's Idempotency-Key. Credentials are the wire's to add: the client's never go
- * upstream, whatever a glob says.
+ * the client's Idempotency-Key. Credentials are the wire's to add (withCredential): the
+ * client's go only to a from_client provider, whatever a glob says.
  */
 export function baseHeaders(provider: Provider, stream: boolean, client: ClientHeaders): Record<string, string> {
   const headers: Record<string, string> = {
@@ -21,10 +22,9 @@ export function baseHeaders(provider: Provider, stream: boolean, client: ClientH
   return headers;
 }
 
-/** OpenAI-style auth: a Bearer token when the provider has a key, nothing otherwise. */
-export function bearerAuth(headers: Record<string, string>, provider: Provider): Record<string, string> {
-  if (provider.api_key) headers.authorization = `Bearer ${provider.api_key}`;
-  return headers;
+/** OpenAI-style auth: a Bearer token when the provider has a key; the client's own credential for a from_client provider; nothing otherwise. */
+export function bearerAuth(headers: Record<string, string>, provider: Provider, client: ClientHeaders): Record<string, string> {
+  return withCredential(headers, provider, client.credential, 'authorization');
 }
 
 const matchers = new WeakMap<Provider, GlobMatcher>();

@@ -28,6 +28,8 @@ export type AttemptReason =
   | 'server_error'
   | 'timeout_or_conflict'
   | 'auth'
+  // a 401/403 from a provider sent the client's own credential (api_key: from_client): the credential's fault, not the tier's
+  | 'credential_rejected'
   | 'model_not_found'
   | 'client_error'
   | 'context_length'
@@ -50,8 +52,12 @@ export type AttemptReason =
   | 'client_abort'
   | 'shutdown';
 
-/** How one attempt ended: `ok`, a reason it failed, or `budget` (the tier was skipped: its budget was spent). */
-export type AttemptOutcome = 'ok' | AttemptReason | 'budget' | 'too_long';
+/**
+ * How one attempt ended: `ok`, a reason it failed, or why the tier was skipped: `budget` (its
+ * budget was spent), `too_long`, `no_client_credential` (it takes the client's own credential
+ * and the request carried none for it).
+ */
+export type AttemptOutcome = 'ok' | AttemptReason | 'budget' | 'too_long' | 'no_client_credential';
 
 export type RequestOutcome =
   | 'ok' // answered (stream finished cleanly, or a whole response)

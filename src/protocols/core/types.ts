@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Provider, Tier } from '../../config/schema.js';
 import type { Framer } from '../../sse/framer.js';
+import type { ClientCredential } from './credential.js';
 import type { AttemptReason, ClientProtocol } from './names.js';
 import type { NeutralRequest, NeutralResponse } from './neutral.js';
 import type { StreamPart } from './stream-part.js';
@@ -90,8 +91,10 @@ export interface UpstreamAnswer {
   body: Buffer;
 }
 
-/** Headers from the client that a wire may pass on (never credentials). */
+/** Headers from the client that a wire may pass on (credentials only to a from_client provider). */
 export interface ClientHeaders {
+  /** The client's own key or login, taken at ingress when the tier file has a from_client provider (core/credential.ts). */
+  credential?: ClientCredential;
   anthropicVersion?: string;
   anthropicBeta?: string;
   idempotencyKey?: string;

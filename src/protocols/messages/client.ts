@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { promptEstimate } from '../core/prompt-tokens.js';
 import { clientRequest } from '../core/client-request.js';
+import type { ClientCredential, CredentialSpec } from '../core/credential.js';
 import { checkedBody } from '../core/plain-body.js';
 import { RelayOutput } from '../stream-output/relay-output.js';
 import type { ClientRequest, ParseResult } from '../core/types.js';
@@ -23,6 +24,17 @@ function inputEstimate(request: ClientRequest): number {
   return tokens;
 }
 
+/**
+ * Anthropic's clients: an API key in x-api-key, or a login's OAuth token in Authorization
+ * (Claude Code with a subscription), whose anthropic-beta carries what that login needs
+ * (`oauth-2025-04-20`).
+ */
+const ANTHROPIC_CREDENTIAL: CredentialSpec = {
+  api: 'anthropic',
+  companions: ['anthropic-beta'],
+  advice: "log in to Claude Code (/login), or set ANTHROPIC_API_KEY (the SDK's apiKey) to your own Anthropic key",
+};
+
 const MESSAGE_STOP = Buffer.from(sse('message_stop', { type: 'message_stop' }));
 
 /** Anthropic Messages, as Claude Code and the Anthropic SDKs speak it to llm-route (`POST /v1/messages`). */
@@ -34,11 +46,12 @@ export const messagesClient: ClientCodec = {
   ],
   pathPrefix: '/v1/messages',
   streamType: SSE_TYPE,
+  credential: ANTHROPIC_CREDENTIAL,
 
-  parse(body: unknown, headers: IncomingHttpHeaders): ParseResult {
+  parse(body: unknown, headers: IncomingHttpHeaders, credential?: ClientCredential): ParseResult {
     const fields = checkedBody(body, MessagesBodySchema, isPlainMessagesBody);
     if (typeof fields === 'string') return { ok: false, message: fields };
-    return { ok: true, request: clientRequest('messages', body as Record<string, unknown>, fields, headers, messagesToNeutral) };
+    return { ok: true, request: clientRequest('messages', body as Record<string, unknown>, fields, headers, messagesToNeutral, credential) };
   },
 
   errorBody: anthropicErrorBody,

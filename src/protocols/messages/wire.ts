@@ -4,6 +4,7 @@ import { ANSWER_TOOL } from '../translate/answer-tool.js';
 import { classifyStatus } from '../errors/classify-status.js';
 import { scannedUsage } from '../core/json.js';
 import { baseHeaders, bearerAuth } from '../core/headers.js';
+import { withCredential } from '../core/credential.js';
 import { capBodyTokens } from '../translate/max-tokens.js';
 import type { NeutralRequest } from '../core/neutral.js';
 import { upstreamPath } from '../core/paths.js';
@@ -42,8 +43,9 @@ export const messagesWire: WireCodec = {
 
   encodeRequest(provider: Provider, tier: Tier, request: NeutralRequest, stream: boolean, headers: ClientHeaders): UpstreamRequest | Unsupported {
     const body = messagesFromNeutral(request, tier, stream);
-    // anthropic-beta is about Messages features: a translated request asked for none.
     if (isUnsupported(body)) return body;
+    // anthropic-beta is about Messages features: a translated request asked for none. (A client's
+    // own credential still brings the one it needs, e.g. its OAuth beta: see core/credential.ts.)
     const upstream = messagesRequest(provider, JSON.stringify(body), stream, { ...headers, anthropicBeta: undefined });
     if (request.responseFormat && request.responseFormat.type !== 'text') upstream.answerTool = ANSWER_TOOL;
     if (request.reasoningEffort && request.reasoningEffort !== 'none' && body.thinking === undefined) {
@@ -72,10 +74,10 @@ export function messagesRequest(provider: Provider, body: string, stream: boolea
   if (client.anthropicBeta) headers['anthropic-beta'] = client.anthropicBeta;
   let path: string;
   if (provider.type === 'anthropic') {
-    if (provider.api_key) headers['x-api-key'] = provider.api_key;
+    withCredential(headers, provider, client.credential, 'x-api-key');
     path = upstreamPath(provider.base_url, `/v1/messages${suffix}`);
   } else {
-    bearerAuth(headers, provider);
+    bearerAuth(headers, provider, client);
     path = upstreamPath(provider.base_url, `/messages${suffix}`);
   }
   return { method: 'POST', path, headers, body };

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ClientCodec } from '../core/client-codec.js';
 import { clientRequest } from '../core/client-request.js';
+import type { ClientCredential } from '../core/credential.js';
 import { NDJSON_TYPE } from '../core/endpoints.js';
 import type { NeutralRequest } from '../core/neutral.js';
 import { checkedBody } from '../core/plain-body.js';
@@ -62,7 +63,7 @@ function parser(
   toNeutral: (body: Record<string, unknown>) => NeutralRequest | Unsupported,
   endpoint?: string,
 ): ClientCodec['parse'] {
-  return (body: unknown, headers: IncomingHttpHeaders): ParseResult => {
+  return (body: unknown, headers: IncomingHttpHeaders, credential?: ClientCredential): ParseResult => {
     const fields = check(body);
     if (typeof fields === 'string') return { ok: false, message: fields };
     const request = clientRequest(
@@ -71,6 +72,7 @@ function parser(
       { model: fields.model, stream: fields.stream !== false, endpoint },
       headers,
       toNeutral,
+      credential,
     );
     return { ok: true, request: Object.assign(request, { arrivedAt: performance.now() }) };
   };

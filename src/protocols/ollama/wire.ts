@@ -47,7 +47,7 @@ export const ollamaWire: WireCodec = {
 const CHAT = '/api/chat';
 
 function ollamaRequest(provider: Provider, endpoint: string, body: string, stream: boolean, client: ClientHeaders): UpstreamRequest {
-  const headers = bearerAuth(baseHeaders(provider, stream, client), provider);
+  const headers = bearerAuth(baseHeaders(provider, stream, client), provider, client);
   headers.accept = stream ? 'application/x-ndjson' : 'application/json';
   return { method: 'POST', path: upstreamPath(provider.base_url, endpoint), headers, body };
 }

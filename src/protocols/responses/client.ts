@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { isRecord } from '../../util/is-record.js';
 import { clientRequest } from '../core/client-request.js';
+import { type ClientCredential, OPENAI_CREDENTIAL } from '../core/credential.js';
 import { RelayOutput } from '../stream-output/relay-output.js';
 import { openaiErrorBody, openaiRejection } from '../errors/openai-errors.js';
 import { isUnsupported, RAW, type ClientRequest, type EventFacts, type ParseResult } from '../core/types.js';
@@ -18,11 +19,12 @@ export const responsesClient: ClientCodec = {
   protocol: 'responses',
   endpoints: [{ path: '/v1/responses', method: 'POST', serves: 'model' }],
   streamType: SSE_TYPE,
+  credential: OPENAI_CREDENTIAL,
 
-  parse(body: unknown, headers: IncomingHttpHeaders): ParseResult {
+  parse(body: unknown, headers: IncomingHttpHeaders, credential?: ClientCredential): ParseResult {
     const fields = checkedBody(body, ResponsesBodySchema, isPlainResponsesBody);
     if (typeof fields === 'string') return { ok: false, message: fields };
-    return { ok: true, request: clientRequest('responses', body as Record<string, unknown>, fields, headers, responsesToNeutral) };
+    return { ok: true, request: clientRequest('responses', body as Record<string, unknown>, fields, headers, responsesToNeutral, credential) };
   },
 
   errorBody: openaiErrorBody,

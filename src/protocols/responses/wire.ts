@@ -23,7 +23,7 @@ export const responsesWire: WireCodec = {
   framer: () => new SseParser(),
 
   relayRequest(provider: Provider, tier: Tier, body: Record<string, unknown>, stream: boolean, client: ClientHeaders): UpstreamRequest {
-    const headers = bearerAuth(baseHeaders(provider, stream, client), provider);
+    const headers = bearerAuth(baseHeaders(provider, stream, client), provider, client);
     const upstreamBody: Record<string, unknown> = { ...body, model: tier.model };
     capBodyTokens(upstreamBody, MAX_TOKENS_FIELDS, tier);
     return { method: 'POST', path: upstreamPath(provider.base_url, '/responses'), headers, body: JSON.stringify(upstreamBody) };

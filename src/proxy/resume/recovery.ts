@@ -66,7 +66,7 @@ export class Recovery {
         site.req.admission?.leave(tier);
         resumed.result = run.diverged() ? 'diverged' : 'failed';
         // Upstream words can echo the key; they go to the client here.
-        const why = 'refused' in run ? run.refused : redactSecrets(run.error.message, tier.provider);
+        const why = 'refused' in run ? run.refused : redactSecrets(run.error.message, tier.provider, site.req.request.headers.credential?.secrets);
         return this.giveUp(end, sink, `${end.interruption.message}; its recovery on tier ${tier.name} failed: ${why}`, run.error);
       }
       return this.second(end, run, resumed, tier);
