@@ -52,10 +52,7 @@ export interface ProxyOptions {
   random?: () => number;
   /** Re-read the tier file when it changes (serve). */
   watch?: boolean;
-  /**
-   * How a reload reads the tier file (default: loadConfig with the environment). The demo's
-   * keeps its mock upstreams' URLs and its temporary usage log on every reload, as at start.
-   */
+  /** How a reload reads the tier file (default: loadConfig); the demo's keeps its mocks' URLs and temporary usage log. */
   readConfig?: (file: string) => Config;
   /** Run active health checks and warm-ups once listening; off for embedded and test servers (serve starts them itself, after `start:`). */
   activeChecks?: boolean;
@@ -169,10 +166,7 @@ export class ProxyServer {
     });
   }
 
-  /**
-   * The start-up notice (health/tier-notice.ts): every tier checked once, and each that cannot
-   * answer said on the bus (the UI's log, the JSON log); the caller prints them for people.
-   */
+  /** The start-up notice (health/tier-notice.ts): each tier that cannot answer goes on the bus; the caller prints them. */
   async announceUnavailableTiers(opts: { dispatcher?: Dispatcher; signal?: AbortSignal } = {}): Promise<TierUnavailable[]> {
     const notices = await tierNotice(this.app.config, opts);
     for (const notice of notices) this.app.telemetry.emit(notice);
