@@ -81,6 +81,8 @@ const STEPS: string[] = [
   'ALTER TABLE requests ADD COLUMN prompt_truncated TEXT;',
   // 4: a tool call the model wrote as text (SPEC "Tool calls written as text"): {"format","calls","repaired","result"}
   'ALTER TABLE requests ADD COLUMN tool_text TEXT;',
+  // 5: whether the tier's server reported its cached prompt tokens (1) or said nothing of a cache (0), for a hit rate that is not diluted by servers that never say
+  'ALTER TABLE requests ADD COLUMN cache_reported INTEGER;',
 ];
 
 export const SCHEMA_VERSION = STEPS.length;
