@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { clientRequest } from '../core/client-request.js';
+import { clientRequest, sessionId } from '../core/client-request.js';
 import { openaiErrorBody, openaiRejection } from '../errors/openai-errors.js';
 import { RelayOutput } from '../stream-output/relay-output.js';
 import { RAW, type ClientCodec, type ClientRequest, type EventFacts, EVENT_USAGE_ONLY, type ParseResult, type StreamOutput } from '../core/types.js';
@@ -34,6 +34,9 @@ export const chatClient: ClientCodec = {
   renderResponse(response, request) {
     return renderChatResponse(response, request.model);
   },
+
+  // OpenAI's prompt_cache_key names a conversation (an agent's, or Codex's through chat).
+  session: (request) => sessionId(request.body.prompt_cache_key),
 };
 
 /**

@@ -31,6 +31,15 @@ function clientHeaders(headers: IncomingHttpHeaders): ClientHeaders {
   return out;
 }
 
+/** The first of `ids` that is a non-empty string (a header, then a body field): a request's session id. */
+export function sessionId(...ids: unknown[]): string | undefined {
+  for (const id of ids) {
+    const value = Array.isArray(id) ? id[0] : id;
+    if (typeof value === 'string' && value !== '') return value;
+  }
+  return undefined;
+}
+
 function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
