@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { anthropicMessage } from '../helpers/anthropic-upstream.js';
+import { LOADING_BODY } from '../helpers/fake-llama-server.js';
 import { completion } from '../helpers/fake-upstream.js';
 import { useHarness } from '../helpers/harness.js';
 import { ollamaWhole } from '../helpers/ollama-upstream.js';
@@ -54,7 +55,7 @@ describe("Claude Code's billing line", () => {
 
   it('reaches an anthropic tier untouched, also after an imitation failed first', async () => {
     const imitation = await h.fake();
-    imitation.always((ctx) => ctx.json(503, { error: { code: 503, message: 'Loading model', type: 'unavailable_error' } }));
+    imitation.always((ctx) => ctx.json(503, LOADING_BODY));
     const anthropic = await h.fake();
     anthropic.always((ctx) => ctx.json(200, anthropicMessage([{ type: 'text', text: 'ok' }])));
     const proxy = await h.proxy({
