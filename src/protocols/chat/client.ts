@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { clientRequest } from '../core/client-request.js';
+import { clientRequest, sessionId } from '../core/client-request.js';
 import type { ClientCredential, CredentialSpec } from '../core/credential.js';
 import { openaiErrorBody, openaiRejection } from '../errors/openai-errors.js';
 import { RelayOutput } from '../stream-output/relay-output.js';
@@ -43,6 +43,9 @@ export const chatClient: ClientCodec = {
   renderResponse(response, request) {
     return renderChatResponse(response, request.model);
   },
+
+  // OpenAI's prompt_cache_key names a conversation (an agent's, or Codex's through chat).
+  session: (request) => sessionId(request.body.prompt_cache_key),
 };
 
 /**

@@ -226,6 +226,12 @@ export interface ClientCodec {
   renderer(request: ClientRequest): StreamRenderer;
   /** A whole neutral answer in this protocol. */
   renderResponse(response: NeutralResponse, request: ClientRequest): string;
+  /**
+   * The conversation the request belongs to, as its client names it (a header of a known
+   * client, else a field of this protocol's body); undefined when it names none. Session
+   * affinity keeps a conversation on the tier that has it in its prompt cache.
+   */
+  session(request: ClientRequest): string | undefined;
 }
 
 /**

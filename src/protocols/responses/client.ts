@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { isRecord } from '../../util/is-record.js';
-import { clientRequest } from '../core/client-request.js';
+import { clientRequest, sessionId } from '../core/client-request.js';
 import type { ClientCredential } from '../core/credential.js';
 import { OPENAI_CREDENTIAL } from '../chat/client.js';
 import { RelayOutput } from '../stream-output/relay-output.js';
@@ -27,6 +27,8 @@ export const responsesClient: ClientCodec = {
   relay: () => new ResponsesRelay(),
   renderer: (request) => new ResponsesRenderer(request.model, toolNamespaces(request)),
   renderResponse: (response, request) => renderResponsesResponse(response, request.model, toolNamespaces(request)),
+  // Codex names its conversation in a session_id header, and as prompt_cache_key.
+  session: (request) => sessionId(request.headers.incoming?.session_id, request.body.prompt_cache_key),
 };
 
 /** The namespace of each namespaced tool the client offered (Codex groups its tools). */
