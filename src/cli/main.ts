@@ -184,7 +184,7 @@ export async function main(argv: string[]): Promise<void> {
 
   program
     .command('usage')
-    .description('requests, failovers, TTFT p50/p95, tokens and cost from the usage log')
+    .description('requests, failovers, TTFT p50/p95, tokens, prompt-cache hit rate and cost from the usage log')
     .addOption(configOption())
     .option('--since <when>', 'window start: 30m, 24h, 7d, 2w or an ISO date', '24h')
     .option(

@@ -7,17 +7,22 @@
  * is not even shaped like a JSON object.
  */
 export function findUsageObject(body: Buffer): string | null | 'not_json' {
+  return findTopLevelObject(body, KEY);
+}
+
+/** The same for another key whose value is an object (llama.cpp's `timings`, beside its usage). */
+export function findTopLevelObject(body: Buffer, key: Buffer): string | null | 'not_json' {
   const first = firstNonSpace(body);
   const last = lastNonSpace(body);
   if (first === -1 || body[first] !== OPEN || body[last] !== CLOSE) return 'not_json';
   let from = body.length;
   for (;;) {
-    const at = body.lastIndexOf(KEY, from);
+    const at = body.lastIndexOf(key, from);
     if (at <= 0) return null;
     from = at - 1;
     if (body[at - 1] === BACKSLASH) continue;
-    let i = skipSpace(body, at + KEY.length);
-    if (body[i] !== COLON) continue; // the string "usage" as a value, not a key
+    let i = skipSpace(body, at + key.length);
+    if (body[i] !== COLON) continue; // the string as a value, not a key
     i = skipSpace(body, i + 1);
     if (body[i] !== OPEN) return null; // "usage": null
     const end = matchingBrace(body, i);

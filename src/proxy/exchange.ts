@@ -10,7 +10,6 @@ import type { RequestFinished, SaverMeasure } from '../telemetry/events.js';
 import { AnswerCapture } from './answer-capture.js';
 import { ClientLifetime } from '../util/client-lifetime.js';
 import { isShutdown } from './shutdown.js';
-import { clientSession } from '../rules/client-class.js';
 import { type CommitPort, ResponseSink, type StreamSink } from './stream-sink.js';
 
 export type FinishFields = Pick<RequestFinished, 'tier' | 'status' | 'outcome'> &
@@ -36,7 +35,7 @@ export type FinishFields = Pick<RequestFinished, 'tier' | 'status' | 'outcome'> 
  * What the request path sees of the running app: its config and pools only through the
  * snapshot an exchange takes at arrival (a reload replaces the app's, never a request's).
  */
-export type ProxyView = Pick<AppContext, 'snapshot' | 'gate' | 'telemetry' | 'random' | 'state' | 'inFlight' | 'streams'>;
+export type ProxyView = Pick<AppContext, 'snapshot' | 'gate' | 'telemetry' | 'random' | 'affinity' | 'state' | 'inFlight' | 'streams'>;
 
 /**
  * One request's life: the config and pools it was admitted under (a snapshot taken at its
@@ -60,6 +59,8 @@ export class Exchange implements CommitPort {
   private savers: SaverMeasure[] | undefined;
   /** The rule that chose the route (its name, else its index); none: the model name did. */
   private rule: string | number | undefined;
+  /** Session affinity decided a weighted draw of its plan. */
+  private affinity: true | undefined;
   /** For a request with an Idempotency-Key that runs: what the client gets is also kept here. */
   private capture: AnswerCapture | null = null;
   /** How the request ended (its request_end fields), once it has. */
@@ -98,6 +99,11 @@ export class Exchange implements CommitPort {
     if (this.res.destroyed) this.onClose();
     this.app.inFlight.add(this.client);
     if (announce) this.app.telemetry.emit({ type: 'request_start', id: this.id, route: route.name, stream: request.stream, protocol: this.codec.protocol });
+  }
+
+  /** Session affinity, not a weighted draw, decided which tier the request went to. */
+  noteAffinity(): void {
+    this.affinity = true;
   }
 
   /** The request's `model` reached `route` only through its `*` alias: the log says so (once per name). */
@@ -265,6 +271,7 @@ export class Exchange implements CommitPort {
       estimate: fields.estimate,
       savers: this.savers,
       rule: this.rule,
+      affinity: this.affinity,
       chunkErrors: fields.chunkErrors ?? 0,
       error: fields.error,
       resumed: fields.resumed,
@@ -274,7 +281,7 @@ export class Exchange implements CommitPort {
       toolText: fields.toolText,
       credential: tier?.provider.from_client ? 'client' : undefined,
       // The agent session the client named (a request that never began has none).
-      session: this.request?.headers.incoming && clientSession(this.request.headers.incoming),
+      session: this.request ? this.codec.session(this.request) : undefined,
     });
   }
 

@@ -60,6 +60,7 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
         pools: exchange.pools,
         admission,
         onFallback: idempotent?.onFallback,
+        onAffinity: () => exchange.noteAffinity(),
         prompt,
       },
       app,

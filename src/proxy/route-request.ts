@@ -8,6 +8,7 @@ import { type Flight, HedgeDoor, type HedgeEnd, race, startFlight } from './hedg
 import { retryDelayMs } from './backoff.js';
 import { sleep } from '../util/sleep.js';
 import { planTiers } from './plan.js';
+import { answeredBy, sessionTier } from './session-stay.js';
 import { Recovery } from './resume/recovery.js';
 import { tierFit } from '../fit/tier-facts.js';
 import { PromptCount } from '../protocols/core/prompt-tokens.js';
@@ -49,6 +50,8 @@ interface Walk extends AttemptSite {
   tooLong: TooLongNumbers[];
   limited: Limited | null;
   allTimedOut: boolean;
+  /** The request's session when the plan asked for it: the tier that answers is remembered for its next turn. */
+  session: string | undefined;
 }
 
 /** A tier's tries ended without an answer: go on to the next tier, or stop with this outcome. */
@@ -59,7 +62,17 @@ type TierVerdict = 'next' | RoutingOutcome;
  * tier's faults. It returns at the first commit; after that nothing here runs again.
  */
 export async function routeRequest(req: RoutingRequest, app: RoutingView): Promise<RoutingOutcome> {
-  const { tiers: plan, allDown } = planTiers(req.route, app.gate, app.random);
+  // The request's session, asked for only when the plan meets a weighted tier (a draw it could lose).
+  let session: string | undefined;
+  const {
+    tiers: plan,
+    allDown,
+    affinity,
+  } = planTiers(req.route, app.gate, app.random, () => {
+    session = req.codec.session(req.request);
+    return session === undefined ? null : sessionTier(app.affinity, req.route, session);
+  });
+  if (affinity) req.onAffinity?.();
   const walk: Walk = {
     req,
     app,
@@ -75,6 +88,7 @@ export async function routeRequest(req: RoutingRequest, app: RoutingView): Promi
     opened: 0,
     carried: null,
     door: null,
+    session,
   };
   if (req.route.hedge_ms !== null && req.request.stream && plan.length > 1) walk.door = new HedgeDoor(req.port, walk.log.records);
   for (let t = 0; t < plan.length; t++) {
@@ -208,6 +222,7 @@ function streamResult(walk: Walk, flight: Flight, result: CommitResult): Tried {
   const attempts = walk.log.records;
   const { tier, call, resume, t } = flight;
   walk.log.ok(tier, flight.n, result.elapsedMs);
+  answeredBy(walk.app.affinity, walk.req.route, walk.session, tier);
   const recovery = resume && new Recovery({ site: walk, state: resume, plan: walk.plan, at: t });
   return { kind: 'stream', tier, call, relay: result.relay, attempts, recovery, ...(walk.hedge ? { hedge: walk.hedge } : {}) };
 }
@@ -272,6 +287,7 @@ function hedgeFailed(walk: Walk, hedge: Flight, error: AttemptError): void {
 function unaryResult(walk: Walk, tier: Tier, call: UpstreamCall, n: number, attempt: UnaryAttempt, result: UnaryResult): Tried {
   if (!result.ok) return { error: result.error, elapsedMs: attempt.elapsedMs };
   walk.log.ok(tier, n, attempt.elapsedMs, result.answer.answer.status);
+  answeredBy(walk.app.affinity, walk.req.route, walk.session, tier);
   return { kind: 'unary', tier, call, answer: result.answer, attempts: walk.log.records };
 }
 

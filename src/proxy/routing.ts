@@ -9,7 +9,7 @@ import type { CommitPort } from './stream-sink.js';
 import type { RequestAdmission } from './tier-admission.js';
 
 /** What the routing loop uses of the running app: the config and pools are the request's (its snapshot). */
-export type RoutingView = Pick<AppContext, 'gate' | 'telemetry' | 'random'>;
+export type RoutingView = Pick<AppContext, 'gate' | 'telemetry' | 'random' | 'affinity'>;
 
 /** One request as the routing loop sees it. */
 export interface RoutingRequest {
@@ -28,6 +28,8 @@ export interface RoutingRequest {
   admission?: RequestAdmission | null;
   /** A tier failed and the next one is tried (an idempotent request's record says so). */
   onFallback?: () => void;
+  /** The session's tier decided a weighted draw (the request's log line says so). */
+  onAffinity?: () => void;
   /** The prompt's token count for the fit check, made only if needed; the caller compares it with the usage after. */
   prompt?: PromptCount;
 }

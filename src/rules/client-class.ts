@@ -57,20 +57,6 @@ export function requestClass(client: ClientKind, headers: IncomingHttpHeaders, m
   return modelClass(model) ?? 'main';
 }
 
-/** Claude Code's session id header (sent since 2.1.86: a UUID per session, the `session_id` its status line command gets). */
-const SESSION_HEADER = 'x-claude-code-session-id';
-const SANE_SESSION = /^[\w.:-]{1,128}$/;
-
-/**
- * The agent session a request belongs to, when its client names one: Claude Code's
- * `x-claude-code-session-id`. Only a sane token is kept (it becomes a key of the server's
- * per-session summaries, never a metric label or a usage column).
- */
-export function clientSession(headers: IncomingHttpHeaders): string | undefined {
-  const id = headers[SESSION_HEADER];
-  return typeof id === 'string' && SANE_SESSION.test(id) ? id : undefined;
-}
-
 /** Claude Code's first system block is its billing line (`x-anthropic-billing-header: …;`); a subagent's ends `cc_is_subagent=true;`. */
 function billedAsSubagent(system: unknown): boolean {
   if (!Array.isArray(system)) return false;

@@ -29,6 +29,7 @@ import { StreamSlots } from '../proxy/stream-slots.js';
 import { isLoopbackHost } from '../util/loopback.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { openState } from '../state/open-state.js';
+import { SessionAffinity } from '../state/session-affinity.js';
 import { settleWhenQuiet } from '../runtime/settle-when-quiet.js';
 import type { StateBackend } from '../state/types.js';
 
@@ -52,10 +53,7 @@ export interface ProxyOptions {
   random?: () => number;
   /** Re-read the tier file when it changes (serve). */
   watch?: boolean;
-  /**
-   * How a reload reads the tier file (default: loadConfig with the environment). The demo's
-   * keeps its mock upstreams' URLs and its temporary usage log on every reload, as at start.
-   */
+  /** How a reload reads the tier file (default: loadConfig); the demo's keeps its mocks' URLs and temporary usage log. */
   readConfig?: (file: string) => Config;
   /** Run active health checks and warm-ups once listening; off for embedded and test servers (serve starts them itself, after `start:`). */
   activeChecks?: boolean;
@@ -119,6 +117,7 @@ export class ProxyServer {
       metrics,
       state: this.state,
       random: options.random ?? Math.random,
+      affinity: new SessionAffinity(now),
       snapshot: () => ({ config: this.app.config, pools: this.app.pools.acquire() }),
       inFlight: new Set(),
       handling: 0,
@@ -169,10 +168,7 @@ export class ProxyServer {
     });
   }
 
-  /**
-   * The start-up notice (health/tier-notice.ts): every tier checked once, and each that cannot
-   * answer said on the bus (the UI's log, the JSON log); the caller prints them for people.
-   */
+  /** The start-up notice (health/tier-notice.ts): each tier that cannot answer goes on the bus; the caller prints them. */
   async announceUnavailableTiers(opts: { dispatcher?: Dispatcher; signal?: AbortSignal } = {}): Promise<TierUnavailable[]> {
     const notices = await tierNotice(this.app.config, opts);
     for (const notice of notices) this.app.telemetry.emit(notice);

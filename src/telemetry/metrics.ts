@@ -61,6 +61,12 @@ export class Metrics {
     labelNames: ['route', 'tier', 'kind'],
     registers: [this.registry],
   });
+  private readonly cachedPrompt = new CounterCells({
+    name: 'llm_cached_prompt_tokens_total',
+    help: "Prompt tokens the tier's server read from its prompt (KV) cache, as it reported them; no series for a tier whose server reports none.",
+    labelNames: ['route', 'tier'],
+    registers: [this.registry],
+  });
 
   private readonly resumes = new CounterCells({
     name: 'llm_stream_resumes_total',
@@ -159,13 +165,17 @@ export class Metrics {
         if (event.usage) {
           this.child3(this.tokens, event.route, tier, 'prompt').inc(event.usage.prompt_tokens);
           this.child3(this.tokens, event.route, tier, 'completion').inc(event.usage.completion_tokens);
+          // Counted even at 0: a series says the server reports its cache, so a hit rate of 0 is a miss, not silence.
+          if (event.usage.cached_tokens !== undefined) this.child(this.cachedPrompt, event.route, tier).inc(event.usage.cached_tokens);
         }
         if (event.promptTruncated) this.child(this.truncations, event.route, tier).inc();
         for (const report of event.toolText ?? []) this.child4(this.toolTexts, event.route, report.tier, report.format, report.result).inc();
         if (event.hedged) this.child(this.hedges, event.route, event.hedged.result).inc();
         if (event.loserUsage) {
-          this.child3(this.tokens, event.route, event.loserUsage.tier, 'prompt').inc(event.loserUsage.usage.prompt_tokens);
-          this.child3(this.tokens, event.route, event.loserUsage.tier, 'completion').inc(event.loserUsage.usage.completion_tokens);
+          const { tier: loser, usage } = event.loserUsage;
+          this.child3(this.tokens, event.route, loser, 'prompt').inc(usage.prompt_tokens);
+          this.child3(this.tokens, event.route, loser, 'completion').inc(usage.completion_tokens);
+          if (usage.cached_tokens !== undefined) this.child(this.cachedPrompt, event.route, loser).inc(usage.cached_tokens);
         }
         return;
       }

@@ -116,6 +116,8 @@ export interface RequestFinished {
   savers?: SaverMeasure[];
   /** The rule of `rules:` that chose the route: its `name:`, else its 0-based index (SPEC "Routing by purpose"). */
   rule?: string | number;
+  /** Session affinity decided a weighted draw: the session stayed on the tier that answered its last turn. */
+  affinity?: true;
   chunkErrors: number;
   error?: string;
   /** A committed stream that broke and was recovered (or tried to be) on a resume route. */

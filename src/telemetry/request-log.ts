@@ -153,6 +153,7 @@ export function toLogLine(event: RequestFinished, time = new Date().toISOString(
   };
   if (event.rule !== undefined) line.rule = event.rule;
   if (event.credential) line.credential = event.credential;
+  if (event.affinity) line.affinity = true;
   if (event.usage) line.usage = event.usage;
   if (event.savers) {
     // What the savers measured, beside what the upstream billed: how far the estimate is from the bill.

@@ -194,6 +194,7 @@ export class DashboardState {
       failovers: stats?.failovers ?? 0,
       ttft: stats?.ttft.percentiles(now) ?? null,
       ttftHistory: stats?.ttft.recent(historyLength) ?? [],
+      cacheHitRate: stats?.cache.hitRate() ?? null,
       context: tierFit(tier).context ?? null,
       ...(loaded === undefined ? {} : { loaded }),
     };
@@ -233,6 +234,7 @@ export class DashboardState {
     if (event.promptTruncated && event.tier) this.warnTruncation(event.route, event.tier, event.promptTruncated, at);
     this.today.add(event, at);
     if (event.outcome === 'interrupted' && event.tier) this.tiers.get(event.route, event.tier).errors++;
+    if (event.usage?.cached_tokens !== undefined && event.tier) this.tiers.get(event.route, event.tier).cache.add(event.usage);
     const request = this.open.get(event.id);
     if (!request) return;
     this.open.delete(event.id);

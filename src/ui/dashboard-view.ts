@@ -26,6 +26,8 @@ export interface TierView {
   ttft: Percentiles | null;
   /** The latest TTFTs in ms, oldest first. */
   ttftHistory: number[];
+  /** The share of prompt tokens its server read from its prompt cache, over its last 20 answers that said (0..1); null: none said. */
+  cacheHitRate: number | null;
   /** The tier's context window in tokens as the fit check knows it; null: unknown. */
   context: number | null;
   /** Its server's word on the model: loaded, or not (cold); absent when the server says nothing. */

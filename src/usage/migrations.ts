@@ -85,6 +85,8 @@ const STEPS: string[] = [
   'ALTER TABLE requests ADD COLUMN credential TEXT;',
   // 6: the llm-route process (a serve, an exec) that served the request: exec's exit summary and `usage --run` read one run's rows
   'ALTER TABLE requests ADD COLUMN run TEXT;',
+  // 7: whether the tier's server reported its cached prompt tokens (1) or said nothing of a cache (0), for a hit rate that is not diluted by servers that never say
+  'ALTER TABLE requests ADD COLUMN cache_reported INTEGER;',
 ];
 
 export const SCHEMA_VERSION = STEPS.length;

@@ -58,6 +58,8 @@ export interface RequestRow {
   promptTokens: number;
   completionTokens: number;
   cachedTokens: number;
+  /** The tier's server reported how many prompt tokens it read from its cache (cachedTokens may be 0 then). */
+  cacheReported: boolean;
   tokenSource: TokenSource | null;
   costUsd: number;
   savedUsd: number;
@@ -132,6 +134,7 @@ export function requestRow(e: LoggedRequest, book: PriceBook, counter: TokenCoun
     promptTokens: prompt,
     completionTokens: completion,
     cachedTokens: cached,
+    cacheReported: e.usage ? e.usage.cached_tokens !== undefined : cached > 0,
     tokenSource,
     costUsd: cost,
     savedUsd: saved,

@@ -15,6 +15,11 @@ export interface UsageGroup {
   prompt_tokens: number;
   completion_tokens: number;
   cached_tokens: number;
+  /**
+   * Of the prompt tokens of requests whose tier's server reported its cache, the share it read
+   * from the cache (0..1, four decimals); null when no server in the group reported one.
+   */
+  cache_hit_rate: number | null;
   estimated_requests: number;
   cost_usd: number;
   saved_usd: number;
@@ -67,6 +72,8 @@ interface Sums {
   prompt_tokens: number;
   completion_tokens: number;
   cached_tokens: number;
+  /** The prompt tokens of the requests whose server reported its cache (rows from before the column: those with cached tokens). */
+  cache_prompt_tokens: number;
   estimated_requests: number;
   cost_usd: number;
   saved_usd: number;
@@ -84,6 +91,7 @@ export function usageReport(db: Database, range: UsageRange & { by: GroupBy }): 
     .prepare(
       `SELECT ${key} AS key, count(*) AS requests, total(failover) AS failovers, total(${ERROR_SQL}) AS errors,
        total(prompt_tokens) AS prompt_tokens, total(completion_tokens) AS completion_tokens, total(cached_tokens) AS cached_tokens,
+       total(CASE WHEN cache_reported = 1 OR cached_tokens > 0 THEN prompt_tokens END) AS cache_prompt_tokens,
        total(token_source LIKE 'estimated:%') AS estimated_requests, total(cost_usd) AS cost_usd, total(saved_usd) AS saved_usd
      FROM requests WHERE ${where} GROUP BY 1`,
     )
@@ -119,6 +127,7 @@ function withTtft(sums: Sums, sortedTtfts: readonly number[]): UsageGroup {
     prompt_tokens: sums.prompt_tokens,
     completion_tokens: sums.completion_tokens,
     cached_tokens: sums.cached_tokens,
+    cache_hit_rate: sums.cache_prompt_tokens > 0 ? Math.round((sums.cached_tokens / sums.cache_prompt_tokens) * 10_000) / 10_000 : null,
     estimated_requests: sums.estimated_requests,
     cost_usd: sums.cost_usd,
     saved_usd: sums.saved_usd,
@@ -134,6 +143,7 @@ function sumGroups(groups: readonly Sums[]): Sums {
     prompt_tokens: 0,
     completion_tokens: 0,
     cached_tokens: 0,
+    cache_prompt_tokens: 0,
     estimated_requests: 0,
     cost_usd: 0,
     saved_usd: 0,
@@ -145,6 +155,7 @@ function sumGroups(groups: readonly Sums[]): Sums {
     total.prompt_tokens += g.prompt_tokens;
     total.completion_tokens += g.completion_tokens;
     total.cached_tokens += g.cached_tokens;
+    total.cache_prompt_tokens += g.cache_prompt_tokens;
     total.estimated_requests += g.estimated_requests;
     total.cost_usd += g.cost_usd;
     total.saved_usd += g.saved_usd;

@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { chunk, FakeUpstream, type ScriptContext } from './fake-upstream.js';
+import { FakeUpstream, type ScriptContext } from './fake-upstream.js';
 
 /**
  * A fake llama.cpp `llama-server` (commit de3ff81) that does on the wire what the real one
@@ -12,7 +12,10 @@ import { chunk, FakeUpstream, type ScriptContext } from './fake-upstream.js';
  *   `model` name is served;
  * - a prompt over the context: 400 `exceed_context_size_error` with `Connection: close`;
  * - an image without a vision projector: 500 `image input is not supported - hint: …`;
- * - usage with `prompt_tokens_details.cached_tokens` (the common prefix with the last prompt).
+ * - usage with `prompt_tokens_details.cached_tokens` (the common prefix with the last prompt),
+ *   and its `timings` (`cache_n`, `prompt_n`, `predicted_n`, …) beside it: on the usage chunk
+ *   of a stream that asked for usage, on the finish chunk of one that did not, and at the end
+ *   of a whole answer; chunks and answers key for key as the real server writes them.
  */
 export interface FakeLlamaOptions {
   /**
@@ -29,6 +32,8 @@ export interface FakeLlamaOptions {
   words?: string[];
   /** Delay before the first token, ms. */
   ttftMs?: number;
+  /** An older build: no `prompt_tokens_details` in its usage, its cache figure only in `timings`. */
+  noCacheDetails?: boolean;
 }
 
 export const LOADING_BODY = { error: { code: 503, message: 'Loading model', type: 'unavailable_error' } };
@@ -110,17 +115,20 @@ export class FakeLlamaServer {
     if (hasImage(ctx.body)) return ctx.json(500, { error: { code: 500, message: IMAGE_NOT_SUPPORTED, type: 'server_error' } }, { connection: 'close' });
     const cached = commonPrefix(prompt, this.lastPrompt);
     this.lastPrompt = prompt;
-    if (ctx.body.stream !== true) return ctx.json(200, completionBody(tokens, cached, this.opts.words ?? ['hi']));
+    const details = this.opts.noCacheDetails !== true;
+    if (ctx.body.stream !== true) return ctx.json(200, completionBody(tokens, cached, this.opts.words ?? ['hi'], details));
 
     this.streams++;
     ctx.res.setHeader('keep-alive', 'timeout=5, max=100'); // as cpp-httplib words it
     ctx.startStream();
     if (this.opts.ttftMs) await ctx.wait(this.opts.ttftMs);
-    ctx.event(chunk({ role: 'assistant', content: null }));
-    for (const word of this.opts.words ?? ['hello', ' there']) ctx.content(word);
-    ctx.finish();
-    const words = (this.opts.words ?? ['hello', ' there']).length;
-    ctx.event({ choices: [], usage: usage(tokens, cached, words) });
+    const words = this.opts.words ?? ['hello', ' there'];
+    ctx.event(llamaChunk([{ finish_reason: null, index: 0, delta: { role: 'assistant', content: null } }]));
+    for (const word of words) ctx.event(llamaChunk([{ finish_reason: null, index: 0, delta: { content: word } }]));
+    const asked = (ctx.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+    const finish = llamaChunk([{ finish_reason: 'stop', index: 0, delta: {} }]);
+    ctx.event(asked ? finish : { ...finish, timings: timings(tokens, cached, words.length) });
+    if (asked) ctx.event({ ...llamaChunk([]), usage: usage(tokens, cached, words.length, details), timings: timings(tokens, cached, words.length) });
     ctx.done();
     this.closeAfter(socket, ctx);
   }
@@ -158,17 +166,49 @@ function commonPrefix(a: string, b: string): number {
   return Math.floor(i / 4);
 }
 
-function usage(prompt: number, cached: number, completion: number): Record<string, unknown> {
-  return { completion_tokens: completion, prompt_tokens: prompt, total_tokens: prompt + completion, prompt_tokens_details: { cached_tokens: cached } };
+function usage(prompt: number, cached: number, completion: number, details = true): Record<string, unknown> {
+  const counts = { completion_tokens: completion, prompt_tokens: prompt, total_tokens: prompt + completion };
+  return details ? { ...counts, prompt_tokens_details: { cached_tokens: cached } } : counts;
 }
 
-function completionBody(prompt: number, cached: number, words: string[]): Record<string, unknown> {
+/** llama-server's own figures: `cache_n` read from the slot's KV cache, `prompt_n` evaluated now, `predicted_n` generated. */
+export function timings(prompt: number, cached: number, predicted: number): Record<string, number> {
+  const evaluated = prompt - cached;
   return {
-    id: 'chatcmpl-llama',
-    object: 'chat.completion',
-    created: 1700000000,
+    cache_n: cached,
+    prompt_n: evaluated,
+    prompt_ms: evaluated * 2.15,
+    prompt_per_token_ms: 2.15,
+    prompt_per_second: 464.73,
+    predicted_n: predicted,
+    predicted_ms: predicted * 13.95,
+    predicted_per_token_ms: 13.95,
+    predicted_per_second: 71.69,
+  };
+}
+
+/** A stream chunk, key for key as llama-server (de3ff81) writes it. */
+export function llamaChunk(choices: unknown[]): Record<string, unknown> {
+  return {
+    choices,
+    created: 1796522010,
+    id: 'chatcmpl-SHrGA1QQ8Oy3y3O8s2FrAoqUrXHaubAO',
     model: 'tiny',
-    choices: [{ index: 0, message: { role: 'assistant', content: words.join('') }, finish_reason: 'stop' }],
-    usage: usage(prompt, cached, words.length),
+    system_fingerprint: 'b1-de3ff81',
+    object: 'chat.completion.chunk',
+  };
+}
+
+/** A whole answer, key for key as llama-server writes it: `timings` last, after the id. */
+function completionBody(prompt: number, cached: number, words: string[], details: boolean): Record<string, unknown> {
+  return {
+    choices: [{ finish_reason: 'stop', index: 0, message: { role: 'assistant', content: words.join('') } }],
+    created: 1796522010,
+    model: 'tiny',
+    system_fingerprint: 'b1-de3ff81',
+    object: 'chat.completion',
+    usage: usage(prompt, cached, words.length, details),
+    id: 'chatcmpl-sQaDhoMLWVjb5d0e9HUWpXt4KH1uOSi2',
+    timings: timings(prompt, cached, words.length),
   };
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicError, anthropicMessage, anthropicTextStream } from '../helpers/anthropic-upstream.js';
 import { buildPrivateCli, runCli, type CliProcess } from '../helpers/cli.js';
-import { completion, healthyStream } from '../helpers/fake-upstream.js';
+import { completion, healthyStream, type Script } from '../helpers/fake-upstream.js';
 import { useHarness, waitFor } from '../helpers/harness.js';
 import { configYaml } from '../helpers/proxy.js';
 import { readRequests, useTempDirs } from '../helpers/usage-kit.js';
@@ -57,14 +57,20 @@ describe('a client credential in a real serve run', () => {
     const local = await h.fake();
     local.always((ctx) => ctx.error(500, 'local model crashed'));
     const plan = await h.fake();
-    plan.next(
+    // Scripted answers for its POSTs only: serve's start-up notice asks its model list (a GET) first.
+    const planAnswers: Script[] = [
       anthropicTextStream(['answered ', 'by your plan']),
       (ctx) => anthropicError(ctx, 401, 'authentication_error', `invalid bearer token: ${LOGIN}`),
       (ctx) => anthropicError(ctx, 500, 'api_error', `internal error while checking ${KEY}`),
       (ctx) => anthropicError(ctx, 400, 'invalid_request_error', `bad request from the holder of ${LOGIN}`),
       (ctx) => ctx.json(200, { input_tokens: 7 }),
       (ctx) => ctx.json(200, anthropicMessage([{ type: 'text', text: 'whole answer' }])),
-    );
+    ];
+    plan.always((ctx) => {
+      if (ctx.req.method === 'GET') return ctx.json(200, { data: [], has_more: false });
+      const script = planAnswers.shift();
+      return script ? script(ctx) : ctx.error(500, 'no script for this request');
+    });
     const backup = await h.fake();
     backup.always((ctx) => (ctx.body.stream ? healthyStream(['from ', 'the backup'])(ctx) : ctx.json(200, completion('from the backup'))));
     const dir = tempDir();
@@ -121,7 +127,11 @@ describe('a client credential in a real serve run', () => {
       fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"nope"' }),
     );
     expect(badJson.status).toBe(400);
-    expect(plan.requests.map((r) => r.headers.authorization ?? r.headers['x-api-key'])).toEqual([
+    // The model-list GET of the start-up notice carried no credential: a health check never does.
+    const gets = plan.requests.filter((r) => r.url === '/v1/models');
+    const posts = plan.requests.filter((r) => r.url !== '/v1/models');
+    expect(gets.map((r) => [r.headers.authorization, r.headers['x-api-key']])).toEqual(gets.map(() => [undefined, undefined]));
+    expect(posts.map((r) => r.headers.authorization ?? r.headers['x-api-key'])).toEqual([
       `Bearer ${LOGIN}`,
       `Bearer ${LOGIN}`,
       KEY,

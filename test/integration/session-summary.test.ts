@@ -113,7 +113,7 @@ describe('GET /admin/sessions/<id>', () => {
   it('keeps a session id only when it is a sane token', async () => {
     const { cloud, p } = await twoTiers();
     cloud.always(anthropicTextStream(['ok']));
-    await turn(claude(p, `${'x'.repeat(129)}`));
+    await turn(claude(p, `${'x'.repeat(201)}`));
     await turn(claude(p, 'a b'));
     expect(p.server.app.sessions.size).toBe(0);
   });

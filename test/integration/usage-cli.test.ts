@@ -66,8 +66,9 @@ describe('llm-route usage', () => {
     const { file, bus, log } = setup();
     const now = Date.now();
     const at = (minutesAgo: number): number => now - minutesAgo * 60_000;
+    // The local server reports its cache once (a miss: 0 read from it) and then says nothing of it.
     for (const [i, ttft] of [100, 200, 300, 400].entries())
-      bus.emit(local({ startedAt: at(50 - i), ttftMs: ttft, usage: { prompt_tokens: 10, completion_tokens: 20 } }));
+      bus.emit(local({ startedAt: at(50 - i), ttftMs: ttft, usage: { prompt_tokens: 10, completion_tokens: 20, ...(i === 0 ? { cached_tokens: 0 } : {}) } }));
     bus.emit(viaCloud({ startedAt: at(40), ttftMs: 2400, usage: { prompt_tokens: 100, completion_tokens: 50, cached_tokens: 40 } }));
     bus.emit(viaCloud({ startedAt: at(30), ttftMs: 2600, usage: { prompt_tokens: 100, completion_tokens: 50 } }));
     bus.emit(
@@ -122,6 +123,7 @@ describe('llm-route usage', () => {
       'prompt_tokens',
       'completion_tokens',
       'cached_tokens',
+      'cache_hit_rate',
       'estimated_requests',
       'cost_usd',
       'saved_usd',
@@ -137,6 +139,8 @@ describe('llm-route usage', () => {
       prompt_tokens: 240 + estPrompt,
       completion_tokens: 180 + estDone,
       cached_tokens: 40,
+      // 40 of the 110 prompt tokens whose servers said anything of their cache
+      cache_hit_rate: Math.round((40 / 110) * 10_000) / 10_000,
       estimated_requests: 1,
     });
     expect(chat.cost_usd).toBeCloseTo(cost(100, 50, 40) + cost(100, 50) + cost(estPrompt, estDone), 12);
@@ -151,6 +155,8 @@ describe('llm-route usage', () => {
       ['chat/none', 1],
     ]);
     expect(byTier.groups.find((g: { key: string }) => g.key === 'chat/none')).toMatchObject({ ttft_p50_ms: null, ttft_p95_ms: null, cost_usd: 0, errors: 1 });
+    const rates = Object.fromEntries(byTier.groups.map((g: { key: string; cache_hit_rate: number | null }) => [g.key, g.cache_hit_rate]));
+    expect(rates).toEqual({ 'chat/local': 0, 'chat/cloud': 0.4, 'chat/none': null });
     const byModel = JSON.parse(run(['usage', '-c', file, '--json', '--by', 'model']).stdout);
     expect(byModel.groups.map((g: { key: string }) => g.key).sort()).toEqual(['(none)', 'cloud-model', 'local-model']);
     const byProvider = JSON.parse(run(['usage', '-c', file, '--json', '--by', 'provider']).stdout);
@@ -168,6 +174,11 @@ describe('llm-route usage', () => {
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/ROUTE\s+REQUESTS\s+FAILOVERS\s+ERRORS\s+TTFT p50\s+TTFT p95/);
     expect(table.stdout).toMatch(/\nchat\s+8\s+3\s+1\s+300 ms\s+2,600 ms|\nchat\s+8\s+3\s+1\s+300 ms\s+2600 ms/);
+    expect(table.stdout).toMatch(/CACHED\s+CACHE HIT\s+ESTIMATED/);
+    expect(table.stdout).toMatch(/\nchat\s.*\s40\s+36\.4%\s+1\s/);
+    const tierTable = run(['usage', '-c', file, '--by', 'tier']).stdout;
+    expect(tierTable).toMatch(/\nchat\/local\s.*\s0\s+0\.0%\s/);
+    expect(tierTable).toMatch(/\nchat\/none\s.*\s0\s+-\s/);
   }, 30_000);
 
   it("--by protocol: the client protocols apart, Ollama's API among them", async () => {

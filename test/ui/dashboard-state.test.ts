@@ -417,13 +417,39 @@ describe('log: quiet where it should be', () => {
   });
 });
 
+describe("a tier's prompt-cache hit rate", () => {
+  const answered = (tier: string, usage?: Record<string, number>) =>
+    requestEvents('chat', [attempt(tier, 'ok')], usage ? { usage: usage as { prompt_tokens: number; completion_tokens: number } } : {});
+
+  it('is the share of prompt tokens its server read from its cache, over the answers that said; none said: null', () => {
+    const state = stateWith([
+      ...answered('local', { prompt_tokens: 2900, completion_tokens: 10, cached_tokens: 0 }),
+      ...answered('local', { prompt_tokens: 3000, completion_tokens: 10, cached_tokens: 2900 }),
+      ...answered('local', { prompt_tokens: 1000, completion_tokens: 10 }), // this server said nothing of its cache
+      ...answered('cloud', { prompt_tokens: 500, completion_tokens: 10 }),
+      ...answered('cloud'),
+    ]);
+    expect(tierOf(state, 'chat', 'local').cacheHitRate).toBeCloseTo(2900 / 5900, 6);
+    expect(tierOf(state, 'chat', 'cloud').cacheHitRate).toBeNull();
+  });
+
+  it('counts only the last 20 such answers: a session that starts missing shows at once', () => {
+    const events = [];
+    for (let i = 0; i < 30; i++) events.push(...answered('local', { prompt_tokens: 1000, completion_tokens: 1, cached_tokens: 990 }));
+    for (let i = 0; i < 20; i++) events.push(...answered('local', { prompt_tokens: 1000, completion_tokens: 1, cached_tokens: 10 }));
+    expect(tierOf(stateWith(events), 'chat', 'local').cacheHitRate).toBeCloseTo(0.01, 6);
+  });
+});
+
 describe('table columns', () => {
   const content = { tier: 6, model: 19, weight: 10 };
   const keys = (width: number): string[] => chooseColumns(width, content).map((c) => c.key);
 
-  it('drop the trend, then provider/model, then p95', () => {
+  it('drop the trend, then the cache hit rate, then provider/model, then p95', () => {
     expect(keys(200)).toContain('trend');
-    expect(keys(100)).not.toContain('trend');
+    expect(keys(110)).not.toContain('trend');
+    expect(keys(110)).toContain('cache');
+    expect(keys(100)).not.toContain('cache');
     expect(keys(100)).toContain('model');
     expect(keys(80)).not.toContain('model');
     expect(keys(80)).toContain('p95');
@@ -431,20 +457,20 @@ describe('table columns', () => {
     expect(keys(60)).toContain('p99');
   });
 
-  it('keep everything on a 120-column terminal; with an admin override and its time left, all but the context', () => {
-    expect(keys(120)).toHaveLength(14);
-    const overridden = chooseColumns(120, { ...content, weight: '10 (admin, 3m left)'.length }).map((c) => c.key);
+  it('keep everything on a 125-column terminal; with an admin override and its time left, all but the context', () => {
+    expect(keys(125)).toHaveLength(15);
+    const overridden = chooseColumns(125, { ...content, weight: '10 (admin, 3m left)'.length }).map((c) => c.key);
     expect(overridden).toContain('trend');
     expect(overridden).not.toContain('context');
   });
 
   it('drop the context column first', () => {
-    expect(keys(120)).toContain('context');
-    expect(keys(110)).not.toContain('context');
-    expect(keys(110)).toContain('trend');
+    expect(keys(125)).toContain('context');
+    expect(keys(120)).not.toContain('context');
+    expect(keys(120)).toContain('trend');
   });
 
   it('fit the width they were chosen for whenever they can', () => {
-    for (const width of [70, 80, 100, 120, 200]) expect(totalWidth(chooseColumns(width, content))).toBeLessThanOrEqual(width);
+    for (const width of [70, 80, 100, 110, 120, 125, 200]) expect(totalWidth(chooseColumns(width, content))).toBeLessThanOrEqual(width);
   });
 });

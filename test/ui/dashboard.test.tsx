@@ -165,6 +165,17 @@ describe('Dashboard: what a person reads', () => {
     expect(rowOf(frame, 'cloud')).toMatch(/100\s+0\s+1\s+0\s+0\s+400ms/);
   });
 
+  it("shows each tier's prompt-cache hit rate, – where its server reports none", async () => {
+    const { emit, ui } = await showDashboard();
+    resizeTo(ui, 140);
+    const usage = { prompt_tokens: 3000, completion_tokens: 5, cached_tokens: 2940 };
+    emit(...requestEvents('chat', [{ tier: 'local', attempt: 1, outcome: 'ok', ms: 100 }], { usage }));
+    emit(...requestEvents('chat', [{ tier: 'cloud', attempt: 1, outcome: 'ok', ms: 100 }], { usage: { prompt_tokens: 30, completion_tokens: 5 } }));
+    const frame = await waitForFrame(ui, (f) => expect(rowOf(f, 'local')).toMatch(/\s98%\s/));
+    expect(frame).toMatch(/p99\s+cache\s+ttft trend/);
+    expect(rowOf(frame, 'cloud')).toMatch(/ms\s+–\s/);
+  });
+
   it('drops the trend, then provider/model, then p95 as the terminal narrows; rows never wrap', async () => {
     const { emit, ui } = await showDashboard();
     for (const ms of [100, 200, 400, 800]) emit(...requestEvents('chat', [{ tier: 'local', attempt: 1, outcome: 'ok', ms }], { ttftMs: ms }));
@@ -256,6 +267,7 @@ describe('Dashboard: keys', () => {
     // Every word the table and header show is explained (issue 34): ttft trend, ctx, pending.
     expect(frame).toMatch(/ttft trend\s+time to first token of its last 12 streams, oldest first/);
     expect(frame).toMatch(/ctx\s+context window in tokens the fit check uses/);
+    expect(frame).toMatch(/cache\s+prompt tokens its server read from its cache/);
     expect(frame).toMatch(/pending\s+requests still waiting for a first token/);
     expect(frame).not.toContain('recent requests');
     ui.stdin.write('?');

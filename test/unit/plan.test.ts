@@ -69,6 +69,50 @@ describe('planTiers', () => {
 
   it('returns an empty plan when every tier lost its draw', () => {
     const r = route([tier('a', { weight: 0 })]);
-    expect(planTiers(r, allHealthy)).toEqual({ tiers: [], allDown: false });
+    expect(planTiers(r, allHealthy)).toEqual({ tiers: [], allDown: false, affinity: false });
+  });
+});
+
+describe('planTiers with a session (affinity)', () => {
+  const r = route([tier('canary', { weight: 50 }), tier('stable')]);
+  const [canary, stable] = r.tiers; // the route's own tier objects, as the request path looks them up
+  const always = (t: Tier) => () => t;
+  const loses = () => 0.99; // every weighted draw lost
+  const wins = () => 0; // every weighted draw won
+
+  it('keeps a session on its tier whatever the draw: the canary wins its draw for a session on it, loses it for one on the stable tier', () => {
+    expect(planTiers(r, allHealthy, loses, always(canary))).toEqual({ tiers: [canary, stable], allDown: false, affinity: true });
+    expect(planTiers(r, allHealthy, wins, always(stable))).toEqual({ tiers: [stable], allDown: false, affinity: true });
+    // Without a session the draw decides.
+    expect(planTiers(r, allHealthy, loses, () => null)).toEqual({ tiers: [stable], allDown: false, affinity: false });
+    expect(planTiers(r, allHealthy, wins)).toEqual({ tiers: [canary, stable], allDown: false, affinity: false });
+  });
+
+  it('never overrides priority: tiers of weight 100 ahead keep their place, weighted tiers after the session tier draw as usual', () => {
+    const routed = route([tier('local'), tier('canary', { weight: 50 }), tier('cloud'), tier('late', { weight: 30 })]);
+    const [local, , cloud] = routed.tiers;
+    expect(names(planTiers(routed, allHealthy, wins, always(cloud)))).toEqual(['local', 'cloud', 'late']);
+    expect(names(planTiers(routed, allHealthy, loses, always(cloud)))).toEqual(['local', 'cloud']);
+    // A session on a tier ahead of every weighted one: nothing to decide.
+    expect(planTiers(routed, allHealthy, wins, always(local))).toMatchObject({ affinity: false });
+  });
+
+  it('lets the draw decide when the session tier is down, switched off, or not in the route', () => {
+    expect(planTiers(r, downSet('canary'), wins, always(canary))).toEqual({ tiers: [stable], allDown: false, affinity: false });
+    const killCanary: Gate = { weight: (t) => (t === canary ? 0 : t.weight), admit: () => true };
+    expect(planTiers(r, killCanary, wins, always(canary))).toEqual({ tiers: [stable], allDown: false, affinity: false });
+    expect(planTiers(r, allHealthy, wins, always(tier('gone')))).toEqual({ tiers: [canary, stable], allDown: false, affinity: false });
+  });
+
+  it('asks for the session only when a weighted tier is met, and once', () => {
+    let asked = 0;
+    const ask = () => {
+      asked++;
+      return stable;
+    };
+    planTiers(route([tier('a'), tier('b')]), allHealthy, wins, ask);
+    expect(asked).toBe(0);
+    planTiers(route([tier('a', { weight: 10 }), tier('b', { weight: 20 }), tier('stable')]), allHealthy, wins, ask);
+    expect(asked).toBe(1);
   });
 });

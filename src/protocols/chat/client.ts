@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { clientRequest } from '../core/client-request.js';
+import { clientRequest, sessionId } from '../core/client-request.js';
 import { type ClientCredential, OPENAI_CREDENTIAL } from '../core/credential.js';
 import { openaiErrorBody, openaiRejection } from '../errors/openai-errors.js';
 import { RelayOutput } from '../stream-output/relay-output.js';
@@ -54,6 +54,8 @@ export const chatClient: ClientCodec = {
   hasImages: chatHasImages,
   describeConversation: describeChatConversation,
   recognize: recognizeChat,
+  // OpenAI's prompt_cache_key names a conversation (an agent's, or Codex's through chat).
+  session: (request) => sessionId(request.body.prompt_cache_key),
 };
 
 /**

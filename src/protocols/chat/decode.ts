@@ -36,5 +36,5 @@ export function decodeChatResponse(body: Buffer): NeutralResponse | 'not_json' {
     });
   }
   const finish = chatFinish(isRecord(choice) ? choice.finish_reason : undefined);
-  return wholeResponse(content, finish, { id: parsed.id, model: parsed.model, usage: chatUsage(parsed.usage) });
+  return wholeResponse(content, finish, { id: parsed.id, model: parsed.model, usage: chatUsage(parsed.usage, parsed.timings) });
 }

@@ -47,7 +47,7 @@ export class ChatReader implements StreamReader {
         if (isRecord(choice)) this.readChoice(choice, typeof choice.index === 'number' ? choice.index : position);
       }
     }
-    const usage = chatUsage(chunk.usage);
+    const usage = chatUsage(chunk.usage, chunk.timings);
     if (usage) {
       parts.push({ type: 'usage', usage });
       if (Array.isArray(chunk.choices) && chunk.choices.length === 0) facts.flags |= EVENT_USAGE_ONLY;

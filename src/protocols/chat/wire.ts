@@ -2,7 +2,7 @@ import type { Provider, Tier } from '../../config/schema.js';
 import { SseParser } from '../../sse/parser.js';
 import { isRecord } from '../../util/is-record.js';
 import { classifyStatus } from '../errors/classify-status.js';
-import { scannedUsage } from '../core/json.js';
+import { scannedField, scannedUsage } from '../core/json.js';
 import { baseHeaders, bearerAuth } from '../core/headers.js';
 import { capBodyTokens } from '../translate/max-tokens.js';
 import type { NeutralRequest } from '../core/neutral.js';
@@ -12,9 +12,10 @@ import type { Usage } from '../core/usage.js';
 import { decodeChatResponse } from './decode.js';
 import { chatFromNeutral } from './from-neutral.js';
 import { ChatReader } from './reader.js';
-import { chatUsage } from './usage.js';
+import { chatUsage, withTimings } from './usage.js';
 
 const MAX_TOKENS_FIELDS = ['max_tokens', 'max_completion_tokens'] as const;
+const TIMINGS = Buffer.from('"timings"');
 
 /** OpenAI Chat Completions on the wire: OpenAI, Ollama /v1, vLLM, llama.cpp, LM Studio, … */
 export const chatWire: WireCodec = {
@@ -41,7 +42,13 @@ export const chatWire: WireCodec = {
 
   classifyStatus,
 
-  readUsage: (body: Buffer): Usage | undefined | 'not_json' => scannedUsage(body, chatUsage),
+  readUsage(body: Buffer): Usage | undefined | 'not_json' {
+    const usage = scannedUsage(body, chatUsage);
+    if (usage === 'not_json' || usage?.cached_tokens !== undefined) return usage;
+    // No cached figure in the usage: a llama.cpp build without prompt_tokens_details has it in `timings`.
+    const timings = scannedField(body, TIMINGS);
+    return timings === undefined ? usage : withTimings(usage, timings);
+  },
 
   decodeResponse: decodeChatResponse,
 };

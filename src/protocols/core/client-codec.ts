@@ -37,6 +37,12 @@ export interface ClientCodec {
   renderer(request: ClientRequest): StreamRenderer;
   /** A whole neutral answer in this protocol. */
   renderResponse(response: NeutralResponse, request: ClientRequest): string;
+  /**
+   * The conversation the request belongs to, as its client names it (a header of a known
+   * client, else a field of this protocol's body); undefined when it names none. Session
+   * affinity keeps a conversation on the tier that has it in its prompt cache.
+   */
+  session(request: ClientRequest): string | undefined;
   /** A relay a mid-stream recovery can carry on in the same message (see ResumableRelay); absent: resumes render from the start. */
   resumableRelay?(relay: StreamOutput, delivered: PartStage, renderer: StreamRenderer): ResumableRelay | null;
 

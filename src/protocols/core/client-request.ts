@@ -42,6 +42,18 @@ function clientHeaders(headers: IncomingHttpHeaders, credential: ClientCredentia
   return out;
 }
 
+/** A session id worth keeping: printable ASCII without spaces, short (it keys in-memory maps, never a metric label). */
+const SANE_SESSION = /^[\x21-\x7e]{1,200}$/;
+
+/** The first of `ids` that is a sane token (a header, then a body field): a request's session id. */
+export function sessionId(...ids: unknown[]): string | undefined {
+  for (const id of ids) {
+    const value = Array.isArray(id) ? id[0] : id;
+    if (typeof value === 'string' && SANE_SESSION.test(value)) return value;
+  }
+  return undefined;
+}
+
 function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }

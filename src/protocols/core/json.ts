@@ -1,4 +1,4 @@
-import { findUsageObject } from '../../providers/usage-scan.js';
+import { findTopLevelObject, findUsageObject } from '../../providers/usage-scan.js';
 import { isRecord } from '../../util/is-record.js';
 import { EVENT_MALFORMED, type EventFacts } from './types.js';
 import type { Usage } from './usage.js';
@@ -54,5 +54,16 @@ export function scannedUsage(body: Buffer, convert: (value: unknown) => Usage | 
     return convert(JSON.parse(usage));
   } catch {
     return 'not_json';
+  }
+}
+
+/** A top-level object field of a whole answer other than its usage (`key`: the quoted key's bytes), parsed; undefined when absent or not JSON. */
+export function scannedField(body: Buffer, key: Buffer): unknown {
+  const text = findTopLevelObject(body, key);
+  if (text === null || text === 'not_json') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }

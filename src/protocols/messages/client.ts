@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { promptEstimate } from '../core/prompt-tokens.js';
-import { clientRequest } from '../core/client-request.js';
+import { isRecord } from '../../util/is-record.js';
+import { clientRequest, sessionId } from '../core/client-request.js';
 import type { ClientCredential, CredentialSpec } from '../core/credential.js';
 import { checkedBody } from '../core/plain-body.js';
 import { RelayOutput } from '../stream-output/relay-output.js';
@@ -68,4 +69,7 @@ export const messagesClient: ClientCodec = {
   hasImages: messagesHasImages,
   describeConversation: describeMessagesConversation,
   recognize: recognizeMessages,
+  // Claude Code names its session in a header, and in metadata.user_id (its device, account and session ids).
+  session: (request) =>
+    sessionId(request.headers.incoming?.['x-claude-code-session-id'], isRecord(request.body.metadata) ? request.body.metadata.user_id : undefined),
 };

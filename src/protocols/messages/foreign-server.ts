@@ -1,4 +1,5 @@
 import { isRecord } from '../../util/is-record.js';
+import { withoutBillingLine } from './billing-line.js';
 
 /**
  * A Messages body relayed to a server that imitates Anthropic's API (an openai-type provider
@@ -6,7 +7,10 @@ import { isRecord } from '../../util/is-record.js';
  * - `metadata.user_id` is left out: Claude Code's carries its device and session ids, which
  *   are Anthropic's business only;
  * - `cache_control.ttl` is left out (`{type: "ephemeral"}` stays): servers that know the
- *   older form reject the 1-hour one Claude Code sends (LiteLLM PR #39355).
+ *   older form reject the 1-hour one Claude Code sends (LiteLLM PR #39355);
+ * - Claude Code's billing line leaves the system prompt (billing-line.ts): llama.cpp (which pins its
+ *   nonce), vLLM and SGLang handle it themselves, but Ollama's and LM Studio's endpoints, or a gateway in front
+ *   of another vendor, would read a line that changes every turn (Bedrock refuses it outright).
  * Copy on write: the client's body is shared by every tier of the request.
  */
 export function forForeignServer(body: Record<string, unknown>): void {
@@ -15,7 +19,10 @@ export function forForeignServer(body: Record<string, unknown>): void {
     if (Object.keys(rest).length > 0) body.metadata = rest;
     else delete body.metadata;
   }
-  if (Array.isArray(body.system)) body.system = withoutTtl(body.system);
+  const system = withoutBillingLine(body.system);
+  if (system !== body.system && (system === '' || (Array.isArray(system) && system.length === 0))) delete body.system;
+  else if (Array.isArray(system)) body.system = withoutTtl(system);
+  else if (system !== body.system) body.system = system;
   if (Array.isArray(body.tools)) body.tools = withoutTtl(body.tools);
   if (Array.isArray(body.messages)) {
     body.messages = mapChanged(body.messages, (message) => {

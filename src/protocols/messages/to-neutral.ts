@@ -11,11 +11,13 @@ import type {
   ResponseFormat,
 } from '../core/neutral.js';
 import { effortOfBudget } from '../translate/reasoning.js';
+import { withoutBillingLine } from './billing-line.js';
 import type { Unsupported } from '../core/types.js';
 
 /** An Anthropic Messages body as a neutral request (for a tier that speaks another protocol). */
 export function messagesToNeutral(body: Record<string, unknown>): NeutralRequest | Unsupported {
-  const request: NeutralRequest = { system: systemTexts(body.system), messages: [], tools: [] };
+  // Claude Code's billing line changes every request: a prompt that starts with it is never found in a server's cache.
+  const request: NeutralRequest = { system: systemTexts(withoutBillingLine(body.system)), messages: [], tools: [] };
   const toolNames = new Map<string, string>();
   for (const message of body.messages as unknown[]) {
     if (!isRecord(message)) continue;

@@ -14,10 +14,11 @@ export function anthropicUsage(value: unknown): Partial<Usage> | undefined {
   const usage: Partial<Usage> = {};
   if (output !== undefined) usage.completion_tokens = output;
   if (input !== undefined) {
-    const read = count(value.cache_read_input_tokens) ?? 0;
+    const read = count(value.cache_read_input_tokens);
     const written = count(value.cache_creation_input_tokens) ?? 0;
-    usage.prompt_tokens = input + read + written;
-    if (read > 0) usage.cached_tokens = read;
+    usage.prompt_tokens = input + (read ?? 0) + written;
+    // Present, even as 0 (Anthropic, llama.cpp): the server reports its cache; absent: it says nothing of one.
+    if (read !== undefined) usage.cached_tokens = read;
     if (written > 0) usage.cache_creation_tokens = written;
   }
   return usage;

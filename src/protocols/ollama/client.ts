@@ -46,6 +46,8 @@ function ollamaCodec(form: OllamaForm, parse: ClientCodec['parse'], rest: Pick<C
     renderResponse: (response, request) => renderOllamaResponse(response, request.model, form, arrivedAt(request)),
     // A recovery goes on in the same stream under the model the relayed lines named (see tracked-relay.ts).
     resumableRelay: (relay, delivered, renderer) => (renderer instanceof OllamaRenderer ? new TrackedOllamaRelay(relay, delivered, renderer) : null),
+    // Ollama's API names no conversation (no id, no cache key): its requests have no session.
+    session: () => undefined,
     offeredTools: (body) => functionTools(body.tools),
     // Ollama has no tool_choice.
     choosesNoTool: () => false,

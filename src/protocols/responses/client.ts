@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { isRecord } from '../../util/is-record.js';
-import { clientRequest } from '../core/client-request.js';
+import { clientRequest, sessionId } from '../core/client-request.js';
 import { type ClientCredential, OPENAI_CREDENTIAL } from '../core/credential.js';
 import { RelayOutput } from '../stream-output/relay-output.js';
 import { openaiErrorBody, openaiRejection } from '../errors/openai-errors.js';
@@ -40,6 +40,8 @@ export const responsesClient: ClientCodec = {
   hasImages: responsesHasImages,
   describeConversation: describeResponsesConversation,
   recognize: recognizeResponses,
+  // Codex names its conversation in a session_id header, and as prompt_cache_key.
+  session: (request) => sessionId(request.headers.incoming?.session_id, request.body.prompt_cache_key),
 };
 
 /** The namespace of each namespaced tool the client offered (Codex groups its tools). */

@@ -17,6 +17,7 @@ const COLUMNS: [string, string][] = [
   ['reqs errs', 'requests that reached the tier; its failed attempts and broken streams'],
   ['f/o', 'requests that failed over from the tier to the next'],
   ['p50 p95 p99', 'time to first token, last 60 s (at most 200 streams)'],
+  ['cache', 'prompt tokens its server read from its cache, last 20 answers; – its server reports none'],
   ['ttft trend', `time to first token of its last ${TREND_BARS} streams, oldest first: a taller bar is a slower start`],
   ['ctx', 'context window in tokens the fit check uses (discovered, configured or learned); – unknown'],
 ];

@@ -13,6 +13,7 @@ export type ColumnKey =
   | 'p50'
   | 'p95'
   | 'p99'
+  | 'cache'
   | 'trend'
   | 'context';
 
@@ -38,7 +39,7 @@ export const GAP = 2;
 export const TREND_BARS = 12;
 
 /** Dropped first to last as the terminal narrows. */
-const DROP_ORDER: ColumnKey[] = ['context', 'trend', 'model', 'p95'];
+const DROP_ORDER: ColumnKey[] = ['context', 'trend', 'cache', 'model', 'p95'];
 
 function allColumns(content: ContentWidths): Column[] {
   const column = (key: ColumnKey, title: string, width: number, align: Column['align']): Column => ({
@@ -60,13 +61,15 @@ function allColumns(content: ContentWidths): Column[] {
     column('p50', 'p50', 5, 'right'),
     column('p95', 'p95', 5, 'right'),
     column('p99', 'p99', 5, 'right'),
+    // The prompt-cache hit rate its server reports (llama.cpp, vLLM, Anthropic, recent Ollama); – none reported.
+    column('cache', 'cache', 5, 'right'),
     column('trend', 'ttft trend', TREND_BARS, 'left'),
     // The window the fit check uses (src/fit/): discovered, configured or learned; – unknown.
     column('context', 'ctx', 5, 'right'),
   ];
 }
 
-/** The columns to show at `terminalWidth`: the context goes first, then trend, then provider/model, then p95. */
+/** The columns to show at `terminalWidth`: the context goes first, then trend, cache, provider/model, p95. */
 export function chooseColumns(terminalWidth: number, content: ContentWidths): Column[] {
   let columns = allColumns(content);
   for (const key of DROP_ORDER) {

@@ -30,6 +30,8 @@ export function tierCellText(tier: TierView, key: Exclude<ColumnKey, 'marker'>):
       return tier.ttft ? formatMs(tier.ttft.p95) : NONE;
     case 'p99':
       return tier.ttft ? formatMs(tier.ttft.p99) : NONE;
+    case 'cache':
+      return tier.cacheHitRate === null ? NONE : `${Math.round(tier.cacheHitRate * 100)}%`;
     case 'trend':
       return sparkline(tier.ttftHistory.slice(-TREND_BARS));
     case 'context':

@@ -1,3 +1,4 @@
+import { CacheWindow } from './cache-window.js';
 import { SampleWindow } from './sample-window.js';
 import { NO_LAYERS, type WeightLayers } from './weight-layers.js';
 
@@ -25,6 +26,8 @@ export class TierStats {
   /** Requests that moved on from this tier to the next. */
   failovers = 0;
   readonly ttft = new SampleWindow(200, 60_000);
+  /** Its server's prompt-cache hits over its last answers that reported them. */
+  readonly cache = new CacheWindow();
 }
 
 /** TierStats by route and tier name, created on first mention. */
