@@ -6,6 +6,9 @@ import type { ClientProtocol } from './names.js';
 import type { NeutralResponse, NeutralTool } from './neutral.js';
 import type { ClientRequest, ErrorSpec, ParseResult, PartStage, StreamOutput, StreamRenderer } from './types.js';
 
+// The request and error a codec makes, with it: a room that takes a codec finds them here too.
+export type { ClientRequest, ErrorSpec } from './types.js';
+
 /**
  * A client protocol as llm-route answers it: where it answers, how it reads a body and writes
  * answers and errors, and what a request in it is (its tools, images, thinking, the savers'
