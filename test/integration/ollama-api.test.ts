@@ -142,6 +142,16 @@ describe("the probes and the routes as Ollama's models", () => {
   });
 });
 
+const WHAT: Record<string, string> = {
+  '/api/embed': 'embeddings',
+  '/api/embeddings': 'embeddings',
+  '/api/pull': 'pulling models',
+  '/api/push': 'pushing models',
+  '/api/create': 'creating models',
+  '/api/copy': 'copying models',
+  '/api/delete': 'deleting models',
+};
+
 describe('what llm-route does not offer of Ollama', () => {
   it('embeddings and model management answer 501 in its error shape; ollama-js says why', async () => {
     const { proxy, ollama } = await catalogProxy();
@@ -156,12 +166,12 @@ describe('what llm-route does not offer of Ollama', () => {
     ]) {
       const res = await fetch(`${proxy.origin}${path}`, { method, body: '{"model":"chat"}' });
       expect(res.status, path).toBe(501);
-      expect(((await res.json()) as { error: string }).error).toMatch(
-        /^llm-route routes chat and generation only \(\/api\/chat, \/api\/generate\): .+ is not supported$/,
+      expect(((await res.json()) as { error: string }).error).toBe(
+        `llm-route routes chat and generation only (/api/chat, /api/generate); ${path} (${WHAT[path]}) is not supported`,
       );
     }
     await expect(ollama.embed({ model: 'chat', input: 'x' })).rejects.toMatchObject({ status_code: 501 });
-    await expect(ollama.pull({ model: 'llama3.2' })).rejects.toThrow(/pulling models is not supported/);
+    await expect(ollama.pull({ model: 'llama3.2' })).rejects.toThrow(/\/api\/pull \(pulling models\) is not supported/);
     const wrong = await fetch(`${proxy.origin}/api/tags`, { method: 'POST' });
     expect([wrong.status, wrong.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
     expect(await wrong.json()).toEqual({ error: '/api/tags accepts GET, HEAD, not POST' });

@@ -32,11 +32,11 @@ export const ollamaInfoEndpoints: readonly InfoEndpoint[] = [
       ['/api/copy', 'POST', 'copying models'],
       ['/api/delete', 'DELETE', 'deleting models'],
     ] as const
-  ).map(([path, method, what]): InfoEndpoint => ({ path, method, serves: 'info', answer: () => notOffered(what) })),
+  ).map(([path, method, what]): InfoEndpoint => ({ path, method, serves: 'info', answer: () => notOffered(path, what) })),
 ];
 
-function notOffered(what: string): InfoAnswer {
-  return { status: 501, json: { error: `llm-route routes chat and generation only (/api/chat, /api/generate): ${what} is not supported` } };
+function notOffered(path: string, what: string): InfoAnswer {
+  return { status: 501, json: { error: `llm-route routes chat and generation only (/api/chat, /api/generate); ${path} (${what}) is not supported` } };
 }
 
 /** /api/show: a route's capabilities, its window as `<arch>.context_length`, its details. */
