@@ -8,6 +8,7 @@ import { AttemptLog } from './attempt-log.js';
 import { type Flight, HedgeDoor, type HedgeEnd, race, startFlight } from './hedge.js';
 import { retryDelayMs } from './backoff.js';
 import { sleep } from '../util/sleep.js';
+import { LastTier } from './last-tier.js';
 import { planTiers } from './plan.js';
 import { Recovery } from './resume/recovery.js';
 import { tierFit } from '../fit/tier-facts.js';
@@ -127,14 +128,14 @@ async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flig
     }
     let tried: Tried;
     if (req.request.stream) {
-      const flight = n === 1 && carried ? carried : startFlight(walk, t, tier, call, n, walk.door);
+      const flight = n === 1 && carried ? carried : startFlight(walk, t, tier, call, n, walk.door, lastTierOf(walk, t, call));
       if (!('attempt' in flight)) {
         log.deadlinePassed(tier, n, flight.message);
         return { kind: 'exhausted', timedOut: true, planned: walk.plan.length, attempts, limited: walk.limited };
       }
       tried = await streamTry(walk, flight);
     } else {
-      const attempt = new UnaryAttempt({ tier, call, pool: req.pools.get(tier.provider), client: req.client });
+      const attempt = new UnaryAttempt({ tier, call, pool: req.pools.get(tier.provider), client: req.client, lastTier: lastTierOf(walk, t, call) });
       tried = unaryResult(walk, tier, call, n, attempt, await attempt.result);
     }
     if ('kind' in tried) return tried;
@@ -240,7 +241,7 @@ async function startHedge(walk: Walk, after: number): Promise<Flight | null> {
       walk.req.admission?.leave(tier);
       return null;
     }
-    const flight = startFlight(walk, u, tier, opened.call, 1, walk.door);
+    const flight = startFlight(walk, u, tier, opened.call, 1, walk.door, lastTierOf(walk, u, opened.call));
     if ('attempt' in flight) {
       walk.req.onFallback?.();
       return flight;
@@ -249,6 +250,11 @@ async function startHedge(walk: Walk, after: number): Promise<Flight | null> {
     return null;
   }
   return null;
+}
+
+/** Whether plan index `t` is the last tier the request tries, for a call that reads tool calls written as text (no other needs it). */
+function lastTierOf(walk: Walk, t: number, call: UpstreamCall): LastTier | undefined {
+  return call.readsToolText ? new LastTier(walk, walk.plan, t) : undefined;
 }
 
 /** A hedge failed while the attempt it hedged runs on: recorded as any failure, its tier's hold given back. */
