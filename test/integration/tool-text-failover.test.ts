@@ -149,7 +149,7 @@ describe('tool calls written as text that cannot be run', () => {
       expect(cloudFake.requests).toHaveLength(0);
       const lines = await waitFor(() => {
         const requests = proxy.logs.filter((l) => l.event === 'request');
-        return requests.length === 2 && requests;
+        return requests.length === 2 ? requests : null;
       });
       expect(lines.map((l) => [l.status, (l.tool_text as { result: string }).result])).toEqual([
         [200, 'passed_as_text'],

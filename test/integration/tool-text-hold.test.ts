@@ -101,7 +101,7 @@ describe('a call written as text is held while it grows', () => {
     const first = await waitFor(() => held()[0], 3000, 'a held call on the dashboard');
     expect(first).toMatchObject({ route: 'chat', tier: 'local' });
     // It grows while the model writes (told at most once a second, not once a chunk).
-    const later = await waitFor(() => (held()[0]?.chars ?? 0) > first.chars && held()[0], 3000, 'the held call to grow');
+    const later = await waitFor(() => ((held()[0]?.chars ?? 0) > first.chars ? held()[0] : null), 3000, 'the held call to grow');
     expect(later.heldMs).toBeGreaterThanOrEqual(first.heldMs);
     const message = await done;
     expect(message.content).toEqual([{ type: 'tool_use', id: expect.stringMatching(/^toolu_/), name: 'Write', input: { file_path: 'src/app.py', content } }]);
