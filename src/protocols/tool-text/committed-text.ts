@@ -1,6 +1,6 @@
 import type { StreamPart } from '../core/stream-part.js';
 import { EVENT_HELD, EVENT_REWRITTEN } from '../core/types.js';
-import { FormClose, formatOf, mayHoldOpener, openerTailAt, tagOpenerAt, type ToolTextFormat } from './forms.js';
+import { FormClose, formatOf, mayHoldOpener, mayOpen, openerTailAt, tagOpenerAt, type ToolTextFormat } from './forms.js';
 import { recoverCalls, type ToolSchemas } from './recover.js';
 import { segmentParts } from './segment-parts.js';
 
@@ -216,4 +216,24 @@ export class CommittedText {
 /** A part of a Chat choice other than 0 (n > 1): such answers are not held, nor read for forms. */
 export function ofOtherChoice(part: StreamPart): boolean {
   return 'choice' in part && part.choice !== undefined && part.choice !== 0;
+}
+
+/**
+ * The cheap test every answer with tools pays: its first content decides a plain answer ('text':
+ * a first character no form starts with; 'other': a native call, content of the wire's own,
+ * another choice); false while it may still open a form (or nothing came yet). Reasoning decides
+ * nothing where it is held with the text after it (`holdsReasoning`).
+ */
+export function opensPlain(parts: readonly StreamPart[], holdsReasoning: boolean): 'text' | 'other' | false {
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i];
+    if (part.type === 'text-delta' && !part.choice) {
+      const first = part.delta.trimStart();
+      if (first === '') return false;
+      return mayOpen(first[0]) ? false : 'text';
+    }
+    if (part.type === 'reasoning-delta' && part.delta !== '' && holdsReasoning) return false;
+    if (part.type === 'tool-input-start' || part.type === 'opaque' || ofOtherChoice(part)) return 'other';
+  }
+  return false;
 }

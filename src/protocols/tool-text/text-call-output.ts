@@ -12,12 +12,14 @@ import {
   type StreamRenderer,
 } from '../core/types.js';
 
-/** An event the output waits with: its bytes, and (should it be rendered instead) its parts and JSON. */
+/** An event the output waits with: its bytes, and (should it be rendered instead) its parts; after commit its JSON, for the handover. */
 interface Waiting {
   raw: Buffer;
-  parts: StreamPart[];
-  json: unknown;
+  parts: readonly StreamPart[];
+  json?: unknown;
 }
+
+const NO_PARTS: readonly StreamPart[] = [];
 
 /**
  * A relayed stream whose reader may hold a tool call written as text (text-call-reader.ts).
@@ -49,7 +51,13 @@ export class TextCallOutput implements StreamOutput {
     const flags = facts.flags;
     if (flags & EVENT_REWRITTEN) return this.render(facts);
     // Nothing is content until the reader decides (it takes held content out of the parts); after commit, a held tail waits.
-    if (flags & EVENT_HELD || (this.mode === 'undecided' && !(flags & (EVENT_CONTENT | EVENT_DONE)))) {
+    if (this.mode === 'undecided' && !(flags & (EVENT_CONTENT | EVENT_DONE))) {
+      // Before commit the handover is told now: should these events be rendered instead, a fresh renderer draws them.
+      this.handover.relayed(facts.json, facts.parts);
+      this.waiting.push({ raw, parts: facts.parts.length > 0 ? facts.parts.slice() : NO_PARTS });
+      return null;
+    }
+    if (flags & EVENT_HELD) {
       this.waiting.push({ raw, parts: facts.parts.slice(), json: facts.json });
       return null;
     }
@@ -84,16 +92,17 @@ export class TextCallOutput implements StreamOutput {
     // Nothing went out yet: the client's stream is drawn from its start; else it carries on from the relayed bytes.
     this.rendered = new TranslatedOutput(this.mode === 'undecided' ? this.renderer() : this.handover.renderer());
     this.mode = 'render';
-    const events: Array<readonly StreamPart[]> = this.waiting.map((waiting) => waiting.parts);
+    const events: Array<readonly StreamPart[]> = [];
+    for (const waiting of this.waiting) if (waiting.parts.length > 0) events.push(waiting.parts);
     this.waiting = [];
     events.push(facts.parts);
     return this.rendered.renderAll(events);
   }
 
-  /** What waited, as its bytes: the handover notes each, in order, since the client now has it. */
+  /** What waited, as its bytes: the handover notes each held after commit, in order, since the client now has it. */
   private flushWaiting(): Buffer[] {
     const bytes = this.waiting.map((waiting) => {
-      this.handover.relayed(waiting.json, waiting.parts);
+      if (waiting.json !== undefined) this.handover.relayed(waiting.json, waiting.parts);
       return waiting.raw;
     });
     this.waiting = [];

@@ -11,8 +11,8 @@ import {
   type EventFacts,
   type StreamReader,
 } from '../core/types.js';
-import { CommittedText, type LaterForm, ofOtherChoice } from './committed-text.js';
-import { FormClose, formatOf, mayOpen, openerTailAt, openingOf, tagOpenerAt, type ToolTextFormat } from './forms.js';
+import { CommittedText, type LaterForm, ofOtherChoice, opensPlain } from './committed-text.js';
+import { FormClose, formatOf, openerTailAt, openingOf, tagOpenerAt, type ToolTextFormat } from './forms.js';
 import { recoverCalls } from './recover.js';
 import { AttemptToolText, type TierPlace, type ToolTextScope } from './scope.js';
 import { segmentParts } from './segment-parts.js';
@@ -39,6 +39,8 @@ export class TextCallReader implements StreamReader {
   private state: State = 'opening';
   /** Choice 0's text and reasoning parts taken out while undecided (given back for a plain answer). */
   private held: StreamPart[] = [];
+  /** The held text delta that grows (its own copy). */
+  private growing: { type: 'text-delta'; id: string; delta: string } = { type: 'text-delta', id: '', delta: '' };
   /** The answer's text held before commit. */
   private text = '';
   /** The held text has begun, or may have begun, a form (it is not whitespace alone). */
@@ -108,28 +110,12 @@ export class TextCallReader implements StreamReader {
     if (this.state === 'committed') return this.readCommitted(facts);
     if (this.state === 'judging') return this.keep(facts);
     if (this.state === 'opening' && this.held.length === 0) {
-      const plain = this.opensPlain(facts.parts);
+      const plain = opensPlain(facts.parts, this.holdsReasoning);
       if (plain === 'other') this.state = 'off';
       if (plain === 'text') this.state = this.scope.readsLater ? 'committed' : 'off';
       if (plain) return this.state === 'committed' ? this.readCommitted(facts) : undefined;
     }
     this.hold(facts);
-  }
-
-  /** The cheap test: this event's first content decides a plain answer ('text': a first character no form starts with; 'other': a native call, …). */
-  private opensPlain(parts: readonly StreamPart[]): 'text' | 'other' | false {
-    for (let i = 0; i < parts.length; i++) {
-      const part = parts[i];
-      if (part.type === 'text-delta' && !part.choice) {
-        const first = part.delta.trimStart();
-        if (first === '') return false;
-        return mayOpen(first[0]) ? false : 'text';
-      }
-      if (part.type === 'reasoning-delta' && part.delta !== '' && this.holdsReasoning) return false;
-      if (part.type === 'tool-input-start' || part.type === 'opaque' || ofOtherChoice(part)) return 'other';
-    }
-    // No content in this event: nothing to hold yet.
-    return false;
   }
 
   /** Takes this event's text and reasoning into the hold, then decides if it can. */
@@ -147,7 +133,12 @@ export class TextCallReader implements StreamReader {
       if (type === 'text-delta') {
         added += part.delta;
         this.later.lastId = part.id;
-        this.held.push(part);
+        // A long form is held as one growing delta (a part of its own), not as a part per token.
+        const last = this.held[this.held.length - 1];
+        if (last === this.growing && last.id === part.id) last.delta += part.delta;
+        else if (last?.type === 'text-delta' && last.id === part.id)
+          this.held[this.held.length - 1] = this.growing = { ...last, delta: last.delta + part.delta };
+        else this.held.push(part);
       } else if (type === 'text-start' || type === 'text-end' || (this.holdsReasoning && type.startsWith('reasoning-'))) this.held.push(part);
       else if (type === 'finish') {
         ended = true;
