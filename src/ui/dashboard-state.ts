@@ -275,6 +275,7 @@ export class DashboardState {
     if (call && call.tier === tier) {
       if (chars !== call.chars) call.grewAt = at;
       call.chars = chars;
+      call.since = at - ms; // the hold's own clock (the dashboard may have come in after it began)
       return;
     }
     this.held.set(id, { route, tier, chars, since: at - ms, grewAt: at });
