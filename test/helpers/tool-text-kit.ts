@@ -4,7 +4,8 @@ import { chunk, type Script, type ScriptContext } from './fake-upstream.js';
 import { endAnthropicStream, startAnthropicStream } from './anthropic-upstream.js';
 import { ollamaDone, ollamaLineText, startOllamaStream } from './ollama-upstream.js';
 import { ResponsesScript } from './responses-upstream.js';
-import type { RunningProxy } from './proxy.js';
+import type { useHarness } from './harness.js';
+import type { RunningProxy, TierSpec } from './proxy.js';
 
 /** Tools as Claude Code and Codex send them (draft-07 schemas), in each client protocol. */
 const BASH_SCHEMA = {
@@ -184,3 +185,33 @@ export const nativeBashCall: Script = (ctx) => {
   ctx.finish('tool_calls');
   ctx.done();
 };
+
+export interface LocalRouteOptions {
+  /** A cloud tier (an OpenAI-compatible fake) after the local one; default true. */
+  cloud?: boolean;
+  localExtra?: Record<string, unknown>;
+  timeouts?: Record<string, number>;
+  usageDb?: string;
+  routeKeys?: Record<string, unknown>;
+  deadline_ms?: number;
+}
+
+/** Route `chat`: a local tier (`local`: its server type) on a fake of its own, and a cloud tier behind it. */
+export async function localRoute(h: ReturnType<typeof useHarness>, local: 'openai' | 'ollama', opts: LocalRouteOptions = {}) {
+  const localFake = await h.fake();
+  const cloud = await h.fake();
+  const tiers: TierSpec[] = [
+    {
+      name: 'local',
+      url: local === 'ollama' ? `http://127.0.0.1:${localFake.port}` : localFake.url,
+      type: local,
+      model: 'qwen2.5-coder:7b',
+      extra: opts.localExtra,
+      timeouts: opts.timeouts,
+    },
+  ];
+  if (opts.cloud !== false) tiers.push({ name: 'cloud', url: cloud.url });
+  const top = opts.usageDb ? { usage: { path: opts.usageDb } } : undefined;
+  const proxy = await h.proxy({ tiers, routeKeys: opts.routeKeys, deadline_ms: opts.deadline_ms, top });
+  return { local: localFake, cloud, proxy };
+}

@@ -3,10 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { completion, healthyStream } from '../helpers/fake-upstream.js';
 import { fetchMetrics, metric, readAll, requestLog, useHarness, waitFor } from '../helpers/harness.js';
 import { ollamaWhole } from '../helpers/ollama-upstream.js';
-import { chat, sseText, type TierSpec } from '../helpers/proxy.js';
+import { chat, sseText } from '../helpers/proxy.js';
 import {
   anthropicClient,
   CHAT_TOOLS,
+  type LocalRouteOptions,
+  localRoute,
   MESSAGES_TOOLS,
   nativeBashCall,
   ollamaContent,
@@ -26,26 +28,7 @@ const tempDir = useTempDirs();
 const UNKNOWN_TOOL = HERMES.replace('Bash', 'Nope');
 const MISSING_ARG = '<tool_call>\n{"name": "Read", "arguments": {"limit": 3}}\n</tool_call>';
 
-async function routeOf(
-  local: 'openai' | 'ollama',
-  opts: { cloud?: boolean; localExtra?: Record<string, unknown>; timeouts?: Record<string, number>; usageDb?: string } = {},
-) {
-  const localFake = await h.fake();
-  const cloud = await h.fake();
-  const tiers: TierSpec[] = [
-    {
-      name: 'local',
-      url: local === 'ollama' ? `http://127.0.0.1:${localFake.port}` : localFake.url,
-      type: local,
-      model: 'qwen2.5-coder:7b',
-      extra: opts.localExtra,
-      timeouts: opts.timeouts,
-    },
-  ];
-  if (opts.cloud !== false) tiers.push({ name: 'cloud', url: cloud.url });
-  const proxy = await h.proxy({ tiers, ...(opts.usageDb ? { top: { usage: { path: opts.usageDb } } } : {}) });
-  return { local: localFake, cloud, proxy };
-}
+const routeOf = (local: 'openai' | 'ollama', opts: LocalRouteOptions = {}) => localRoute(h, local, opts);
 
 describe('tool calls written as text that cannot be run', () => {
   it('an unknown tool fails over before the client saw a byte of it; the next tier gets the same payload', async () => {

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { healthyStream } from '../helpers/fake-upstream.js';
 import { readAll, requestLog, socketClosed, useHarness, waitFor } from '../helpers/harness.js';
-import { chat, errorEvents, sseData, type TierSpec } from '../helpers/proxy.js';
+import { chat, errorEvents, sseData } from '../helpers/proxy.js';
 import {
   anthropicClient,
   CHAT_TOOLS,
   fileContent,
   hermesWrite,
+  type LocalRouteOptions,
+  localRoute,
   nativeBashCall,
   ollamaContent,
   openaiClient,
@@ -24,27 +26,13 @@ import { DashboardState } from '../../src/ui/dashboard-state.js';
 // model spends many times ttft_ms on reaches the agent as one native call.
 const h = useHarness();
 
-async function route(
-  local: 'openai' | 'ollama',
-  opts: { cloud?: boolean; timeouts?: Record<string, number>; routeKeys?: Record<string, unknown>; deadline_ms?: number } = {},
-) {
-  const localFake = await h.fake();
-  const cloud = await h.fake();
-  const tiers: TierSpec[] = [
-    {
-      name: 'local',
-      url: local === 'ollama' ? `http://127.0.0.1:${localFake.port}` : localFake.url,
-      type: local,
-      model: 'qwen2.5-coder:7b',
-      timeouts: opts.timeouts,
-    },
-  ];
-  if (opts.cloud !== false) tiers.push({ name: 'cloud', url: cloud.url });
-  const proxy = await h.proxy({ tiers, routeKeys: opts.routeKeys, deadline_ms: opts.deadline_ms });
+async function route(local: 'openai' | 'ollama', opts: LocalRouteOptions = {}) {
+  const routed = await localRoute(h, local, opts);
+  const { proxy } = routed;
   // The dashboard's view of the same events, as `serve` feeds it.
   const dashboard = new DashboardState();
   proxy.server.app.telemetry.subscribe((event) => dashboard.apply(event, Date.now()));
-  return { local: localFake, cloud, proxy, dashboard, held: () => dashboard.snapshot(proxy.server.app.config, Date.now()).heldCalls };
+  return { ...routed, held: () => dashboard.snapshot(proxy.server.app.config, Date.now()).heldCalls };
 }
 
 describe('a call written as text is held while it grows', () => {
