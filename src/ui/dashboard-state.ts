@@ -20,6 +20,7 @@ import {
   weightLine,
   type LogLine,
 } from './state/log-lines.js';
+import { HeldCalls } from './state/held-calls.js';
 import { RateMeter } from './state/rate-meter.js';
 import { recentRequest } from './state/request-path.js';
 import { Ring } from './state/ring.js';
@@ -45,32 +46,20 @@ interface OpenRequest {
   committedTier: string | null;
 }
 
-/** A tool call written as text being held, as its last hold event told it. */
-interface HeldCall {
-  route: string;
-  tier: string;
-  chars: number;
-  /** When its hold began, and when it last grew (the dashboard's clock). */
-  since: number;
-  grewAt: number;
-}
-
 interface Finished {
   at: number;
   event: RequestFinished;
 }
 
 /**
- * What the dashboard knows, built only from telemetry events (`apply`, O(1) each) and read
- * against the current Config (`snapshot`, once per rendered frame). The Config supplies tier
- * order, provider/model and configured weights; the events supply everything that moves.
+ * What the dashboard knows, built only from telemetry events (`apply`, O(1) each) and read against the current Config (`snapshot`, once per
+ * rendered frame). The Config supplies tier order, provider/model and configured weights; the events supply everything that moves.
  */
 export class DashboardState {
   private readonly tiers = new TierStatsTable();
   private readonly open = new Map<string, OpenRequest>();
   private readonly pendingByRoute = new Map<string, number>();
-  /** Tool calls written as text held now, by request id. */
-  private readonly held = new Map<string, HeldCall>();
+  private readonly held = new HeldCalls();
   private activeStreams = 0;
   private readonly arrivals = new RateMeter(10);
   private readonly finished = new Ring<Finished>(50);
@@ -84,6 +73,7 @@ export class DashboardState {
   private readonly skips = new Map<string, { at: number; more: number }>();
 
   apply(event: TelemetryEvent, at: number): void {
+    this.held.apply(event, at);
     switch (event.type) {
       case 'request_start':
         this.arrivals.mark(at);
@@ -91,18 +81,13 @@ export class DashboardState {
         this.addPending(event.route, 1);
         return;
       case 'attempt_end':
-        if (this.held.get(event.id)?.tier === event.tier) this.held.delete(event.id);
         return this.countAttempt(event, at);
-      case 'tool_text_hold':
-        return this.noteHold(event.id, event.route, event.tier, event.chars, event.ms, at);
       case 'failover':
         this.tiers.get(event.route, event.fromTier).failovers++;
         return;
       case 'commit':
-        this.held.delete(event.id);
         return this.commit(event.id, event.route, event.tier, event.ttftMs, at);
       case 'request_end':
-        this.held.delete(event.id);
         return this.finish(event, at);
       case 'tier_state': {
         const stats = this.tiers.get(event.route, event.tier);
@@ -173,13 +158,7 @@ export class DashboardState {
       activeStreams: this.activeStreams,
       pending,
       recent: this.finished.newest(limits.recent).map(({ at, event }) => recentRequest(at, event)),
-      heldCalls: [...this.held.values()].map((call) => ({
-        route: call.route,
-        tier: call.tier,
-        chars: call.chars,
-        heldMs: now - call.since,
-        quietMs: now - call.grewAt,
-      })),
+      heldCalls: this.held.view(now),
       log: this.log.newest(limits.log).reverse(),
       clientTtft: this.clientTtft.percentiles(now),
       today: this.today.view(config, now),
@@ -263,22 +242,6 @@ export class DashboardState {
     }
     this.tiers.get(request.route, request.committedTier).live--;
     this.activeStreams--;
-  }
-
-  /** A held call began, grew, or ended (`chars` 0). */
-  private noteHold(id: string, route: string, tier: string, chars: number, ms: number, at: number): void {
-    if (chars === 0) {
-      this.held.delete(id);
-      return;
-    }
-    const call = this.held.get(id);
-    if (call && call.tier === tier) {
-      if (chars !== call.chars) call.grewAt = at;
-      call.chars = chars;
-      call.since = at - ms; // the hold's own clock (the dashboard may have come in after it began)
-      return;
-    }
-    this.held.set(id, { route, tier, chars, since: at - ms, grewAt: at });
   }
 
   private changeWeight(event: WeightChanged, at: number): void {
