@@ -3,9 +3,20 @@ import { clientRequest, sessionId } from '../core/client-request.js';
 import type { ClientCredential, CredentialSpec } from '../core/credential.js';
 import { openaiErrorBody, openaiRejection } from '../errors/openai-errors.js';
 import { RelayOutput } from '../stream-output/relay-output.js';
-import { RAW, type ClientCodec, type ClientRequest, type EventFacts, EVENT_USAGE_ONLY, type ParseResult, type StreamOutput } from '../core/types.js';
+import {
+  RAW,
+  type ClientCodec,
+  type ClientRequest,
+  type EventFacts,
+  EVENT_USAGE_ONLY,
+  type ParseResult,
+  type RelayHandover,
+  type StreamOutput,
+  type StreamRenderer,
+} from '../core/types.js';
 import { checkedBody } from '../core/plain-body.js';
 import { ChatRenderer, chatStreamError, renderChatResponse } from './render.js';
+import { type ChatIdentity, identityOf } from './tracked-relay.js';
 import { ChatBodySchema, isPlainChatBody } from './schema.js';
 import { chatToNeutral } from './to-neutral.js';
 
@@ -40,6 +51,10 @@ export const chatClient: ClientCodec = {
     return new ChatRenderer(request.model, wantsUsage(request));
   },
 
+  handover(request: ClientRequest): RelayHandover {
+    return new ChatHandover(request);
+  },
+
   renderResponse(response, request) {
     return renderChatResponse(response, request.model);
   },
@@ -66,5 +81,22 @@ class ChatRelay extends RelayOutput {
 
   override event(facts: EventFacts): typeof RAW | null {
     return facts.flags & EVENT_USAGE_ONLY && !this.wantsUsage ? null : RAW;
+  }
+}
+
+/** A relayed Chat stream a renderer takes over: its chunks' id, created and model, its role already sent. */
+class ChatHandover implements RelayHandover {
+  private identity: ChatIdentity | null = null;
+
+  constructor(private readonly request: ClientRequest) {}
+
+  relayed(json: unknown): void {
+    if (this.identity === null) this.identity = identityOf(json);
+  }
+
+  renderer(): StreamRenderer {
+    const renderer = new ChatRenderer(this.request.model, wantsUsage(this.request));
+    if (this.identity) renderer.continueAs(this.identity);
+    return renderer;
   }
 }

@@ -7,6 +7,7 @@ import { checkedBody } from '../core/plain-body.js';
 import { RelayOutput } from '../stream-output/relay-output.js';
 import type { ClientCodec, ClientRequest, ParseResult } from '../core/types.js';
 import { anthropicErrorBody, anthropicRejection } from './errors.js';
+import { MessagesHandover } from './handover.js';
 import { MessagesRenderer, messagesStreamError, renderMessagesResponse, sse } from './render.js';
 import { isPlainMessagesBody, MessagesBodySchema } from './schema.js';
 import { messagesToNeutral } from './to-neutral.js';
@@ -49,6 +50,7 @@ export const messagesClient: ClientCodec = {
   // A stream that stopped (message_delta with its stop_reason) and ended without message_stop gets one.
   relay: () => new RelayOutput(MESSAGE_STOP, messagesStreamError),
   renderer: (request) => new MessagesRenderer(request.model, () => inputEstimate(request)),
+  handover: (request) => new MessagesHandover(() => new MessagesRenderer(request.model, () => inputEstimate(request))),
   renderResponse: (response, request) => renderMessagesResponse(response, request.model),
   // Claude Code names its session in a header, and in metadata.user_id (its device, account and session ids).
   session: (request) =>

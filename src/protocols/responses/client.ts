@@ -7,6 +7,7 @@ import { RelayOutput } from '../stream-output/relay-output.js';
 import { openaiErrorBody, openaiRejection } from '../errors/openai-errors.js';
 import { isUnsupported, RAW, type ClientCodec, type ClientRequest, type EventFacts, type ParseResult } from '../core/types.js';
 import { checkedBody } from '../core/plain-body.js';
+import { ResponsesHandover } from './handover.js';
 import { renderResponsesResponse, ResponsesRenderer } from './render.js';
 import { isPlainResponsesBody, ResponsesBodySchema } from './schema.js';
 import { responsesToNeutral } from './to-neutral.js';
@@ -26,6 +27,7 @@ export const responsesClient: ClientCodec = {
   translateRejection: openaiRejection,
   relay: () => new ResponsesRelay(),
   renderer: (request) => new ResponsesRenderer(request.model, toolNamespaces(request)),
+  handover: (request) => new ResponsesHandover(() => new ResponsesRenderer(request.model, toolNamespaces(request))),
   renderResponse: (response, request) => renderResponsesResponse(response, request.model, toolNamespaces(request)),
   // Codex names its conversation in a session_id header, and as prompt_cache_key.
   session: (request) => sessionId(request.headers.incoming?.session_id, request.body.prompt_cache_key),
