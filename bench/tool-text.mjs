@@ -27,7 +27,8 @@ const schema = (n) => ({
   required: ['p0'],
 });
 const TOOLS = Array.from({ length: 17 }, (_, i) => ({ type: 'function', function: { name: `Tool${i}`, description: 'd'.repeat(400), parameters: schema(6) } }));
-const tier = { name: 'local', tool_text: 'auto', last: false };
+const tier = { name: 'local', tool_text: 'auto' };
+const place = { name: 'local', isLast: () => false };
 const chunk = (delta, finish = null) =>
   JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] });
 const EVENTS = [chunk({ role: 'assistant', content: '' }), chunk({ content: 'Sure' }), ...Array.from({ length: 8 }, (_, i) => chunk({ content: ` word${i}` }))];
@@ -46,8 +47,8 @@ function stream(withToolText) {
   let output = chatClient.relay(req);
   if (withToolText) {
     const scope = toolTextScope(tier, req, chatClient);
-    reader = new TextCallReader(reader, scope, tier);
-    output = new TextCallOutput(output, chatClient.renderer(req));
+    reader = new TextCallReader(reader, scope, place);
+    output = new TextCallOutput(output, () => chatClient.renderer(req), chatClient.handover(req));
   }
   const facts = newFacts();
   let first = 0;
@@ -92,8 +93,8 @@ const PIECES = HERMES.match(/.{1,6}/gs);
 function heldCall() {
   const req = request();
   const scope = toolTextScope(tier, req, chatClient);
-  const reader = new TextCallReader(chatWire.reader(), scope, tier);
-  const output = new TextCallOutput(chatClient.relay(req), chatClient.renderer(req));
+  const reader = new TextCallReader(chatWire.reader(), scope, place);
+  const output = new TextCallOutput(chatClient.relay(req), () => chatClient.renderer(req), chatClient.handover(req));
   const facts = newFacts();
   const events = [chunk({ role: 'assistant', content: '' }), ...PIECES.map((content) => chunk({ content }))];
   for (let i = 0; i < events.length - 1; i++) {

@@ -135,7 +135,6 @@ function buildConfig(raw: RawConfig, file: string, warnings: string[]): Config {
       warm: tier.warm ?? false,
       fit: { context: tier.context ?? 'auto', max_prompt_tokens: tier.max_prompt_tokens, vision: tier.vision ?? 'auto', tools: tier.tools ?? 'auto' },
       tool_text: tier.tool_text ?? 'auto',
-      last: index === route.tiers.length - 1,
       ...priceOf(tier.price ?? providers.get(tier.provider)?.price),
     }));
     const savers = readSavers(route.savers ?? raw.savers ?? [], []).specs; // crossCheck vouched for them

@@ -47,8 +47,6 @@ export interface Tier {
   fit: TierFitConfig;
   /** Tool calls written as text: recovered (auto, the default when absent) or relayed as text (off). */
   tool_text?: 'auto' | 'off';
-  /** The route's last tier in file order: a tool call written as text that it botches goes out as text (no tier is left). */
-  last?: boolean;
 }
 
 export interface TierFitConfig {

@@ -26,6 +26,8 @@ import {
 import type { ClientCodec } from './core/client-codec.js';
 import type { Usage } from './core/usage.js';
 
+const NOT_LAST = (): boolean | undefined => false;
+
 /** A whole answer as the client gets it. */
 export interface ShapedAnswer {
   status: number;
@@ -111,11 +113,14 @@ export class UpstreamCall {
     return new UpstreamCall(tier, wire, upstream, false, client, request, false);
   }
 
-  /** A fresh reader of one attempt's stream: the wire's, behind the hold of tool calls written as text when the request has tools. */
-  streamReader(): StreamReader {
+  /**
+   * A fresh reader of one attempt's stream: the wire's, behind the hold of tool calls written as
+   * text when the request has tools. `last`: whether the tier is the last this request will try.
+   */
+  streamReader(last: () => boolean | undefined = NOT_LAST): StreamReader {
     const reader = this.wire.reader();
     const scope = this.toolText();
-    return scope ? new TextCallReader(reader, scope, this.tier, this.relayed) : reader;
+    return scope ? new TextCallReader(reader, scope, { name: this.tier.name, isLast: last }, this.relayed) : reader;
   }
 
   /** A fresh stream output for one attempt. */
@@ -123,7 +128,8 @@ export class UpstreamCall {
     if (this.relayed) {
       const relay = this.client.relay(this.clientRequest);
       // A relay whose answer may turn out to be a call written as text waits for the reader's decision.
-      return this.toolText() ? new TextCallOutput(relay, this.client.renderer(this.clientRequest)) : relay;
+      if (!this.toolText()) return relay;
+      return new TextCallOutput(relay, () => this.client.renderer(this.clientRequest), this.client.handover(this.clientRequest));
     }
     const renderer = this.client.renderer(this.clientRequest);
     return this.request.answerTool ? new TranslatedOutput(renderer, new AnswerToolStage(readParts, this.request.answerTool)) : new TranslatedOutput(renderer);
@@ -131,14 +137,20 @@ export class UpstreamCall {
 
   /**
    * A whole 2xx answer for the client, with its usage; 'not_json' when the body is not an
-   * answer; `badToolCall` when its text is a tool call the client cannot run (see tool-text/).
+   * answer; `badToolCall` when its text is a tool call the client cannot run (see tool-text/);
+   * 'undecided' when that depends on whether the tier is the last (`last`), not known yet.
    */
-  unaryAnswer(status: number, contentType: string, body: Buffer): { answer: ShapedAnswer; usage: Usage | undefined } | 'not_json' | { badToolCall: string } {
+  unaryAnswer(
+    status: number,
+    contentType: string,
+    body: Buffer,
+    last: () => boolean | undefined = NOT_LAST,
+  ): { answer: ShapedAnswer; usage: Usage | undefined } | 'not_json' | { badToolCall: string } | 'undecided' {
     const scope = this.toolText();
     if (scope) {
       const response = this.decodeResponse(body);
-      const recovered = response === 'not_json' ? null : recoverWholeAnswer(response, scope, this.tier);
-      if (recovered && 'badToolCall' in recovered) return recovered;
+      const recovered = response === 'not_json' ? null : recoverWholeAnswer(response, scope, { name: this.tier.name, isLast: last });
+      if (recovered === 'undecided' || (recovered && 'badToolCall' in recovered)) return recovered;
       if (recovered)
         return {
           answer: { status, contentType: 'application/json', body: Buffer.from(this.client.renderResponse(recovered, this.clientRequest)) },
@@ -184,6 +196,11 @@ export class UpstreamCall {
       return { status: upstream.status, contentType: typeof type === 'string' ? type : 'application/json', body };
     }
     return { status: upstream.status, contentType: 'application/json', body: Buffer.from(this.client.translateRejection(upstream.status, message)) };
+  }
+
+  /** Whether tool calls written as text are read in this call's answers (the request offers tools, the tier does not turn it off). */
+  get readsToolText(): boolean {
+    return this.toolText() !== null;
   }
 
   /** The request's tool-text scope on this tier (null: nothing to recover); never for llm-route's own answer tool. */

@@ -7,7 +7,8 @@ import { reportsOf } from '../protocols/tool-text/scope.js';
 import type { RequestFinished, RequestOutcome } from '../telemetry/events.js';
 import { detectTruncation } from '../fit/truncation.js';
 import type { Exchange, FinishFields } from './exchange.js';
-import type { Limited, RoutingOutcome } from './route-request.js';
+import type { Limited } from './attempt-start.js';
+import type { RoutingOutcome } from './route-request.js';
 import type { RequestAdmission } from './tier-admission.js';
 import { tiersExcluded } from '../rules/local-only.js';
 

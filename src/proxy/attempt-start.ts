@@ -130,7 +130,7 @@ export function waitBudget(site: AttemptSite): number {
 }
 
 /** What only the caller knows of a streaming attempt: where its output goes and how. */
-export type StreamPlace = Pick<StreamAttemptInput, 'output' | 'port' | 'keepOpen'> & { ordinal?: number };
+export type StreamPlace = Pick<StreamAttemptInput, 'output' | 'port' | 'keepOpen' | 'lastTier'> & { ordinal?: number };
 
 /**
  * A streaming attempt on an opened tier, on its way; or (nothing sent) the route's deadline
@@ -156,5 +156,7 @@ export function startStream(site: AttemptSite, tier: Tier, call: UpstreamCall, p
     ordinal: place.ordinal ?? site.log.records.length + 1,
     telemetry: app.telemetry,
     route: req.route.name,
+    requestId: req.id,
+    lastTier: place.lastTier,
   });
 }

@@ -11,24 +11,10 @@ import { ClientLifetime } from '../util/client-lifetime.js';
 import { isShutdown } from './shutdown.js';
 import { type CommitPort, ResponseSink, type StreamSink } from './stream-sink.js';
 
-export type FinishFields = Pick<RequestFinished, 'tier' | 'status' | 'outcome'> &
-  Partial<
-    Pick<
-      RequestFinished,
-      | 'ttftMs'
-      | 'usage'
-      | 'estimate'
-      | 'chunkErrors'
-      | 'committed'
-      | 'error'
-      | 'attempts'
-      | 'resumed'
-      | 'promptTruncated'
-      | 'toolText'
-      | 'hedged'
-      | 'loserUsage'
-    >
-  >;
+/** What a request's end may carry beside its tier, status and outcome: how it went, and what was learned on the way. */
+type FinishHow = 'ttftMs' | 'usage' | 'estimate' | 'chunkErrors' | 'committed' | 'error' | 'attempts';
+type FinishLearned = 'resumed' | 'promptTruncated' | 'toolText' | 'hedged' | 'loserUsage';
+export type FinishFields = Pick<RequestFinished, 'tier' | 'status' | 'outcome'> & Partial<Pick<RequestFinished, FinishHow | FinishLearned>>;
 
 /**
  * What the request path sees of the running app: its config and pools only through the

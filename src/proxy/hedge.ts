@@ -4,6 +4,7 @@ import type { AttemptRecord, HedgedStream, RequestFinished } from '../telemetry/
 import { AttemptError } from './attempt-error.js';
 import { type AttemptSite, startStream } from './attempt-start.js';
 import { ResumeState } from './resume/resume-state.js';
+import type { LastTier } from './last-tier.js';
 import { type CommitResult, StreamAttempt } from './stream-attempt.js';
 import type { CommitPort, StreamSink } from './stream-sink.js';
 
@@ -114,6 +115,8 @@ export async function race(first: Flight, hedgeMs: number, door: HedgeDoor, arri
   let after = first.t;
   for (;;) {
     if (!(await timesOut(own, hedgeMs - first.attempt.elapsedMs))) return { kind: 'alone', result: await own };
+    // Its first bytes came in time and it is writing a tool call as text: the tier is answering, no hedge.
+    if (first.attempt.holdingForm) return { kind: 'alone', result: await own };
     const atMs = Math.round(performance.now() - arrivedAt);
     const hedge = settled ? null : await steps.start(after);
     if (!hedge) return { kind: 'alone', result: await own };
@@ -157,12 +160,21 @@ function timesOut(promise: Promise<unknown>, ms: number): Promise<boolean> {
  * A streaming attempt on an opened tier, started as any is (src/proxy/attempt-start.ts); with a
  * door, its commit goes through it. On a resume route it keeps what the client has, for a recovery.
  */
-export function startFlight(site: AttemptSite, t: number, tier: Tier, call: UpstreamCall, n: number, door: HedgeDoor | null): Flight | AttemptError {
+export function startFlight(
+  site: AttemptSite,
+  t: number,
+  tier: Tier,
+  call: UpstreamCall,
+  n: number,
+  door: HedgeDoor | null,
+  lastTier?: LastTier,
+): Flight | AttemptError {
   const { req } = site;
   // Only a resume route keeps what the client has (src/proxy/resume/resume-state.ts); others pay nothing.
   const resume = req.route.on_break === 'resume' && req.route.resume_max > 0 ? new ResumeState(call, req.codec, req.request) : null;
   const port = door ? door.portFor() : null;
-  const attempt = startStream(site, tier, call, { output: resume ? resume.output : call.streamOutput(), port: port ?? req.port, keepOpen: resume?.keepOpen });
+  const output = resume ? resume.output : call.streamOutput();
+  const attempt = startStream(site, tier, call, { output, port: port ?? req.port, keepOpen: resume?.keepOpen, lastTier });
   if (!(attempt instanceof StreamAttempt)) return attempt;
   if (door && port) door.enter(attempt, port);
   return { t, tier, call, attempt, resume, n };

@@ -7,6 +7,7 @@ import { AttemptLog } from './attempt-log.js';
 import { type Flight, HedgeDoor, type HedgeEnd, race, startFlight } from './hedge.js';
 import { retryDelayMs } from './backoff.js';
 import { sleep } from '../util/sleep.js';
+import { LastTier } from './last-tier.js';
 import { planTiers } from './plan.js';
 import { answeredBy, sessionTier } from './session-stay.js';
 import { Recovery } from './resume/recovery.js';
@@ -17,8 +18,6 @@ import type { RoutingRequest, RoutingView } from './routing.js';
 import type { CommitResult } from './stream-attempt.js';
 import type { StreamRelay } from './stream-relay.js';
 import { type UnaryAnswer, UnaryAttempt, type UnaryResult } from './unary-attempt.js';
-
-export type { Limited } from './attempt-start.js';
 
 export type RoutingOutcome =
   | { kind: 'stream'; tier: Tier; call: UpstreamCall; relay: StreamRelay; attempts: AttemptRecord[]; recovery: Recovery | null; hedge?: HedgeEnd }
@@ -54,9 +53,6 @@ interface Walk extends AttemptSite {
   session: string | undefined;
 }
 
-/** A tier's tries ended without an answer: go on to the next tier, or stop with this outcome. */
-type TierVerdict = 'next' | RoutingOutcome;
-
 /**
  * The routing loop: tiers in plan order, same-tier retries with backoff, failover on the
  * tier's faults. It returns at the first commit; after that nothing here runs again.
@@ -64,14 +60,8 @@ type TierVerdict = 'next' | RoutingOutcome;
 export async function routeRequest(req: RoutingRequest, app: RoutingView): Promise<RoutingOutcome> {
   // The request's session, asked for only when the plan meets a weighted tier (a draw it could lose).
   let session: string | undefined;
-  const {
-    tiers: plan,
-    allDown,
-    affinity,
-  } = planTiers(req.route, app.gate, app.random, () => {
-    session = req.codec.session(req.request);
-    return session === undefined ? null : sessionTier(app.affinity, req.route, session);
-  });
+  const stay = (): Tier | null => ((session = req.codec.session(req.request)) === undefined ? null : sessionTier(app.affinity, req.route, session));
+  const { tiers: plan, allDown, affinity } = planTiers(req.route, app.gate, app.random, stay);
   if (affinity) req.onAffinity?.();
   const walk: Walk = {
     req,
@@ -117,8 +107,8 @@ function noteRefusal(walk: Walk, tier: Tier, refused: Exclude<Opening, { open: t
   else if (refused.why === 'limited' && (!walk.limited || refused.limited.retryAfterMs < walk.limited.retryAfterMs)) walk.limited = refused.limited;
 }
 
-/** The tier's tries: its answer, or why the loop goes on to the next tier (or stops). */
-async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flight | null): Promise<TierVerdict> {
+/** The tier's tries: its answer, or 'next' (the loop goes on to the next tier), or why the loop stops. */
+async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flight | null): Promise<'next' | RoutingOutcome> {
   const { req, app, log } = walk;
   const attempts = log.records;
   const tier = walk.plan[t];
@@ -142,14 +132,14 @@ async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flig
     }
     let tried: Tried;
     if (req.request.stream) {
-      const flight = n === 1 && carried ? carried : startFlight(walk, t, tier, call, n, walk.door);
+      const flight = n === 1 && carried ? carried : startFlight(walk, t, tier, call, n, walk.door, lastTierOf(walk, t, call));
       if (!('attempt' in flight)) {
         log.deadlinePassed(tier, n, flight.message);
         return { kind: 'exhausted', timedOut: true, planned: walk.plan.length, attempts, limited: walk.limited };
       }
       tried = await streamTry(walk, flight);
     } else {
-      const attempt = new UnaryAttempt({ tier, call, pool: req.pools.get(tier.provider), client: req.client });
+      const attempt = new UnaryAttempt({ tier, call, pool: req.pools.get(tier.provider), client: req.client, lastTier: lastTierOf(walk, t, call) });
       tried = unaryResult(walk, tier, call, n, attempt, await attempt.result);
     }
     if ('kind' in tried) return tried;
@@ -265,7 +255,7 @@ async function startHedge(walk: Walk, after: number): Promise<Flight | null> {
       walk.req.admission?.leave(tier);
       return null;
     }
-    const flight = startFlight(walk, u, tier, opened.call, 1, walk.door);
+    const flight = startFlight(walk, u, tier, opened.call, 1, walk.door, lastTierOf(walk, u, opened.call));
     if ('attempt' in flight) {
       walk.req.onFallback?.();
       return flight;
@@ -274,6 +264,11 @@ async function startHedge(walk: Walk, after: number): Promise<Flight | null> {
     return null;
   }
   return null;
+}
+
+/** Whether plan index `t` is the last tier the request tries, for a call that reads tool calls written as text (no other needs it). */
+function lastTierOf(walk: Walk, t: number, call: UpstreamCall): LastTier | undefined {
+  return call.readsToolText ? new LastTier(walk, walk.plan, t) : undefined;
 }
 
 /** A hedge failed while the attempt it hedged runs on: recorded as any failure, its tier's hold given back. */

@@ -2,6 +2,9 @@ import { EVENT_DONE, EVENT_FINISH, EVENT_MALFORMED, newFacts, type StreamReader 
 import { mergeUsage, type Usage } from '../protocols/core/usage.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 
+/** How often a held tool call's growth is told at most (the dashboard repaints 8 times a second; a second is alive enough). */
+const HOLD_TOLD_EVERY_MS = 1000;
+
 /**
  * What one stream's events have said so far: read once per event (the one place a stream's
  * events are read), shared by the attempt before commit and the relay after it. The
@@ -18,20 +21,51 @@ export class StreamTally {
   private readonly texts: string[] = [];
   /** The wire's reader of this one stream (stateful: block ids, tool-call numbering). */
   private readonly reader: StreamReader;
+  /** The reader may hold a tool call written as text (the request offers tools): each event then asks it how much it holds. */
+  readonly holds: boolean;
+  /** performance.now() when the form held now began (0: none), and when its growth was last told. */
+  private holdSince = 0;
+  private holdTold = 0;
 
-  /** `reader`: the wire's reader of this stream (the call's, see UpstreamCall.streamReader). Malformed events are reported as `chunk_error`s of `route` and `tier`. */
+  /**
+   * `reader`: the wire's reader of this stream (the call's, see UpstreamCall.streamReader).
+   * Malformed events are reported as `chunk_error`s of `route` and `tier`, a held tool call
+   * written as text as request `id`'s.
+   */
   constructor(
     reader: StreamReader,
     private readonly telemetry: TelemetryBus,
     private readonly route: string,
     private readonly tier: string,
+    private readonly id = '',
   ) {
     this.reader = reader;
+    this.holds = typeof reader.heldForm === 'function';
   }
 
-  /** The TTFT budget ended: what the reader makes of a tool call written as text it still holds (see StreamReader.ttftEnded). */
-  ttftEnded(): { badCall: string } | 'released' | null {
+  /** The TTFT budget ended: what the reader makes of the reasoning it may hold (see StreamReader.ttftEnded). */
+  ttftEnded(): 'released' | null {
     return this.reader.ttftEnded?.(this.facts) ?? null;
+  }
+
+  /** Characters of a tool call written as text the reader holds (0: none). */
+  heldForm(): number {
+    return this.reader.heldForm?.() ?? 0;
+  }
+
+  /** A form the client cannot run waits to know whether this is the last tier (see StreamReader.awaitsLastTier). */
+  awaitsLastTier(): boolean {
+    return this.reader.awaitsLastTier?.() ?? false;
+  }
+
+  /** That is known now (see StreamReader.lastTierKnown). */
+  lastTierKnown(): { badCall: string } | 'released' | null {
+    return this.reader.lastTierKnown?.(this.facts) ?? null;
+  }
+
+  /** The hold of a form was cut (see StreamReader.holdEnded). */
+  holdEnded(why: string): { badCall: string } | 'released' {
+    return this.reader.holdEnded?.(this.facts, why) ?? { badCall: why };
   }
 
   /** Reads one event's data into `facts`, keeping its usage and text; false for a malformed event (counted, to be dropped). */
@@ -44,7 +78,21 @@ export class StreamTally {
     }
     if (facts.usage) this.usage = mergeUsage(this.usage, facts.usage);
     if (facts.text !== undefined) this.texts.push(facts.text);
+    if (this.holds) this.tellHold();
     return true;
+  }
+
+  /** A held form's growth, for the dashboard: when it begins, at most once a second while it grows, and when it ends. */
+  private tellHold(): void {
+    const chars = this.heldForm();
+    if (chars === 0 && this.holdSince === 0) return;
+    const now = performance.now();
+    if (chars === 0) this.holdSince = 0;
+    else if (this.holdSince === 0) this.holdSince = now;
+    else if (now - this.holdTold < HOLD_TOLD_EVERY_MS) return;
+    this.holdTold = now;
+    const ms = chars === 0 ? 0 : Math.round(now - this.holdSince);
+    this.telemetry.emit({ type: 'tool_text_hold', id: this.id, route: this.route, tier: this.tier, chars, ms });
   }
 
   /** After the event was accepted: whether it finished the answer or ended the stream. */

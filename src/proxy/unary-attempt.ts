@@ -54,7 +54,10 @@ export class UnaryAttempt implements AnswerReader {
   onEnd(): void {
     const body = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks);
     // Relayed, the body goes out as it came and only its usage is read (without parsing it).
-    const shaped = this.input.call.unaryAnswer(this.status, this.contentType, body);
+    const last = this.input.lastTier;
+    const shaped = this.input.call.unaryAnswer(this.status, this.contentType, body, last?.isLast);
+    // A tool call the client cannot run, on a tier that may be the last: asked again once that is known.
+    if (shaped === 'undecided') return void last?.settled().then(() => this.dispatch.live && this.onEnd());
     if (shaped === 'not_json') {
       return this.stop(new AttemptError('bad_response', 'upstream answered with a body that is not JSON', { phase: 'body', failover: true, retryable: false }));
     }

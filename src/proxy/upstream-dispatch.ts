@@ -5,6 +5,7 @@ import type { Provider, Tier } from '../config/schema.js';
 import type { UpstreamCall } from '../protocols/call.js';
 import { AttemptError, type Phase, statusError, timeoutError, transportError } from './attempt-error.js';
 import type { ClientLifetime } from '../util/client-lifetime.js';
+import type { LastTier } from './last-tier.js';
 import { isShutdown } from './shutdown.js';
 import { answerTooLarge, MAX_ANSWER_BYTES } from './stream-errors.js';
 import { isStaleSocketFailure } from '../util/stale-socket.js';
@@ -18,6 +19,8 @@ export interface AttemptInput {
   pool: Dispatcher;
   /** Ends when the client goes away, or with a ShutdownError when the server stops. */
   client: ClientLifetime;
+  /** Whether the tier is the last the request will try (only when it reads tool calls written as text). */
+  lastTier?: LastTier;
 }
 
 /**
@@ -117,6 +120,14 @@ export class UpstreamDispatch implements Dispatcher.DispatchHandler {
    */
   handOver(reader: AnswerReader): void {
     this.reader = reader;
+    clearTimeout(this.totalTimer);
+  }
+
+  /**
+   * A tool call written as text began within the TTFT budget: total_ms no longer bounds the
+   * attempt, which is held while bytes keep arriving (its idle_ms, stream_max_ms and the answer cap).
+   */
+  holdOpen(): void {
     clearTimeout(this.totalTimer);
   }
 

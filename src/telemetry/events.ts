@@ -1,4 +1,13 @@
-import type { AttemptFinished, CaughtByCatchAll, ChunkDropped, FailedOver, RequestFinished, RequestStarted, StreamCommitted } from './request-events.js';
+import type {
+  AttemptFinished,
+  CaughtByCatchAll,
+  ChunkDropped,
+  FailedOver,
+  RequestFinished,
+  RequestStarted,
+  StreamCommitted,
+  ToolTextHeld,
+} from './request-events.js';
 import type { ConfigReloaded, ProviderOutput, StateDegraded, StateRecovered, UsageDegraded, UsageRecovered } from './system-events.js';
 import type {
   ControlDropped,
@@ -28,6 +37,7 @@ export type TelemetryEvent =
   | FailedOver
   | StreamCommitted
   | ChunkDropped
+  | ToolTextHeld
   | RequestFinished
   | TierStateChanged
   | WeightChanged

@@ -76,6 +76,22 @@ export interface StreamCommitted {
   ttftMs: number;
 }
 
+/**
+ * A tool call written as text being held (README "Agents on local models"): sent when its hold
+ * begins, then at most once a second while it grows, and with `chars: 0` when it ends; the
+ * dashboard shows it, so a long hold is visibly alive. Never one per chunk.
+ */
+export interface ToolTextHeld {
+  type: 'tool_text_hold';
+  id: string;
+  route: string;
+  tier: string;
+  /** Characters of the form held so far; 0: the hold ended. */
+  chars: number;
+  /** Since the hold began. */
+  ms: number;
+}
+
 export interface ChunkDropped {
   type: 'chunk_error';
   route: string;

@@ -59,7 +59,7 @@ export function Dashboard({ bus, config, listen, startedAt, actions, usageBaseli
   const snapshot = state.snapshot(current, now);
   const tierCount = snapshot.routes.reduce((n, r) => n + r.tiers.length, 0);
   // The header's usage line (and its warning) take rows the panes must leave free, like the table's.
-  const usageLines = 1 + (snapshot.usageWarning ? 1 : 0) + (snapshot.stateWarning ? 1 : 0);
+  const usageLines = 1 + (snapshot.usageWarning ? 1 : 0) + (snapshot.stateWarning ? 1 : 0) + (snapshot.heldCalls.length > 0 ? 1 : 0);
   const heights = paneHeights(rows, usageLines + 1 + snapshot.routes.length + tierCount);
   const firstRoute = snapshot.routes[0]?.name ?? 'ROUTE';
 
@@ -76,6 +76,7 @@ export function Dashboard({ bus, config, listen, startedAt, actions, usageBaseli
         today={snapshot.today}
         usageWarning={snapshot.usageWarning}
         stateWarning={snapshot.stateWarning}
+        heldCalls={snapshot.heldCalls}
       />
       <Box marginTop={1}>
         <RouteTable routes={snapshot.routes} width={columns} selected={Math.min(selected, tierCount - 1)} />

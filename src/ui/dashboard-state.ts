@@ -1,13 +1,6 @@
 import type { Config, Route, Tier } from '../config/schema.js';
-import {
-  type AttemptFinished,
-  type HealthChecked,
-  isLimitSkip,
-  provesTierAlive,
-  type RequestFinished,
-  type TelemetryEvent,
-  type WeightChanged,
-} from '../telemetry/events.js';
+import type { AttemptFinished, HealthChecked, RequestFinished, TelemetryEvent, WeightChanged } from '../telemetry/events.js';
+import { isLimitSkip, provesTierAlive } from '../telemetry/events.js';
 import {
   fitLine,
   healthCheckLine,
@@ -20,6 +13,7 @@ import {
   weightLine,
   type LogLine,
 } from './state/log-lines.js';
+import { HeldCalls } from './state/held-calls.js';
 import { RateMeter } from './state/rate-meter.js';
 import { recentRequest } from './state/request-path.js';
 import { Ring } from './state/ring.js';
@@ -52,14 +46,14 @@ interface Finished {
 }
 
 /**
- * What the dashboard knows, built only from telemetry events (`apply`, O(1) each) and read
- * against the current Config (`snapshot`, once per rendered frame). The Config supplies tier
- * order, provider/model and configured weights; the events supply everything that moves.
+ * What the dashboard knows, built only from telemetry events (`apply`, O(1) each) and read against the current Config (`snapshot`, once per
+ * rendered frame). The Config supplies tier order, provider/model and configured weights; the events supply everything that moves.
  */
 export class DashboardState {
   private readonly tiers = new TierStatsTable();
   private readonly open = new Map<string, OpenRequest>();
   private readonly pendingByRoute = new Map<string, number>();
+  private readonly held = new HeldCalls();
   private activeStreams = 0;
   private readonly arrivals = new RateMeter(10);
   private readonly finished = new Ring<Finished>(50);
@@ -73,6 +67,7 @@ export class DashboardState {
   private readonly skips = new Map<string, { at: number; more: number }>();
 
   apply(event: TelemetryEvent, at: number): void {
+    this.held.apply(event, at);
     switch (event.type) {
       case 'request_start':
         this.arrivals.mark(at);
@@ -159,6 +154,7 @@ export class DashboardState {
       activeStreams: this.activeStreams,
       pending,
       recent: this.finished.newest(limits.recent).map(({ at, event }) => recentRequest(at, event)),
+      heldCalls: this.held.view(now),
       log: this.log.newest(limits.log).reverse(),
       clientTtft: this.clientTtft.percentiles(now),
       today: this.today.view(config, now),

@@ -63,6 +63,15 @@ export interface RecentRequest {
   rule?: string | number;
 }
 
+/** A tool call written as text held now: its route and tier, its characters so far, since when it is held and since when it is quiet. */
+export interface HeldCallView {
+  route: string;
+  tier: string;
+  chars: number;
+  heldMs: number;
+  quietMs: number;
+}
+
 export interface DashboardSnapshot {
   routes: RouteView[];
   /** Arrivals per second over the last 10 s. */
@@ -73,6 +82,8 @@ export interface DashboardSnapshot {
   pending: number;
   /** Newest first. */
   recent: RecentRequest[];
+  /** Tool calls written as text being held now (README "Agents on local models"): how far each has grown, how long since it last did. */
+  heldCalls: HeldCallView[];
   /** Oldest first, the newest last. */
   log: LogLine[];
   /** What clients waited (arrival to commit), over the last 60 s. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptOutcome, AttemptRecord, TelemetryEvent, WeightChanged } from '../../src/telemetry/events.js';
+import { heldCallsLine } from '../../src/ui/components/header.js';
 import { DashboardState, type TierView } from '../../src/ui/dashboard-state.js';
 import { chooseColumns, totalWidth } from '../../src/ui/layout/table-columns.js';
 import { RateMeter } from '../../src/ui/state/rate-meter.js';
@@ -116,6 +117,27 @@ describe('request path text', () => {
     ]).snapshot(config, T0).recent;
     expect(recent.map((r) => r.toolText)).toEqual([undefined, 'tool text qwen3_xml failed over', 'tool text hermes recovered']);
     expect(recent[1].path).toBe('local ✗ bad tool call → cloud ✓');
+  });
+
+  it('shows a tool call written as text while it is held: how far it grew, since when, how long it has been quiet; gone when it ends', () => {
+    const hold = (id: string, tier: string, chars: number, ms: number): TelemetryEvent => ({ type: 'tool_text_hold', id, route: 'chat', tier, chars, ms });
+    const state = new DashboardState();
+    state.apply({ type: 'request_start', id: 'r1', route: 'chat', stream: true, protocol: 'messages' }, T0);
+    state.apply(hold('r1', 'local', 120, 0), T0 + 400);
+    state.apply(hold('r1', 'local', 9_800, 41_000), T0 + 41_400);
+    expect(state.snapshot(config, T0 + 43_400).heldCalls).toEqual([{ route: 'chat', tier: 'local', chars: 9_800, heldMs: 43_000, quietMs: 2_000 }]);
+    expect(heldCallsLine(state.snapshot(config, T0 + 43_400).heldCalls)).toBe('holding a tool call written as text: chat/local 9800 chars, 43s (quiet 2.0s)');
+    // It ends: told so, or its attempt fails over, or the request commits or ends.
+    state.apply(hold('r1', 'local', 0, 0), T0 + 44_000);
+    expect(state.snapshot(config, T0 + 44_000).heldCalls).toEqual([]);
+    state.apply(hold('r2', 'local', 50, 0), T0);
+    state.apply(
+      { type: 'attempt_end', id: 'r2', route: 'chat', tier: 'local', provider: 'p', record: attempt('local', 'bad_tool_call'), stream: true, blame: 'tier' },
+      T0,
+    );
+    state.apply(hold('r3', 'local', 50, 0), T0);
+    state.apply({ type: 'commit', id: 'r3', route: 'chat', tier: 'local', ttftMs: 900 }, T0);
+    expect(state.snapshot(config, T0).heldCalls).toEqual([]);
   });
 
   it('marks a hedged stream in the recent list with who won', () => {

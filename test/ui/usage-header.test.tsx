@@ -94,4 +94,16 @@ describe('the header', () => {
     bus.emit({ type: 'usage_degraded', path: '/var/u.db', error: 'corrupt (not a usable SQLite database): file is not a database (SQLITE_NOTADB)' });
     await waitForFrame(ui, (f) => expect(f).toContain('usage log unusable (corrupt'));
   });
+
+  it('shows a tool call written as text while it is held, growing, and lets it go when it ends', async () => {
+    const bus = new TelemetryBus();
+    ui = render(<Dashboard bus={bus} config={() => CONFIG} listen="http://127.0.0.1:4141" startedAt={Date.now()} actions={fakeActions()} />);
+    bus.emit({ type: 'request_start', id: 'r1', route: 'chat', stream: true, protocol: 'messages' });
+    bus.emit({ type: 'tool_text_hold', id: 'r1', route: 'chat', tier: 'local', chars: 120, ms: 0 });
+    await waitForFrame(ui, (f) => expect(f).toContain('holding a tool call written as text: chat/local 120 chars, 0s'));
+    bus.emit({ type: 'tool_text_hold', id: 'r1', route: 'chat', tier: 'local', chars: 15_400, ms: 12_000 });
+    await waitForFrame(ui, (f) => expect(f).toContain('chat/local 15.4k chars, 12s'));
+    bus.emit({ type: 'tool_text_hold', id: 'r1', route: 'chat', tier: 'local', chars: 0, ms: 0 });
+    await waitForFrame(ui, (f) => expect(f).not.toContain('holding a tool call'));
+  });
 });

@@ -16,7 +16,7 @@ function readerFor(last = false, holdsReasoning = true) {
   if (!parsed.ok) throw new Error(parsed.message);
   const scope = toolTextScope(tier('local'), parsed.request, chatClient);
   if (!scope) throw new Error('no scope');
-  return { reader: new TextCallReader(chatWire.reader(), scope, { name: 'local', last }, holdsReasoning), scope };
+  return { reader: new TextCallReader(chatWire.reader(), scope, { name: 'local', isLast: () => last }, holdsReasoning), scope };
 }
 
 function feed(reader: TextCallReader, pieces: string[]) {
@@ -61,27 +61,29 @@ describe('TextCallReader', () => {
   it('gives held whitespace and an opener-like start back, in order, when the text turns out plain', () => {
     const read = feed(readerFor().reader, ['\n', '<', 'b>bold</b>']);
     expect(read.slice(0, 3).every((r) => !(r.flags & EVENT_CONTENT))).toBe(true);
-    expect(read[3].parts.filter((p) => p.type === 'text-delta').map((p) => (p as { delta: string }).delta)).toEqual(['\n', '<', 'b>bold</b>']);
+    // Held as one growing delta, given back whole before what follows.
+    expect(read[3].parts.filter((p) => p.type === 'text-delta').map((p) => (p as { delta: string }).delta)).toEqual(['\n<b>bold</b>']);
   });
 
-  it('says what it holds when the TTFT budget ends, and reports it; content that is not yet a form goes out then', () => {
-    const early = readerFor().reader;
+  it("a form's first bytes are held as a form (the TTFT is met); a hold cut short is a bad call, or on the last tier the text as written", () => {
     const facts = newFacts();
-    early.read(JSON.stringify(chunk({ content: '<tool_' })), facts);
-    expect(early.ttftEnded(facts)).toBe('released');
-    expect(facts.parts.filter((p) => p.type === 'text-delta')).toEqual([{ type: 'text-delta', id: 'text-0', delta: '<tool_' }]);
     const { reader, scope } = readerFor();
-    expect(reader.ttftEnded(facts)).toBeNull(); // nothing held
+    expect(reader.heldForm()).toBe(0);
     reader.read(JSON.stringify(chunk({ content: '<tool_' })), facts);
+    // Even a prefix of an opener is the form's first bytes: no TTFT release, the attempt holds it on progress.
+    expect(reader.heldForm()).toBe(6);
+    expect(reader.ttftEnded(facts)).toBeNull();
     reader.read(JSON.stringify(chunk({ content: 'call>\n{"name": "Bash"' })), facts);
-    expect(reader.ttftEnded(facts)).toEqual({ badCall: expect.stringMatching(/still open when the TTFT budget ended/) });
+    expect(reader.heldForm()).toBe(27);
+    expect(reader.holdEnded(facts, 'stalled')).toEqual({ badCall: 'a hermes form stalled' });
     expect(scope.reports).toEqual([{ tier: 'local', format: 'hermes', calls: 0, repaired: false, result: 'failed_over' }]);
     // On the last tier the held text comes back as one event's content, to commit.
-    const last = readerFor(true).reader;
+    const { reader: last, scope: lastScope } = readerFor(true);
     last.read(JSON.stringify(chunk({ content: '<tool_call>\n{"name"' })), facts);
-    expect(last.ttftEnded(facts)).toBe('released');
+    expect(last.holdEnded(facts, 'stalled')).toBe('released');
     expect(facts.flags & EVENT_CONTENT).toBeTruthy();
     expect(facts.parts.filter((p) => p.type === 'text-delta')).toEqual([{ type: 'text-delta', id: 'text-0', delta: '<tool_call>\n{"name"' }]);
+    expect(lastScope.reports).toMatchObject([{ result: 'passed_as_text', calls: 0 }]);
   });
 
   it('a bad call is an error event for the attempt; on the last tier, the text as written', () => {

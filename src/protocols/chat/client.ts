@@ -3,12 +3,22 @@ import { clientRequest, sessionId } from '../core/client-request.js';
 import { type ClientCredential, OPENAI_CREDENTIAL } from '../core/credential.js';
 import { openaiErrorBody, openaiRejection } from '../errors/openai-errors.js';
 import { RelayOutput } from '../stream-output/relay-output.js';
-import { RAW, type ClientRequest, type EventFacts, EVENT_USAGE_ONLY, type ParseResult, type StreamOutput } from '../core/types.js';
+import {
+  RAW,
+  type ClientRequest,
+  type EventFacts,
+  EVENT_USAGE_ONLY,
+  type ParseResult,
+  type RelayHandover,
+  type StreamOutput,
+  type StreamRenderer,
+} from '../core/types.js';
 import type { ClientCodec } from '../core/client-codec.js';
 import { checkedBody } from '../core/plain-body.js';
 import { SSE_TYPE } from '../core/endpoints.js';
 import { describeChatConversation } from './conversation.js';
 import { ChatRenderer, chatStreamError, renderChatResponse } from './render.js';
+import { type ChatIdentity, identityOf } from './tracked-relay.js';
 import { ChatBodySchema, isPlainChatBody } from './schema.js';
 import { chatToNeutral, tools } from './to-neutral.js';
 import { TrackedChatRelay } from './tracked-relay.js';
@@ -38,6 +48,10 @@ export const chatClient: ClientCodec = {
 
   renderer(request: ClientRequest) {
     return new ChatRenderer(request.model, wantsUsage(request));
+  },
+
+  handover(request: ClientRequest): RelayHandover {
+    return new ChatHandover(request);
   },
 
   renderResponse(response, request) {
@@ -76,5 +90,22 @@ class ChatRelay extends RelayOutput {
 
   override event(facts: EventFacts): typeof RAW | null {
     return facts.flags & EVENT_USAGE_ONLY && !this.wantsUsage ? null : RAW;
+  }
+}
+
+/** A relayed Chat stream a renderer takes over: its chunks' id, created and model, its role already sent. */
+class ChatHandover implements RelayHandover {
+  private identity: ChatIdentity | null = null;
+
+  constructor(private readonly request: ClientRequest) {}
+
+  relayed(json: unknown): void {
+    if (this.identity === null) this.identity = identityOf(json);
+  }
+
+  renderer(): StreamRenderer {
+    const renderer = new ChatRenderer(this.request.model, wantsUsage(this.request));
+    if (this.identity) renderer.continueAs(this.identity);
+    return renderer;
   }
 }

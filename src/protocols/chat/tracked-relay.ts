@@ -55,7 +55,8 @@ export class TrackedChatRelay implements ResumableRelay {
   }
 }
 
-function identityOf(json: unknown): ChatIdentity | null {
+/** The identity a Chat chunk carries (null for one without an id). */
+export function identityOf(json: unknown): ChatIdentity | null {
   const chunk = json as { id?: unknown; created?: unknown; model?: unknown } | null;
   if (typeof chunk?.id !== 'string') return null;
   return {

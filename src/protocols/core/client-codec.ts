@@ -4,7 +4,7 @@ import type { ClientCredential, CredentialSpec } from './credential.js';
 import type { ModelCatalog } from './endpoints.js';
 import type { ClientProtocol } from './names.js';
 import type { NeutralResponse, NeutralTool } from './neutral.js';
-import type { ClientRequest, ErrorSpec, ParseResult, PartStage, StreamOutput, StreamRenderer } from './types.js';
+import type { ClientRequest, ErrorSpec, ParseResult, PartStage, RelayHandover, StreamOutput, StreamRenderer } from './types.js';
 
 // The request and error a codec makes, with it: a room that takes a codec finds them here too.
 export type { ClientRequest, ErrorSpec } from './types.js';
@@ -38,6 +38,8 @@ export interface ClientCodec {
   relay(request: ClientRequest): StreamOutput;
   /** A renderer of stream parts into this protocol, for a stream from another one. */
   renderer(request: ClientRequest): StreamRenderer;
+  /** What a relay of this protocol showed its client, for a renderer to take over in the middle of the answer. */
+  handover(request: ClientRequest): RelayHandover;
   /** A whole neutral answer in this protocol. */
   renderResponse(response: NeutralResponse, request: ClientRequest): string;
   /**

@@ -50,6 +50,7 @@ export const EVENT_MALFORMED = 32; // not valid JSON, or not an event of the pro
 export const EVENT_DONE = 64; // the protocol's terminator: nothing meaningful follows
 export const EVENT_REWRITTEN = 128; // its parts are not what the upstream's bytes say (a tool call recovered from text): a relay renders from here on
 export const EVENT_BAD_TOOL_CALL = 256; // with EVENT_ERROR: a tool call written as text that the client cannot run (src/protocols/tool-text/)
+export const EVENT_HELD = 512; // after commit, its text is held back undecided (it may begin a tool call written as text): a relay waits for the next event
 
 const NO_PARTS: readonly StreamPart[] = Object.freeze([]);
 
@@ -145,10 +146,22 @@ export interface StreamReader {
   read(data: string, facts: EventFacts): void;
   /**
    * A reader that holds content before commit (a tool call written as text, see tool-text/),
-   * told that the TTFT budget ended: `badCall`, why the attempt fails; 'released', the held
-   * content is in `facts` as one event, to commit now (the route's last tier); null: nothing held.
+   * told that the TTFT budget ended while it held no form: 'released', the reasoning or
+   * whitespace it held is in `facts` as one event, to commit now; null: nothing held.
    */
-  ttftEnded?(facts: EventFacts): { badCall: string } | 'released' | null;
+  ttftEnded?(facts: EventFacts): 'released' | null;
+  /** Characters of a tool call written as text it holds now (0: none): while one grows, its hold is governed by progress, not by ttft_ms. */
+  heldForm?(): number;
+  /**
+   * The hold of a form was cut (`why`: idle_ms of silence, stream_max_ms, the answer cap):
+   * `badCall`, why the attempt fails; 'released' on the last tier the request tries, the text
+   * as written in `facts` as one event, to commit now.
+   */
+  holdEnded?(facts: EventFacts, why: string): { badCall: string } | 'released';
+  /** A form the client cannot run waits to know whether the tier is the last the request tries (its fit check is still counting). */
+  awaitsLastTier?(): boolean;
+  /** That is known now: `badCall`, fail over; 'released', the text as written in `facts`, to commit; null: nothing waited. */
+  lastTierKnown?(facts: EventFacts): { badCall: string } | 'released' | null;
 }
 
 /**
@@ -226,6 +239,19 @@ export interface StreamRenderer {
   end(): string;
   /** The stream cannot go on: this protocol's error event. */
   error(message: string): string;
+}
+
+/**
+ * A same-protocol stream a renderer may have to go on with in the middle of the answer (a tool
+ * call written as text after text already relayed, see tool-text/): told each event that went
+ * out as its bytes, it keeps what the client saw of ids, open blocks, indexes and sequence
+ * numbers, and makes a renderer that carries on from there, as if it had drawn the whole stream.
+ */
+export interface RelayHandover {
+  /** One event that reached the client as its upstream bytes: its parsed JSON and its parts. */
+  relayed(json: unknown, parts: readonly StreamPart[]): void;
+  /** A renderer that goes on where the relayed bytes left the client. */
+  renderer(): StreamRenderer;
 }
 
 /** A special return of StreamOutput.event: forward the event's own upstream bytes. */

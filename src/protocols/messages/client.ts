@@ -11,6 +11,7 @@ import { SSE_TYPE } from '../core/endpoints.js';
 import { describeMessagesConversation } from './conversation.js';
 import { messagesTokenCounting } from './count-tokens.js';
 import { anthropicErrorBody, anthropicRejection } from './errors.js';
+import { MessagesHandover } from './handover.js';
 import { MessagesRenderer, messagesStreamError, renderMessagesResponse, sse } from './render.js';
 import { isPlainMessagesBody, MessagesBodySchema } from './schema.js';
 import { messagesToNeutral } from './to-neutral.js';
@@ -60,6 +61,7 @@ export const messagesClient: ClientCodec = {
   // A stream that stopped (message_delta with its stop_reason) and ended without message_stop gets one.
   relay: () => new RelayOutput(MESSAGE_STOP, messagesStreamError),
   renderer: (request) => new MessagesRenderer(request.model, () => inputEstimate(request)),
+  handover: (request) => new MessagesHandover(() => new MessagesRenderer(request.model, () => inputEstimate(request))),
   renderResponse: (response, request) => renderMessagesResponse(response, request.model),
 
   offeredTools: messagesTools,

@@ -89,6 +89,18 @@ export class MessagesRenderer implements StreamRenderer {
     return out;
   }
 
+  /**
+   * Goes on with a stream the client already has from a relayed upstream (a tool call written as
+   * text after relayed text): its message_start sent, its blocks numbered up to `nextBlock`, the
+   * one still open (a text or thinking block) continued, the usage it reported so far kept.
+   */
+  continueAs(seen: { open: { type: 'text' | 'thinking'; index: number } | null; nextBlock: number; usage: Usage | undefined }): void {
+    this.started = true;
+    this.open = seen.open;
+    this.nextBlock = seen.nextBlock;
+    this.usage = seen.usage;
+  }
+
   end(): string {
     const stop = STOP[settledFinish(this.finish, this.toolBlocks.size > 0)];
     return (

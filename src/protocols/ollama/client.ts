@@ -11,6 +11,7 @@ import { ollamaInfoEndpoints } from './catalog.js';
 import { type OllamaForm, OllamaRenderer, ollamaStreamError, renderOllamaResponse } from './render.js';
 import { isPlainOllamaChat, isPlainOllamaGenerate, OllamaChatSchema, OllamaGenerateSchema } from './schema.js';
 import { functionTools, ollamaChatToNeutral, ollamaGenerateToNeutral } from './to-neutral.js';
+import { OllamaHandover } from './handover.js';
 import { TrackedOllamaRelay } from './tracked-relay.js';
 import { describeOllamaConversation, ollamaAsksThinking, ollamaHasImages, recognizeOllama } from './traits.js';
 
@@ -43,6 +44,7 @@ function ollamaCodec(form: OllamaForm, parse: ClientCodec['parse'], rest: Pick<C
     // The done line is Ollama's finish and terminator at once: a relay adds nothing after it.
     relay: () => new RelayOutput(null, ollamaStreamError),
     renderer: (request) => new OllamaRenderer(request.model, form, arrivedAt(request)),
+    handover: (request) => new OllamaHandover(() => new OllamaRenderer(request.model, form, arrivedAt(request))),
     renderResponse: (response, request) => renderOllamaResponse(response, request.model, form, arrivedAt(request)),
     // A recovery goes on in the same stream under the model the relayed lines named (see tracked-relay.ts).
     resumableRelay: (relay, delivered, renderer) => (renderer instanceof OllamaRenderer ? new TrackedOllamaRelay(relay, delivered, renderer) : null),

@@ -9,6 +9,7 @@ import type { ClientCodec } from '../core/client-codec.js';
 import { checkedBody } from '../core/plain-body.js';
 import { SSE_TYPE } from '../core/endpoints.js';
 import { describeResponsesConversation } from './conversation.js';
+import { ResponsesHandover } from './handover.js';
 import { renderResponsesResponse, ResponsesRenderer } from './render.js';
 import { isPlainResponsesBody, ResponsesBodySchema } from './schema.js';
 import { responsesToNeutral } from './to-neutral.js';
@@ -31,6 +32,7 @@ export const responsesClient: ClientCodec = {
   translateRejection: openaiRejection,
   relay: () => new ResponsesRelay(),
   renderer: (request) => new ResponsesRenderer(request.model, toolNamespaces(request)),
+  handover: (request) => new ResponsesHandover(() => new ResponsesRenderer(request.model, toolNamespaces(request))),
   renderResponse: (response, request) => renderResponsesResponse(response, request.model, toolNamespaces(request)),
 
   offeredTools: responsesTools,

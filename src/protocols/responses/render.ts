@@ -5,7 +5,7 @@ import type { StreamRenderer } from '../core/types.js';
 import { mergeUsage, type Usage } from '../core/usage.js';
 import { toResponsesUsage } from './usage.js';
 
-type Item = Record<string, unknown> & { id: string; type: 'message' | 'reasoning' | 'function_call' };
+export type Item = Record<string, unknown> & { id: string; type: 'message' | 'reasoning' | 'function_call' };
 
 /** An output item being streamed: its place in `output`, and the text it has so far. */
 interface OpenItem {
@@ -24,8 +24,8 @@ interface OpenItem {
  * not drawn) and closes at the block's end part, or when another item opens.
  */
 export class ResponsesRenderer implements StreamRenderer {
-  private readonly id = newId('resp_');
-  private readonly createdAt = Math.floor(Date.now() / 1000);
+  private id = newId('resp_');
+  private createdAt = Math.floor(Date.now() / 1000);
   private sequence = 0;
   private started = false;
   private open: OpenItem | null = null;
@@ -37,9 +37,26 @@ export class ResponsesRenderer implements StreamRenderer {
 
   /** `namespaces`: tool name → the Responses namespace it was given in, named again in its calls. */
   constructor(
-    private readonly model: string,
+    private model: string,
     private readonly namespaces: ReadonlyMap<string, string> = new Map(),
   ) {}
+
+  /**
+   * Goes on with a stream the client already has from a relayed upstream (a tool call written as
+   * text after relayed text): its response's id, time and model, its events numbered on from
+   * `sequence`, its output items so far (the one still open, with its text, continued or closed
+   * by the next part), so response.completed lists them all.
+   */
+  continueAs(seen: { id: string; createdAt: number; model: string; sequence: number; output: Item[]; open: { index: number; text: string } | null }): void {
+    if (seen.id) this.id = seen.id;
+    if (seen.createdAt) this.createdAt = seen.createdAt;
+    if (seen.model) this.model = seen.model;
+    this.sequence = seen.sequence;
+    this.started = true;
+    for (const item of seen.output) this.output.push(item);
+    const open = seen.open;
+    this.open = open && this.output[open.index] ? { item: this.output[open.index], index: open.index, text: open.text } : null;
+  }
 
   render(parts: readonly StreamPart[]): string {
     let out = '';

@@ -76,22 +76,73 @@ export function formatOf(lead: string): ToolTextFormat | null {
   return 'json';
 }
 
+/** The longest tagged opener: a piece of text longer than this that holds none cannot be the start of one. */
+const LONGEST_TAG = Math.max(...TAG_OPENERS.map((tag) => tag.length));
+
 /**
- * Where the first form of `text` closes (the index just past it), or -1 while it is open.
- * Tagged forms close at `</tool_call>`, a fence at its closing ```; the others (Mistral's,
- * Llama's, bare JSON) run to the end of the answer, and close only when the stream ends.
- * `searched`: how much of `text` an earlier call saw open, so a long call is scanned once.
+ * Whether a piece of an already delivered answer may hold (part of) a tagged opener: a form
+ * after text starts with `<tool_call>`, `[TOOL_CALLS]` or `<|python_tag|>` (the `json` form is
+ * a whole answer, and text before it makes it none). The cheap test each later text delta pays.
  */
-export function firstCloseOf(format: ToolTextFormat, text: string, searched = 0): number {
-  if (format === 'hermes' || format === 'qwen3_xml') {
-    const at = text.indexOf(TOOL_CALL_CLOSE, Math.max(0, searched - TOOL_CALL_CLOSE.length));
-    return at < 0 ? -1 : at + TOOL_CALL_CLOSE.length;
+export function mayHoldOpener(text: string): boolean {
+  return text.indexOf('<') >= 0 || text.indexOf('[') >= 0;
+}
+
+/** Where the first tagged opener in `text` begins; -1 when there is none. */
+export function tagOpenerAt(text: string): number {
+  let first = -1;
+  for (const tag of TAG_OPENERS) {
+    const at = text.indexOf(tag);
+    if (at >= 0 && (first < 0 || at < first)) first = at;
   }
-  if (format === 'json') {
-    const open = text.indexOf(FENCE);
-    if (open < 0 || text.slice(0, open).trim() !== '') return -1;
-    const at = text.indexOf(FENCE, Math.max(open + FENCE.length, searched - FENCE.length));
-    return at < 0 ? -1 : at + FENCE.length;
+  return first;
+}
+
+/** Where a tail of `text` that could still grow into a tagged opener (`…<tool_`) begins; -1 when none can. */
+export function openerTailAt(text: string): number {
+  for (let at = Math.max(0, text.length - LONGEST_TAG + 1); at < text.length; at++) {
+    const char = text[at];
+    if (char !== '<' && char !== '[') continue;
+    const tail = text.slice(at);
+    for (const tag of TAG_OPENERS) if (tag.startsWith(tail)) return at;
   }
   return -1;
+}
+
+/**
+ * Where a held form closes, read a piece at a time: tagged forms at `</tool_call>`, a fenced
+ * `json` form at its closing ```; the others (Mistral's, Llama's, bare JSON) run to the end of
+ * the answer and close only when it ends. Each piece is searched once, with the few characters
+ * before it where a marker may have begun, so a long call is never searched again (nor its
+ * text joined into one string while it grows).
+ */
+export class FormClose {
+  private readonly marker: string | null;
+  /** Characters of the form read so far. */
+  private read = 0;
+  /** The last characters read, where a marker cut between two pieces began. */
+  private tail = '';
+  /** Where the search starts: past a fence's opening. */
+  private from = 0;
+
+  /** `lead`: the form's text so far, from its opener on. */
+  constructor(format: ToolTextFormat, lead: string) {
+    if (format === 'hermes' || format === 'qwen3_xml') this.marker = TOOL_CALL_CLOSE;
+    else if (format === 'json' && lead.trimStart().startsWith(FENCE)) {
+      this.marker = FENCE;
+      this.from = lead.indexOf(FENCE) + FENCE.length;
+    } else this.marker = null;
+  }
+
+  /** Reads the form's next piece: the index in the whole form just past its close, or -1 while it is open. */
+  push(piece: string): number {
+    const marker = this.marker;
+    if (marker === null) return -1;
+    const base = this.read - this.tail.length;
+    const window = this.tail + piece;
+    this.read += piece.length;
+    const at = window.indexOf(marker, Math.max(0, this.from - base));
+    this.tail = window.length < marker.length ? window : window.slice(window.length - marker.length + 1);
+    return at < 0 ? -1 : base + at + marker.length;
+  }
 }

@@ -16,20 +16,65 @@ export interface ToolTextReport {
 }
 
 /**
+ * The tier an attempt reads tool text for: its name, and whether it is the last this request
+ * will try (the plan after weights, health, fit and rules), where a call the client cannot run
+ * goes out as written since no tier is left to ask (undefined: not known yet). Asked only when a
+ * call turns out unusable.
+ */
+export interface TierPlace {
+  readonly name: string;
+  isLast(): boolean | undefined;
+}
+
+/**
  * One request's tools as tool text needs them (name → schema, read once from the client's
  * body, without the rest of its neutral form) and what each attempt made of text calls.
  */
 export class ToolTextScope {
   readonly reports: ToolTextReport[] = [];
 
+  /** `readsLater`: forms after committed text are read too (not on a Chat stream asked for n > 1 answers: only the first would be drawn). */
   constructor(
     readonly tools: ToolSchemas,
     /** Ids in the client's style: Messages' `toolu_…`, OpenAI's and Ollama's `call_…`. */
     readonly idPrefix: string,
+    readonly readsLater = true,
   ) {}
 
   report(report: ToolTextReport): void {
     this.reports.push(report);
+  }
+}
+
+/**
+ * One attempt's tool text, as its report says it: made at the attempt's first form, then
+ * counting every call delivered (two `<tool_call>` blocks: 2); `repaired` once any call needed
+ * a repair; `passed_as_text` only while no call was delivered.
+ */
+export class AttemptToolText {
+  private report: ToolTextReport | null = null;
+
+  constructor(
+    private readonly scope: ToolTextScope,
+    private readonly tier: string,
+  ) {}
+
+  /** Calls delivered so far. */
+  get calls(): number {
+    return this.report?.calls ?? 0;
+  }
+
+  note(result: ToolTextReport['result'], calls: number, repaired: boolean, format: ToolTextFormat): void {
+    const report = this.report;
+    if (report === null) {
+      this.report = { tier: this.tier, format, calls, repaired, result };
+      this.scope.report(this.report);
+      return;
+    }
+    report.calls += calls;
+    report.repaired ||= repaired;
+    if (result === 'failed_over') report.result = result;
+    else if (report.calls > 0) report.result = report.repaired ? 'repaired' : 'recovered';
   }
 }
 
@@ -67,5 +112,7 @@ function scopeOf(request: ClientRequest, codec: ClientCodec): ToolTextScope | nu
   const list = codec.offeredTools(request.body);
   if (list.length === 0) return null;
   warmSchemaChecks();
-  return new ToolTextScope(new Map(list.map((tool) => [tool.name, tool.parameters])), codec.toolCallIdPrefix);
+  // A Chat stream asked for n > 1 answers draws only the first: forms after its text are not read there.
+  const n = request.body.n;
+  return new ToolTextScope(new Map(list.map((tool) => [tool.name, tool.parameters])), codec.toolCallIdPrefix, typeof n !== 'number' || n <= 1);
 }

@@ -22,12 +22,23 @@ export function segmentParts(segments: readonly Segment[], idPrefix: string): St
   return parts;
 }
 
-/** A recovered answer as a whole answer's content. */
-export function segmentContent(segments: readonly Segment[], idPrefix: string): AssistantPart[] {
-  return segments.map(
-    (segment): AssistantPart =>
-      segment.type === 'call'
-        ? { type: 'tool_call', id: newId(idPrefix), name: segment.name, arguments: segment.arguments }
-        : { type: 'text', text: segment.text },
-  );
+/** Stream parts of text and calls (as committed-text.ts writes them) as a whole answer's content: each call one part, each run of text one. */
+export function partsContent(parts: readonly StreamPart[]): AssistantPart[] {
+  const content: AssistantPart[] = [];
+  const calls = new Map<string, { type: 'tool_call'; id: string; name: string; arguments: string }>();
+  for (const part of parts) {
+    if (part.type === 'text-delta') {
+      const last = content.at(-1);
+      if (last?.type === 'text') last.text += part.delta;
+      else content.push({ type: 'text', text: part.delta });
+    } else if (part.type === 'tool-input-start') {
+      const call = { type: 'tool_call' as const, id: part.id, name: part.toolName, arguments: '' };
+      calls.set(part.id, call);
+      content.push(call);
+    } else if (part.type === 'tool-input-delta') {
+      const call = calls.get(part.id);
+      if (call) call.arguments += part.delta;
+    }
+  }
+  return content;
 }

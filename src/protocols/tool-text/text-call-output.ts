@@ -1,52 +1,72 @@
 import type { StreamPart } from '../core/stream-part.js';
 import { TranslatedOutput } from '../stream-output/translated-output.js';
-import { EVENT_CONTENT, EVENT_REWRITTEN, RAW, type EventFacts, type StreamOutput, type StreamRenderer } from '../core/types.js';
+import {
+  EVENT_CONTENT,
+  EVENT_DONE,
+  EVENT_HELD,
+  EVENT_REWRITTEN,
+  RAW,
+  type EventFacts,
+  type RelayHandover,
+  type StreamOutput,
+  type StreamRenderer,
+} from '../core/types.js';
+
+/** An event the output waits with: its bytes, and (should it be rendered instead) its parts; after commit its JSON, for the handover. */
+interface Waiting {
+  raw: Buffer;
+  parts: readonly StreamPart[];
+  json?: unknown;
+}
+
+const NO_PARTS: readonly StreamPart[] = [];
 
 /**
  * A relayed stream whose reader may hold a tool call written as text (text-call-reader.ts).
- * Until the reader decides, every event waits here, as its bytes and as its parts. A plain
- * answer then goes out as the byte relay it is (what waited, as it came, then RAW); an answer
- * whose calls were recovered is rendered in the client's protocol instead, from its first
- * event on, so the raw form never reaches the client.
+ * An event the reader has not decided waits here, as its bytes and its parts: before commit
+ * every event; after it, one whose text ends in what may begin an opener (EVENT_HELD). A plain
+ * answer goes out as the byte relay it is (what waited, as it came, then RAW), and only the few
+ * fields a takeover needs are noted of each event (RelayHandover). Once the reader rewrites the
+ * answer (EVENT_REWRITTEN: a form opened or was converted) the rest of it is rendered in the
+ * client's protocol: from the start when nothing went out yet, else by a renderer that carries
+ * on under the ids, blocks and indexes the relayed bytes showed. The raw form never reaches the client.
  */
 export class TextCallOutput implements StreamOutput {
   private mode: 'undecided' | 'relay' | 'render' = 'undecided';
-  private waitingBytes: Buffer[] = [];
-  private waitingParts: StreamPart[][] = [];
-  private readonly rendered: TranslatedOutput;
+  private waiting: Waiting[] = [];
+  private rendered: TranslatedOutput | null = null;
 
   constructor(
     private readonly relay: StreamOutput,
-    renderer: StreamRenderer,
-  ) {
-    this.rendered = new TranslatedOutput(renderer);
-  }
+    private readonly renderer: () => StreamRenderer,
+    private readonly handover: RelayHandover,
+  ) {}
 
   get relays(): boolean {
     return this.mode !== 'render';
   }
 
   event(facts: EventFacts, raw: Buffer): typeof RAW | Buffer | null {
-    if (this.mode === 'relay') return this.relay.event(facts, raw);
-    if (this.mode === 'render') return this.rendered.event(facts);
-    // Nothing is content until the reader decides (it takes held content out of the parts).
-    if (!(facts.flags & EVENT_CONTENT)) {
-      this.waitingBytes.push(raw);
-      this.waitingParts.push(facts.parts.slice());
+    if (this.rendered) return this.rendered.event(facts);
+    const flags = facts.flags;
+    if (flags & EVENT_REWRITTEN) return this.render(facts);
+    // Nothing is content until the reader decides (it takes held content out of the parts); after commit, a held tail waits.
+    if (this.mode === 'undecided' && !(flags & (EVENT_CONTENT | EVENT_DONE))) {
+      // Before commit the handover is told now: should these events be rendered instead, a fresh renderer draws them.
+      this.handover.relayed(facts.json, facts.parts);
+      this.waiting.push({ raw, parts: facts.parts.length > 0 ? facts.parts.slice() : NO_PARTS });
       return null;
     }
-    const bytes = this.waitingBytes;
-    const parts = this.waitingParts;
-    this.waitingBytes = [];
-    this.waitingParts = [];
-    if (facts.flags & EVENT_REWRITTEN) {
-      this.mode = 'render';
-      return this.rendered.renderAll([...parts, facts.parts]);
+    if (flags & EVENT_HELD) {
+      this.waiting.push({ raw, parts: facts.parts.slice(), json: facts.json });
+      return null;
     }
     this.mode = 'relay';
+    const before = this.waiting.length > 0 ? this.flushWaiting() : null;
     const own = this.relay.event(facts, raw);
-    if (bytes.length === 0) return own;
-    return Buffer.concat([...bytes, own === RAW ? raw : (own ?? Buffer.alloc(0))]);
+    if (own === RAW) this.handover.relayed(facts.json, facts.parts);
+    if (before === null) return own;
+    return Buffer.concat([...before, own === RAW ? raw : (own ?? Buffer.alloc(0))]);
   }
 
   keepAlive(raw: Buffer): Buffer | null {
@@ -54,7 +74,9 @@ export class TextCallOutput implements StreamOutput {
   }
 
   complete(terminated: boolean): Buffer | null {
-    return this.current().complete(terminated);
+    const end = this.current().complete(terminated);
+    if (this.waiting.length === 0) return end;
+    return Buffer.concat([...this.flushWaiting(), end ?? Buffer.alloc(0)]);
   }
 
   upstreamError(raw: Buffer, facts: EventFacts): Buffer {
@@ -65,7 +87,29 @@ export class TextCallOutput implements StreamOutput {
     return this.current().interrupted(message);
   }
 
+  /** From this event on the answer is rendered: what waited first, then this event. */
+  private render(facts: EventFacts): Buffer | null {
+    // Nothing went out yet: the client's stream is drawn from its start; else it carries on from the relayed bytes.
+    this.rendered = new TranslatedOutput(this.mode === 'undecided' ? this.renderer() : this.handover.renderer());
+    this.mode = 'render';
+    const events: Array<readonly StreamPart[]> = [];
+    for (const waiting of this.waiting) if (waiting.parts.length > 0) events.push(waiting.parts);
+    this.waiting = [];
+    events.push(facts.parts);
+    return this.rendered.renderAll(events);
+  }
+
+  /** What waited, as its bytes: the handover notes each held after commit, in order, since the client now has it. */
+  private flushWaiting(): Buffer[] {
+    const bytes = this.waiting.map((waiting) => {
+      if (waiting.json !== undefined) this.handover.relayed(waiting.json, waiting.parts);
+      return waiting.raw;
+    });
+    this.waiting = [];
+    return bytes;
+  }
+
   private current(): StreamOutput {
-    return this.mode === 'render' ? this.rendered : this.relay;
+    return this.rendered ?? this.relay;
   }
 }

@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import { formatCount, formatDuration, formatMs, formatRate } from '../../util/format.js';
 import type { UsageTodayView } from '../state/usage-today.js';
+import type { HeldCallView } from '../dashboard-view.js';
 import { formatUsd } from '../../usage/text-table.js';
 
 export interface HeaderProps {
@@ -15,6 +16,17 @@ export interface HeaderProps {
   today: UsageTodayView;
   usageWarning: string | null;
   stateWarning?: string | null;
+  /** Tool calls written as text held now: one line while there are any. */
+  heldCalls?: HeldCallView[];
+}
+
+/** `holding a tool call written as text: chat/local 12.3k chars, 41s (quiet 2.0s)`: a long hold is visibly alive, or visibly stalled. */
+export function heldCallsLine(calls: readonly HeldCallView[]): string {
+  const each = calls.map((call) => {
+    const quiet = call.quietMs >= 1000 ? ` (quiet ${formatMs(call.quietMs)})` : '';
+    return `${call.route}/${call.tier} ${formatCount(call.chars)} chars, ${formatDuration(call.heldMs)}${quiet}`;
+  });
+  return `holding ${calls.length === 1 ? 'a tool call' : `${calls.length} tool calls`} written as text: ${each.join('; ')}`;
 }
 
 /**
@@ -50,6 +62,11 @@ export function Header(props: HeaderProps) {
         {today.cachedTokens > 0 ? <Text dimColor>{` (${formatCount(today.cachedTokens)} cached)`}</Text> : null}
         {today.saverTokensSaved > 0 ? <Text color="green">{`   savers saved ${formatCount(today.saverTokensSaved)} tokens`}</Text> : null}
       </Text>
+      {props.heldCalls?.length ? (
+        <Text color="yellow" wrap="truncate">
+          {heldCallsLine(props.heldCalls)}
+        </Text>
+      ) : null}
       {props.usageWarning ? (
         <Text color="red" wrap="truncate">
           {props.usageWarning}
