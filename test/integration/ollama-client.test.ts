@@ -396,3 +396,23 @@ describe('tool calls written as text, recovered for ollama-js', () => {
     expect(parts.at(-1)).toMatchObject({ done: true });
   });
 });
+
+describe('text, then a call written as text, on a relayed Ollama stream', () => {
+  it("the text goes out as the tier's own lines, the call after it as Ollama's tool_calls under the same model", async () => {
+    const fake = await h.fake();
+    const text = 'Let me look.\n';
+    fake.always(ollamaContent([...piecesOf(text, 5), ...piecesOf(HERMES, 6)]));
+    const { proxy, ollama } = await proxyWith([{ name: 'local', url: `http://127.0.0.1:${fake.port}`, type: 'ollama', model: 'qwen2.5:7b' }]);
+    const stream = await ollama.chat({ model: 'chat', messages: [{ role: 'user', content: 'list files' }], tools: CHAT_TOOLS, stream: true });
+    const parts = [];
+    for await (const part of stream) parts.push(part);
+    expect(parts.map((p) => p.message.content).join('')).toBe(text);
+    expect(parts.flatMap((p) => p.message.tool_calls ?? [])).toEqual([
+      { id: expect.stringMatching(/^call_/), function: { index: 0, name: 'Bash', arguments: { command: 'ls -la' } } },
+    ]);
+    // The relayed lines name the tier's model; the rendered ones after the handover go on under it.
+    expect(new Set(parts.map((p) => p.model))).toEqual(new Set(['qwen2.5:7b']));
+    expect(parts.at(-1)).toMatchObject({ done: true });
+    expect(await requestLog(proxy)).toMatchObject({ protocol: 'ollama', tool_text: { format: 'hermes', calls: 1 } });
+  });
+});
