@@ -14,7 +14,7 @@ import { loadConfigText } from '../dist/config/load.js';
 import { checkFit } from '../dist/fit/fit-check.js';
 import { PromptCount } from '../dist/protocols/core/prompt-tokens.js';
 import { UpstreamCall } from '../dist/protocols/call.js';
-import { clientCodec } from '../dist/protocols/core/registry.js';
+import { clientCodec } from '../dist/protocols/registry.js';
 import { tokenCounter } from '../dist/tokens/count.js';
 
 const { values: argv } = parseArgs({ options: { requests: { type: 'string', default: '300' }, json: { type: 'boolean', default: false } } });

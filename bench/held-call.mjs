@@ -69,7 +69,7 @@ function request() {
 /** One stream: ms for its closing event, µs per event before it. */
 function run(events) {
   const req = request();
-  const scope = toolTextScope(tier, req);
+  const scope = toolTextScope(tier, req, chatClient);
   const reader = new TextCallReader(chatWire.reader(), scope, place);
   const output = new TextCallOutput(chatClient.relay(req), () => chatClient.renderer(req), chatClient.handover(req));
   const facts = newFacts();
@@ -89,7 +89,7 @@ function run(events) {
 
 // The first request with tools loads ajv off the request path (warmSchemaChecks): let it, then warm up.
 request();
-toolTextScope(tier, request());
+toolTextScope(tier, request(), chatClient);
 await new Promise((resolve) => setImmediate(resolve));
 for (const shape of SHAPES) for (let i = 0; i < 5; i++) run(shape.events);
 

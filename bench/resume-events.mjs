@@ -7,7 +7,7 @@
 //   npm run build && node bench/resume-events.mjs [--events N] [--rounds N]
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { clientCodec, wireCodec } from '../dist/protocols/core/registry.js';
+import { clientCodec, wireCodec } from '../dist/protocols/registry.js';
 import { newFacts } from '../dist/protocols/core/types.js';
 import { UpstreamCall } from '../dist/protocols/call.js';
 import { ResumeState } from '../dist/proxy/resume/resume-state.js';

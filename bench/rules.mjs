@@ -12,7 +12,7 @@
 //   prompt_bound — a `prompt_tokens: ">= 200000"` rule the body's size decides without a count.
 import { parseArgs } from 'node:util';
 import { loadConfigText } from '../dist/config/load.js';
-import { clientCodec } from '../dist/protocols/core/registry.js';
+import { clientCodec } from '../dist/protocols/registry.js';
 import { matchRules } from '../dist/rules/match-rules.js';
 import { RequestFacts } from '../dist/rules/request-facts.js';
 

@@ -46,7 +46,7 @@ function stream(withToolText) {
   let reader = chatWire.reader();
   let output = chatClient.relay(req);
   if (withToolText) {
-    const scope = toolTextScope(tier, req);
+    const scope = toolTextScope(tier, req, chatClient);
     reader = new TextCallReader(reader, scope, place);
     output = new TextCallOutput(output, () => chatClient.renderer(req), chatClient.handover(req));
   }
@@ -92,7 +92,7 @@ const HERMES = '<tool_call>\n{"name": "Tool3", "arguments": {"p0": "ls -la", "p1
 const PIECES = HERMES.match(/.{1,6}/gs);
 function heldCall() {
   const req = request();
-  const scope = toolTextScope(tier, req);
+  const scope = toolTextScope(tier, req, chatClient);
   const reader = new TextCallReader(chatWire.reader(), scope, place);
   const output = new TextCallOutput(chatClient.relay(req), () => chatClient.renderer(req), chatClient.handover(req));
   const facts = newFacts();

@@ -22,7 +22,7 @@ export const LAYERS = [
   ['tokens', 'sse', 'http'], //      counting a text's tokens, SSE/NDJSON framing, HTTP body/deadline helpers
   ['config'], //                     the tier file: zod schema (the one source of config types), loading, savers' options
   ['providers'], //                  pools and keys of the servers behind the codecs
-  ['protocols'], //                  the wires: neutral model, codecs, protocol and outcome names (names.ts)
+  ['protocols'], //                  the wires: neutral model, codecs (core/), protocol and outcome names (names.ts); registry.ts on top
   ['telemetry'], //                  typed events (they carry protocol names and usage), the bus, metrics
   ['redis'], //                     the Redis connection and its Lua scripts (state's limits, idempotency, weights; usage's budget ledger)
   ['savers'], //                     token savers: request rewrites before an upstream call, measured in events

@@ -1,7 +1,7 @@
 import type { Config, Route, Tier } from '../config/schema.js';
 import { chatWire } from '../protocols/chat/wire.js';
 import { textRequest } from '../protocols/core/neutral.js';
-import { nativeWire } from '../protocols/core/registry.js';
+import { nativeWire } from '../protocols/registry.js';
 import { isUnsupported, type UpstreamRequest, type WireCodec } from '../protocols/core/types.js';
 
 /** What each benchmark request asks for (its prompt is given per request: see prompts.ts). */

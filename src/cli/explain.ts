@@ -6,13 +6,14 @@ import type { Config, Route, Rule, Tier } from '../config/schema.js';
 import { discoverTier } from '../fit/discover.js';
 import { explainPlan, type Explained } from '../fit/plan-explain.js';
 import { recordDiscovered } from '../fit/tier-facts.js';
-import { clientCodec } from '../protocols/core/registry.js';
+import { clientCodec, clientCodecs } from '../protocols/registry.js';
 import { takesClientCredentials } from '../config/all-tiers.js';
 import { captureCredential } from '../protocols/core/credential.js';
 import type { ClientRequest } from '../protocols/core/types.js';
 import type { ClientProtocol } from '../telemetry/events.js';
 import { chooseRoute } from '../rules/choose-route.js';
 import { excludedTiers, wantsLocalOnly } from '../rules/local-only.js';
+import { detectProtocol } from '../savers/detect-protocol.js';
 import { applyRouteSavers } from '../savers/route-savers.js';
 import { isRecord } from '../util/is-record.js';
 import { createStaleAwareAgent } from '../util/stale-socket-pool.js';
@@ -26,7 +27,7 @@ export interface ExplainOptions {
   header?: string[];
 }
 
-const PROTOCOLS: readonly ClientProtocol[] = ['chat', 'responses', 'messages'];
+const PROTOCOLS: readonly ClientProtocol[] = clientCodecs().map((codec) => codec.protocol);
 
 /**
  * `llm-route explain FILE.json`: which tiers a request body would try and which it would skip,
@@ -49,7 +50,8 @@ export async function runExplain(file: string, opts: ExplainOptions): Promise<nu
   }
   if (!isRecord(body)) return fail(`${file} is not a JSON object (a request body)`);
   if (opts.protocol !== undefined && !PROTOCOLS.includes(opts.protocol as ClientProtocol)) return fail(`--protocol must be one of ${PROTOCOLS.join(', ')}`);
-  const protocol = (opts.protocol as ClientProtocol | undefined) ?? guessProtocol(body);
+  // Guessed from the body's shape, as `savers try` does; a body in no protocol's shape is judged as Chat Completions.
+  const protocol = (opts.protocol as ClientProtocol | undefined) ?? detectProtocol(body) ?? PROTOCOLS[0];
   const name = opts.route ?? (typeof body.model === 'string' ? body.model : undefined);
   if (name === undefined) return fail('the body names no model: say which route with --route');
   const headers = headerLines(opts.header ?? []);
@@ -122,27 +124,6 @@ function headerLines(lines: string[]): IncomingHttpHeaders | string {
     headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
   return headers;
-}
-
-/** Messages has a top-level `system` or Anthropic content blocks; Responses has `input`; else Chat. */
-function guessProtocol(body: Record<string, unknown>): ClientProtocol {
-  if (body.input !== undefined && body.messages === undefined) return 'responses';
-  if (typeof body.max_tokens === 'number' && (body.system !== undefined || hasAnthropicBlocks(body.messages))) return 'messages';
-  return 'chat';
-}
-
-function hasAnthropicBlocks(messages: unknown): boolean {
-  return (
-    Array.isArray(messages) &&
-    messages.some(
-      (m) =>
-        isRecord(m) &&
-        Array.isArray(m.content) &&
-        m.content.some(
-          (part) => isRecord(part) && (part.type === 'tool_use' || part.type === 'tool_result' || (part.type === 'image' && isRecord(part.source))),
-        ),
-    )
-  );
 }
 
 function planText(plan: Explained): string {

@@ -50,7 +50,7 @@ export async function main(argv: string[]): Promise<void> {
     .argument('<file>', 'a request body as JSON (Chat Completions, Responses or Messages)')
     .addOption(configOption())
     .option('--route <route>', "the route to plan on (default: the body's model)")
-    .option('--protocol <protocol>', 'chat, responses or messages (default: guessed from the body)')
+    .option('--protocol <protocol>', 'chat, responses, messages or ollama (default: guessed from the body)')
     .option('-H, --header <header...>', 'a request header the rules and local-only see, "Name: value" (repeatable)')
     .option('--json', 'one JSON document on stdout')
     .action(async (file: string, opts) => {
@@ -187,7 +187,11 @@ export async function main(argv: string[]): Promise<void> {
     .description('requests, failovers, TTFT p50/p95, tokens, prompt-cache hit rate and cost from the usage log')
     .addOption(configOption())
     .option('--since <when>', 'window start: 30m, 24h, 7d, 2w or an ISO date', '24h')
-    .option('--by <key>', "group by route, tier, model, provider, day or credential (client: the client's own key or login paid)", 'route')
+    .option(
+      '--by <key>',
+      "group by route, tier, model, provider, day, credential (client: the client's own key or login paid) or protocol (chat, responses, messages, ollama)",
+      'route',
+    )
     .option('--run <id>', "only the requests of one llm-route process (the id exec's exit summary names)")
     .option('--json', 'one JSON document on stdout')
     .action(async (opts) => {

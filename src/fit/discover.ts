@@ -69,6 +69,7 @@ async function ollama(tier: Tier, http: Http): Promise<Discovered | null> {
   const facts: Discovered = { source: 'ollama /api/show' };
   if (modelContext) [facts.context, facts.modelContext] = [modelContext, modelContext];
   if (capabilities) [facts.vision, facts.tools] = [capabilities.includes('vision'), capabilities.includes('tools')];
+  if (capabilities?.includes('thinking')) facts.thinking = true;
   const ps = await getJson(besideApiRoot(base, '/api/ps'), tier.provider, http).catch(() => null);
   if (ps && isRecord(ps.json) && Array.isArray(ps.json.models)) {
     const runner = ps.json.models.find((m: unknown) => isRecord(m) && typeof m.name === 'string' && servesModel([m.name], tier.model));

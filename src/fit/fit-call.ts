@@ -1,6 +1,7 @@
 import type { Tier } from '../config/schema.js';
 import { UpstreamCall } from '../protocols/call.js';
-import type { ClientCodec, ClientRequest } from '../protocols/core/types.js';
+import type { ClientRequest } from '../protocols/core/types.js';
+import type { ClientCodec } from '../protocols/core/client-codec.js';
 import { checkFit, type FitVerdict } from './fit-check.js';
 import { ollamaNumCtx } from './ollama-window.js';
 import type { PromptCount } from '../protocols/core/prompt-tokens.js';

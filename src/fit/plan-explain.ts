@@ -1,7 +1,8 @@
 import type { Route, Tier } from '../config/schema.js';
 import { UpstreamCall } from '../protocols/call.js';
+import { type ClientRequest, isUnsupported } from '../protocols/core/types.js';
+import type { ClientCodec } from '../protocols/core/client-codec.js';
 import { missingCredential } from '../protocols/core/credential.js';
-import { type ClientCodec, type ClientRequest, isUnsupported } from '../protocols/core/types.js';
 import { askedMaxTokens, PromptCount } from '../protocols/core/prompt-tokens.js';
 import { checkFit, OUTPUT_RESERVE_CAP } from './fit-check.js';
 import { tierFit } from './tier-facts.js';

@@ -12,6 +12,8 @@ export interface Discovered {
   source?: string;
   vision?: boolean;
   tools?: boolean;
+  /** The model reasons (Ollama lists `thinking` among its capabilities). */
+  thinking?: boolean;
   /** Ollama: the most the model takes (`<arch>.context_length`) and the loaded runner's window. */
   modelContext?: number;
   loadedContext?: number;

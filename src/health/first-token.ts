@@ -4,7 +4,7 @@ import type { Tier } from '../config/schema.js';
 import { errorText } from '../util/error-text.js';
 import { classifyStatus } from '../protocols/errors/classify-status.js';
 import { textRequest } from '../protocols/core/neutral.js';
-import { nativeWire } from '../protocols/core/registry.js';
+import { nativeWire } from '../protocols/registry.js';
 import { EVENT_CONTENT, EVENT_ERROR, isUnsupported, newFacts, type UpstreamRequest, type WireCodec } from '../protocols/core/types.js';
 import { sendRetryingStale } from '../util/stale-socket-pool.js';
 import { CheckFailure } from './check-failure.js';

@@ -7,13 +7,13 @@ export type BodyResult =
   | { ok: false; status: 400 | 408 | 413 | 415 | 499; code: string; message: string };
 
 /**
- * Reads and parses a JSON request body: JSON content type (when one is given), the size
- * limit, the time limit, valid JSON no deeper than MAX_JSON_DEPTH. What the JSON must
- * contain is the protocol's to check.
+ * Reads and parses a JSON request body: JSON content type (when one is given, unless `anyType`:
+ * a protocol whose server reads any body as JSON), the size limit, the time limit, valid JSON
+ * no deeper than MAX_JSON_DEPTH. What the JSON must contain is the protocol's to check.
  */
-export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<BodyResult> {
+export async function readJsonBody(req: IncomingMessage, maxBytes: number, anyType = false): Promise<BodyResult> {
   const type = req.headers['content-type'];
-  if (type !== undefined && !isJsonType(type)) {
+  if (type !== undefined && !anyType && !isJsonType(type)) {
     return fail(415, 'unsupported_media_type', `expected content-type: application/json, got "${type}"`);
   }
   const raw = await readBody(req, maxBytes);

@@ -5,7 +5,7 @@ import { AnswerToolStage, unwrapAnswerTool } from './translate/answer-tool.js';
 import type { NeutralRequest, NeutralResponse } from './core/neutral.js';
 import { isInvalidSignature, messagesWithoutThinking, neutralWithoutSignedThinking } from './translate/foreign-thinking.js';
 import { isReasoningRefusal } from './translate/reasoning.js';
-import { wireFor } from './core/registry.js';
+import { wireFor } from './registry.js';
 import { toolTextScope, type ToolTextScope } from './tool-text/scope.js';
 import { TextCallOutput } from './tool-text/text-call-output.js';
 import { TextCallReader } from './tool-text/text-call-reader.js';
@@ -14,7 +14,6 @@ import { TranslatedOutput } from './stream-output/translated-output.js';
 import {
   isUnsupported,
   readParts,
-  type ClientCodec,
   type ClientRequest,
   type StreamOutput,
   type StatusVerdict,
@@ -24,6 +23,7 @@ import {
   type UpstreamRequest,
   type WireCodec,
 } from './core/types.js';
+import type { ClientCodec } from './core/client-codec.js';
 import type { Usage } from './core/usage.js';
 
 const NOT_LAST = (): boolean | undefined => false;
@@ -62,7 +62,7 @@ export class UpstreamCall {
       return new UpstreamCall(tier, wire, wire.countTokensRequest(tier.provider, tier, request.body, request.headers), true, client, request);
     }
     if (wire.protocol === request.protocol) {
-      const upstream = wire.relayRequest(tier.provider, tier, request.body, request.stream, request.headers);
+      const upstream = wire.relayRequest(tier.provider, tier, request.body, request.stream, request.headers, request.endpoint);
       return new UpstreamCall(tier, wire, upstream, true, client, request);
     }
     const neutral = request.neutral();
@@ -90,7 +90,7 @@ export class UpstreamCall {
         }
       }
     }
-    if (wire.protocol !== 'messages' || !isInvalidSignature(status, message)) return null;
+    if (!wire.signsThinking || !isInvalidSignature(status, message)) return null;
     if (this.relayed) {
       const body = messagesWithoutThinking(request.body);
       return body && new UpstreamCall(tier, wire, wire.relayRequest(tier.provider, tier, body, request.stream, request.headers), true, this.client, request);
@@ -205,7 +205,7 @@ export class UpstreamCall {
 
   /** The request's tool-text scope on this tier (null: nothing to recover); never for llm-route's own answer tool. */
   private toolText(): ToolTextScope | null {
-    return this.request.answerTool || !this.readsTextCalls ? null : toolTextScope(this.tier, this.clientRequest);
+    return this.request.answerTool || !this.readsTextCalls ? null : toolTextScope(this.tier, this.clientRequest, this.client);
   }
 
   private decodeResponse(body: Buffer): NeutralResponse | 'not_json' {

@@ -12,6 +12,9 @@ import type { RoutingOutcome } from './route-request.js';
 import type { RequestAdmission } from './tier-admission.js';
 import { tiersExcluded } from '../rules/local-only.js';
 
+/** What a client whose protocol carries no key for a from_client provider (Ollama's API) is told. */
+const NO_CREDENTIAL_ADVICE = "this client's API carries no key or login for it: give the route a tier with a key of its own";
+
 // The end of model-request.ts's story: the routing loop's outcome becomes the client's answer
 // (in its protocol) and the request's record (usage, attempts, what the log line carries).
 
@@ -145,7 +148,7 @@ function clientCredentialAnswer(exchange: Exchange, route: string, attempts: Req
     missing.length > 0 && exchange.config.server.auth_token
       ? "; llm-route's own token (server.auth_token) then goes in x-llm-route-token, since Authorization and x-api-key carry yours"
       : '';
-  const message = `route "${route}" needs your own key or login: ${reasons.join('; ')}; ${exchange.codec.credential.advice}${token}`;
+  const message = `route "${route}" needs your own key or login: ${reasons.join('; ')}; ${exchange.codec.credential?.advice ?? NO_CREDENTIAL_ADVICE}${token}`;
   const forbidden = missing.length === 0 && refused.every((a) => a.status === 403);
   const error = forbidden
     ? ({ status: 403, kind: 'forbidden', code: 'client_credential_refused' } as const)

@@ -1,26 +1,24 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ClientCodec, ClientRequest } from '../protocols/core/types.js';
+import type { ClientCodec, TokenCounting } from '../protocols/core/client-codec.js';
 import { tokenCounter } from '../tokens/count.js';
 import { Exchange, type ProxyView } from './exchange.js';
 import { admit } from './model-request.js';
 import { routeRequest } from './route-request.js';
-
-/** A client protocol's token-count endpoint, as its codec provides it. */
-export interface TokenCountCapability {
-  codec: ClientCodec;
-  /** The client's request as a token count. */
-  asCount(request: ClientRequest): ClientRequest;
-  /** llm-route's own count of the prompt, as the protocol's answer. */
-  estimate(request: ClientRequest, count: (text: string) => number): unknown;
-}
 
 /**
  * A token count: asked of the route's first tier whose server counts tokens in the client's
  * protocol (failing over like any request); when none does, or none answers, llm-route counts
  * the prompt itself with a real tokenizer and says so (`x-llm-route-estimated: true`).
  */
-export async function serveTokenCount(req: IncomingMessage, res: ServerResponse, app: ProxyView, counting: TokenCountCapability, id: string): Promise<void> {
-  const exchange = new Exchange(app, res, counting.codec, id);
+export async function serveTokenCount(
+  req: IncomingMessage,
+  res: ServerResponse,
+  app: ProxyView,
+  codec: ClientCodec,
+  counting: TokenCounting,
+  id: string,
+): Promise<void> {
+  const exchange = new Exchange(app, res, codec, id);
   try {
     const admitted = await admit(req, exchange, { counting: true });
     if (!admitted) return;

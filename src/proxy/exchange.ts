@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Config, Route, Tier } from '../config/schema.js';
 import type { AppContext } from '../control/app-context.js';
 import type { ShapedAnswer } from '../protocols/call.js';
-import type { ClientCodec, ClientRequest, ErrorSpec } from '../protocols/core/types.js';
+import type { ClientCodec, ClientRequest, ErrorSpec } from '../protocols/core/client-codec.js';
 import type { ProviderPools } from '../providers/pools.js';
 import type { StoredAnswer } from '../state/types.js';
 import type { RequestFinished, SaverMeasure } from '../telemetry/events.js';
@@ -144,7 +144,7 @@ export class Exchange implements CommitPort {
       'x-llm-route-ttft-ms',
       String(Math.round(ttftMs)),
       'content-type',
-      'text/event-stream; charset=utf-8',
+      this.codec.streamType,
       'cache-control',
       'no-cache',
       'x-accel-buffering',

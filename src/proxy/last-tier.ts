@@ -2,7 +2,8 @@ import type { Tier } from '../config/schema.js';
 import { checkFit } from '../fit/fit-check.js';
 import { UpstreamCall } from '../protocols/call.js';
 import type { PromptCount } from '../protocols/core/prompt-tokens.js';
-import { type ClientCodec, type ClientRequest, isUnsupported } from '../protocols/core/types.js';
+import { type ClientRequest, isUnsupported } from '../protocols/core/types.js';
+import type { ClientCodec } from '../protocols/core/client-codec.js';
 
 /** What the check needs of the request's routing (an AttemptSite has it). */
 interface Site {

@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { reachedOnlyByCatchAll } from '../config/find-route.js';
 import type { Config, Route, Rule, Tier } from '../config/schema.js';
 import { closesConnection, readJsonBody } from '../http/read-body.js';
-import type { ClientCodec, ClientRequest } from '../protocols/core/types.js';
+import type { ClientRequest } from '../protocols/core/types.js';
+import type { ClientCodec } from '../protocols/core/client-codec.js';
 import type { Usage } from '../protocols/core/usage.js';
 import type { SaverMeasure } from '../telemetry/events.js';
 import { answer, noLocalTier } from './answer-request.js';
@@ -96,7 +97,7 @@ export async function admit(
   exchange: Exchange,
   { counting = false } = {},
 ): Promise<{ route: Route; request: ClientRequest; rule: Rule | null; bytes: number } | null> {
-  const body = await readJsonBody(req, exchange.config.server.max_body_bytes);
+  const body = await readJsonBody(req, exchange.config.server.max_body_bytes, exchange.codec.anyContentType);
   if (!body.ok) {
     if (body.status === 499) {
       exchange.drop();

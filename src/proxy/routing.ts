@@ -1,7 +1,8 @@
 import type { Dispatcher } from 'undici';
 import type { Provider, Route } from '../config/schema.js';
 import type { AppContext } from '../control/app-context.js';
-import type { ClientCodec, ClientRequest } from '../protocols/core/types.js';
+import type { ClientRequest } from '../protocols/core/types.js';
+import type { ClientCodec } from '../protocols/core/client-codec.js';
 import type { ClientLifetime } from '../util/client-lifetime.js';
 import type { PromptCount } from '../protocols/core/prompt-tokens.js';
 import type { CommitPort } from './stream-sink.js';

@@ -13,16 +13,24 @@ import { modelClass } from '../config/find-route.js';
  * Codex CLI: a user-agent and `originator` header that start `codex_` (`codex_cli_rs/<version>`
  * from the TUI; `codex exec` 0.171.0 sent `codex_exec/0.171.0 (…)` and `originator: codex_exec`,
  * seen in a loopback-only namespace); its own subagents send `x-openai-subagent` (review, compact, …).
+ * Ollama's clients: any request on Ollama's API (its codec says so: Open WebUI, Continue and
+ * JetBrains send no name of their own), and a user-agent that names one — `ollama-js/…`,
+ * `ollama-python/…`, and VS Code's Copilot (`GitHubCopilotChat/…`), whose Ollama provider sends
+ * its chat to /v1/chat/completions.
  */
-export type ClientKind = 'claude-code' | 'codex' | 'other';
+export type ClientKind = 'claude-code' | 'codex' | 'ollama' | 'other';
 export type RequestClass = 'main' | 'background' | 'subagent';
 
-export function identifyClient(headers: IncomingHttpHeaders): ClientKind {
+const OLLAMA_AGENTS = /^(ollama-js|ollama-python|GitHubCopilotChat)\//;
+
+/** `spokenFor`: the client family whose API the request came on, when only one family speaks it (see ClientCodec.client). */
+export function identifyClient(headers: IncomingHttpHeaders, spokenFor?: ClientKind): ClientKind {
   const agent = headers['user-agent'] ?? '';
   if (agent.startsWith('claude-cli/') || headers['x-claude-code-request-class'] !== undefined) return 'claude-code';
   const originator = headers.originator;
   if (agent.startsWith('codex_') || (typeof originator === 'string' && originator.startsWith('codex_'))) return 'codex';
-  return 'other';
+  if (spokenFor) return spokenFor;
+  return OLLAMA_AGENTS.test(agent) ? 'ollama' : 'other';
 }
 
 /**

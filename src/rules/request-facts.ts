@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { offersTools } from '../protocols/core/client-request.js';
 import { PromptCount } from '../protocols/core/prompt-tokens.js';
 import type { ClientRequest } from '../protocols/core/types.js';
+import { clientCodec } from '../protocols/registry.js';
 import { DEFAULT_ENCODING } from '../tokens/count.js';
 import { type ClientKind, identifyClient, type RequestClass, requestClass } from './client-class.js';
 import { asksThinking, hasImages } from './request-traits.js';
@@ -30,7 +31,7 @@ export class RequestFacts {
   }
 
   get client(): ClientKind {
-    return (this.clientKind ??= identifyClient(this.headers));
+    return (this.clientKind ??= identifyClient(this.headers, clientCodec(this.request.protocol).client));
   }
 
   get class(): RequestClass {
@@ -42,7 +43,7 @@ export class RequestFacts {
   }
 
   get images(): boolean {
-    return (this.imagesSeen ??= hasImages(this.request.body));
+    return (this.imagesSeen ??= hasImages(this.request.body, this.request.protocol));
   }
 
   get tools(): boolean {

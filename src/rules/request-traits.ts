@@ -1,48 +1,18 @@
 import type { ClientProtocol } from '../protocols/core/names.js';
+import { clientCodec, clientCodecs } from '../protocols/registry.js';
 
 // What a request asks for, read off the client's body as sent (no neutral form made): the
-// `thinking`, `images` and `tools` keys of a rule's `when` (SPEC "Routing by purpose").
+// `thinking` and `images` keys of a rule's `when` (SPEC "Routing by purpose"). Each protocol's
+// codec knows how its body says it (Anthropic's `thinking`, OpenAI's reasoning effort, Ollama's
+// `think`; `image_url`, `image` and `input_image` parts, Ollama's `images`).
 
-/** Reasoning efforts that ask for none (Chat `reasoning_effort`, Responses `reasoning.effort`). */
-const NO_REASONING = new Set(['none', 'minimal']);
-
-/** Anthropic `thinking.type` enabled or adaptive; Chat / Responses a reasoning effort other than none / minimal. */
+/** The body, in `protocol`, asks the model to reason. */
 export function asksThinking(protocol: ClientProtocol, body: Record<string, unknown>): boolean {
-  if (protocol === 'messages') {
-    const type = field(body.thinking, 'type');
-    return type === 'enabled' || type === 'adaptive';
-  }
-  const effort = protocol === 'chat' ? body.reasoning_effort : field(body.reasoning, 'effort');
-  return typeof effort === 'string' && !NO_REASONING.has(effort);
+  return clientCodec(protocol).asksThinking(body);
 }
 
-/** Content part types that carry an image in the three client protocols. */
-const IMAGE_TYPES = new Set(['image', 'image_url', 'input_image']);
-
-/** An image anywhere in the conversation (`messages`, or Responses' `input`), tool results included. */
-export function hasImages(body: Record<string, unknown>): boolean {
-  return partsHaveImage(body.messages, 0) || partsHaveImage(body.input, 0);
-}
-
-// Content nests a few levels (message → tool_result → content → image); a hostile body's depth
-// is already bounded by the JSON reader, this bound keeps the walk short anyway. Plain loops:
-// an 80 KB agent history is a few hundred parts, walked in a few µs.
-const MAX_DEPTH = 8;
-
-function partsHaveImage(list: unknown, depth: number): boolean {
-  if (!Array.isArray(list) || depth > MAX_DEPTH) return false;
-  for (let i = 0; i < list.length; i++) {
-    const part: unknown = list[i];
-    if (part === null || typeof part !== 'object') continue;
-    const { type, content, output } = part as { type?: unknown; content?: unknown; output?: unknown };
-    if (typeof type === 'string' && IMAGE_TYPES.has(type)) return true;
-    // A message's or a tool result's own parts (a string content has none).
-    if (typeof content === 'object' && partsHaveImage(content, depth + 1)) return true;
-    if (typeof output === 'object' && partsHaveImage(output, depth + 1)) return true;
-  }
-  return false;
-}
-
-function field(value: unknown, key: string): unknown {
-  return value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+/** An image anywhere in the conversation, tool results included: as `protocol` writes one, or as any client protocol does. */
+export function hasImages(body: Record<string, unknown>, protocol?: ClientProtocol): boolean {
+  if (protocol !== undefined) return clientCodec(protocol).hasImages(body);
+  return clientCodecs().some((codec) => codec.hasImages(body));
 }

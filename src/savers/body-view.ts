@@ -1,9 +1,11 @@
+import type { ContentOptions, ConversationBuilder } from '../protocols/core/conversation.js';
 import type { ClientProtocol } from '../telemetry/events.js';
 import { isRecord } from '../util/is-record.js';
 import type { ConversationView, CountTokens, Edit, TextPart, ViewMessage, ViewRole } from './types.js';
 
 /**
- * The view's machinery, shared by the three protocols: text slots that read and write the
+ * The view's machinery, whatever the protocol: the client codec describes its body's
+ * conversation into it (ConversationBuilder); it keeps text slots that read and write the
  * body in place, drops that are only marks until `finish()` (so a rejected saver is undone
  * by clearing them), and the token measure of what is still there.
  */
@@ -62,18 +64,7 @@ class Message implements ViewMessage {
   }
 }
 
-export type { Message };
-
-export interface SlotOptions {
-  /** The call id when the text is a tool result. */
-  toolResult?: string;
-  /** Content-part types whose `text` is a slot (others are left alone). */
-  textTypes: ReadonlySet<string>;
-  /** Dropping the last part of an array: drop the message, or run this. */
-  whenEmpty?: 'message' | (() => void);
-}
-
-export class BodyView implements ConversationView {
+export class BodyView implements ConversationView, ConversationBuilder {
   private readonly all: Message[] = [];
   private live: Message[] = [];
 
@@ -95,8 +86,7 @@ export class BodyView implements ConversationView {
     return message;
   }
 
-  /** The text slots of `holder[key]`: one if it is a string, one per text part if it is an array. */
-  addContent(message: Message, holder: Record<string, unknown>, key: string, path: string, options: SlotOptions): void {
+  addContent(message: Message, holder: Record<string, unknown>, key: string, path: string, options: ContentOptions): void {
     const content = holder[key];
     const at = path ? `${path}.${key}` : key;
     if (typeof content === 'string') {
@@ -107,8 +97,7 @@ export class BodyView implements ConversationView {
     if (Array.isArray(content)) content.forEach((_, index) => this.addContentItem(message, content, index, `${at}[${index}]`, options));
   }
 
-  /** The text slot of `array[index]` when it is a text part of one of `options.textTypes`. */
-  addContentItem(message: Message, array: unknown[], index: number, path: string, options: SlotOptions): void {
+  addContentItem(message: Message, array: unknown[], index: number, path: string, options: ContentOptions): void {
     const item = array[index];
     if (!isRecord(item) || typeof item.text !== 'string' || !options.textTypes.has(String(item.type))) return;
     const removal: Removal = { kind: 'item', array, item, whenEmpty: options.whenEmpty ?? 'message' };

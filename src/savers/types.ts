@@ -1,14 +1,15 @@
+import type { ConversationRole } from '../protocols/core/conversation.js';
 import type { ClientProtocol } from '../telemetry/events.js';
 
 /**
  * The conversation view: what savers read and what their edits address. A view sits over a
- * deep copy of one request body (Chat Completions, Responses or Anthropic Messages) and exposes
+ * deep copy of one request body (in any client protocol: its codec describes it) and exposes
  * only the texts a saver may rewrite and the structure it must respect; everything else in the
  * body (ids, images, cache_control, unknown fields) is never touched.
  */
 
 /** Who says a message. `other`: an item the view does not know (kept as is, dropped only by trim_history). */
-export type ViewRole = 'system' | 'user' | 'assistant' | 'tool' | 'other';
+export type ViewRole = ConversationRole;
 
 /** One text slot of the body: a message's string content, a text part/block, a tool output. */
 export interface TextPart {

@@ -1,20 +1,12 @@
+import { clientCodec } from '../protocols/registry.js';
 import type { ClientProtocol } from '../telemetry/events.js';
-import type { BodyView } from './body-view.js';
-import { chatView } from './view-chat.js';
-import { messagesView } from './view-messages.js';
-import { responsesView } from './view-responses.js';
+import { BodyView } from './body-view.js';
 import type { CountTokens } from './types.js';
 
 /** The conversation view of `body` (which it edits in place: pass a copy), or null when the body has no conversation. */
 export function viewOf(protocol: ClientProtocol, body: Record<string, unknown>): BodyView | null {
-  switch (protocol) {
-    case 'chat':
-      return chatView(body);
-    case 'responses':
-      return responsesView(body);
-    case 'messages':
-      return messagesView(body);
-  }
+  const view = new BodyView(protocol, body);
+  return clientCodec(protocol).describeConversation(body, view) ? view : null;
 }
 
 /**

@@ -1,9 +1,8 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { expireRequest } from '../http/request-deadline.js';
-import { clientCodec } from '../protocols/core/registry.js';
 import type { ErrorSpec } from '../protocols/core/types.js';
-import { protocolOfPath } from './path-protocol.js';
+import { codecForPath } from './path-protocol.js';
 
 /** How long a socket answered with an error may stay half-closed, reading what the client still sends, before it is destroyed. */
 const LINGER_MS = 2_000;
@@ -28,7 +27,7 @@ export function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: Buf
     return;
   }
   const error = errorFor(err.code);
-  const body = clientCodec(protocolOfPath(requestPath(err.rawPacket))).errorBody(error);
+  const body = codecForPath(requestPath(err.rawPacket)).errorBody(error);
   socket.end(
     `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\nconnection: close\r\ncontent-type: application/json\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,

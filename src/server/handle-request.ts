@@ -1,44 +1,63 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { handleAdmin } from '../control/admin-api.js';
 import { sendJson } from '../http/respond.js';
-import { clientCodec } from '../protocols/core/registry.js';
-import type { ClientCodec, ErrorSpec } from '../protocols/core/types.js';
-import { messagesTokenCount } from '../protocols/messages/count-tokens.js';
+import { clientCodecs } from '../protocols/registry.js';
+import type { ErrorSpec } from '../protocols/core/types.js';
+import type { ClientCodec, ClientEndpoint } from '../protocols/core/client-codec.js';
 import { serveTokenCount } from '../proxy/count-tokens.js';
 import { serveModelRequest } from '../proxy/model-request.js';
-import type { ClientProtocol } from '../telemetry/events.js';
 import { presentsToken } from '../util/bearer.js';
 import { correlationUuid } from '../util/correlation-id.js';
 import type { AppContext } from '../control/app-context.js';
 import { browserRefusal } from './browser-guard.js';
 import { answerCors } from './cors.js';
 import { healthz } from './healthz.js';
+import { serveInfo } from './info-endpoint.js';
 import { modelList } from './model-list.js';
-import { endpointPath, protocolOfPath } from './path-protocol.js';
+import { codecForPath, endpointPath, MODEL_LIST_PATH } from './path-protocol.js';
 
 interface Endpoint {
-  method: 'GET' | 'POST';
-  /** The protocol its errors are shaped in (OpenAI's when none). */
-  protocol?: ClientProtocol;
+  /** The methods it answers (HEAD only where named: the GET's answer without its body). */
+  methods: readonly string[];
   serve(req: IncomingMessage, res: ServerResponse, app: AppContext, id: string): Promise<void> | void;
 }
 
-const ENDPOINTS: Record<string, Endpoint> = {
-  '/v1/chat/completions': { method: 'POST', protocol: 'chat', serve: (req, res, app, id) => serveModelRequest(req, res, app, clientCodec('chat'), id) },
-  '/v1/responses': { method: 'POST', protocol: 'responses', serve: (req, res, app, id) => serveModelRequest(req, res, app, clientCodec('responses'), id) },
-  '/v1/messages': { method: 'POST', protocol: 'messages', serve: (req, res, app, id) => serveModelRequest(req, res, app, clientCodec('messages'), id) },
-  '/v1/messages/count_tokens': { method: 'POST', protocol: 'messages', serve: (req, res, app, id) => serveTokenCount(req, res, app, messagesTokenCount, id) },
-  '/v1/models': { method: 'GET', serve: (req, res, app) => sendJson(res, 200, modelList(app, req.headers)) },
-  '/healthz': { method: 'GET', serve: (_req, res, app) => sendJson(res, 200, healthz(app)) },
-  '/metrics': {
-    method: 'GET',
-    serve: async (_req, res, app) => {
-      const text = await app.metrics.render();
-      res.writeHead(200, { 'content-type': app.metrics.contentType });
-      res.end(text);
+/** The endpoints the client codecs name, each served in its codec's protocol, and the server's own. */
+const ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map<string, Endpoint>([
+  ...clientCodecs().flatMap((codec) => codec.endpoints.map((endpoint): [string, Endpoint] => [endpoint.path, codecEndpoint(codec, endpoint)])),
+  [MODEL_LIST_PATH, { methods: ['GET'], serve: (req, res, app) => sendJson(res, 200, modelList(app, req.headers)) }],
+  ['/healthz', { methods: ['GET'], serve: (_req, res, app) => sendJson(res, 200, healthz(app)) }],
+  [
+    '/metrics',
+    {
+      methods: ['GET'],
+      serve: async (_req, res, app) => {
+        const text = await app.metrics.render();
+        res.writeHead(200, { 'content-type': app.metrics.contentType });
+        res.end(text);
+      },
     },
-  },
-};
+  ],
+]);
+
+function codecEndpoint(codec: ClientCodec, endpoint: ClientEndpoint): Endpoint {
+  switch (endpoint.serves) {
+    case 'model':
+      return { methods: ['POST'], serve: (req, res, app, id) => serveModelRequest(req, res, app, endpoint.codec ?? codec, id) };
+    case 'token_count':
+      return { methods: ['POST'], serve: (req, res, app, id) => serveTokenCount(req, res, app, codec, endpoint.counting, id) };
+    case 'info':
+      return {
+        methods: endpoint.head ? [endpoint.method, 'HEAD'] : [endpoint.method],
+        serve: (req, res, app, id) => serveInfo(req, res, app, codec, endpoint, id),
+      };
+  }
+}
+
+/** Where a client that asked the wrong path is pointed: each protocol's first endpoint for a model. */
+const MODEL_PATHS = clientCodecs()
+  .map((codec) => codec.endpoints.find((endpoint) => endpoint.serves === 'model')?.path)
+  .filter((path): path is string => path !== undefined);
 
 /** Dispatches one HTTP request to its endpoint; never throws. */
 export async function handleRequest(req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<void> {
@@ -48,9 +67,9 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, a
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const path = q === -1 ? url : url.slice(0, q);
-  const endpoint = ENDPOINTS[endpointPath(path)];
+  const endpoint = ENDPOINTS.get(endpointPath(path));
   // Errors are shaped in the endpoint's protocol (an unknown path under /v1/messages: Anthropic's).
-  const codec = clientCodec(endpoint?.protocol ?? protocolOfPath(path));
+  const codec = codecForPath(path);
   // Counted from arrival to answer, so a shutdown also waits for requests still uploading.
   app.handling++;
   app.lastArrival = Date.now();
@@ -65,16 +84,17 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, a
         status: 404,
         kind: 'not_found',
         code: 'not_found',
-        message: `no endpoint ${req.method} ${path}; try POST /v1/chat/completions, /v1/responses or /v1/messages`,
+        message: `no endpoint ${req.method} ${path}; try POST ${MODEL_PATHS.slice(0, -1).join(', ')} or ${MODEL_PATHS.at(-1)}`,
       });
     }
-    if (req.method !== endpoint.method) {
+    if (!endpoint.methods.includes(req.method ?? '')) {
+      const allowed = endpoint.methods.join(', ');
       return sendError(
         res,
         codec,
         id,
-        { status: 405, kind: 'invalid_request', code: 'method_not_allowed', message: `${path} accepts ${endpoint.method}, not ${req.method}` },
-        { allow: endpoint.method },
+        { status: 405, kind: 'invalid_request', code: 'method_not_allowed', message: `${path} accepts ${allowed}, not ${req.method}` },
+        { allow: allowed },
       );
     }
     if (path !== '/healthz' && !presentsToken(req, app.config.server.auth_token)) {
@@ -108,7 +128,7 @@ export function answerExpectContinue(req: IncomingMessage, res: ServerResponse, 
       code: 'body_too_large',
       message: `request body is larger than max_body_bytes (${maxBytes})`,
     } as const;
-    return sendError(res, clientCodec(protocolOfPath(path)), requestId(req), error, { connection: 'close' });
+    return sendError(res, codecForPath(path), requestId(req), error, { connection: 'close' });
   }
   res.writeContinue();
   void handleRequest(req, res, app);

@@ -1,8 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Route } from '../config/schema.js';
-import { tierFit } from '../fit/tier-facts.js';
-import { localOnly } from '../rules/local-only.js';
 import type { AppContext } from '../control/app-context.js';
+import { routeFacts } from './model-catalog.js';
 
 /**
  * GET /v1/models: the routes, in OpenAI's list shape, or Anthropic's when the client sends
@@ -28,17 +27,8 @@ export function modelList(app: AppContext, headers: IncomingHttpHeaders): Record
   };
 }
 
-/**
- * The largest window among the tiers that may answer (a local-only route's local ones): the
- * tier file's `context:`, a learned one, or discovery's. A request too long for the smaller
- * tiers skips them (route by fit), so the largest is what the route can take.
- */
+/** The route's largest known window (see routeFacts), under the list's key; nothing when no tier's window is known. */
 function windowOf(route: Route, key: 'context_window' | 'max_input_tokens'): Record<string, number> {
-  const tiers = route.local_only ? localOnly(route).tiers : route.tiers;
-  let largest: number | undefined;
-  for (const tier of tiers) {
-    const context = tierFit(tier).context;
-    if (context !== undefined && (largest === undefined || context > largest)) largest = context;
-  }
-  return largest === undefined ? {} : { [key]: largest };
+  const context = routeFacts(route).context;
+  return context === undefined ? {} : { [key]: context };
 }

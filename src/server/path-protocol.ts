@@ -1,17 +1,20 @@
-import type { ClientProtocol } from '../telemetry/events.js';
+import { clientEndpoint, codecOfPath } from '../protocols/registry.js';
+import type { ClientCodec } from '../protocols/core/client-codec.js';
 
-/** Paths without `/v1` (as LiteLLM and llama.cpp accept; some clients and editors drop it). */
-const UNPREFIXED = new Set(['/chat/completions', '/responses', '/messages', '/messages/count_tokens', '/models']);
+/** The OpenAI-style model list, the one `/v1` endpoint that is the server's own rather than a codec's. */
+export const MODEL_LIST_PATH = '/v1/models';
 
-/** The `/v1` endpoint a path names: un-prefixed aliases get `/v1`, any other path is itself. */
+/**
+ * The endpoint a path names: an un-prefixed alias of a `/v1` endpoint gets `/v1` (as LiteLLM and
+ * llama.cpp accept; some clients and editors drop it), any other path is itself.
+ */
 export function endpointPath(path: string): string {
-  return UNPREFIXED.has(path) ? `/v1${path}` : path;
+  if (path.startsWith('/v1/')) return path;
+  const prefixed = `/v1${path}`;
+  return prefixed === MODEL_LIST_PATH || clientEndpoint(prefixed) !== undefined ? prefixed : path;
 }
 
-/** The protocol whose error shape an answer to `path` takes: Anthropic's under /v1/messages, else OpenAI's. */
-export function protocolOfPath(path: string): ClientProtocol {
-  const endpoint = endpointPath(path);
-  if (endpoint.startsWith('/v1/messages')) return 'messages';
-  if (endpoint === '/v1/responses') return 'responses';
-  return 'chat';
+/** The client codec whose error shape an answer to `path` takes (Anthropic's under /v1/messages, OpenAI's where no protocol owns the path). */
+export function codecForPath(path: string): ClientCodec {
+  return codecOfPath(endpointPath(path));
 }

@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { percentile } from '../util/percentile.js';
 
-export const GROUP_BY = ['route', 'tier', 'model', 'provider', 'day', 'credential'] as const;
+export const GROUP_BY = ['route', 'tier', 'model', 'provider', 'day', 'credential', 'protocol'] as const;
 export type GroupBy = (typeof GROUP_BY)[number];
 
 /** One group of `usage --json` (SPEC): tier keys are `route/tier`; TTFT is null for a group with no streams. */
@@ -41,6 +41,7 @@ const KEY_SQL: Record<GroupBy, string> = {
   tier: "CASE route WHEN '' THEN '(none)' ELSE route END || '/' || coalesce(tier, 'none')",
   model: "coalesce(model, '(none)')",
   provider: "coalesce(provider, '(none)')",
+  protocol: 'protocol',
   day: "strftime('%Y-%m-%d', started_at / 1000, 'unixepoch')",
   // Whose account paid: `client` (its tier was sent the client's own key or login), `provider` (the provider's api_key, or none needed).
   credential: "CASE WHEN credential = 'client' THEN 'client' WHEN tier IS NULL THEN '(none)' ELSE 'provider' END",
@@ -79,7 +80,7 @@ interface Sums {
 }
 
 /**
- * `llm-route usage`: requests in [since, until] grouped by route, tier, model, provider or UTC
+ * `llm-route usage`: requests in [since, until] grouped by route, tier, model, provider, client protocol or UTC
  * day. Sums in SQL; TTFT percentiles (nearest rank, the client-seen TTFT of streams) over the
  * stored values.
  */

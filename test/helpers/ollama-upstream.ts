@@ -1,6 +1,9 @@
 import type { Script, ScriptContext } from './fake-upstream.js';
 
-/** Scripts for a FakeUpstream playing Ollama's native /api/chat, with its exact NDJSON lines. */
+/**
+ * Scripts for a FakeUpstream playing Ollama's native /api/chat and /api/generate, with its exact
+ * NDJSON lines (field order as its server marshals them: `done`, then `done_reason`, then the metrics).
+ */
 
 const CREATED_AT = '2026-11-30T10:00:00.000000Z';
 
@@ -24,8 +27,8 @@ export function ollamaDone(ctx: ScriptContext, promptTokens: number, evalTokens:
       model: 'qwen2.5:7b',
       created_at: CREATED_AT,
       message: { role: 'assistant', content: '' },
-      done_reason: doneReason,
       done: true,
+      done_reason: doneReason,
       total_duration: 4883583458,
       load_duration: 1334875,
       prompt_eval_count: promptTokens,
@@ -52,13 +55,38 @@ export function ollamaWhole(message: Record<string, unknown>, promptTokens = 12,
     model: 'qwen2.5:7b',
     created_at: CREATED_AT,
     message: { role: 'assistant', content: '', ...message },
-    done_reason: 'stop',
     done: true,
+    done_reason: 'stop',
     total_duration: 1,
     load_duration: 1,
     prompt_eval_count: promptTokens,
     prompt_eval_duration: 1,
     eval_count: evalTokens,
     eval_duration: 1,
+  };
+}
+
+/** A streamed /api/generate answer: each word in `response`, then the done line (with its `context`). */
+export function ollamaGenerateStream(words: string[], usage: [number, number] = [26, words.length]): Script {
+  return (ctx) => {
+    startOllamaStream(ctx);
+    for (const response of words) ctx.raw(`${JSON.stringify({ model: 'qwen2.5:7b', created_at: CREATED_AT, response, done: false })}\n`);
+    ctx.raw(
+      `${JSON.stringify({
+        model: 'qwen2.5:7b',
+        created_at: CREATED_AT,
+        response: '',
+        done: true,
+        done_reason: 'stop',
+        context: [1, 2, 3],
+        total_duration: 10706818083,
+        load_duration: 6338219291,
+        prompt_eval_count: usage[0],
+        prompt_eval_duration: 130079000,
+        eval_count: usage[1],
+        eval_duration: 4232710000,
+      })}\n`,
+    );
+    ctx.res.end();
   };
 }

@@ -9,13 +9,17 @@ export interface ProtocolError {
 
 /**
  * Checks that `body` is an error in the shape `protocol`'s clients read (chat, responses:
- * OpenAI's `{"error":{message,type,code}}`; messages: Anthropic's `{"type":"error","error":{type,message}}`)
- * and returns its error object; throws saying what is wrong otherwise.
+ * OpenAI's `{"error":{message,type,code}}`; messages: Anthropic's `{"type":"error","error":{type,message}}`;
+ * ollama: `{"error":"…"}` and nothing else) and returns its error object; throws saying what is wrong otherwise.
  */
 export function protocolError(protocol: ClientProtocol, body: unknown): ProtocolError {
   const text = JSON.stringify(body);
   if (typeof body !== 'object' || body === null) throw new Error(`not a JSON object: ${text}`);
   const outer = body as { type?: unknown; error?: unknown };
+  if (protocol === 'ollama') {
+    if (typeof outer.error !== 'string' || outer.error === '' || Object.keys(body).length !== 1) throw new Error(`not Ollama's {"error":"…"}: ${text}`);
+    return { message: outer.error, type: 'ollama', code: undefined };
+  }
   const error = outer.error as { message?: unknown; type?: unknown; code?: unknown } | undefined;
   if (typeof error !== 'object' || error === null) throw new Error(`no error object: ${text}`);
   if (typeof error.message !== 'string' || error.message === '') throw new Error(`error.message missing: ${text}`);
@@ -35,11 +39,13 @@ export const ENDPOINT: Record<ClientProtocol, string> = {
   chat: '/v1/chat/completions',
   responses: '/v1/responses',
   messages: '/v1/messages',
+  ollama: '/api/chat',
 };
 
 /** A valid request body for `protocol` (route `chat`). */
 export function validBody(protocol: ClientProtocol, extra: Record<string, unknown> = {}): Record<string, unknown> {
   if (protocol === 'responses') return { model: 'chat', input: 'hi', ...extra };
   if (protocol === 'messages') return { model: 'chat', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }], ...extra };
+  if (protocol === 'ollama') return { model: 'chat', stream: false, messages: [{ role: 'user', content: 'hi' }], ...extra };
   return { model: 'chat', messages: [{ role: 'user', content: 'hi' }], ...extra };
 }

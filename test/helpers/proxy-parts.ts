@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { Tier } from '../../src/config/schema.js';
 import { UpstreamCall } from '../../src/protocols/call.js';
-import { clientCodec } from '../../src/protocols/core/registry.js';
+import { clientCodec } from '../../src/protocols/registry.js';
 import { isUnsupported } from '../../src/protocols/core/types.js';
 import { AttemptError, type Phase } from '../../src/proxy/attempt-error.js';
 import { StreamAttempt } from '../../src/proxy/stream-attempt.js';

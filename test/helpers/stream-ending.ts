@@ -14,7 +14,9 @@ interface Event {
   data: unknown;
 }
 
-function events(text: string): Event[] {
+function events(text: string, protocol: ClientProtocol): Event[] {
+  // Ollama's stream is one JSON object a line (NDJSON), the others server-sent events.
+  if (protocol === 'ollama') return ndjsonEvents(text);
   return text
     .split(/\r?\n\r?\n/)
     .filter((b) => b.trim() !== '')
@@ -29,6 +31,19 @@ function events(text: string): Event[] {
         return { event, data: JSON.parse(data.join('\n')) as unknown };
       } catch {
         return { event, data: data.join('\n') };
+      }
+    });
+}
+
+function ndjsonEvents(text: string): Event[] {
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      try {
+        return { event: null, data: JSON.parse(line) as unknown };
+      } catch {
+        return { event: null, data: line };
       }
     });
 }
@@ -48,12 +63,19 @@ const RULES: Record<ClientProtocol, { terminator(e: Event): boolean; error(e: Ev
     terminator: (e) => (e.data as Json)?.type === 'message_stop',
     error: (e) => (e.event === 'error' && (e.data as Json)?.error?.type === 'api_error' ? ((e.data as Json).error?.message ?? '') : null),
   },
+  ollama: {
+    terminator: (e) => (e.data as { done?: unknown })?.done === true,
+    error: (e) => {
+      const error = (e.data as { error?: unknown })?.error;
+      return typeof error === 'string' ? error : null;
+    },
+  },
 };
 
 /** How a stream in `protocol` ended: with its terminator, with its error event, or with neither. */
 export function streamEnding(protocol: ClientProtocol, text: string): StreamEnding {
   const rules = RULES[protocol];
-  const all = events(text);
+  const all = events(text, protocol);
   const endings = all.filter((e) => rules.terminator(e) || rules.error(e) !== null).length;
   const last = all.at(-1);
   if (last && rules.terminator(last)) return { ending: 'terminator', endings };

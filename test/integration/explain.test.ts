@@ -85,6 +85,22 @@ describe('the real CLI: llm-route explain FILE.json', () => {
     expect(short.stdout).toMatch(/try\s+local\s+\(window 1024, needs \d+\): fits/);
   });
 
+  it('an Ollama body: guessed from its own fields, or named with --protocol ollama; its images and num_predict count', async () => {
+    const { yaml } = await servers();
+    const body = { model: 'chat', options: { num_predict: 100 }, messages: [{ role: 'user', content: 'what?', images: ['iVBORw0KGgo='] }] };
+    const guessed = await explain(yaml, body, ['--json']);
+    expect(guessed.code, guessed.stderr).toBe(0);
+    const plan = JSON.parse(guessed.stdout) as Plan;
+    expect(plan.protocol).toBe('ollama');
+    expect(plan.tiers[0]).toMatchObject({ tier: 'local', decision: 'skip', reason: 'unsupported:vision', need: plan.prompt_tokens + 100 });
+    const named = await explain(yaml, { model: 'chat', messages: [{ role: 'user', content: 'hi' }] }, ['--protocol', 'ollama']);
+    expect(named.code, named.stderr).toBe(0);
+    expect(named.stdout).toMatch(/^route "chat" \(ollama\): \d+ prompt tokens/);
+    const wrong = await explain(yaml, { model: 'chat', messages: [{ role: 'user', content: 'hi' }] }, ['--protocol', 'gemini']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('--protocol must be one of chat, responses, messages, ollama');
+  });
+
   it('a tier whose server answers nothing is still tried, as serve would (issue 34): try, reason unreachable', async () => {
     const yaml = configYaml({ tiers: [{ name: 'gone', url: 'http://127.0.0.1:1/v1' }] });
     const run = await explain(yaml, { model: 'chat', messages: [{ role: 'user', content: 'hi' }] }, ['--json']);

@@ -27,7 +27,9 @@ describe("discovery reads each server's own documented endpoints", () => {
     const ollama = await h.fake();
     ollama.always(ollamaServer(ollamaShow('qwen3', 40960, ['completion', 'tools', 'thinking']), ollamaPs('qwen3:8b', 8192)));
     const found = await discoverTier(tierAt(`http://127.0.0.1:${ollama.port}`, 'ollama', 'qwen3:8b'), { timeoutMs: 1000 });
-    expect(found).toEqual({ facts: { context: 40960, modelContext: 40960, loadedContext: 8192, source: 'ollama /api/show', vision: false, tools: true } });
+    expect(found).toEqual({
+      facts: { context: 40960, modelContext: 40960, loadedContext: 8192, source: 'ollama /api/show', vision: false, tools: true, thinking: true },
+    });
     const show = ollama.requests.find((r) => r.url === '/api/show');
     expect(show?.body).toEqual({ model: 'qwen3:8b' });
   });

@@ -8,11 +8,11 @@ import { ENDPOINT, protocolError } from '../helpers/protocol-errors.js';
 import { type RunningProxy, startProxy } from '../helpers/proxy.js';
 
 /**
- * The ingress of all three endpoints under random JSON and random bytes: every answer is a
- * clean 4xx in the endpoint's protocol (or a real answer, when the random body happens to be
- * a valid request), never a 5xx, and the server stays up. Two routes, so bodies are relayed
- * (chat → an OpenAI tier) and translated (every protocol → an Anthropic tier, and
- * responses/messages → the OpenAI tier).
+ * The ingress of every client protocol's endpoints under random JSON and random bytes: every
+ * answer is a clean 4xx in the endpoint's protocol (or a real answer, when the random body
+ * happens to be a valid request), never a 5xx, and the server stays up. Two routes, so bodies are
+ * relayed (chat → an OpenAI tier) and translated (every protocol → an Anthropic tier, and
+ * responses/messages/ollama → the OpenAI tier).
  */
 
 let openai: FakeUpstream;
@@ -214,10 +214,64 @@ const messagesBody = fc.record(
   { requiredKeys: ['model', 'messages', 'max_tokens'] },
 );
 
+const ollamaImages = field(fc.array(fc.constantFrom('iVBORw0KGgo=', '/9j/4AAQ', '', 'not base64'), { maxLength: 2 }));
+const ollamaControls = {
+  stream: field(fc.boolean()),
+  format: field(fc.oneof(fc.constantFrom('json', 'yaml'), schema)),
+  think: field(fc.oneof(fc.boolean(), fc.constantFrom('low', 'high', 'max'))),
+  options: field(
+    optional({
+      temperature: field(fc.double({ noNaN: true, min: -3, max: 3 })),
+      num_predict: field(fc.oneof(count, fc.constantFrom(-1, -2))),
+      num_ctx: field(count),
+      stop: field(fc.oneof(text, fc.array(text, { maxLength: 3 }))),
+      seed: field(fc.integer()),
+    }),
+  ),
+  keep_alive: field(fc.oneof(text, fc.integer({ min: -1, max: 600 }))),
+};
+const ollamaMessage = optional({
+  role: field(fc.constantFrom('system', 'user', 'assistant', 'tool', 'bogus')),
+  content: field(fc.oneof(text, fc.constant(null))),
+  images: ollamaImages,
+  thinking: field(text),
+  tool_calls: field(
+    fc.array(
+      optional({
+        id: field(text),
+        function: field(optional({ name: field(text), arguments: field(fc.oneof(fc.dictionary(text, garbage, { maxKeys: 2 }), text)) })),
+      }),
+      {
+        maxLength: 2,
+      },
+    ),
+  ),
+  tool_name: field(text),
+});
+const ollamaBody = fc.record(
+  {
+    model: field(model),
+    messages: field(fc.array(ollamaMessage, { maxLength: 4 })),
+    tools: field(
+      fc.array(
+        optional({ type: field(fc.constant('function')), function: field(optional({ name: field(text), description: field(text), parameters: schema })) }),
+        { maxLength: 2 },
+      ),
+    ),
+    ...ollamaControls,
+  },
+  { requiredKeys: ['model', 'messages'] },
+);
+const ollamaGenerateBody = fc.record(
+  { model: field(model), prompt: field(text), system: field(text), suffix: field(fc.constantFrom('', 'tail')), images: ollamaImages, ...ollamaControls },
+  { requiredKeys: ['model'] },
+);
+
 const BODIES: Record<ClientProtocol, fc.Arbitrary<unknown>> = {
   chat: fc.oneof({ weight: 5, arbitrary: chatBody }, { weight: 1, arbitrary: garbage }),
   responses: fc.oneof({ weight: 5, arbitrary: responsesBody }, { weight: 1, arbitrary: garbage }),
   messages: fc.oneof({ weight: 5, arbitrary: messagesBody }, { weight: 1, arbitrary: garbage }),
+  ollama: fc.oneof({ weight: 5, arbitrary: ollamaBody }, { weight: 1, arbitrary: garbage }),
 };
 
 // ---- the property ----------------------------------------------------------------------
@@ -227,9 +281,10 @@ const TERMINATOR: Record<ClientProtocol, RegExp> = {
   chat: /data: \[DONE\]\s*$/,
   responses: /"type":"response\.completed"/,
   messages: /event: message_stop/,
+  ollama: /"done":true[^\n]*\n$/,
 };
 
-const tally = { answered: { chat: 0, responses: 0, messages: 0 } as Record<ClientProtocol, number>, refused: 0 };
+const tally = { answered: { chat: 0, responses: 0, messages: 0, ollama: 0 } as Record<ClientProtocol, number>, refused: 0 };
 
 /** Sends one body; checks the answer is a clean 4xx in the protocol's shape or a complete answer. */
 async function check(protocol: ClientProtocol, body: string | Uint8Array, path = ENDPOINT[protocol]): Promise<void> {
@@ -244,7 +299,7 @@ async function check(protocol: ClientProtocol, body: string | Uint8Array, path =
     return;
   }
   tally.answered[protocol]++;
-  if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+  if (/^(text\/event-stream|application\/x-ndjson)/.test(res.headers.get('content-type') ?? '')) {
     expect(answer, `${protocol} ${shown}`).toMatch(TERMINATOR[protocol]);
   } else {
     expect(() => JSON.parse(answer), `${protocol} ${shown} → ${answer.slice(0, 200)}`).not.toThrow();
@@ -252,7 +307,7 @@ async function check(protocol: ClientProtocol, body: string | Uint8Array, path =
 }
 
 describe('ingress under random JSON and random bytes', () => {
-  for (const protocol of ['chat', 'responses', 'messages'] as const) {
+  for (const protocol of ['chat', 'responses', 'messages', 'ollama'] as const) {
     it(`${ENDPOINT[protocol]}: random request bodies are answered or refused cleanly in its protocol, never a 5xx`, async () => {
       await fc.assert(
         fc.asyncProperty(BODIES[protocol], async (body) => check(protocol, JSON.stringify(body))),
@@ -262,7 +317,7 @@ describe('ingress under random JSON and random bytes', () => {
   }
 
   it('bodies with a deeply nested value spliced in (5,000 levels used to overflow the stack): a clean 4xx or an answer', async () => {
-    const protocol = fc.constantFrom<ClientProtocol>('chat', 'responses', 'messages');
+    const protocol = fc.constantFrom<ClientProtocol>('chat', 'responses', 'messages', 'ollama');
     const nested = (depth: number, arrays: boolean) => (arrays ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`);
     // The depth is drawn, the text made in the property: a counterexample shows numbers, not megabytes of brackets.
     const cases = protocol.chain((pr) => fc.tuple(fc.constant(pr), BODIES[pr], fc.integer({ min: 500, max: 6000 }), fc.boolean()));
@@ -287,6 +342,9 @@ describe('ingress under random JSON and random bytes', () => {
       ['responses', ENDPOINT.responses],
       ['messages', ENDPOINT.messages],
       ['messages', '/v1/messages/count_tokens'],
+      ['ollama', ENDPOINT.ollama],
+      ['ollama', '/api/generate'],
+      ['ollama', '/api/show'],
     );
     await fc.assert(
       fc.asyncProperty(endpoint, bytes, async ([protocol, path], body) => check(protocol, body, path)),
@@ -301,12 +359,21 @@ describe('ingress under random JSON and random bytes', () => {
     );
   }, 120_000);
 
+  it('/api/generate under random Ollama bodies: answered or a clean 4xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof({ weight: 5, arbitrary: ollamaGenerateBody }, { weight: 1, arbitrary: garbage }), async (body) =>
+        check('ollama', JSON.stringify(body), '/api/generate'),
+      ),
+      { numRuns: 150 },
+    );
+  }, 120_000);
+
   it('afterwards: the server is up, nothing is in flight, nothing was reported as an internal error, and both kinds of answer were seen', async () => {
     expect((await fetch(`${p.origin}/healthz`)).status).toBe(200);
     await waitFor(() => p.server.app.inFlight.size === 0 && p.server.app.streams.open === 0, 3000, 'nothing in flight');
     expect(stderr.join('')).not.toMatch(/internal error/);
     // The generators reach past validation, so the codecs' translations were fuzzed too.
-    for (const protocol of ['chat', 'responses', 'messages'] as const) expect(tally.answered[protocol], protocol).toBeGreaterThan(10);
+    for (const protocol of ['chat', 'responses', 'messages', 'ollama'] as const) expect(tally.answered[protocol], protocol).toBeGreaterThan(10);
     expect(tally.refused).toBeGreaterThan(100);
   });
 });

@@ -73,7 +73,7 @@ function envRecipes(): Array<{ recipe: string; vars: Record<string, string> }> {
 }
 
 /** The curl commands of the ```sh blocks to a client API (a `\` continues a command on the next line). */
-function curlRecipes(): string[] {
+function curlRecipes(api = /^curl .*\/v1\/(chat\/completions|responses|messages)\b/): string[] {
   const commands = fenced('sh').flatMap((block) =>
     block
       .split('\n')
@@ -82,7 +82,7 @@ function curlRecipes(): string[] {
       .replace(/\\\n/g, ' ')
       .split('\n'),
   );
-  return commands.filter((command) => /^curl .*\/v1\/(chat\/completions|responses|messages)\b/.test(command));
+  return commands.filter((command) => api.test(command));
 }
 
 function run(command: string, args: string[], env?: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string; err: string }> {
@@ -157,6 +157,23 @@ describe("the README's recipes for clients, run as written", () => {
       expect(ran.out.includes(ANSWER) || (ran.out.includes('"hel"') && ran.out.includes('"lo"')), `${command}\n${ran.out}`).toBe(true);
     }
     expect(new Set(requests(p).map((l) => l.protocol))).toEqual(new Set(['chat', 'responses', 'messages']));
+  }, 60_000);
+
+  it("each curl command to Ollama's API runs as written (no content type, as Ollama's own examples send) and is answered", async () => {
+    const p = await answeringProxy();
+    const commands = curlRecipes(/^curl .*\/api\/(chat|generate)\b/);
+    expect(commands.length).toBeGreaterThan(0);
+    for (const command of commands) {
+      const ran = await run('sh', ['-c', atProxy(command, p)]);
+      expect(ran.code, `${command}\n${ran.err}`).toBe(0);
+      const lines = ran.out
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
+      expect(lines.map((line) => line.message?.content ?? line.response).join(''), command).toBe(ANSWER);
+      expect(lines.at(-1)).toMatchObject({ done: true, done_reason: 'stop' });
+    }
+    expect(new Set(requests(p).map((l) => l.protocol))).toEqual(new Set(['ollama']));
   }, 60_000);
 
   it("the demo's capture shows the address the text gives (127.0.0.1:4141)", () => {

@@ -181,6 +181,21 @@ describe('llm-route usage', () => {
     expect(tierTable).toMatch(/\nchat\/none\s.*\s0\s+-\s/);
   }, 30_000);
 
+  it("--by protocol: the client protocols apart, Ollama's API among them", async () => {
+    const { file, bus, log } = setup();
+    const now = Date.now();
+    bus.emit(local({ startedAt: now - 60_000, protocol: 'ollama', usage: { prompt_tokens: 10, completion_tokens: 20 } }));
+    bus.emit(local({ startedAt: now - 50_000, protocol: 'ollama', usage: { prompt_tokens: 10, completion_tokens: 20 } }));
+    bus.emit(local({ startedAt: now - 40_000, protocol: 'messages', usage: { prompt_tokens: 5, completion_tokens: 5 } }));
+    await log.close();
+    const byProtocol = JSON.parse(run(['usage', '-c', file, '--json', '--by', 'protocol']).stdout);
+    expect(byProtocol.groups.map((g: { key: string; requests: number; completion_tokens: number }) => [g.key, g.requests, g.completion_tokens])).toEqual([
+      ['ollama', 2, 40],
+      ['messages', 1, 5],
+    ]);
+    expect(run(['usage', '-c', file, '--by', 'protocol']).stdout).toMatch(/\nPROTOCOL\s+REQUESTS[^\n]*\nollama\s+2\s/);
+  }, 30_000);
+
   it('exit 2 naming the path when there is no database, and for bad flags', () => {
     const dir = tempDir();
     const file = join(dir, 'llm-route.yaml');

@@ -94,6 +94,14 @@ describe('Dashboard: what a person reads', () => {
     expect(frame).toContain('0.5 req/s');
   });
 
+  it("names each request's client protocol in the recent list, Ollama's API among them", async () => {
+    const { emit, ui } = await showDashboard();
+    emit(...requestEvents('chat', [{ tier: 'local', attempt: 1, outcome: 'ok', ms: 120 }], { ttftMs: 130, protocol: 'ollama' }));
+    emit(...requestEvents('chat', [{ tier: 'cloud', attempt: 1, outcome: 'ok', ms: 300 }], { ttftMs: 310, protocol: 'messages' }));
+    const frame = await waitForFrame(ui, (f) => expect(f).toMatch(/chat\s+messages\s+200/));
+    expect(frame).toMatch(/\d\d:\d\d:\d\d\s+chat\s+ollama\s+200\s+130ms\s+143\s+local ✓/);
+  });
+
   it('shows a tier that went down, and says why in the log', async () => {
     const { emit, ui } = await showDashboard();
     emit({ type: 'tier_state', route: 'chat', tier: 'local', from: 'healthy', to: 'down', reason: 'connection refused 3 times', retryAt: Date.now() + 8000 });

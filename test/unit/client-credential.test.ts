@@ -6,7 +6,7 @@ import { loadConfigText } from '../../src/config/load.js';
 import { tierFileText } from '../../src/init/tier-file.js';
 import { CLOUD_PROVIDERS } from '../../src/init/cloud-keys.js';
 import { captureCredential, missingCredential } from '../../src/protocols/core/credential.js';
-import { clientCodec } from '../../src/protocols/core/registry.js';
+import { clientCodec } from '../../src/protocols/registry.js';
 import { redactSecrets } from '../../src/providers/redact-secrets.js';
 
 const messages = clientCodec('messages').credential;

@@ -4,7 +4,7 @@ import { payloadFailure } from '../../src/fit/payload-failure.js';
 import { PromptCount } from '../../src/protocols/core/prompt-tokens.js';
 import { resetTierFacts, tierFit } from '../../src/fit/tier-facts.js';
 import { detectTruncation } from '../../src/fit/truncation.js';
-import { clientCodec } from '../../src/protocols/core/registry.js';
+import { clientCodec } from '../../src/protocols/registry.js';
 import { AttemptError } from '../../src/proxy/attempt-error.js';
 import { tier } from '../helpers/config.js';
 

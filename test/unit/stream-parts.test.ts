@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientCodec, wireCodec } from '../../src/protocols/core/registry.js';
+import { clientCodec, wireCodec } from '../../src/protocols/registry.js';
 import type { StreamPart } from '../../src/protocols/core/stream-part.js';
 import { TranslatedOutput } from '../../src/protocols/stream-output/translated-output.js';
 import {

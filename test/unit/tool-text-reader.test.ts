@@ -14,7 +14,7 @@ import { HERMES } from '../helpers/tool-text-forms.js';
 function readerFor(last = false, holdsReasoning = true) {
   const parsed = chatClient.parse({ model: 'chat', messages: [{ role: 'user', content: 'x' }], tools: CHAT_TOOLS }, {});
   if (!parsed.ok) throw new Error(parsed.message);
-  const scope = toolTextScope(tier('local'), parsed.request);
+  const scope = toolTextScope(tier('local'), parsed.request, chatClient);
   if (!scope) throw new Error('no scope');
   return { reader: new TextCallReader(chatWire.reader(), scope, { name: 'local', isLast: () => last }, holdsReasoning), scope };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfigText } from '../../src/config/load.js';
 import type { Tier } from '../../src/config/schema.js';
-import { clientCodec, wireCodec } from '../../src/protocols/core/registry.js';
+import { clientCodec, wireCodec } from '../../src/protocols/registry.js';
 import { isUnsupported, type WireProtocol } from '../../src/protocols/core/types.js';
 import type { ClientProtocol } from '../../src/telemetry/events.js';
 

@@ -1,11 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { clientRequest, sessionId } from '../core/client-request.js';
-import type { ClientCredential, CredentialSpec } from '../core/credential.js';
+import { type ClientCredential, OPENAI_CREDENTIAL } from '../core/credential.js';
 import { openaiErrorBody, openaiRejection } from '../errors/openai-errors.js';
 import { RelayOutput } from '../stream-output/relay-output.js';
 import {
   RAW,
-  type ClientCodec,
   type ClientRequest,
   type EventFacts,
   EVENT_USAGE_ONLY,
@@ -14,24 +13,24 @@ import {
   type StreamOutput,
   type StreamRenderer,
 } from '../core/types.js';
+import type { ClientCodec } from '../core/client-codec.js';
 import { checkedBody } from '../core/plain-body.js';
+import { SSE_TYPE } from '../core/endpoints.js';
+import { describeChatConversation } from './conversation.js';
 import { ChatRenderer, chatStreamError, renderChatResponse } from './render.js';
 import { type ChatIdentity, identityOf } from './tracked-relay.js';
 import { ChatBodySchema, isPlainChatBody } from './schema.js';
-import { chatToNeutral } from './to-neutral.js';
+import { chatToNeutral, tools } from './to-neutral.js';
+import { TrackedChatRelay } from './tracked-relay.js';
+import { chatAsksThinking, chatHasImages, recognizeChat } from './traits.js';
 
 const DONE = Buffer.from('data: [DONE]\n\n');
-
-/** OpenAI's clients (Chat Completions and Responses): a key in Authorization, with its organization and project. */
-export const OPENAI_CREDENTIAL: CredentialSpec = {
-  api: 'openai',
-  companions: ['openai-organization', 'openai-project'],
-  advice: "set OPENAI_API_KEY (the SDK's apiKey) to your own OpenAI key",
-};
 
 /** OpenAI Chat Completions, as clients speak it to llm-route (`POST /v1/chat/completions`). */
 export const chatClient: ClientCodec = {
   protocol: 'chat',
+  endpoints: [{ path: '/v1/chat/completions', method: 'POST', serves: 'model' }],
+  streamType: SSE_TYPE,
   credential: OPENAI_CREDENTIAL,
 
   parse(body: unknown, headers: IncomingHttpHeaders, credential?: ClientCredential): ParseResult {
@@ -59,6 +58,16 @@ export const chatClient: ClientCodec = {
     return renderChatResponse(response, request.model);
   },
 
+  // A recovery goes on in the same completion: its chunk id, created and model (see tracked-relay.ts).
+  resumableRelay: (relay, delivered, renderer) => (renderer instanceof ChatRenderer ? new TrackedChatRelay(relay, delivered, renderer) : null),
+
+  offeredTools: (body) => tools(body.tools),
+  choosesNoTool: (body) => body.tool_choice === 'none',
+  toolCallIdPrefix: 'call_',
+  asksThinking: chatAsksThinking,
+  hasImages: chatHasImages,
+  describeConversation: describeChatConversation,
+  recognize: recognizeChat,
   // OpenAI's prompt_cache_key names a conversation (an agent's, or Codex's through chat).
   session: (request) => sessionId(request.body.prompt_cache_key),
 };

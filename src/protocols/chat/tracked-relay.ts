@@ -1,5 +1,6 @@
 import type { StreamPart } from '../core/stream-part.js';
 import type { EventFacts, PartStage, RAW, StreamOutput } from '../core/types.js';
+import type { ResumableRelay } from '../core/client-codec.js';
 import type { ChatRenderer } from './render.js';
 
 /** What a relayed Chat Completions stream showed the client of its identity, for a recovery to go on under. */
@@ -14,7 +15,7 @@ export interface ChatIdentity {
  * each event is also decoded by `delivered` (for the text the client has; no rendering). The
  * first chunk's id, created and model are what a recovery's chunks must carry.
  */
-export class TrackedChatRelay implements StreamOutput {
+export class TrackedChatRelay implements ResumableRelay {
   readonly relays = true;
   private identity: ChatIdentity | null = null;
   private readonly scratch: StreamPart[] = [];

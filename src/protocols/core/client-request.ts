@@ -8,12 +8,12 @@ import type { ClientHeaders, ClientRequest, Unsupported } from './types.js';
 export function clientRequest(
   protocol: ClientProtocol,
   body: Record<string, unknown>,
-  fields: { model: string; stream?: boolean | null },
+  fields: { model: string; stream?: boolean | null; endpoint?: string },
   headers: IncomingHttpHeaders,
   toNeutral: (body: Record<string, unknown>) => NeutralRequest | Unsupported,
   credential: ClientCredential | undefined,
 ): ClientRequest {
-  return {
+  const request = {
     protocol,
     body,
     model: fields.model,
@@ -21,9 +21,10 @@ export function clientRequest(
     headers: clientHeaders(headers, credential),
     neutral: memoize(() => toNeutral(body)),
   };
+  return fields.endpoint === undefined ? request : { ...request, endpoint: fields.endpoint };
 }
 
-/** The body offers the model at least one tool (`tools`: a non-empty list, in all three protocols). */
+/** The body offers the model at least one tool (`tools`: a non-empty list, in every client protocol). */
 export function offersTools(body: Record<string, unknown>): boolean {
   return Array.isArray(body.tools) && body.tools.length > 0;
 }

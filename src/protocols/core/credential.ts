@@ -18,6 +18,13 @@ export interface CredentialSpec {
   readonly advice: string;
 }
 
+/** OpenAI's clients (Chat Completions and Responses): a key in Authorization, with its organization and project. */
+export const OPENAI_CREDENTIAL: CredentialSpec = {
+  api: 'openai',
+  companions: ['openai-organization', 'openai-project'],
+  advice: "set OPENAI_API_KEY (the SDK's apiKey) to your own OpenAI key",
+};
+
 const HIDDEN = '[client credential]';
 
 /**
@@ -48,10 +55,10 @@ export { LLM_ROUTE_TOKEN_HEADER };
  * value is none (`Authorization: Bearer `, as VS Code's Copilot sends). With `authToken`
  * (server.auth_token) set, Authorization and x-api-key are the client's only when llm-route's
  * token came in x-llm-route-token (else they held that token), and a value equal to the token
- * is never a credential.
+ * is never a credential. A protocol whose keys are for no such provider (`spec` undefined: Ollama's API) has none.
  */
-export function captureCredential(headers: IncomingHttpHeaders, spec: CredentialSpec, authToken: string | undefined): ClientCredential | undefined {
-  if (authToken && headers[LLM_ROUTE_TOKEN_HEADER] === undefined) return undefined;
+export function captureCredential(headers: IncomingHttpHeaders, spec: CredentialSpec | undefined, authToken: string | undefined): ClientCredential | undefined {
+  if (!spec || (authToken && headers[LLM_ROUTE_TOKEN_HEADER] === undefined)) return undefined;
   let sent: Record<string, string> | undefined;
   const secrets: string[] = [];
   const take = (name: 'authorization' | 'x-api-key', value: string | undefined, secret: string): void => {

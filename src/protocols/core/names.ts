@@ -4,8 +4,8 @@
  * read them from here, below all of them.
  */
 
-/** The protocol a client spoke to llm-route: OpenAI Chat Completions, OpenAI Responses, Anthropic Messages. */
-export type ClientProtocol = 'chat' | 'responses' | 'messages';
+/** The protocol a client spoke to llm-route: OpenAI Chat Completions, OpenAI Responses, Anthropic Messages, Ollama's API. */
+export type ClientProtocol = 'chat' | 'responses' | 'messages' | 'ollama';
 
 /**
  * Why one upstream attempt gave no answer (`AttemptError.reason`): the name the request log,

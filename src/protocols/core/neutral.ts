@@ -89,6 +89,9 @@ export interface NeutralRequest {
   hostedTools?: string[];
 }
 
+/** Reasoning efforts that ask for none (Chat `reasoning_effort`, Responses `reasoning.effort`). */
+export const NO_REASONING_EFFORTS: ReadonlySet<string> = new Set(['none', 'minimal']);
+
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
 
 /** A turn that made tool calls ended in them, whatever the upstream said (Ollama says "stop"). */

@@ -1,6 +1,5 @@
 import type { z } from 'zod';
 import { isRecord } from '../../util/is-record.js';
-import { zodProblem } from '../errors/zod-problem.js';
 
 /**
  * A client body checked against its protocol's schema. Most bodies plainly pass: a hand-written
@@ -45,4 +44,12 @@ export function isArrayOfObjects(value: unknown): value is Record<string, unknow
   if (!Array.isArray(value)) return false;
   for (let i = 0; i < value.length; i++) if (!isRecord(value[i])) return false;
   return true;
+}
+
+/** One line for the first problem zod found in a request body: where, and what was expected. */
+function zodProblem(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'the request body is not valid';
+  const where = issue.path.length === 0 ? 'the request body' : `"${issue.path.map(String).join('.')}"`;
+  return `${where}: ${issue.message}`;
 }

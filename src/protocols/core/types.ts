@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Provider, Tier } from '../../config/schema.js';
 import type { Framer } from '../../sse/framer.js';
-import type { ClientCredential, CredentialSpec } from './credential.js';
+import type { ClientCredential } from './credential.js';
 import type { AttemptReason, ClientProtocol } from './names.js';
 import type { NeutralRequest, NeutralResponse } from './neutral.js';
 import type { StreamPart } from './stream-part.js';
@@ -9,13 +9,14 @@ import type { Usage } from './usage.js';
 
 /**
  * The two kinds of codec. A *client codec* speaks the protocol a client sent (chat,
- * responses, messages); a *wire codec* speaks what a tier's server understands (chat,
- * responses, messages, ollama). The routing core sees only the facts a wire codec reads
- * off each event and the bytes an output hands it; it names no protocol.
+ * responses, messages, ollama); a *wire codec* speaks what a tier's server understands (the
+ * same four). The routing core sees only the facts a wire codec reads off each event and the
+ * bytes an output hands it; it names no protocol. A client codec's own contract, and what it
+ * tells other rooms of a request, is in client-codec.ts.
  */
 
-/** Protocols a tier's server can speak. Client protocols are wire protocols too (relay). */
-export type WireProtocol = ClientProtocol | 'ollama';
+/** Protocols a tier's server can speak: the client protocols, each relayed to a server that speaks it. */
+export type WireProtocol = ClientProtocol;
 
 // ─── facts of one upstream event ────────────────────────────────────────────
 
@@ -116,10 +117,12 @@ export function isUnsupported(value: unknown): value is Unsupported {
 /** What one kind of server speaks: how to call it and how to read its answers. */
 export interface WireCodec {
   readonly protocol: WireProtocol;
+  /** Its server signs thinking blocks and refuses thinking another provider signed (Anthropic): a refusal is retried without it. */
+  readonly signsThinking?: boolean;
   /** A new incremental framer for this wire's streams (SSE or NDJSON). */
   framer(): Framer;
-  /** The request for a body already in this wire's protocol (the client's own, relayed). */
-  relayRequest(provider: Provider, tier: Tier, body: Record<string, unknown>, stream: boolean, headers: ClientHeaders): UpstreamRequest;
+  /** The request for a body already in this wire's protocol (the client's own, relayed; `endpoint`: the client's path when not the wire's main one). */
+  relayRequest(provider: Provider, tier: Tier, body: Record<string, unknown>, stream: boolean, headers: ClientHeaders, endpoint?: string): UpstreamRequest;
   /** The token-count request for a body in this wire's protocol (only Messages has one). */
   countTokensRequest?(provider: Provider, tier: Tier, body: Record<string, unknown>, headers: ClientHeaders): UpstreamRequest;
   /** The request for a neutral one; Unsupported when this wire cannot carry it. */
@@ -194,6 +197,8 @@ export interface ClientRequest {
   readonly headers: ClientHeaders;
   /** What is asked: an answer, or (Messages' count_tokens) only the prompt's token count. */
   readonly operation?: 'generate' | 'count_tokens';
+  /** The tier's path for a relay when the protocol has several (Ollama's `/api/generate` beside `/api/chat`). */
+  readonly endpoint?: string;
   /** The neutral form, made on first use (only a translated tier needs it); a 400 message when it cannot be made. */
   neutral(): NeutralRequest | Unsupported;
 }
@@ -221,32 +226,6 @@ export interface ErrorSpec {
   message: string;
   /** Extra fields inside the error object (e.g. `attempts`). */
   extra?: Record<string, unknown>;
-}
-
-export interface ClientCodec {
-  readonly protocol: ClientProtocol;
-  /** What its clients' own credentials are for and come with (a from_client provider is sent them). */
-  readonly credential: CredentialSpec;
-  /** Validates a parsed JSON body (a zod schema that keeps unknown fields); `credential`: the client's, taken at ingress. */
-  parse(body: unknown, headers: IncomingHttpHeaders, credential?: ClientCredential): ParseResult;
-  /** An error made by llm-route, as a body in this protocol. */
-  errorBody(error: ErrorSpec): string;
-  /** Shapes a payload-fault answer from a tier in another protocol: its status, its words. */
-  translateRejection(status: number, message: string): string;
-  /** The relay policy for a stream relayed from a server speaking this same protocol. */
-  relay(request: ClientRequest): StreamOutput;
-  /** A renderer of stream parts into this protocol, for a stream from another one. */
-  renderer(request: ClientRequest): StreamRenderer;
-  /** What a relay of this protocol showed its client, for a renderer to take over in the middle of the answer. */
-  handover(request: ClientRequest): RelayHandover;
-  /** A whole neutral answer in this protocol. */
-  renderResponse(response: NeutralResponse, request: ClientRequest): string;
-  /**
-   * The conversation the request belongs to, as its client names it (a header of a known
-   * client, else a field of this protocol's body); undefined when it names none. Session
-   * affinity keeps a conversation on the tier that has it in its prompt cache.
-   */
-  session(request: ClientRequest): string | undefined;
 }
 
 /**

@@ -5,12 +5,17 @@ import { clientRequest, sessionId } from '../core/client-request.js';
 import type { ClientCredential, CredentialSpec } from '../core/credential.js';
 import { checkedBody } from '../core/plain-body.js';
 import { RelayOutput } from '../stream-output/relay-output.js';
-import type { ClientCodec, ClientRequest, ParseResult } from '../core/types.js';
+import type { ClientRequest, ParseResult } from '../core/types.js';
+import type { ClientCodec } from '../core/client-codec.js';
+import { SSE_TYPE } from '../core/endpoints.js';
+import { describeMessagesConversation } from './conversation.js';
+import { messagesTokenCounting } from './count-tokens.js';
 import { anthropicErrorBody, anthropicRejection } from './errors.js';
 import { MessagesHandover } from './handover.js';
 import { MessagesRenderer, messagesStreamError, renderMessagesResponse, sse } from './render.js';
 import { isPlainMessagesBody, MessagesBodySchema } from './schema.js';
 import { messagesToNeutral } from './to-neutral.js';
+import { messagesAsksThinking, messagesChoosesNoTool, messagesHasImages, messagesTools, recognizeMessages } from './traits.js';
 
 /** Each request's prompt counted once, however many attempts render a message_start for it. */
 const estimates = new WeakMap<ClientRequest, number>();
@@ -37,6 +42,12 @@ const MESSAGE_STOP = Buffer.from(sse('message_stop', { type: 'message_stop' }));
 /** Anthropic Messages, as Claude Code and the Anthropic SDKs speak it to llm-route (`POST /v1/messages`). */
 export const messagesClient: ClientCodec = {
   protocol: 'messages',
+  endpoints: [
+    { path: '/v1/messages', method: 'POST', serves: 'model' },
+    { path: '/v1/messages/count_tokens', method: 'POST', serves: 'token_count', counting: messagesTokenCounting },
+  ],
+  pathPrefix: '/v1/messages',
+  streamType: SSE_TYPE,
   credential: ANTHROPIC_CREDENTIAL,
 
   parse(body: unknown, headers: IncomingHttpHeaders, credential?: ClientCredential): ParseResult {
@@ -52,6 +63,14 @@ export const messagesClient: ClientCodec = {
   renderer: (request) => new MessagesRenderer(request.model, () => inputEstimate(request)),
   handover: (request) => new MessagesHandover(() => new MessagesRenderer(request.model, () => inputEstimate(request))),
   renderResponse: (response, request) => renderMessagesResponse(response, request.model),
+
+  offeredTools: messagesTools,
+  choosesNoTool: messagesChoosesNoTool,
+  toolCallIdPrefix: 'toolu_',
+  asksThinking: messagesAsksThinking,
+  hasImages: messagesHasImages,
+  describeConversation: describeMessagesConversation,
+  recognize: recognizeMessages,
   // Claude Code names its session in a header, and in metadata.user_id (its device, account and session ids).
   session: (request) =>
     sessionId(request.headers.incoming?.['x-claude-code-session-id'], isRecord(request.body.metadata) ? request.body.metadata.user_id : undefined),

@@ -1,15 +1,13 @@
+import type { TokenCounting } from '../core/client-codec.js';
 import { requestText } from '../core/neutral.js';
-import { type ClientCodec, type ClientRequest, isUnsupported } from '../core/types.js';
-import { messagesClient } from './client.js';
+import { type ClientRequest, isUnsupported } from '../core/types.js';
 
 /**
  * Messages' count_tokens (POST /v1/messages/count_tokens), a capability of its codec: the
  * request as a token count (asked of a tier whose server counts Messages tokens, see the
  * wire's countTokensRequest), and the answer llm-route gives itself when no tier counts.
  */
-export const messagesTokenCount = {
-  codec: messagesClient as ClientCodec,
-
+export const messagesTokenCounting: TokenCounting = {
   /** The client's request as a token count: never streamed. */
   asCount(request: ClientRequest): ClientRequest {
     return { ...request, stream: false, operation: 'count_tokens' };

@@ -3,11 +3,11 @@ import { SseParser } from '../../sse/parser.js';
 import { ANSWER_TOOL } from '../translate/answer-tool.js';
 import { classifyStatus } from '../errors/classify-status.js';
 import { scannedUsage } from '../core/json.js';
-import { baseHeaders, bearerAuth } from '../headers.js';
+import { baseHeaders, bearerAuth } from '../core/headers.js';
 import { withCredential } from '../core/credential.js';
 import { capBodyTokens } from '../translate/max-tokens.js';
 import type { NeutralRequest } from '../core/neutral.js';
-import { upstreamPath } from '../paths.js';
+import { upstreamPath } from '../core/paths.js';
 import { isUnsupported, type ClientHeaders, type UpstreamRequest, type Unsupported, type WireCodec } from '../core/types.js';
 import { mergeUsage, type Usage } from '../core/usage.js';
 import { decodeMessagesResponse } from './decode.js';
@@ -26,6 +26,7 @@ const MAX_TOKENS_FIELDS = ['max_tokens'] as const;
  */
 export const messagesWire: WireCodec = {
   protocol: 'messages',
+  signsThinking: true,
   framer: () => new SseParser(),
 
   relayRequest(provider: Provider, tier: Tier, body: Record<string, unknown>, stream: boolean, headers: ClientHeaders): UpstreamRequest {

@@ -9,14 +9,17 @@ export function ollamaFinish(reason: unknown): FinishReason {
   return reason === 'length' ? 'length' : 'stop';
 }
 
-/** A whole Ollama /api/chat answer as a neutral response; 'not_json' when it is not one. */
+/** A whole Ollama answer (/api/chat's `message`, or /api/generate's `response`) as a neutral response; 'not_json' when it is not one. */
 export function decodeOllamaResponse(body: Buffer): NeutralResponse | 'not_json' {
   const parsed = bodyObject(body);
-  if (parsed === null || !isRecord(parsed.message)) return 'not_json';
-  const message = parsed.message;
+  if (parsed === null) return 'not_json';
+  const generated = typeof parsed.response === 'string';
+  if (!isRecord(parsed.message) && !generated) return 'not_json';
+  const message = isRecord(parsed.message) ? parsed.message : parsed;
+  const text = isRecord(parsed.message) ? message.content : parsed.response;
   const content: AssistantPart[] = [];
   if (typeof message.thinking === 'string' && message.thinking !== '') content.push({ type: 'reasoning', text: message.thinking });
-  if (typeof message.content === 'string' && message.content !== '') content.push({ type: 'text', text: message.content });
+  if (typeof text === 'string' && text !== '') content.push({ type: 'text', text });
   if (Array.isArray(message.tool_calls)) {
     message.tool_calls.forEach((call: unknown, index: number) => {
       const fn = isRecord(call) && isRecord(call.function) ? call.function : undefined;

@@ -8,7 +8,8 @@ import { ollamaFinish } from './decode.js';
 import { ollamaUsage } from './usage.js';
 
 /**
- * Reads Ollama's NDJSON stream: message pieces, the final `done` line, or `{"error":…}`. Like
+ * Reads Ollama's NDJSON stream: message pieces (/api/generate's: `response` and `thinking` at
+ * the top), the final `done` line, or `{"error":…}`. Like
  * Chat it has no blocks on the wire: a run of thinking or of content is one block, closed when
  * the other kind starts, a tool call comes or the answer is done. Tool calls come whole (name and
  * arguments as an object): start, the arguments as one delta, end. Ollama says
@@ -29,8 +30,9 @@ export class OllamaReader implements StreamReader {
     if (line.error != null) {
       parts.push({ type: 'error', message: typeof line.error === 'string' ? line.error : 'the upstream reported an error' });
     } else {
-      const message = isRecord(line.message) ? line.message : undefined;
-      if (message) this.readMessage(message);
+      // /api/chat's `message`, else /api/generate's line itself (its `response` is the content).
+      if (isRecord(line.message)) this.readMessage(line.message, line.message.content);
+      else this.readMessage(line, line.response);
       if (line.done === true) {
         this.close();
         const usage = ollamaUsage(line);
@@ -42,9 +44,9 @@ export class OllamaReader implements StreamReader {
     readFactsOfParts(parts, facts);
   }
 
-  private readMessage(message: Record<string, unknown>): void {
+  private readMessage(message: Record<string, unknown>, content: unknown): void {
     if (typeof message.thinking === 'string' && message.thinking !== '') this.run('reasoning', message.thinking);
-    if (typeof message.content === 'string' && message.content !== '') this.run('text', message.content);
+    if (typeof content === 'string' && content !== '') this.run('text', content);
     if (!Array.isArray(message.tool_calls)) return;
     for (const call of message.tool_calls) {
       const fn = isRecord(call) && isRecord(call.function) ? call.function : undefined;

@@ -1,20 +1,25 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { isRecord } from '../../util/is-record.js';
 import { clientRequest, sessionId } from '../core/client-request.js';
-import type { ClientCredential } from '../core/credential.js';
-import { OPENAI_CREDENTIAL } from '../chat/client.js';
+import { type ClientCredential, OPENAI_CREDENTIAL } from '../core/credential.js';
 import { RelayOutput } from '../stream-output/relay-output.js';
 import { openaiErrorBody, openaiRejection } from '../errors/openai-errors.js';
-import { isUnsupported, RAW, type ClientCodec, type ClientRequest, type EventFacts, type ParseResult } from '../core/types.js';
+import { isUnsupported, RAW, type ClientRequest, type EventFacts, type ParseResult } from '../core/types.js';
+import type { ClientCodec } from '../core/client-codec.js';
 import { checkedBody } from '../core/plain-body.js';
+import { SSE_TYPE } from '../core/endpoints.js';
+import { describeResponsesConversation } from './conversation.js';
 import { ResponsesHandover } from './handover.js';
 import { renderResponsesResponse, ResponsesRenderer } from './render.js';
 import { isPlainResponsesBody, ResponsesBodySchema } from './schema.js';
 import { responsesToNeutral } from './to-neutral.js';
+import { recognizeResponses, responsesAsksThinking, responsesHasImages, responsesTools } from './traits.js';
 
 /** OpenAI Responses, as Codex CLI and newer SDKs speak it to llm-route (`POST /v1/responses`). */
 export const responsesClient: ClientCodec = {
   protocol: 'responses',
+  endpoints: [{ path: '/v1/responses', method: 'POST', serves: 'model' }],
+  streamType: SSE_TYPE,
   credential: OPENAI_CREDENTIAL,
 
   parse(body: unknown, headers: IncomingHttpHeaders, credential?: ClientCredential): ParseResult {
@@ -29,6 +34,14 @@ export const responsesClient: ClientCodec = {
   renderer: (request) => new ResponsesRenderer(request.model, toolNamespaces(request)),
   handover: (request) => new ResponsesHandover(() => new ResponsesRenderer(request.model, toolNamespaces(request))),
   renderResponse: (response, request) => renderResponsesResponse(response, request.model, toolNamespaces(request)),
+
+  offeredTools: responsesTools,
+  choosesNoTool: (body) => body.tool_choice === 'none',
+  toolCallIdPrefix: 'call_',
+  asksThinking: responsesAsksThinking,
+  hasImages: responsesHasImages,
+  describeConversation: describeResponsesConversation,
+  recognize: recognizeResponses,
   // Codex names its conversation in a session_id header, and as prompt_cache_key.
   session: (request) => sessionId(request.headers.incoming?.session_id, request.body.prompt_cache_key),
 };

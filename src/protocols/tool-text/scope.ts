@@ -1,11 +1,7 @@
 import type { Tier } from '../../config/schema.js';
-import { tools as chatTools } from '../chat/to-neutral.js';
-import { toolList as messagesTools } from '../messages/to-neutral.js';
-import type { ClientProtocol } from '../core/names.js';
-import type { NeutralTool } from '../core/neutral.js';
-import { toolList as responsesTools } from '../responses/to-neutral.js';
+import type { ClientCodec } from '../core/client-codec.js';
 import { offersTools } from '../core/client-request.js';
-import { isUnsupported, type ClientRequest } from '../core/types.js';
+import type { ClientRequest } from '../core/types.js';
 import type { ToolTextFormat } from './forms.js';
 import type { ToolSchemas } from './recover.js';
 import { warmSchemaChecks } from './schema-check.js';
@@ -36,17 +32,14 @@ export interface TierPlace {
  */
 export class ToolTextScope {
   readonly reports: ToolTextReport[] = [];
-  /** Ids in the client's style: Messages' `toolu_…`, OpenAI's `call_…`. */
-  readonly idPrefix: string;
 
   /** `readsLater`: forms after committed text are read too (not on a Chat stream asked for n > 1 answers: only the first would be drawn). */
   constructor(
     readonly tools: ToolSchemas,
-    protocol: ClientProtocol,
+    /** Ids in the client's style: Messages' `toolu_…`, OpenAI's and Ollama's `call_…`. */
+    readonly idPrefix: string,
     readonly readsLater = true,
-  ) {
-    this.idPrefix = protocol === 'messages' ? 'toolu_' : 'call_';
-  }
+  ) {}
 
   report(report: ToolTextReport): void {
     this.reports.push(report);
@@ -95,15 +88,16 @@ const scopes = new WeakMap<ClientRequest, ToolTextScope | null>();
 
 /**
  * The request's tool-text scope for `tier`, or null when there is nothing to recover: the tier
- * says `tool_text: off`, the request offers no tools, or its tool_choice is "none".
+ * says `tool_text: off`, the request offers no tools, or its tool_choice is "none". `codec`, the
+ * client's, reads its tools and its choice.
  */
-export function toolTextScope(tier: Tier, request: ClientRequest): ToolTextScope | null {
+export function toolTextScope(tier: Tier, request: ClientRequest, codec: ClientCodec): ToolTextScope | null {
   if (tier.tool_text === 'off' || request.operation === 'count_tokens') return null;
   // Most requests offer no tools: answered without an entry in the WeakMap, whose every write
   // the next scavenge pays for (an ephemeron) on each request.
   if (!offersTools(request.body)) return null;
   let scope = scopes.get(request);
-  if (scope === undefined) scopes.set(request, (scope = scopeOf(request)));
+  if (scope === undefined) scopes.set(request, (scope = scopeOf(request, codec)));
   return scope;
 }
 
@@ -113,23 +107,12 @@ export function reportsOf(request: ClientRequest): readonly ToolTextReport[] {
 }
 
 /** The scope of a request that offers tools. */
-function scopeOf(request: ClientRequest): ToolTextScope | null {
-  const body = request.body;
-  if (choosesNone(request.protocol, body.tool_choice)) return null;
-  const list = toolsOf(request.protocol, body.tools);
+function scopeOf(request: ClientRequest, codec: ClientCodec): ToolTextScope | null {
+  if (codec.choosesNoTool(request.body)) return null;
+  const list = codec.offeredTools(request.body);
   if (list.length === 0) return null;
   warmSchemaChecks();
-  const n = body.n;
-  return new ToolTextScope(new Map(list.map((tool) => [tool.name, tool.parameters])), request.protocol, typeof n !== 'number' || n <= 1);
-}
-
-function toolsOf(protocol: ClientProtocol, value: unknown): NeutralTool[] {
-  if (protocol === 'chat') return chatTools(value);
-  const list = protocol === 'messages' ? messagesTools(value) : responsesTools(value);
-  return isUnsupported(list) ? [] : list.tools;
-}
-
-function choosesNone(protocol: ClientProtocol, choice: unknown): boolean {
-  if (protocol === 'messages') return typeof choice === 'object' && choice !== null && (choice as { type?: unknown }).type === 'none';
-  return choice === 'none';
+  // A Chat stream asked for n > 1 answers draws only the first: forms after its text are not read there.
+  const n = request.body.n;
+  return new ToolTextScope(new Map(list.map((tool) => [tool.name, tool.parameters])), codec.toolCallIdPrefix, typeof n !== 'number' || n <= 1);
 }

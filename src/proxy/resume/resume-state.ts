@@ -1,7 +1,7 @@
 import type { UpstreamCall } from '../../protocols/call.js';
-import { type ResumableRelay, resumableRelay } from '../../protocols/stream-output/resumable-relay.js';
 import { TranslatedOutput } from '../../protocols/stream-output/translated-output.js';
-import { readParts, type ClientCodec, type ClientRequest, type StreamOutput, type StreamRenderer } from '../../protocols/core/types.js';
+import { readParts, type ClientRequest, type StreamOutput, type StreamRenderer } from '../../protocols/core/types.js';
+import type { ClientCodec, ResumableRelay } from '../../protocols/core/client-codec.js';
 import type { AttemptError } from '../attempt-error.js';
 import { DeliveredText } from './delivered-text.js';
 
@@ -26,7 +26,7 @@ export class ResumeState {
   constructor(call: UpstreamCall, codec: ClientCodec, request: ClientRequest) {
     this.renderer = codec.renderer(request);
     this.delivered = new DeliveredText(readParts);
-    this.relay = call.relayed ? resumableRelay(call.streamOutput(), this.delivered, this.renderer) : null;
+    this.relay = call.relayed ? (codec.resumableRelay?.(call.streamOutput(), this.delivered, this.renderer) ?? null) : null;
     this.output = this.relay ?? new TranslatedOutput(this.renderer, this.delivered);
   }
 

@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Tier } from '../../../src/config/schema.js';
 import { UpstreamCall } from '../../../src/protocols/call.js';
-import { clientCodec } from '../../../src/protocols/core/registry.js';
+import { clientCodec } from '../../../src/protocols/registry.js';
 import { isUnsupported } from '../../../src/protocols/core/types.js';
 import type { AttemptError } from '../../../src/proxy/attempt-error.js';
 import type { LastTier } from '../../../src/proxy/last-tier.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfigText } from '../../../src/config/load.js';
-import { clientCodec } from '../../../src/protocols/core/registry.js';
+import { clientCodec } from '../../../src/protocols/registry.js';
 import type { ClientProtocol } from '../../../src/protocols/core/names.js';
 import { boundVerdict, compare, matchRules } from '../../../src/rules/match-rules.js';
 import { RequestFacts } from '../../../src/rules/request-facts.js';

@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { NEVER_FORWARDED_HEADERS, type Provider } from '../config/schema.js';
-import { compileHeaderGlobs, type GlobMatcher } from '../util/glob.js';
-import { withoutHopByHop } from '../util/hop-by-hop.js';
-import { withCredential } from './core/credential.js';
-import type { ClientHeaders } from './core/types.js';
+import { NEVER_FORWARDED_HEADERS, type Provider } from '../../config/schema.js';
+import { compileHeaderGlobs, type GlobMatcher } from '../../util/glob.js';
+import { withoutHopByHop } from '../../util/hop-by-hop.js';
+import { withCredential } from './credential.js';
+import type { ClientHeaders } from './types.js';
 
 /**
  * The headers every upstream call carries whatever its protocol: the content type, the client

@@ -1,10 +1,9 @@
-import { isRecord } from '../util/is-record.js';
-import { BodyView } from './body-view.js';
-import type { ViewRole } from './types.js';
+import { isRecord } from '../../util/is-record.js';
+import type { ConversationBuilder, ConversationRole } from '../core/conversation.js';
 
 const MESSAGE_TEXT = new Set(['input_text', 'output_text']);
 const OUTPUT_TEXT = new Set(['input_text']);
-const ROLES: Record<string, ViewRole> = { system: 'system', developer: 'system', user: 'user', assistant: 'assistant' };
+const ROLES: Record<string, ConversationRole> = { system: 'system', developer: 'system', user: 'user', assistant: 'assistant' };
 /** Tool outputs whose text savers may rewrite; other `*_output` items are answers kept as they are. */
 const TEXT_OUTPUTS = new Set(['function_call_output', 'custom_tool_call_output']);
 
@@ -13,22 +12,21 @@ const TEXT_OUTPUTS = new Set(['function_call_output', 'custom_tool_call_output']
  * messages (string or input_text/output_text parts), calls with a `call_id` answered by
  * `*_output` items with the same `call_id`, reasoning items (kept with what follows them).
  */
-export function responsesView(body: Record<string, unknown>): BodyView | null {
+export function describeResponsesConversation(body: Record<string, unknown>, view: ConversationBuilder): boolean {
   const input = body.input;
-  if (typeof input !== 'string' && !Array.isArray(input)) return null;
-  const view = new BodyView('responses', body);
+  if (typeof input !== 'string' && !Array.isArray(input)) return false;
   if (typeof body.instructions === 'string') {
     view.addContent(view.addMessage('system', 'instructions', undefined, undefined), body, 'instructions', '', { textTypes: MESSAGE_TEXT });
   }
   if (typeof input === 'string') {
     view.addContent(view.addMessage('user', 'input', undefined, undefined), body, 'input', '', { textTypes: MESSAGE_TEXT });
-    return view;
+    return true;
   }
   input.forEach((raw, index) => addItem(view, input, raw, `input[${index}]`));
-  return view;
+  return true;
 }
 
-function addItem(view: BodyView, input: unknown[], raw: unknown, path: string): void {
+function addItem(view: ConversationBuilder, input: unknown[], raw: unknown, path: string): void {
   if (!isRecord(raw)) {
     view.addMessage('other', path, raw, input);
     return;

@@ -1,9 +1,8 @@
-import { isRecord } from '../util/is-record.js';
-import { BodyView, type Message } from './body-view.js';
-import type { ViewRole } from './types.js';
+import { isRecord } from '../../util/is-record.js';
+import type { ConversationBuilder, ConversationEntry, ConversationRole } from '../core/conversation.js';
 
 const TEXT = new Set(['text']);
-const ROLES: Record<string, ViewRole> = { user: 'user', assistant: 'assistant' };
+const ROLES: Record<string, ConversationRole> = { user: 'user', assistant: 'assistant' };
 /** Blocks that call a tool (their `id` is answered by a block's `tool_use_id`). */
 const CALLS = new Set(['tool_use', 'server_tool_use', 'mcp_tool_use']);
 
@@ -13,10 +12,9 @@ const CALLS = new Set(['tool_use', 'server_tool_use', 'mcp_tool_use']);
  * message), tool_result (string or text/image blocks), thinking, images — of which only text
  * is ever rewritten. Blocks keep every other key (cache_control, citations) as they were.
  */
-export function messagesView(body: Record<string, unknown>): BodyView | null {
+export function describeMessagesConversation(body: Record<string, unknown>, view: ConversationBuilder): boolean {
   const messages = body.messages;
-  if (!Array.isArray(messages)) return null;
-  const view = new BodyView('messages', body);
+  if (!Array.isArray(messages)) return false;
   if (typeof body.system === 'string' || Array.isArray(body.system)) {
     const system = view.addMessage('system', 'system', undefined, undefined);
     view.addContent(system, body, 'system', '', { textTypes: TEXT, whenEmpty: () => delete body.system });
@@ -32,10 +30,10 @@ export function messagesView(body: Record<string, unknown>): BodyView | null {
     if (!Array.isArray(content)) view.addContent(message, raw, 'content', path, { textTypes: TEXT });
     else content.forEach((_block, at) => addBlock(view, message, content, at, `${path}.content[${at}]`));
   });
-  return view;
+  return true;
 }
 
-function addBlock(view: BodyView, message: Message, content: unknown[], index: number, path: string): void {
+function addBlock(view: ConversationBuilder, message: ConversationEntry, content: unknown[], index: number, path: string): void {
   const block = content[index];
   if (!isRecord(block)) return;
   if (block.type === 'text') {

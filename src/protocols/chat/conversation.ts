@@ -1,18 +1,16 @@
-import { isRecord } from '../util/is-record.js';
-import { BodyView } from './body-view.js';
-import type { ViewRole } from './types.js';
+import { isRecord } from '../../util/is-record.js';
+import type { ConversationBuilder, ConversationRole } from '../core/conversation.js';
 
 const TEXT = new Set(['text']);
-const ROLES: Record<string, ViewRole> = { system: 'system', developer: 'system', user: 'user', assistant: 'assistant', tool: 'tool', function: 'tool' };
+const ROLES: Record<string, ConversationRole> = { system: 'system', developer: 'system', user: 'user', assistant: 'assistant', tool: 'tool', function: 'tool' };
 
 /**
  * OpenAI Chat Completions: `messages` with string or text-part content; an assistant's
  * `tool_calls` (and the legacy `function_call`) answered by `tool` (and `function`) messages.
  */
-export function chatView(body: Record<string, unknown>): BodyView | null {
+export function describeChatConversation(body: Record<string, unknown>, view: ConversationBuilder): boolean {
   const messages = body.messages;
-  if (!Array.isArray(messages)) return null;
-  const view = new BodyView('chat', body);
+  if (!Array.isArray(messages)) return false;
   let legacyCall: string | undefined; // the last `function_call`, which a `function` message answers
   messages.forEach((raw, index) => {
     const path = `messages[${index}]`;
@@ -45,5 +43,5 @@ export function chatView(body: Record<string, unknown>): BodyView | null {
       if (typeof raw.function_call.arguments === 'string') message.fixedTexts.push(raw.function_call.arguments);
     }
   });
-  return view;
+  return true;
 }

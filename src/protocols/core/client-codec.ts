@@ -1,0 +1,133 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ConversationBuilder, Recognition } from './conversation.js';
+import type { ClientCredential, CredentialSpec } from './credential.js';
+import type { ModelCatalog } from './endpoints.js';
+import type { ClientProtocol } from './names.js';
+import type { NeutralResponse, NeutralTool } from './neutral.js';
+import type { ClientRequest, ErrorSpec, ParseResult, PartStage, RelayHandover, StreamOutput, StreamRenderer } from './types.js';
+
+// The request and error a codec makes, with it: a room that takes a codec finds them here too.
+export type { ClientRequest, ErrorSpec } from './types.js';
+
+/**
+ * A client protocol as llm-route answers it: where it answers, how it reads a body and writes
+ * answers and errors, and what a request in it is (its tools, images, thinking, the savers'
+ * view of its body), so that no other room switches on a protocol's name.
+ */
+export interface ClientCodec {
+  readonly protocol: ClientProtocol;
+  /** Where it answers (paths are the server's, e.g. `/v1/chat/completions`). */
+  readonly endpoints: readonly ClientEndpoint[];
+  /** Unknown paths under this prefix still get this protocol's error shape (Anthropic's under `/v1/messages`). */
+  readonly pathPrefix?: string;
+  /** The content type of its streams. */
+  readonly streamType: string;
+  /** Bodies are JSON whatever their content type says (Ollama's server reads them so; its documented curl examples send a form's). */
+  readonly anyContentType?: boolean;
+  /** The client family rules see for any request in this protocol, when one family speaks it (Ollama's API: `ollama`). */
+  readonly client?: 'ollama';
+  /** What its clients' own credentials are for and come with (a from_client provider is sent them); absent: its clients' keys are for no provider llm-route sends one to (Ollama's API). */
+  readonly credential?: CredentialSpec;
+  /** Validates a parsed JSON body (a zod schema that keeps unknown fields); `credential`: the client's, taken at ingress. */
+  parse(body: unknown, headers: IncomingHttpHeaders, credential?: ClientCredential): ParseResult;
+  /** An error made by llm-route, as a body in this protocol. */
+  errorBody(error: ErrorSpec): string;
+  /** Shapes a payload-fault answer from a tier in another protocol: its status, its words. */
+  translateRejection(status: number, message: string): string;
+  /** The relay policy for a stream relayed from a server speaking this same protocol. */
+  relay(request: ClientRequest): StreamOutput;
+  /** A renderer of stream parts into this protocol, for a stream from another one. */
+  renderer(request: ClientRequest): StreamRenderer;
+  /** What a relay of this protocol showed its client, for a renderer to take over in the middle of the answer. */
+  handover(request: ClientRequest): RelayHandover;
+  /** A whole neutral answer in this protocol. */
+  renderResponse(response: NeutralResponse, request: ClientRequest): string;
+  /**
+   * The conversation the request belongs to, as its client names it (a header of a known
+   * client, else a field of this protocol's body); undefined when it names none. Session
+   * affinity keeps a conversation on the tier that has it in its prompt cache.
+   */
+  session(request: ClientRequest): string | undefined;
+  /** A relay a mid-stream recovery can carry on in the same message (see ResumableRelay); absent: resumes render from the start. */
+  resumableRelay?(relay: StreamOutput, delivered: PartStage, renderer: StreamRenderer): ResumableRelay | null;
+
+  // What a request is, read off its body as sent (no neutral form made): rules, tool text and savers ask.
+
+  /** The function tools the body offers, as tool text recovers calls to them. */
+  offeredTools(body: Record<string, unknown>): NeutralTool[];
+  /** The client said no tool may be called (`tool_choice: none`, in this protocol's spelling). */
+  choosesNoTool(body: Record<string, unknown>): boolean;
+  /** Ids of tool calls llm-route makes in this protocol's style (`toolu_…`, `call_…`). */
+  readonly toolCallIdPrefix: string;
+  /** The body asks the model to reason. */
+  asksThinking(body: Record<string, unknown>): boolean;
+  /** An image anywhere in the conversation, tool results included. */
+  hasImages(body: Record<string, unknown>): boolean;
+  /** The conversation as savers see it, described into `into`; false when the body has none. */
+  describeConversation(body: Record<string, unknown>, into: ConversationBuilder): boolean;
+  /** Whether a body of unknown protocol is written in this one. */
+  recognize(body: Record<string, unknown>): Recognition;
+}
+
+/** A byte relay whose events are also decoded (the text the client has); `carryOn` makes the renderer go on under the relay's ids. */
+export interface ResumableRelay extends StreamOutput {
+  carryOn(): void;
+}
+
+/**
+ * The HTTP endpoints a client protocol answers on, named by its codec: the server serves
+ * whatever the registered codecs name, so a new protocol brings its paths with it.
+ */
+export type ClientEndpoint = ModelEndpoint | TokenCountEndpoint | InfoEndpoint;
+
+/** A request for a model: parsed by `codec` (the protocol's own when absent), routed, answered. */
+export interface ModelEndpoint {
+  readonly path: string;
+  readonly method: 'POST';
+  readonly serves: 'model';
+  readonly codec?: ClientCodec;
+}
+
+/** A prompt's token count (Messages' count_tokens): asked of a tier that counts, else llm-route counts itself. */
+export interface TokenCountEndpoint {
+  readonly path: string;
+  readonly method: 'POST';
+  readonly serves: 'token_count';
+  readonly counting: TokenCounting;
+}
+
+/** A client protocol's token-count capability. */
+export interface TokenCounting {
+  /** The client's request as a token count. */
+  asCount(request: ClientRequest): ClientRequest;
+  /** llm-route's own count of the prompt, as the protocol's answer. */
+  estimate(request: ClientRequest, count: (text: string) => number): unknown;
+}
+
+/**
+ * An answer llm-route makes itself from what it serves (a model list, a version, a probe's
+ * answer, an endpoint it does not offer). `readsBody`: a POST whose JSON body the answer reads.
+ */
+export interface InfoEndpoint {
+  readonly path: string;
+  readonly method: 'GET' | 'POST' | 'DELETE';
+  readonly serves: 'info';
+  /** Also answered to HEAD, with the GET's status and headers and no body. */
+  readonly head?: boolean;
+  readonly readsBody?: boolean;
+  answer(ask: InfoAsk): InfoAnswer;
+}
+
+export interface InfoAsk {
+  /** The routes as models, made when asked (most answers need none). */
+  catalog(): ModelCatalog;
+  /** The request's JSON body, when the endpoint reads one. */
+  body: unknown;
+}
+
+export interface InfoAnswer {
+  status: number;
+  /** A value to send as JSON, or text to send as it is. */
+  json?: unknown;
+  text?: string;
+}
