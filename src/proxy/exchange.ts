@@ -28,6 +28,7 @@ export type FinishFields = Pick<RequestFinished, 'tier' | 'status' | 'outcome'> 
       | 'toolText'
       | 'hedged'
       | 'loserUsage'
+      | 'finishReason'
     >
   >;
 
@@ -274,6 +275,11 @@ export class Exchange implements CommitPort {
       credential: tier?.provider.from_client ? 'client' : undefined,
       // The agent session the client named (a request that never began has none).
       session: this.request?.headers.incoming && clientSession(this.request.headers.incoming),
+      path: this.res.req.url,
+      traceparent: traceHeader(this.res.req.headers.traceparent),
+      tracestate: traceHeader(this.res.req.headers.tracestate),
+      maxTokens: maxTokensOf(this.request?.body),
+      finishReason: fields.finishReason,
     });
   }
 
@@ -292,4 +298,15 @@ export class Exchange implements CommitPort {
   private readonly onClose = (): void => {
     if (!this.res.writableFinished) this.client.abort();
   };
+}
+
+/** A trace context header as sent once (a repeated one is not valid W3C trace context: dropped). */
+function traceHeader(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The client's own max_tokens (Chat's max_completion_tokens, Responses' max_output_tokens), when it is a number. */
+function maxTokensOf(body: Record<string, unknown> | undefined): number | undefined {
+  const value = body && (body.max_tokens ?? body.max_completion_tokens ?? body.max_output_tokens);
+  return typeof value === 'number' ? value : undefined;
 }

@@ -1,5 +1,14 @@
 import type { AttemptFinished, CaughtByCatchAll, ChunkDropped, FailedOver, RequestFinished, RequestStarted, StreamCommitted } from './request-events.js';
-import type { ConfigReloaded, ProviderOutput, StateDegraded, StateRecovered, UsageDegraded, UsageRecovered } from './system-events.js';
+import type {
+  ConfigReloaded,
+  ProviderOutput,
+  StateDegraded,
+  StateRecovered,
+  TraceExportFailing,
+  TraceExportRecovered,
+  UsageDegraded,
+  UsageRecovered,
+} from './system-events.js';
 import type {
   ControlDropped,
   FitDiscovered,
@@ -43,4 +52,6 @@ export type TelemetryEvent =
   | ControlDropped
   | CaughtByCatchAll
   | PromptTruncated
-  | TierUnavailable;
+  | TierUnavailable
+  | TraceExportFailing
+  | TraceExportRecovered;

@@ -217,6 +217,9 @@ describe('tier counters', () => {
         stream: true,
         record: attempt('cloud', 'client_error', { status: 400 }),
         blame: 'payload',
+        model: 'm',
+        startMs: 0,
+        endMs: 400,
       },
     ]);
     expect(tierOf(state, 'chat', 'local')).toMatchObject({ requests: 2, errors: 2, failovers: 1, live: 0 });
