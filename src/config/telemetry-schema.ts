@@ -10,10 +10,14 @@ export const OtlpSchema = z.strictObject({
   endpoint: z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL, e.g. http://127.0.0.1:4318' }),
   /** Sent with every export (an API key: write it as ${VAR}); never logged. */
   headers: z
-    .record(
-      z.string().regex(HEADER_NAME, 'expected an HTTP header name'),
-      z.string().refine((value) => !/[\r\n]/.test(value), 'a header value cannot hold a line break'),
-    )
+    .record(z.string(), z.string())
+    .superRefine((headers, ctx) => {
+      // Said of the map, not of a value: a value under `headers` is never quoted (it may be a key).
+      for (const [name, value] of Object.entries(headers)) {
+        if (!HEADER_NAME.test(name)) ctx.addIssue({ code: 'custom', message: `expected HTTP header names, and "${name}" is not one` });
+        else if (/[\r\n]/.test(value)) ctx.addIssue({ code: 'custom', message: `the value of header "${name}" holds a line break` });
+      }
+    })
     .optional(),
   /** OTLP's encoding: protobuf (the default) or JSON. */
   protocol: z.enum(['http/protobuf', 'http/json']).optional(),

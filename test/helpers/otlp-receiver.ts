@@ -87,8 +87,8 @@ export class OtlpReceiver {
   readonly exports: ReceivedExport[] = [];
   /** Bodies that did not decode (a test expects none). */
   readonly errors: Error[] = [];
-  /** The status (and body) of the next answers; 200 with an empty response by default. */
-  answer: { status: number; body?: Uint8Array | string } = { status: 200 };
+  /** The status (and body) of the next answers, and how long each waits; 200 with an empty response at once by default. */
+  answer: { status: number; body?: Uint8Array | string; delayMs?: number } = { status: 200 };
 
   private constructor(
     private readonly server: Server,
@@ -130,9 +130,11 @@ export class OtlpReceiver {
       res.writeHead(400).end();
       return;
     }
-    const { status, body: answer } = this.answer;
-    res.writeHead(status, { 'content-type': json ? 'application/json' : 'application/x-protobuf' });
-    res.end(answer ?? (json ? '{}' : Buffer.alloc(0)));
+    const { status, body: answer, delayMs = 0 } = this.answer;
+    setTimeout(() => {
+      res.writeHead(status, { 'content-type': json ? 'application/json' : 'application/x-protobuf' });
+      res.end(answer ?? (json ? '{}' : Buffer.alloc(0)));
+    }, delayMs);
   }
 }
 
