@@ -14,7 +14,7 @@ const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(
  * not valid (an invalid one is ignored, as the specification says: the request starts a trace).
  * A `tracestate` is kept only beside a valid `traceparent`; one that does not parse is dropped.
  */
-export function clientContext(traceparent: string | undefined, tracestate: string | undefined): SpanContext | null {
+export function clientContext(traceparent: string | undefined, tracestate?: string): SpanContext | null {
   if (traceparent === undefined || traceparent.length > 512) return null;
   const match = TRACEPARENT.exec(traceparent.trim());
   if (!match) return null;
