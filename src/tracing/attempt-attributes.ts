@@ -42,7 +42,9 @@ export function attemptRoles(end: RequestFinished, events: readonly (AttemptFini
     if (firstOk !== -1 && records[firstOk].tier === winner) roles[firstOk].hedge = 'won';
     for (let i = 0; i < records.length; i++) if (records[i].outcome === 'hedge_lost' && records[i].tier === loser) roles[i].hedge = 'lost';
   }
-  for (const report of [...(end.toolText ?? [])].reverse()) {
+  const reports = end.toolText ?? [];
+  for (let r = reports.length - 1; r >= 0; r--) {
+    const report = reports[r];
     const outcome = report.result === 'failed_over' ? 'bad_tool_call' : 'ok';
     const i = records.findLastIndex((record, at) => !roles[at].toolText && record.tier === report.tier && record.outcome === outcome);
     if (i !== -1) roles[i].toolText = report;
@@ -68,11 +70,7 @@ export function attemptAttributes(
     'llm_route.tier': record.tier,
     'llm_route.attempt': record.attempt,
   };
-  if (end.route) attributes['llm_route.route'] = end.route;
-  if (event) {
-    attributes['gen_ai.request.model'] = event.model;
-    attributes['llm_route.provider'] = event.provider;
-  }
+  if (event) attributes['gen_ai.request.model'] = event.model;
   if (provider) {
     attributes['gen_ai.provider.name'] = provider.genAi;
     attributes['server.address'] = provider.address;

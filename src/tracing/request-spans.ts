@@ -1,11 +1,14 @@
-import { type Attributes, type SpanContext, SpanKind, SpanStatusCode, TraceFlags } from '@opentelemetry/api';
+import { type Attributes, type SpanContext, SpanKind, TraceFlags } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { Config } from '../config/schema.js';
 import type { AttemptFinished, AttemptRecord, RequestFinished, TelemetryEvent } from '../telemetry/events.js';
 import { attemptAttributes, attemptRoles } from './attempt-attributes.js';
 import { type ProviderFacts, providerFactsOf } from './provider-facts.js';
-import { SpanRecord } from './span-record.js';
+import { ERROR, SpanRecord, UNSET } from './span-record.js';
 import { clientContext, isSampled, SpanIds } from './trace-context.js';
+
+/** Attempts of requests in flight whose events are kept (each request has a few). */
+const MAX_OPEN_ATTEMPTS = 100_000;
 
 /** Where finished spans go (the exporter's queue). */
 export interface SpanSink {
@@ -23,8 +26,12 @@ export interface SpanSink {
  */
 export class RequestSpans {
   private readonly ids = new SpanIds();
-  /** Each attempt's own event by its record (the same object the request's end lists). */
-  private readonly attempts = new WeakMap<AttemptRecord, AttemptFinished>();
+  /**
+   * Each attempt's own event by its record (the same object the request's end lists), until that
+   * end. Bounded: an attempt whose request never ends in a request_end (a token count's) is
+   * forgotten with the oldest once there are MAX_OPEN_ATTEMPTS.
+   */
+  private readonly attempts = new Map<AttemptRecord, AttemptFinished>();
   private providers: Map<string, ProviderFacts>;
 
   constructor(
@@ -42,8 +49,10 @@ export class RequestSpans {
   }
 
   readonly onEvent = (event: TelemetryEvent): void => {
-    if (event.type === 'attempt_end') this.attempts.set(event.record, event);
-    else if (event.type === 'request_end') this.record(event);
+    if (event.type === 'attempt_end') {
+      if (this.attempts.size >= MAX_OPEN_ATTEMPTS) this.attempts.delete(this.attempts.keys().next().value as AttemptRecord);
+      this.attempts.set(event.record, event);
+    } else if (event.type === 'request_end') this.record(event);
   };
 
   private record(end: RequestFinished): void {
@@ -62,13 +71,17 @@ export class RequestSpans {
       startMs,
       endMs,
       serverAttributes(end),
-      end.status >= 500 ? { code: SpanStatusCode.ERROR } : { code: SpanStatusCode.UNSET },
+      end.status >= 500 ? ERROR : UNSET,
       this.resource,
       this.scope,
     );
-    if (end.ttftMs !== undefined && end.tier) server.addEvent('llm_route.first_content', startMs + end.ttftMs, { 'llm_route.tier': end.tier });
+    if (end.ttftMs !== undefined) server.addEvent('llm_route.first_content', startMs + end.ttftMs);
     this.sink.add(server);
-    const events = end.attempts.map((record) => this.attempts.get(record));
+    const events = end.attempts.map((record) => {
+      const event = this.attempts.get(record);
+      if (event) this.attempts.delete(record);
+      return event;
+    });
     const roles = attemptRoles(end, events);
     const windows = attemptWindows(end, events);
     for (let i = 0; i < end.attempts.length; i++) {
@@ -85,7 +98,7 @@ export class RequestSpans {
         startMs + from,
         startMs + to,
         attributes,
-        record.outcome === 'ok' ? { code: SpanStatusCode.UNSET } : { code: SpanStatusCode.ERROR },
+        record.outcome === 'ok' ? UNSET : ERROR,
         this.resource,
         this.scope,
       );
@@ -128,7 +141,6 @@ function serverAttributes(end: RequestFinished): Attributes {
     'llm_route.request_id': end.id,
     'llm_route.protocol': end.protocol,
     'llm_route.outcome': end.outcome,
-    'llm_route.attempts': end.attempts.length,
   };
   if (end.route) attributes['llm_route.route'] = end.route;
   if (end.rule !== undefined) attributes['llm_route.rule'] = end.rule;

@@ -1,4 +1,4 @@
-import type { Attributes, HrTime, Link, SpanContext, SpanKind, SpanStatus } from '@opentelemetry/api';
+import { type Attributes, type HrTime, type Link, type SpanContext, type SpanKind, type SpanStatus, SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace';
 
 /**
@@ -14,8 +14,8 @@ export class SpanRecord implements ReadableSpan {
   readonly droppedLinksCount = 0;
   readonly startTime: HrTime;
   readonly endTime: HrTime;
-  readonly duration: HrTime;
-  readonly events: TimedEvent[] = [];
+  /** No events (shared) until one is added. */
+  events: TimedEvent[] = NO_EVENTS;
 
   constructor(
     readonly name: string,
@@ -30,10 +30,15 @@ export class SpanRecord implements ReadableSpan {
     readonly resource: ReadableSpan['resource'],
     readonly instrumentationScope: ReadableSpan['instrumentationScope'],
   ) {
-    const end = Math.max(startMs, endMs);
     this.startTime = hrTime(startMs);
-    this.endTime = hrTime(end);
-    this.duration = hrTime(end - startMs);
+    this.endTime = hrTime(Math.max(startMs, endMs));
+  }
+
+  /** Not encoded in OTLP (its start and end are): made only if asked. */
+  get duration(): HrTime {
+    const [s, ns] = this.startTime;
+    const [es, ens] = this.endTime;
+    return ens >= ns ? [es - s, ens - ns] : [es - s - 1, ens - ns + 1e9];
   }
 
   spanContext(): SpanContext {
@@ -42,11 +47,17 @@ export class SpanRecord implements ReadableSpan {
 
   /** An event at `atMs` (epoch milliseconds). */
   addEvent(name: string, atMs: number, attributes?: Attributes): void {
+    if (this.events === NO_EVENTS) this.events = [];
     this.events.push({ name, time: hrTime(atMs), attributes, droppedAttributesCount: 0 });
   }
 }
 
 const NO_LINKS: Link[] = [];
+const NO_EVENTS: TimedEvent[] = [];
+
+/** A span's status: only the code (its message could quote an upstream's words). */
+export const UNSET: SpanStatus = Object.freeze({ code: SpanStatusCode.UNSET });
+export const ERROR: SpanStatus = Object.freeze({ code: SpanStatusCode.ERROR });
 
 /** Milliseconds (epoch, or a duration) as OpenTelemetry's [seconds, nanoseconds]. */
 export function hrTime(ms: number): HrTime {

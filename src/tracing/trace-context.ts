@@ -57,11 +57,9 @@ export class SpanIds {
         randomFillSync(this.pool);
         this.at = 0;
       }
-      const id = this.pool.toString('hex', this.at, this.at + bytes);
+      const from = this.at;
       this.at += bytes;
-      if (!ALL_ZEROS.test(id)) return id;
+      for (let i = from; i < this.at; i++) if (this.pool[i] !== 0) return this.pool.toString('hex', from, this.at);
     }
   }
 }
-
-const ALL_ZEROS = /^0+$/;

@@ -147,15 +147,20 @@ describe('a collector that cannot take spans', () => {
 });
 
 describe('traces and the server lifecycle', () => {
-  it('a stopping server sends the spans it still holds', async () => {
+  it('a stopping server sends the spans it still holds: runs encoded apart, joined into one valid request', async () => {
     const r = await receiver();
     const tiers = await upstream();
     const proxy = await fileProxy(() => configYaml({ tiers }), { OTEL_EXPORTER_OTLP_ENDPOINT: r.url, OTEL_BSP_SCHEDULE_DELAY: '60000' });
-    await streamOk(proxy);
+    for (let i = 0; i < 40; i++) await streamOk(proxy);
     await sleep(100);
     expect(r.spans).toHaveLength(0); // held for the minute-long batch
     await proxy.close();
-    expect(r.spans.map((s) => s.kind).sort()).toEqual([2, 3]);
+    // 80 spans: a run of 64 encoded as it filled and the last 16 at the flush, sent as one body.
+    expect(r.exports).toHaveLength(1);
+    expect(r.errors).toEqual([]);
+    expect(r.spans.filter((s) => s.kind === SERVER)).toHaveLength(40);
+    expect(r.spans).toHaveLength(80);
+    expect(new Set(r.spans.map((s) => s.spanId)).size).toBe(80);
   });
 
   it('a reload turns traces on, moves them to another collector, and turns them off', async () => {
