@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // What traces cost (README "Traces"): CPU per request of `llm-route serve` with traces off and on,
-// at a fixed rate (default 1,000 req/s, c10), non-streaming and streaming, in alternating rounds.
+// at a fixed rate (default 1,000 req/s, c10), non-streaming and streaming, in rounds that rotate
+// the order.
 // With traces on, spans go over OTLP/HTTP (protobuf; --json: http/json) to a local receiver that
 // answers at once, in the default batches (512 spans or 5 s, whichever first); the receiver runs
 // in this process, so its CPU is not counted. The threads' schedstat times are exact (procfs.mjs).
@@ -56,13 +57,26 @@ async function serve(name, env) {
   return { label: name, url, pid: child.pid };
 }
 
+// Three targets: a server with traces off, and one with traces on asked two ways: with a client's
+// traceparent whose sampled flag is off (no span is made: all it costs is reading the events) and
+// with one whose flag is on (every span made and exported). Those two are the same process, so
+// their difference is what making and exporting spans costs, free of the noise between two
+// processes on a shared machine.
 const off = await serve('traces off', { OTEL_SDK_DISABLED: 'true' });
 const on = await serve('traces on', { OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl, ...(argv.json ? { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' } : {}) });
-const targets = [off, on];
+const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7';
+const targets = [
+  { ...off, label: 'traces off', headers: {} },
+  { ...on, label: 'on, not sampled', headers: { traceparent: `00-${TRACE}-00` } },
+  { ...on, label: 'on, traced', headers: { traceparent: `00-${TRACE}-01` } },
+];
 
 async function run(target, stream, seconds) {
   const body = JSON.stringify({ model: 'bench', stream, messages: [{ role: 'user', content: 'Say hello.' }] });
-  const load = await runLoad({ url: target.url, headers: {}, body }, { connections: 10, durationS: seconds, rate: RATE, cpuPids: { proxy: target.pid } });
+  const load = await runLoad(
+    { url: target.url, headers: target.headers, body },
+    { connections: 10, durationS: seconds, rate: RATE, cpuPids: { proxy: target.pid } },
+  );
   if (load.non2xx > 0 || load.errors > 0) console.error(`${target.label}: ${load.non2xx} non-2xx, ${load.errors} errors`);
   return { us: load.cpuMsPerRequest.proxy * 1000, rps: load.rps };
 }
@@ -71,7 +85,7 @@ const results = new Map();
 for (const stream of [false, true]) {
   for (const target of targets) await run(target, stream, 2); // warm-up: JIT, pools, the tracing bundle file
   for (let r = 0; r < ROUNDS; r++) {
-    const order = r % 2 === 0 ? targets : [...targets].reverse();
+    const order = [0, 1, 2].map((i) => targets[(i + r) % 3]); // each in each place in turn
     for (const target of order) {
       const key = `${target.label}|${stream}`;
       if (!results.has(key)) results.set(key, []);
@@ -83,15 +97,16 @@ for (const stream of [false, true]) {
 }
 
 console.log(`\n${RATE} req/s, c10, ${ROUNDS} rounds of ${SECS} s, medians; spans over OTLP/HTTP ${argv.json ? 'JSON' : 'protobuf'}:\n`);
-// The ratio of each round's pair (the two ran back to back), then their median: a shared machine's
-// speed drifts between rounds far more than within one.
-console.log("| answer | traces off, µs/request | traces on, µs/request | on ÷ off (median of the rounds' ratios) | req/s (on) |");
-console.log('|---|---|---|---|---|');
+// Ratios within a round (its targets ran back to back), then the median over the rounds: a shared
+// machine's speed drifts between rounds far more than within one.
+console.log('| answer | traces off, µs/request | on, not sampled | on, traced | traced ÷ not sampled (same process) | traced ÷ off | req/s (traced) |');
+console.log('|---|---|---|---|---|---|---|');
 for (const stream of [false, true]) {
-  const [a, b] = targets.map((t) => results.get(`${t.label}|${stream}`));
-  const ratio = median(a.map((x, i) => b[i].us / x.us));
+  const [a, u, t] = targets.map((x) => results.get(`${x.label}|${stream}`));
+  const us = (list) => median(list.map((x) => x.us)).toFixed(1);
+  const ratio = (list, to) => median(to.map((x, i) => list[i].us / x.us)).toFixed(3);
   console.log(
-    `| ${stream ? 'stream' : 'whole'} | ${median(a.map((x) => x.us)).toFixed(1)} | ${median(b.map((x) => x.us)).toFixed(1)} | ${ratio.toFixed(3)}× | ${median(b.map((x) => x.rps)).toFixed(0)} |`,
+    `| ${stream ? 'stream' : 'whole'} | ${us(a)} | ${us(u)} | ${us(t)} | ${ratio(t, u)}× | ${ratio(t, a)}× | ${median(t.map((x) => x.rps)).toFixed(0)} |`,
   );
 }
 console.log(`\nthe collector received ${received.exports} exports, ${(received.bytes / 1024 / 1024).toFixed(1)} MiB`);

@@ -7,6 +7,7 @@ import type { ProviderPools } from '../providers/pools.js';
 import type { StoredAnswer } from '../state/types.js';
 import type { RequestFinished, SaverMeasure } from '../telemetry/events.js';
 import { AnswerCapture } from './answer-capture.js';
+import { numberField, stringField } from '../protocols/core/fields.js';
 import { ClientLifetime } from '../util/client-lifetime.js';
 import { isShutdown } from './shutdown.js';
 import { clientSession } from '../rules/client-class.js';
@@ -275,10 +276,8 @@ export class Exchange implements CommitPort {
       credential: tier?.provider.from_client ? 'client' : undefined,
       // The agent session the client named (a request that never began has none).
       session: this.request?.headers.incoming && clientSession(this.request.headers.incoming),
-      path: this.res.req.url,
-      traceparent: traceHeader(this.res.req.headers.traceparent),
-      tracestate: traceHeader(this.res.req.headers.tracestate),
-      maxTokens: maxTokensOf(this.request?.body),
+      http: { path: this.res.req.url, traceparent: stringField(this.res.req.headers.traceparent), tracestate: stringField(this.res.req.headers.tracestate) },
+      maxTokens: numberField(this.request?.body.max_tokens ?? this.request?.body.max_completion_tokens ?? this.request?.body.max_output_tokens),
       finishReason: fields.finishReason,
     });
   }
@@ -298,15 +297,4 @@ export class Exchange implements CommitPort {
   private readonly onClose = (): void => {
     if (!this.res.writableFinished) this.client.abort();
   };
-}
-
-/** A trace context header as sent once (a repeated one is not valid W3C trace context: dropped). */
-function traceHeader(value: string | string[] | undefined): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
-
-/** The client's own max_tokens (Chat's max_completion_tokens, Responses' max_output_tokens), when it is a number. */
-function maxTokensOf(body: Record<string, unknown> | undefined): number | undefined {
-  const value = body && (body.max_tokens ?? body.max_completion_tokens ?? body.max_output_tokens);
-  return typeof value === 'number' ? value : undefined;
 }

@@ -137,11 +137,8 @@ export interface RequestFinished {
   credential?: 'client';
   /** The agent session the client named (Claude Code's session id): the key of the server's per-session summary, nothing else. */
   session?: string;
-  /** The request's path as the client sent it (with its query string, if any). */
-  path?: string;
-  /** The client's W3C trace context headers, as sent (unchecked: traces validate them). */
-  traceparent?: string;
-  tracestate?: string;
+  /** The client's request: its path as sent (with its query string, if any) and its W3C trace context headers (unchecked: traces validate them). */
+  http?: { path: string | undefined; traceparent: string | undefined; tracestate: string | undefined };
   /** The client's max_tokens (max_completion_tokens, max_output_tokens), when it set one. */
   maxTokens?: number;
   /** Why the answer ended, as the stream's finish said (neutral names: stop, length, tool_calls, content_filter). */

@@ -8,7 +8,7 @@ import { ERROR, SpanRecord, UNSET } from './span-record.js';
 import { clientContext, isSampled, SpanIds } from './trace-context.js';
 
 /** Attempts of requests in flight whose events are kept (each request has a few). */
-const MAX_OPEN_ATTEMPTS = 100_000;
+const MAX_OPEN_ATTEMPTS = 10_000;
 
 /** Where finished spans go (the exporter's queue). */
 export interface SpanSink {
@@ -28,10 +28,19 @@ export class RequestSpans {
   private readonly ids = new SpanIds();
   /**
    * Each attempt's own event by its record (the same object the request's end lists), until that
-   * end. Bounded: an attempt whose request never ends in a request_end (a token count's) is
-   * forgotten with the oldest once there are MAX_OPEN_ATTEMPTS.
+   * end; only of the requests that started (a token count's attempts have no request_end).
+   * Bounded all the same: past MAX_OPEN_ATTEMPTS the oldest is forgotten.
    */
   private readonly attempts = new Map<AttemptRecord, AttemptFinished>();
+  /** The requests started and not ended (ids the client may choose: a repeated one only loses timings). */
+  private readonly open = new Set<string>();
+  /**
+   * Requests ended and not yet made into spans. Their spans are made together on the event loop's
+   * next turn, not one request at a time between the requests' own work: a loop over many keeps
+   * the code and data it touches warm, which costs a third of making each alone.
+   */
+  private pending: Array<{ end: RequestFinished; events: (AttemptFinished | undefined)[]; parent: SpanContext | null }> = [];
+  private making: NodeJS.Immediate | null = null;
   private providers: Map<string, ProviderFacts>;
 
   constructor(
@@ -49,22 +58,48 @@ export class RequestSpans {
   }
 
   readonly onEvent = (event: TelemetryEvent): void => {
-    if (event.type === 'attempt_end') {
+    if (event.type === 'request_start') {
+      if (this.open.size >= MAX_OPEN_ATTEMPTS) this.open.delete(this.open.values().next().value as string);
+      this.open.add(event.id);
+    } else if (event.type === 'attempt_end') {
+      if (!this.open.has(event.id)) return;
       if (this.attempts.size >= MAX_OPEN_ATTEMPTS) this.attempts.delete(this.attempts.keys().next().value as AttemptRecord);
       this.attempts.set(event.record, event);
-    } else if (event.type === 'request_end') this.record(event);
+    } else if (event.type === 'request_end') {
+      this.open.delete(event.id);
+      this.record(event);
+    }
+  };
+
+  /** Makes the spans of the requests that have ended (at once: a stopping server's last ones). */
+  readonly flush = (): void => {
+    if (this.making) clearImmediate(this.making);
+    this.making = null;
+    const pending = this.pending;
+    this.pending = [];
+    for (const { end, events, parent } of pending) this.spansOf(end, events, parent);
   };
 
   private record(end: RequestFinished): void {
-    const parent = clientContext(end.traceparent, end.tracestate);
+    const events = end.attempts.map((record) => {
+      const event = this.attempts.get(record);
+      if (event) this.attempts.delete(record);
+      return event;
+    });
+    const parent = clientContext(end.http?.traceparent, end.http?.tracestate);
     // The client's trace is not recorded: neither is this part of it (parent-based sampling).
     if (parent && !isSampled(parent)) return;
+    this.pending.push({ end, events, parent });
+    this.making ??= setImmediate(this.flush);
+  }
+
+  private spansOf(end: RequestFinished, events: (AttemptFinished | undefined)[], parent: SpanContext | null): void {
     const traceId = parent?.traceId ?? this.ids.traceId();
     const context: SpanContext = { traceId, spanId: this.ids.spanId(), traceFlags: TraceFlags.SAMPLED, traceState: parent?.traceState };
     const startMs = end.startedAt;
     const endMs = startMs + end.durationMs;
     const server = new SpanRecord(
-      `POST ${pathOf(end.path)}`,
+      `POST ${pathOf(end.http?.path)}`,
       SpanKind.SERVER,
       context,
       parent ?? undefined,
@@ -77,11 +112,6 @@ export class RequestSpans {
     );
     if (end.ttftMs !== undefined) server.addEvent('llm_route.first_content', startMs + end.ttftMs);
     this.sink.add(server);
-    const events = end.attempts.map((record) => {
-      const event = this.attempts.get(record);
-      if (event) this.attempts.delete(record);
-      return event;
-    });
     const roles = attemptRoles(end, events);
     const windows = attemptWindows(end, events);
     for (let i = 0; i < end.attempts.length; i++) {
@@ -136,7 +166,7 @@ function attemptWindows(end: RequestFinished, events: readonly (AttemptFinished 
 function serverAttributes(end: RequestFinished): Attributes {
   const attributes: Attributes = {
     'http.request.method': 'POST',
-    'url.path': pathOf(end.path),
+    'url.path': pathOf(end.http?.path),
     'http.response.status_code': end.status,
     'llm_route.request_id': end.id,
     'llm_route.protocol': end.protocol,

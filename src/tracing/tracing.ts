@@ -38,6 +38,7 @@ export function startTracing(bus: TelemetryBus, registry: Registry, config: Conf
     },
     async close(ms) {
       unsubscribe();
+      spans.flush();
       await exporter.close(ms);
     },
   };
