@@ -55,6 +55,7 @@ export async function answer(
         usage: end.usage,
         estimate: end.usage ? undefined : estimateOf(request, end.text, end.earlyUsage),
         chunkErrors: end.chunkErrors,
+        finishReason: end.finishReason,
         committed: true,
         error: interruption?.message,
         ...(outcome.recovery?.resumed ? { resumed: outcome.recovery.resumed } : {}),

@@ -54,6 +54,8 @@ export class AttemptLog {
     // credential; this record reaches clients, logs and the usage database.
     if (message !== undefined) entry.message = redactSecrets(message, tier.provider, req.request.headers.credential?.secrets);
     this.records.push(entry);
+    // `ms` counts from the attempt's start to now (its end, or a stream's commit).
+    const endMs = performance.now() - req.arrivedAt;
     this.telemetry.emit({
       type: 'attempt_end',
       id: req.id,
@@ -63,6 +65,9 @@ export class AttemptLog {
       record: entry,
       stream: req.request.stream,
       blame,
+      model: tier.model,
+      startMs: endMs - ms,
+      endMs,
     });
   }
 }

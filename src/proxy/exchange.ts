@@ -7,12 +7,13 @@ import type { ProviderPools } from '../providers/pools.js';
 import type { StoredAnswer } from '../state/types.js';
 import type { RequestFinished, SaverMeasure } from '../telemetry/events.js';
 import { AnswerCapture } from './answer-capture.js';
+import { numberField, stringField } from '../protocols/core/fields.js';
 import { ClientLifetime } from '../util/client-lifetime.js';
 import { isShutdown } from './shutdown.js';
 import { type CommitPort, ResponseSink, type StreamSink } from './stream-sink.js';
 
 /** What a request's end may carry beside its tier, status and outcome: how it went, and what was learned on the way. */
-type FinishHow = 'ttftMs' | 'usage' | 'estimate' | 'chunkErrors' | 'committed' | 'error' | 'attempts';
+type FinishHow = 'ttftMs' | 'usage' | 'estimate' | 'chunkErrors' | 'committed' | 'error' | 'attempts' | 'finishReason';
 type FinishLearned = 'resumed' | 'promptTruncated' | 'toolText' | 'hedged' | 'loserUsage';
 export type FinishFields = Pick<RequestFinished, 'tier' | 'status' | 'outcome'> & Partial<Pick<RequestFinished, FinishHow | FinishLearned>>;
 
@@ -267,6 +268,9 @@ export class Exchange implements CommitPort {
       credential: tier?.provider.from_client ? 'client' : undefined,
       // The agent session the client named (a request that never began has none).
       session: this.request ? this.codec.session(this.request) : undefined,
+      http: { path: this.res.req.url, traceparent: stringField(this.res.req.headers.traceparent), tracestate: stringField(this.res.req.headers.tracestate) },
+      maxTokens: numberField(this.request?.body.max_tokens ?? this.request?.body.max_completion_tokens ?? this.request?.body.max_output_tokens),
+      finishReason: fields.finishReason,
     });
   }
 

@@ -10,6 +10,8 @@ import {
   rollbackLine,
   stateLine,
   tierStateLine,
+  traceExportLine,
+  usageLine,
   weightLine,
   type LogLine,
 } from './state/log-lines.js';
@@ -106,14 +108,12 @@ export class DashboardState {
       case 'chunk_error':
         return;
       case 'usage_degraded':
-        this.usageWarning = `usage log unusable (${event.error}); requests are served, rows dropped`;
-        return this.addLog(at, { level: 'bad', text: `usage log ${event.path}: ${event.error}; requests are served, their rows dropped until it reopens` });
       case 'usage_recovered':
-        this.usageWarning = null;
-        return this.addLog(at, {
-          level: 'good',
-          text: `usage log ${event.path} usable again (${event.dropped} row${event.dropped === 1 ? '' : 's'} dropped meanwhile)`,
-        });
+        this.usageWarning = event.type === 'usage_degraded' ? `usage log unusable (${event.error}); requests are served, rows dropped` : null;
+        return this.addLog(at, usageLine(event));
+      case 'trace_export_failing':
+      case 'trace_export_recovered':
+        return this.addLog(at, traceExportLine(event));
       case 'state_degraded':
         this.stateWarning = `shared state (Redis ${event.target}) unreachable: serving on local state, limits and budgets per instance`;
         return this.addLog(at, stateLine(event));

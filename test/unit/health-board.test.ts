@@ -19,6 +19,7 @@ function board(circuit: Partial<ReturnType<typeof tier>['circuit']> = {}) {
     budgets: [],
     idempotency: { ttl_s: 86_400, wait_ms: 120_000 },
     state: { prefix: 'llm-route:' },
+    telemetry: {},
   };
   const bus = new TelemetryBus();
   const states: TierStateChanged[] = [];
@@ -38,6 +39,9 @@ function board(circuit: Partial<ReturnType<typeof tier>['circuit']> = {}) {
       stream: true,
       blame,
       record: { tier: 'local', attempt: 1, outcome, ms: fields.ms ?? 50, ...(fields.status ? { status: fields.status } : {}) },
+      model: t.model,
+      startMs: 0,
+      endMs: fields.ms ?? 50,
     });
   };
   return { health, bus, t, clock, states, attempt, view: () => health.view('chat', 'local') };

@@ -84,6 +84,7 @@ export class Recovery {
       usage: second.usage ?? end.usage,
       chunkErrors: end.chunkErrors + second.chunkErrors,
       text: resumed.how === 'continue' ? end.text + second.text : second.text,
+      finishReason: second.finishReason,
       open: null,
     };
   }
