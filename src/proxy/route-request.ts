@@ -197,7 +197,7 @@ function retryDelay(walk: Walk, tier: Tier, error: AttemptError, n: number, last
   // A tier that timed out is not retried: the next tier is tried.
   if (error.timedOut || !error.retryable || lastTry) return null;
   // This failure may have opened the circuit (or failed its half-open trial): no retry then.
-  if (!walk.allDown && !walk.app.gate.admit(tier)) return null;
+  if (!walk.allDown && !walk.app.gate.allows(tier)) return null;
   const delay = retryDelayMs(tier.retry, n, error.retryAfterMs, walk.app.random);
   if (delay === null) return null; // Retry-After longer than the retry budget: fail over now
   if (walk.req.request.stream && performance.now() + delay >= walk.deadlineAt) return null;
