@@ -19,7 +19,7 @@ import { takesClientCredentials } from '../config/all-tiers.js';
 import { captureCredential, type ClientCredential } from '../protocols/core/credential.js';
 
 /**
- * A request for a model (Chat Completions, Responses, Messages), read top-down: admit it,
+ * A request for a model (Chat Completions, Responses, Messages), read top-down: read it,
  * route it through the tiers, answer in whatever shape the routing loop ended in.
  */
 export async function serveModelRequest(req: IncomingMessage, res: ServerResponse, app: ProxyView, codec: ClientCodec, id: string): Promise<void> {
@@ -28,16 +28,16 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
   let idempotent: IdempotentRun | null = null;
   let streamSlot = false;
   try {
-    const admitted = await admit(req, exchange);
-    if (!admitted) return;
+    const incoming = await readRequest(req, exchange);
+    if (!incoming) return;
     // Most routes have no savers: no call and no await for them.
-    const saved = admitted.route.savers.length === 0 ? null : await saveTokens(exchange, admitted.route, admitted.request, req);
-    const request = saved?.request ?? admitted.request;
-    exchange.begin(admitted.route, request, { savers: saved?.savers, rule: admitted.rule?.label });
+    const saved = incoming.route.savers.length === 0 ? null : await saveTokens(exchange, incoming.route, incoming.request, req);
+    const request = saved?.request ?? incoming.request;
+    exchange.begin(incoming.route, request, { savers: saved?.savers, rule: incoming.rule?.label });
     // No key, no deduplication: a request without one pays nothing here.
-    const key = admitted.request.headers.idempotencyKey;
+    const key = incoming.request.headers.idempotencyKey;
     if (key !== undefined) {
-      const entered = await enterIdempotent(exchange, app.state.idempotency, admitted.request, key, exchange.config.idempotency);
+      const entered = await enterIdempotent(exchange, app.state.idempotency, incoming.request, key, exchange.config.idempotency);
       if (entered === 'answered') return;
       idempotent = entered;
     }
@@ -46,12 +46,12 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
       streamSlot = app.streams.take(exchange.config.server.max_streams);
       if (!streamSlot) return refuseStream(exchange);
     }
-    admission = RequestAdmission.for(admitted.route, exchange.config, app.state, request);
+    admission = RequestAdmission.for(incoming.route, exchange.config, app.state, request);
     const prompt = new PromptCount(request);
     const outcome = await routeRequest(
       {
         id,
-        route: admitted.route,
+        route: incoming.route,
         request,
         codec,
         port: exchange,
@@ -67,10 +67,10 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
     );
     // A tier of unknown window that read suspiciously little: checked after the answer, said on a line of its own.
     const checkLate = (tier: Tier, usage: Usage | undefined): void =>
-      watchTruncation(tier, usage, prompt, admitted.bytes, ({ sent, read }) =>
-        app.telemetry.emit({ type: 'prompt_truncated', id, route: admitted.route.name, tier: tier.name, sent, read }),
+      watchTruncation(tier, usage, prompt, incoming.bytes, ({ sent, read }) =>
+        app.telemetry.emit({ type: 'prompt_truncated', id, route: incoming.route.name, tier: tier.name, sent, read }),
       );
-    await answer(exchange, admitted.route, request, outcome, admission, prompt, checkLate);
+    await answer(exchange, incoming.route, request, outcome, admission, prompt, checkLate);
   } catch (err) {
     // A bug must cost one request, never the server; and it still ends with its request_end.
     process.stderr.write(`llm-route: internal error on ${req.method} ${req.url}: ${(err as Error).stack ?? err}\n`);
@@ -92,7 +92,7 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
 }
 
 /** Reads, parses and validates the body and finds its route; null when the client was answered with an error. */
-export async function admit(
+export async function readRequest(
   req: IncomingMessage,
   exchange: Exchange,
   { counting = false } = {},
