@@ -9,7 +9,7 @@ import { detectTruncation } from '../fit/truncation.js';
 import type { Exchange, FinishFields } from './exchange.js';
 import type { Limited } from './attempt-start.js';
 import type { RoutingOutcome } from './route-request.js';
-import type { RequestAdmission } from './tier-admission.js';
+import type { RequestHolds } from './request-holds.js';
 import { tiersExcluded } from '../rules/local-only.js';
 
 /** What a client whose protocol carries no key for a from_client provider (Ollama's API) is told. */
@@ -33,7 +33,7 @@ export async function answer(
   route: Route,
   request: ClientRequest,
   outcome: RoutingOutcome,
-  admission: RequestAdmission | null,
+  holds: RequestHolds | null,
   prompt: PromptCount,
   checkLate: (tier: Tier, usage: Usage | undefined) => void,
 ): Promise<void> {
@@ -41,7 +41,7 @@ export async function answer(
   switch (outcome.kind) {
     case 'stream': {
       const end = await (outcome.recovery ? outcome.recovery.finish(outcome.relay) : outcome.relay.finished);
-      admission?.end({ tier: outcome.tier, usage: end.usage, completionText: () => end.text });
+      holds?.end({ tier: outcome.tier, usage: end.usage, completionText: () => end.text });
       const interruption = end.interruption;
       let result: RequestOutcome = 'ok';
       if (interruption) result = interruption.reason === 'client_abort' ? 'client_abort' : 'interrupted';
@@ -66,7 +66,7 @@ export async function answer(
     case 'unary': {
       const { answer: unary } = outcome;
       exchange.respond(unary.answer, outcome.tier, attempts.length);
-      admission?.end({ tier: outcome.tier, usage: unary.usage, completionText: () => outcome.call.answerText(unary.upstreamBody) });
+      holds?.end({ tier: outcome.tier, usage: unary.usage, completionText: () => outcome.call.answerText(unary.upstreamBody) });
       checkLate(outcome.tier, unary.usage);
       return exchange.finish({
         tier: outcome.tier.name,

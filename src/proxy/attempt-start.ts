@@ -67,13 +67,13 @@ export function openTier(site: AttemptSite, tier: Tier, options: OpenOptions = {
   if (missing !== null) return refused(site, tier, 'no_client_credential', missing);
   const prepared = prepare ? prepare(tier) : UpstreamCall.prepare(tier, req.codec, req.request);
   if (isUnsupported(prepared)) return refused(site, tier, 'unsupported', prepared.unsupported);
-  if (req.request.operation === 'count_tokens') return admit(site, tier, prepared);
+  if (req.request.operation === 'count_tokens') return reserve(site, tier, prepared);
   const fitted = fitCall(tier, req.codec, req.request, prepared, site.prompt, prepare);
   return fitted instanceof Promise ? fitted.then((f) => afterFit(site, tier, f, options)) : afterFit(site, tier, fitted, options);
 }
 
 function afterFit(site: AttemptSite, tier: Tier, fitted: FittedCall, options: OpenOptions): Opening | Promise<Opening> {
-  if (fitted.fits) return options.held ? admitAgain(site, tier, fitted.call, options.n ?? 1) : admit(site, tier, fitted.call);
+  if (fitted.fits) return options.held ? reserveAgain(site, tier, fitted.call, options.n ?? 1) : reserve(site, tier, fitted.call);
   // Nothing is sent to a tier that cannot hold the request: no health penalty either.
   if (fitted.outcome === 'unsupported') return refused(site, tier, 'unsupported', fitted.message);
   site.log.skipped(tier, 1, fitted.outcome, fitted.message);
@@ -86,10 +86,10 @@ function refused(site: AttemptSite, tier: Tier, outcome: 'unsupported' | 'no_cli
 }
 
 /** Takes the tier's room under llm-route's own limits and budgets (a route with none waits for nothing), then its half-open trial. */
-function admit(site: AttemptSite, tier: Tier, call: UpstreamCall): Opening | Promise<Opening> {
-  const admission = site.req.admission;
-  if (!admission) return claimTrial(site, tier, call);
-  return admission.enter(tier, site.req.client, waitBudget(site)).then((entry): Opening => {
+function reserve(site: AttemptSite, tier: Tier, call: UpstreamCall): Opening | Promise<Opening> {
+  const holds = site.req.holds;
+  if (!holds) return claimTrial(site, tier, call);
+  return holds.reserve(tier, site.req.client, waitBudget(site)).then((entry): Opening => {
     if (entry.ok) return claimTrial(site, tier, call);
     if (entry.outcome === 'aborted') return { open: false, why: 'aborted' };
     // Skipped by llm-route's own limit or budget: no request was sent, the tier's health is not concerned.
@@ -99,9 +99,9 @@ function admit(site: AttemptSite, tier: Tier, call: UpstreamCall): Opening | Pro
 }
 
 /** One more request at a tier whose room the request holds: it needs room in its provider's rpm bucket. */
-function admitAgain(site: AttemptSite, tier: Tier, call: UpstreamCall, n: number): Opening | Promise<Opening> {
-  if (!site.req.admission) return { open: true, call };
-  return admitRetry(site, tier, n).then((verdict): Opening => {
+function reserveAgain(site: AttemptSite, tier: Tier, call: UpstreamCall, n: number): Opening | Promise<Opening> {
+  if (!site.req.holds) return { open: true, call };
+  return reserveRetry(site, tier, n).then((verdict): Opening => {
     if (verdict === 'ok') return { open: true, call };
     if (verdict === 'aborted') return { open: false, why: 'aborted' };
     return { open: false, why: 'limited', limited: { outcome: 'rate_limited', retryAfterMs: 0 } };
@@ -109,9 +109,9 @@ function admitAgain(site: AttemptSite, tier: Tier, call: UpstreamCall, n: number
 }
 
 /** One more try at a tier the request holds: room in its provider's rpm bucket (waiting as entering does), else recorded. */
-export async function admitRetry(site: AttemptSite, tier: Tier, n: number): Promise<'ok' | 'refused' | 'aborted'> {
-  const admission = site.req.admission;
-  if (!admission || (await admission.retry(tier, site.req.client, waitBudget(site)))) return 'ok';
+export async function reserveRetry(site: AttemptSite, tier: Tier, n: number): Promise<'ok' | 'refused' | 'aborted'> {
+  const holds = site.req.holds;
+  if (!holds || (await holds.reserveRetry(tier, site.req.client, waitBudget(site)))) return 'ok';
   if (site.req.client.aborted) return 'aborted';
   site.log.skipped(tier, n, 'rate_limited', `provider ${tier.provider.name} at its rpm limit: no retry`);
   return 'refused';
@@ -120,7 +120,7 @@ export async function admitRetry(site: AttemptSite, tier: Tier, n: number): Prom
 /** Another request took this tier's half-open trial since planning: leave the trial to it. */
 function claimTrial(site: AttemptSite, tier: Tier, call: UpstreamCall): Opening {
   if (site.allDown || site.app.gate.claim(tier)) return { open: true, call };
-  site.req.admission?.leave(tier);
+  site.req.holds?.leave(tier);
   return { open: false, why: 'trial_taken' };
 }
 

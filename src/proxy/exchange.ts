@@ -23,7 +23,7 @@ export type FinishFields = Pick<RequestFinished, 'tier' | 'status' | 'outcome'> 
 export type ProxyView = Pick<AppContext, 'snapshot' | 'gate' | 'telemetry' | 'random' | 'affinity' | 'state' | 'inFlight' | 'streams'>;
 
 /**
- * One request's life: the config and pools it was admitted under (a snapshot taken at its
+ * One request's life: the config and pools it was taken under (a snapshot taken at its
  * arrival, before its body is read, so a reload meanwhile never mixes one config's host
  * with another's key), the client's protocol, and the response. Everything the client
  * receives goes out through here (a stream's bytes through the sink its commit returns), and

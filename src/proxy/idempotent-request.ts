@@ -41,7 +41,7 @@ function storable(ending: FinishFields | null): boolean {
 }
 
 /**
- * The Idempotency-Key step, after the request was admitted (so its body is known) and began:
+ * The Idempotency-Key step, after the request was read (so its body is known) and began:
  * the first request with the key runs (its IdempotentRun is returned); a duplicate of a
  * completed one gets the stored answer; a duplicate of a running one waits for it (up to
  * `wait_ms`) and then gets its answer, or runs itself if the first gave the record up; the

@@ -10,7 +10,7 @@ import { answer, noLocalTier } from './answer-request.js';
 import { Exchange, type ProxyView } from './exchange.js';
 import { enterIdempotent, type IdempotentRun } from './idempotent-request.js';
 import { routeRequest } from './route-request.js';
-import { RequestAdmission } from './tier-admission.js';
+import { RequestHolds } from './request-holds.js';
 import { refuseStream } from './refuse-stream.js';
 import { PromptCount } from '../protocols/core/prompt-tokens.js';
 import { watchTruncation } from '../fit/truncation.js';
@@ -24,7 +24,7 @@ import { captureCredential, type ClientCredential } from '../protocols/core/cred
  */
 export async function serveModelRequest(req: IncomingMessage, res: ServerResponse, app: ProxyView, codec: ClientCodec, id: string): Promise<void> {
   const exchange = new Exchange(app, res, codec, id);
-  let admission: RequestAdmission | null = null;
+  let holds: RequestHolds | null = null;
   let idempotent: IdempotentRun | null = null;
   let streamSlot = false;
   try {
@@ -46,7 +46,7 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
       streamSlot = app.streams.take(exchange.config.server.max_streams);
       if (!streamSlot) return refuseStream(exchange);
     }
-    admission = RequestAdmission.for(incoming.route, exchange.config, app.state, request);
+    holds = RequestHolds.for(incoming.route, exchange.config, app.state, request);
     const prompt = new PromptCount(request);
     const outcome = await routeRequest(
       {
@@ -58,7 +58,7 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
         arrivedAt: exchange.arrivedAt,
         client: exchange.client,
         pools: exchange.pools,
-        admission,
+        holds,
         onFallback: idempotent?.onFallback,
         onAffinity: () => exchange.noteAffinity(),
         prompt,
@@ -70,7 +70,7 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
       watchTruncation(tier, usage, prompt, incoming.bytes, ({ sent, read }) =>
         app.telemetry.emit({ type: 'prompt_truncated', id, route: incoming.route.name, tier: tier.name, sent, read }),
       );
-    await answer(exchange, incoming.route, request, outcome, admission, prompt, checkLate);
+    await answer(exchange, incoming.route, request, outcome, holds, prompt, checkLate);
   } catch (err) {
     // A bug must cost one request, never the server; and it still ends with its request_end.
     process.stderr.write(`llm-route: internal error on ${req.method} ${req.url}: ${(err as Error).stack ?? err}\n`);
@@ -79,7 +79,7 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
   } finally {
     // Each release on its own: a throw in one must not keep the others (a key's record held forever).
     try {
-      admission?.end(null);
+      holds?.end(null);
       if (streamSlot) app.streams.give();
     } finally {
       try {

@@ -2,7 +2,7 @@ import type { Tier } from '../config/schema.js';
 import type { ShapedAnswer, UpstreamCall } from '../protocols/call.js';
 import { type AttemptRecord, isLimitSkip } from '../telemetry/events.js';
 import type { AttemptError } from './attempt-error.js';
-import { admitRetry, type AttemptSite, type Limited, type Opening, openTier } from './attempt-start.js';
+import { reserveRetry, type AttemptSite, type Limited, type Opening, openTier } from './attempt-start.js';
 import { AttemptLog } from './attempt-log.js';
 import { type Flight, HedgeDoor, type HedgeEnd, race, startFlight } from './hedge.js';
 import { retryDelayMs } from './backoff.js';
@@ -112,7 +112,7 @@ async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flig
   const { req, app, log } = walk;
   const attempts = log.records;
   const tier = walk.plan[t];
-  const admission = req.admission;
+  const holds = req.holds;
   let call = first;
   let lastError: AttemptError | null = null;
   /** One more try without what the tier refused and the client did not aim at it (call.retryWithout). */
@@ -121,8 +121,8 @@ async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flig
 
   for (let n = 1; n <= tier.retry.attempts + resent; n++) {
     if (req.client.aborted) return { kind: 'aborted', attempts };
-    if (n > 1 && admission) {
-      const again = await admitRetry(walk, tier, n);
+    if (n > 1 && holds) {
+      const again = await reserveRetry(walk, tier, n);
       if (again === 'aborted') return { kind: 'aborted', attempts };
       if (again === 'refused') break;
     }
@@ -160,7 +160,7 @@ async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flig
       continue;
     }
     if (!error.failover) {
-      admission?.leave(tier);
+      holds?.leave(tier);
       const answer = call.rejection(error.upstream ?? { status: 400, headers: {}, body: Buffer.alloc(0) }, call.redact(error.message));
       return { kind: 'rejected', tier, answer, error, attempts };
     }
@@ -173,7 +173,7 @@ async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flig
     if (!(await sleep(delay, req.client))) return { kind: 'aborted', attempts };
   }
 
-  admission?.leave(tier);
+  holds?.leave(tier);
   if (lastError && t < walk.plan.length - 1) {
     // The failed attempt was cancelled as it failed: undici's abort destroys its socket at once
     // (a request still waiting for a connection is aborted before a byte of it is written), so
@@ -233,7 +233,7 @@ async function streamTry(walk: Walk, flight: Flight): Promise<Tried> {
   }
   const { loser, hedged } = end;
   walk.log.hedgeLost(loser.tier, loser.n, loser.attempt.elapsedMs, hedged.winner);
-  walk.req.admission?.leave(loser.tier);
+  walk.req.holds?.leave(loser.tier);
   const usage = loser.attempt.usageSoFar;
   walk.hedge = { hedged, ...(usage ? { loserUsage: { tier: loser.tier.name, provider: loser.tier.provider.name, model: loser.tier.model, usage } } : {}) };
   return streamResult(walk, end.winner, end.result);
@@ -252,7 +252,7 @@ async function startHedge(walk: Walk, after: number): Promise<Flight | null> {
     }
     // The first committed while this tier's limit was waited for: no hedge after a commit.
     if (!walk.door || walk.door.committed) {
-      walk.req.admission?.leave(tier);
+      walk.req.holds?.leave(tier);
       return null;
     }
     const flight = startFlight(walk, u, tier, opened.call, 1, walk.door, lastTierOf(walk, u, opened.call));
@@ -260,7 +260,7 @@ async function startHedge(walk: Walk, after: number): Promise<Flight | null> {
       walk.req.onFallback?.();
       return flight;
     }
-    walk.req.admission?.leave(tier);
+    walk.req.holds?.leave(tier);
     return null;
   }
   return null;
@@ -275,7 +275,7 @@ function lastTierOf(walk: Walk, t: number, call: UpstreamCall): LastTier | undef
 function hedgeFailed(walk: Walk, hedge: Flight, error: AttemptError): void {
   walk.log.failed(hedge.tier, hedge.n, error, hedge.attempt.elapsedMs);
   if (!error.timedOut) walk.allTimedOut = false;
-  walk.req.admission?.leave(hedge.tier);
+  walk.req.holds?.leave(hedge.tier);
 }
 
 /** A non-streaming try's verdict: the whole answer, or why not. */

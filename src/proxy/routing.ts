@@ -6,7 +6,7 @@ import type { ClientCodec } from '../protocols/core/client-codec.js';
 import type { ClientLifetime } from '../util/client-lifetime.js';
 import type { PromptCount } from '../protocols/core/prompt-tokens.js';
 import type { CommitPort } from './stream-sink.js';
-import type { RequestAdmission } from './tier-admission.js';
+import type { RequestHolds } from './request-holds.js';
 
 /** What the routing loop uses of the running app: the config and pools are the request's (its snapshot). */
 export type RoutingView = Pick<AppContext, 'gate' | 'telemetry' | 'random' | 'affinity'>;
@@ -25,7 +25,7 @@ export interface RoutingRequest {
   /** The pools of the config the request arrived under (the exchange's snapshot). */
   pools: { get(provider: Provider): Dispatcher };
   /** Limits and budgets of the route's tiers; absent when none of them has any. */
-  admission?: RequestAdmission | null;
+  holds?: RequestHolds | null;
   /** A tier failed and the next one is tried (an idempotent request's record says so). */
   onFallback?: () => void;
   /** The session's tier decided a weighted draw (the request's log line says so). */

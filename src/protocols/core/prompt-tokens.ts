@@ -5,9 +5,10 @@ import { type Encoding, estimateTokens, memoizedCounter, type TokenCounter, toke
 
 /*
  * A request's prompt in tokens, two ways: counted exactly with the tier's encoding for the fit
- * check (PromptCount), and estimated cheaply for admission (promptEstimate). Counting a text is
- * src/tokens/'s; reading the request is the neutral model's, so this sits here, where the
- * Messages codec (its message_start's input tokens) can use it too.
+ * check (PromptCount), and estimated cheaply for its holds on limits and budgets
+ * (promptEstimate). Counting a text is src/tokens/'s; reading the request is the neutral
+ * model's, so this sits here, where the Messages codec (its message_start's input tokens) can
+ * use it too.
  */
 
 /** Tokens a chat template adds around each message (role markers): a small, generous constant. */

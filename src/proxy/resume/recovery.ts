@@ -63,7 +63,7 @@ export class Recovery {
         run = await this.run(tier, 'replay', delivered, sink, true);
       }
       if (!run.committed) {
-        site.req.admission?.leave(tier);
+        site.req.holds?.leave(tier);
         resumed.result = run.diverged() ? 'diverged' : 'failed';
         // Upstream words can echo the key; they go to the client here.
         const why = 'refused' in run ? run.refused : redactSecrets(run.error.message, tier.provider, site.req.request.headers.credential?.secrets);
@@ -77,7 +77,7 @@ export class Recovery {
   /** The recovery's own stream, to its end; its tier settles what it used (the first tier settles at the request's end). */
   private async second(end: StreamEnd, run: Run & CommitResult & { committed: true }, resumed: ResumedStream, tier: Tier): Promise<StreamEnd> {
     const second = await run.relay.finished;
-    if (tier !== this.input.plan[this.input.at]) this.input.site.req.admission?.settle({ tier, usage: second.usage, completionText: () => second.text });
+    if (tier !== this.input.plan[this.input.at]) this.input.site.req.holds?.settle({ tier, usage: second.usage, completionText: () => second.text });
     resumed.result = second.interruption ? (run.diverged() ? 'diverged' : 'failed') : 'ok';
     return {
       interruption: second.interruption,

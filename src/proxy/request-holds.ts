@@ -17,7 +17,7 @@ interface TierRules {
 const rulesOf = new WeakMap<Tier, TierRules | null>();
 const routeHasRules = new WeakMap<Route, boolean>();
 
-/** A tier's rules under its config (remembered: configs are immutable snapshots); null: nothing to admit. */
+/** A tier's rules under its config (remembered: configs are immutable snapshots); null: nothing to hold. */
 function tierRules(tier: Tier, config: Config): TierRules | null {
   let rules = rulesOf.get(tier);
   if (rules === undefined) {
@@ -30,7 +30,7 @@ function tierRules(tier: Tier, config: Config): TierRules | null {
   return rules;
 }
 
-export type TierEntry =
+export type TierReservation =
   | { ok: true }
   /** Skipped: llm-route's own limit or budget said no; `retryAfterMs` is when it should say yes. */
   | { ok: false; outcome: 'budget' | 'rate_limited'; retryAfterMs: number; waitedMs: number; message: string }
@@ -50,13 +50,13 @@ interface Held {
 }
 
 /**
- * One request's admission at each tier it tries: before the tier's first attempt, its worst
+ * One request's holds at each tier it tries: before the tier's first attempt, its worst
  * case is reserved on the tier's budgets and room is taken at its provider (waiting up to
  * queue_ms); the tier that answers settles to what it really used, every other tier gives
  * back what it held. Made only for routes where some tier has limits or budgets, so a
  * request on any other route pays nothing.
  */
-export class RequestAdmission {
+export class RequestHolds {
   private readonly held = new Map<Tier, Held>();
   private prompt: number | undefined;
 
@@ -66,14 +66,14 @@ export class RequestAdmission {
     private readonly request: ClientRequest,
   ) {}
 
-  static for(route: Route, config: Config, state: StateBackend, request: ClientRequest): RequestAdmission | null {
+  static for(route: Route, config: Config, state: StateBackend, request: ClientRequest): RequestHolds | null {
     let has = routeHasRules.get(route);
     if (has === undefined) routeHasRules.set(route, (has = route.tiers.some((tier) => tierRules(tier, config) !== null)));
-    return has ? new RequestAdmission(state, config, request) : null;
+    return has ? new RequestHolds(state, config, request) : null;
   }
 
   /** Before the tier's first attempt. `maxWaitMs` caps the queue wait (a stream's deadline). */
-  async enter(tier: Tier, client: ClientLifetime, maxWaitMs = Infinity): Promise<TierEntry> {
+  async reserve(tier: Tier, client: ClientLifetime, maxWaitMs = Infinity): Promise<TierReservation> {
     const rules = tierRules(tier, this.config);
     if (!rules) return { ok: true };
     const prompt = this.promptTokens();
@@ -129,8 +129,8 @@ export class RequestAdmission {
     return { ok: true };
   }
 
-  /** A retry on the same tier is one more request at its provider: it needs room in the rpm bucket (waiting as `enter` does). */
-  async retry(tier: Tier, client: ClientLifetime, maxWaitMs = Infinity): Promise<boolean> {
+  /** A retry on the same tier is one more request at its provider: it needs room in the rpm bucket (waiting as `reserve` does). */
+  async reserveRetry(tier: Tier, client: ClientLifetime, maxWaitMs = Infinity): Promise<boolean> {
     const limits = tierRules(tier, this.config)?.limits;
     if (!limits?.rpm) return true;
     const waitMs = Math.max(0, Math.min(limits.queue_ms, maxWaitMs));
