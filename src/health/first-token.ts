@@ -9,7 +9,7 @@ import { EVENT_CONTENT, EVENT_ERROR, isUnsupported, newFacts, type UpstreamReque
 import { sendRetryingStale } from '../util/stale-socket-pool.js';
 import { CheckFailure } from './check-failure.js';
 import type { Http } from './deadline.js';
-import { isLoadingAnswer } from './model-list.js';
+import { isLoadingAnswer } from './upstream-models.js';
 
 // Step 2 of a tier check: time to first token.
 
