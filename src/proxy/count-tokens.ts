@@ -23,21 +23,8 @@ export async function serveTokenCount(
     const incoming = await readRequest(req, exchange, { counting: true });
     if (!incoming) return;
     const request = counting.asCount(incoming.request);
-    exchange.begin(incoming.route, request, { announce: false });
     // A count never streams: the exchange's commit port is never called.
-    const outcome = await routeRequest(
-      {
-        id,
-        route: incoming.route,
-        request,
-        codec: exchange.codec,
-        port: exchange,
-        arrivedAt: exchange.arrivedAt,
-        client: exchange.client,
-        pools: exchange.pools,
-      },
-      app,
-    );
+    const outcome = await routeRequest(exchange.begin(incoming.route, request, { announce: false }), app);
     switch (outcome.kind) {
       case 'unary':
         return exchange.respond(outcome.answer.answer, outcome.tier, outcome.attempts.length);

@@ -28,7 +28,7 @@ export function tierAt(url: string, timeouts: Partial<Tier['timeouts']> = {}, na
 export function chatCall(t: Tier, stream = true): UpstreamCall {
   const parsed = clientCodec('chat').parse({ model: 'chat', messages: [{ role: 'user', content: 'hi' }], stream }, {});
   if (!parsed.ok) throw new Error(parsed.message);
-  const call = UpstreamCall.prepare(t, clientCodec('chat'), parsed.request);
+  const call = UpstreamCall.prepare(t, clientCodec('chat'), parsed.request, null);
   if (isUnsupported(call)) throw new Error(call.unsupported);
   return call;
 }
