@@ -23,38 +23,15 @@ type Attempts = RequestFinished['attempts'];
 /**
  * Answers the client in the shape the routing loop ended in, and records the request's end.
  * The tier that answered is charged what it used (each tier of a recovered stream its own part).
+ * Only a stream's answer is waited for (a promise); every other is given at once.
  */
-export async function answer(exchange: Exchange, outcome: RoutingOutcome): Promise<void> {
+export function answer(exchange: Exchange, outcome: RoutingOutcome): Promise<void> | void {
   const req = exchange.routing;
   const { route } = req;
   const attempts = outcome.attempts;
   switch (outcome.kind) {
-    case 'stream': {
-      const first = await outcome.relay.finished;
-      // The committed tier's own part: the whole answer, or what it delivered before a break a recovery mends.
-      req.log.spent(outcome.tier, first.usage, first.text);
-      const end = outcome.recovery && first.open && first.interruption ? await outcome.recovery.finish(first) : first;
-      const interruption = end.interruption;
-      let result: RequestOutcome = 'ok';
-      if (interruption) result = interruption.reason === 'client_abort' ? 'client_abort' : 'interrupted';
-      checkLate(exchange, req, outcome.tier, end.usage);
-      return exchange.finish({
-        tier: outcome.tier.name,
-        status: 200,
-        outcome: result,
-        ttftMs: exchange.ttftMs,
-        attempts,
-        usage: end.usage,
-        estimate: end.usage ? undefined : estimateOf(req.request, end.text, end.earlyUsage),
-        chunkErrors: end.chunkErrors,
-        committed: true,
-        error: interruption?.message,
-        ...(outcome.recovery?.resumed ? { resumed: outcome.recovery.resumed } : {}),
-        ...(outcome.hedge ? { hedged: outcome.hedge.hedged, loserUsage: outcome.hedge.loserUsage } : {}),
-        promptTruncated: detectTruncation(outcome.tier, end.usage ?? end.earlyUsage, req.prompt),
-        ...toolTextOf(req),
-      });
-    }
+    case 'stream':
+      return answerStream(exchange, req, outcome);
     case 'unary': {
       const { answer: unary } = outcome;
       exchange.respond(unary.answer, outcome.tier, attempts.length);
@@ -69,7 +46,7 @@ export async function answer(exchange: Exchange, outcome: RoutingOutcome): Promi
         usage: unary.usage,
         estimate: unary.usage ? undefined : estimateOf(req.request, text),
         promptTruncated: detectTruncation(outcome.tier, unary.usage, req.prompt),
-        ...toolTextOf(req),
+        toolText: toolTextOf(req),
       });
     }
     case 'rejected':
@@ -105,10 +82,39 @@ export async function answer(exchange: Exchange, outcome: RoutingOutcome): Promi
   }
 }
 
+/** A committed stream, to its end (a recovery's too): its tiers charged, its record written. */
+async function answerStream(exchange: Exchange, req: RoutingRequest, outcome: Extract<RoutingOutcome, { kind: 'stream' }>): Promise<void> {
+  const first = await outcome.relay.finished;
+  // The committed tier's own part: the whole answer, or what it delivered before a break a recovery mends.
+  req.log.spent(outcome.tier, first.usage, first.text);
+  const end = outcome.recovery && first.open && first.interruption ? await outcome.recovery.finish(first) : first;
+  const interruption = end.interruption;
+  let result: RequestOutcome = 'ok';
+  if (interruption) result = interruption.reason === 'client_abort' ? 'client_abort' : 'interrupted';
+  checkLate(exchange, req, outcome.tier, end.usage);
+  exchange.finish({
+    tier: outcome.tier.name,
+    status: 200,
+    outcome: result,
+    ttftMs: exchange.ttftMs,
+    attempts: outcome.attempts,
+    usage: end.usage,
+    estimate: end.usage ? undefined : estimateOf(req.request, end.text, end.earlyUsage),
+    chunkErrors: end.chunkErrors,
+    committed: true,
+    error: interruption?.message,
+    resumed: outcome.recovery?.resumed ?? undefined,
+    hedged: outcome.hedge?.hedged,
+    loserUsage: outcome.hedge?.loserUsage,
+    promptTruncated: detectTruncation(outcome.tier, end.usage ?? end.earlyUsage, req.prompt),
+    toolText: toolTextOf(req),
+  });
+}
+
 /** The request's tool calls written as text, for its end (none: nothing). */
-function toolTextOf(req: RoutingRequest): Pick<FinishFields, 'toolText'> {
+function toolTextOf(req: RoutingRequest): FinishFields['toolText'] {
   const reports = req.toolTextReports;
-  return reports.length > 0 ? { toolText: [...reports] } : {};
+  return reports.length > 0 ? [...reports] : undefined;
 }
 
 /** A tier of unknown window that read suspiciously little: checked after the answer, said on a line of its own. */

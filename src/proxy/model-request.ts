@@ -42,7 +42,9 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
       streamSlot = app.streams.take(exchange.config.server.max_streams);
       if (!streamSlot) return refuseStream(exchange);
     }
-    await answer(exchange, await routeRequest(routing, app));
+    // Only a stream's answer is waited for: a whole answer goes out at once.
+    const answering = answer(exchange, await routeRequest(routing, app));
+    if (answering instanceof Promise) await answering;
   } catch (err) {
     // A bug must cost one request, never the server; and it still ends with its request_end.
     process.stderr.write(`llm-route: internal error on ${req.method} ${req.url}: ${(err as Error).stack ?? err}\n`);
