@@ -108,7 +108,7 @@ export class ProxyServer {
       weights,
       gate: {
         weight: (tier) => weights.weight(tier),
-        admit: (tier) => health.admit(tier),
+        allows: (tier) => health.allows(tier),
         claim: (tier) => health.claim(tier),
         isCold: (tier) => health.isCold(tier),
       },

@@ -3,9 +3,9 @@ import type { AttemptOutcome, AttemptRecord, TelemetryEvent, WeightChanged } fro
 import { heldCallsLine } from '../../src/ui/components/header.js';
 import { DashboardState, type TierView } from '../../src/ui/dashboard-state.js';
 import { chooseColumns, totalWidth } from '../../src/ui/layout/table-columns.js';
-import { RateMeter } from '../../src/ui/state/rate-meter.js';
-import { attemptLabel, requestPath } from '../../src/ui/state/request-path.js';
-import { SampleWindow } from '../../src/ui/state/sample-window.js';
+import { RateMeter } from '../../src/ui/model/rate-meter.js';
+import { attemptLabel, requestPath } from '../../src/ui/model/request-path.js';
+import { SampleWindow } from '../../src/ui/model/sample-window.js';
 import { sparkline } from '../../src/ui/sparkline.js';
 import { WeightControl } from '../../src/control/weights.js';
 import { TelemetryBus } from '../../src/telemetry/bus.js';

@@ -53,7 +53,7 @@ describe('HealthBoard: answers that say nothing about health', () => {
     for (let i = 0; i < 6; i++) b.attempt(i % 2 === 0 ? 'unsupported' : 'context_length', 'tier', { status: i % 2 === 0 ? 500 : 400 });
     expect(b.states).toEqual([]);
     expect(b.view()).toMatchObject({ state: 'healthy', consecutive_failures: 0, attempts: 0, failures: 0 });
-    expect(b.health.admit(b.t)).toBe(true);
+    expect(b.health.allows(b.t)).toBe(true);
   });
 
   it('a real failure still counts (the control case)', () => {
@@ -91,7 +91,7 @@ describe('HealthBoard: a half-open tier that answers is alive', () => {
     const b = openThenTrial();
     b.attempt('connection_reset', 'tier');
     expect(b.view()?.state).toBe('down');
-    expect(b.health.admit(b.t)).toBe(false);
+    expect(b.health.allows(b.t)).toBe(false);
   });
 
   it('a payload error while the circuit is closed changes nothing', () => {
