@@ -1,26 +1,40 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { loadConfigText } from '../../src/config/load.js';
 import { repoRoot } from '../helpers/cli.js';
 import { completion, healthyStream } from '../helpers/fake-upstream.js';
 import { useHarness } from '../helpers/harness.js';
 import type { RunningProxy } from '../helpers/proxy.js';
 
 /**
- * The README's recipes for pointing a client at llm-route, wherever they stand in it, run as
- * written against a running proxy (only its address put in place of 127.0.0.1:4141): each SDK
- * snippet as a module of its own with the real `openai` and `@anthropic-ai/sdk` (a block that
+ * The recipes for pointing a client at llm-route, in the README and in docs/, wherever they stand,
+ * run as written against a running proxy (only its address put in place of 127.0.0.1:4141): each
+ * SDK snippet as a module of its own with the real `openai` and `@anthropic-ai/sdk` (a block that
  * leans on another's variables fails; one that prints nothing of an answer it asked for fails),
  * each line of environment variables with a bare SDK client that reads them and nothing else
  * (the Claude Code line with Anthropic's SDK, which reads the same variables), and each curl
- * command to a client API. The Python spellings are not run (no Python SDK here).
+ * command to a client API. The Python spellings are not run (no Python SDK here). Every tier
+ * file written out whole in them loads as `serve` would load it, and an excerpt of an example
+ * file says what that file says.
  */
 
 const h = useHarness();
 let dir: string;
-const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+const readmeText = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+const docsDir = join(repoRoot, 'docs');
+/** The README and every page of docs/, by path from the repository's root. */
+const pages: Array<{ path: string; text: string }> = [
+  { path: 'README.md', text: readmeText },
+  ...readdirSync(docsDir)
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => ({ path: `docs/${f}`, text: readFileSync(join(docsDir, f), 'utf8') })),
+];
+const readme = pages.slice(0, 1);
 const ANSWER = 'hello';
 
 beforeAll(() => {
@@ -40,21 +54,21 @@ async function answeringProxy(): Promise<RunningProxy> {
 const atProxy = (text: string, p: RunningProxy): string => text.replaceAll('http://127.0.0.1:4141', p.origin).replaceAll('localhost:4141', p.origin);
 const requests = (p: RunningProxy) => p.logs.filter((l) => l.event === 'request');
 
-/** The fenced blocks of a language (a fence on a line of its own, indented in a list too). */
-function fenced(lang: string): string[] {
-  return [...readme.matchAll(new RegExp(`^ *\`\`\`${lang}\n([\\s\\S]*?)^ *\`\`\` *$`, 'gm'))].map((m) => m[1]);
+/** The fenced blocks of a language in these pages (a fence on a line of its own, indented in a list too). */
+function fenced(lang: string, from = pages): string[] {
+  return from.flatMap(({ text }) => [...text.matchAll(new RegExp(`^ *\`\`\`${lang}\n([\\s\\S]*?)^ *\`\`\` *$`, 'gm'))].map((m) => m[1]));
 }
 
 /** The ```ts blocks that use an SDK. */
-function sdkSnippets(): string[] {
-  return fenced('ts').filter((block) => /from '(openai|@anthropic-ai\/sdk)'/.test(block));
+function sdkSnippets(from = pages): string[] {
+  return fenced('ts', from).filter((block) => /from '(openai|@anthropic-ai\/sdk)'/.test(block));
 }
 
 /** Inline code and sh lines that set a client's *_BASE_URL: `VAR=value VAR=value [command]`, `export …` too. */
-function envRecipes(): Array<{ recipe: string; vars: Record<string, string> }> {
-  const prose = readme.replace(/^ *```[a-z]*\n[\s\S]*?^ *``` *$/gm, '');
+function envRecipes(from = pages): Array<{ recipe: string; vars: Record<string, string> }> {
+  const prose = from.map(({ text }) => text.replace(/^ *```[a-z]*\n[\s\S]*?^ *``` *$/gm, '')).join('\n\n');
   const inline = [...prose.matchAll(/(?<!`)(`+)(?!`)([\s\S]+?)(?<!`)\1(?!`)/g)].map((m) => m[2].replace(/\s*\n\s*/g, ' '));
-  const shLines = fenced('sh').flatMap((block) => block.split('\n').map((line) => line.replace(/\s+#.*$/, '').trim()));
+  const shLines = fenced('sh', from).flatMap((block) => block.split('\n').map((line) => line.replace(/\s+#.*$/, '').trim()));
   const recipes: Array<{ recipe: string; vars: Record<string, string> }> = [];
   for (const recipe of [...inline, ...shLines]) {
     const assignments = /^(?:export )?((?:[A-Z_]+=\S+(?: |$))+)/.exec(recipe)?.[1];
@@ -73,8 +87,8 @@ function envRecipes(): Array<{ recipe: string; vars: Record<string, string> }> {
 }
 
 /** The curl commands of the ```sh blocks to a client API (a `\` continues a command on the next line). */
-function curlRecipes(api = /^curl .*\/v1\/(chat\/completions|responses|messages)\b/): string[] {
-  const commands = fenced('sh').flatMap((block) =>
+function curlRecipes(api = /^curl .*\/v1\/(chat\/completions|responses|messages)\b/, from = pages): string[] {
+  const commands = fenced('sh', from).flatMap((block) =>
     block
       .split('\n')
       .map((line) => line.trim())
@@ -96,11 +110,15 @@ function run(command: string, args: string[], env?: NodeJS.ProcessEnv): Promise<
 
 const count = (text: string, word: string): number => text.split(word).length - 1;
 
-describe("the README's recipes for clients, run as written", () => {
-  it('each SDK block runs on its own and prints every answer it asks for', async () => {
+describe("the README's and docs/' recipes for clients, run as written", () => {
+  it('each SDK block runs on its own and prints every answer it asks for; the README has one for each SDK', async () => {
     const p = await answeringProxy();
+    const inReadme = sdkSnippets(readme);
+    expect(inReadme.map((b) => /from '(openai|@anthropic-ai\/sdk)'/.exec(b)?.[1])).toEqual(['openai', '@anthropic-ai/sdk']);
+    // The README's come first (pages lists it first): their requests are the first ones.
     const blocks = sdkSnippets();
-    expect(blocks.map((b) => /from '(openai|@anthropic-ai\/sdk)'/.exec(b)?.[1])).toEqual(['openai', '@anthropic-ai/sdk']);
+    expect(blocks.slice(0, inReadme.length)).toEqual(inReadme);
+    let readmeAsked: string[] = [];
     for (const [i, block] of blocks.entries()) {
       const before = requests(p).length;
       const file = join(dir, `snippet-${i}.mjs`);
@@ -110,20 +128,20 @@ describe("the README's recipes for clients, run as written", () => {
       const asked = requests(p).length - before;
       expect(asked).toBeGreaterThan(0);
       expect(count(ran.out, ANSWER), `block ${i} printed:\n${ran.out}`).toBe(asked);
+      if (i === inReadme.length - 1) readmeAsked = requests(p).map((l) => String(l.protocol));
     }
-    expect(
-      requests(p)
-        .map((l) => l.protocol)
-        .sort(),
-    ).toEqual(['chat', 'messages', 'responses']);
+    // The OpenAI block streams a chat and asks Responses; the Anthropic block asks Messages.
+    expect(readmeAsked.sort()).toEqual(['chat', 'messages', 'responses']);
   }, 60_000);
 
   it("each line of environment variables is all a bare SDK client needs (no key of the user's)", async () => {
     const p = await answeringProxy();
     const recipes = envRecipes();
-    const named = (v: string) => recipes.filter((r) => v in r.vars).length;
-    expect(named('OPENAI_BASE_URL')).toBeGreaterThanOrEqual(2); // the export, the OpenAI SDK recipe
-    expect(named('ANTHROPIC_BASE_URL')).toBeGreaterThanOrEqual(2); // Claude Code by hand, the Anthropic SDK recipe
+    const named = (v: string, from = recipes) => from.filter((r) => v in r.vars).length;
+    const inReadme = envRecipes(readme);
+    expect(named('OPENAI_BASE_URL', inReadme)).toBeGreaterThanOrEqual(1); // the OpenAI SDKs by environment
+    expect(named('ANTHROPIC_BASE_URL', inReadme)).toBeGreaterThanOrEqual(2); // Claude Code by hand, the Anthropic SDK by environment
+    expect(named('OPENAI_BASE_URL')).toBeGreaterThanOrEqual(2); // and docs/clients.md's
     for (const { recipe, vars } of recipes) {
       const sdk = 'ANTHROPIC_BASE_URL' in vars ? 'anthropic' : 'openai';
       const file = join(dir, `bare-${sdk}.mjs`);
@@ -141,10 +159,12 @@ describe("the README's recipes for clients, run as written", () => {
     }
   }, 60_000);
 
-  it('each curl command to a client API runs as written and is answered: Chat Completions, Responses and Messages', async () => {
+  it('each curl command to a client API runs as written and is answered; the README covers Chat Completions, Responses and Messages', async () => {
     const p = await answeringProxy();
-    const commands = curlRecipes();
-    for (const command of commands) {
+    const inReadme = curlRecipes(undefined, readme);
+    const apis = (commands: string[]) => new Set(commands.map((c) => /\/v1\/(chat\/completions|responses|messages)\b/.exec(c)?.[1]));
+    expect(apis(inReadme)).toEqual(new Set(['chat/completions', 'responses', 'messages']));
+    for (const command of curlRecipes()) {
       const before = requests(p).length;
       const ran = await run('sh', ['-c', atProxy(command, p)]);
       expect(ran.code, `${command}\n${ran.err}`).toBe(0);
@@ -161,8 +181,8 @@ describe("the README's recipes for clients, run as written", () => {
 
   it("each curl command to Ollama's API runs as written (no content type, as Ollama's own examples send) and is answered", async () => {
     const p = await answeringProxy();
+    expect(curlRecipes(/^curl .*\/api\/(chat|generate)\b/, readme).length).toBeGreaterThan(0);
     const commands = curlRecipes(/^curl .*\/api\/(chat|generate)\b/);
-    expect(commands.length).toBeGreaterThan(0);
     for (const command of commands) {
       const ran = await run('sh', ['-c', atProxy(command, p)]);
       expect(ran.code, `${command}\n${ran.err}`).toBe(0);
@@ -177,8 +197,53 @@ describe("the README's recipes for clients, run as written", () => {
   }, 60_000);
 
   it("the demo's capture shows the address the text gives (127.0.0.1:4141)", () => {
-    const headers = readme.split('\n').filter((line) => /^llm-route {2}http:\/\//.test(line));
+    const headers = readmeText.split('\n').filter((line) => /^llm-route {2}http:\/\//.test(line));
     expect(headers.length).toBeGreaterThan(0);
     for (const header of headers) expect(header).toMatch(/^llm-route {2}http:\/\/127\.0\.0\.1:4141 /);
+  });
+});
+
+/** Placeholders for the ${VAR}s a block names (a key's value is never needed to load a file). */
+function placeholders(text: string): Record<string, string> {
+  return Object.fromEntries([...text.matchAll(/\$\{([A-Z0-9_]+)\}/g)].map((m) => [m[1], `example-${m[1].toLowerCase()}`]));
+}
+
+/** The ```yaml blocks of each page with their line, parsed (null: not YAML a tier file could be). */
+function yamlBlocks(): Array<{ where: string; text: string; doc: Record<string, unknown> | null; before: string }> {
+  return pages.flatMap(({ path, text }) =>
+    [...text.matchAll(/^ *```yaml\n([\s\S]*?)^ *``` *$/gm)].map((m) => {
+      const block = m[1];
+      const parsed: unknown = parseYaml(block);
+      const line = text.slice(0, m.index).split('\n').length;
+      // The prose just above the block: where an excerpt names its example file.
+      const before = text.slice(Math.max(0, m.index - 300), m.index);
+      return { where: `${path}:${line}`, text: block, doc: isRecord(parsed) ? parsed : null, before };
+    }),
+  );
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+describe("the README's and docs/' tier files", () => {
+  it('every tier file written out whole (version, providers, routes) loads as serve loads it', () => {
+    const whole = yamlBlocks().filter(({ doc }) => doc && 'version' in doc && 'providers' in doc && 'routes' in doc);
+    expect(whole.map((b) => b.where.split(':')[0])).toEqual(expect.arrayContaining(['README.md', 'docs/tier-file.md']));
+    for (const { where, text } of whole) {
+      expect(() => loadConfigText(text, join(repoRoot, 'llm-route.yaml'), placeholders(text)), where).not.toThrow();
+    }
+  });
+
+  it('an excerpt of an examples/ file says what that file says', () => {
+    const excerpts = yamlBlocks().flatMap((block) => {
+      const named = /examples\/([\w-]+\.yaml)[^\n]*(?:the parts that matter|shortened)/.exec(block.before)?.[1];
+      return named && block.doc ? [{ ...block, file: named }] : [];
+    });
+    expect(excerpts.map((e) => `${e.where.split(':')[0]} ${e.file}`)).toEqual(
+      expect.arrayContaining(['README.md claude-code.yaml', 'docs/client-credentials.md claude-code-subscription.yaml']),
+    );
+    for (const { where, doc, file } of excerpts) {
+      const example: unknown = parseYaml(readFileSync(join(repoRoot, 'examples', file), 'utf8'));
+      expect(example, `${where}: examples/${file}`).toMatchObject(doc as Record<string, unknown>);
+    }
   });
 });
