@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The fit check's cost per request (SPEC "Route by fit"), on dist/: `npx tsc -p tsconfig.json` first.
+// The fit check's cost per request (docs/fit.md), on dist/: `npx tsc -p tsconfig.json` first.
 //
 //   node bench/fit-check.mjs [--requests N] [--json]
 //

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// What routing by purpose costs per request (SPEC "Routing by purpose"), on dist/: `npm run build` first.
+// What routing by purpose costs per request (docs/rules.md), on dist/: `npm run build` first.
 //
 //   node bench/rules.mjs [--requests N] [--json]
 //

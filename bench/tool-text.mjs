@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-// What a plain answer on a route with tools pays for tool text (SPEC "Tool calls written as
-// text": ≤ 0.05 ms more to first content): the same Chat stream's first events read and output
+// What a plain answer on a route with tools pays for tool text (docs/tool-text.md: ≤ 0.05 ms more to first content): the same Chat stream's first events read and output
 // as a relay does it today (the wire's reader, RelayOutput) and with tool text on (the request's
 // tool scope made, TextCallReader, TextCallOutput), per stream, in one process.
 //

@@ -1,7 +1,7 @@
 // Joins tsc's dist/ into a few files in dist/bundle/, which bin/llm-route.js runs. Node's module
 // loader costs about 0.7 ms per file before any code of it runs; `serve` imports ~215 files of
 // llm-route and ~120 of yaml, undici and commander before it can answer, about 150 ms of its
-// start-up (issue 18, point 7). The tests that import dist/ modules directly keep doing so.
+// start-up (docs/performance.md). The tests that import dist/ modules directly keep doing so.
 //   node scripts/bundle.mjs           (npm run build runs it after tsc)
 //
 // Left outside the bundle, loaded from node_modules as before:

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The import graph of src/: file-level import cycles, and imports that run from a lower layer
-// to a higher one (DESIGN.md "Vocabulary lives below its users"; issue 20: goal 0 and 0).
+// to a higher one (docs/architecture.md, the layers; the goal is 0 and 0).
 //
 //   node scripts/import-graph.mjs [root] [--json] [--check]
 //

@@ -1,7 +1,7 @@
 // Reference only: the least a router must do. A node:http server that reads each request's JSON
 // body, parses it, sets the model, serialises it again and forwards it to one upstream through an
 // undici Pool, then pipes the answer back. No routing, failover, logging or metrics. llm-route's
-// CPU per request is measured against this one (issue 33: at most 1.3×).
+// CPU per request is measured against this one (the goal: at most 1.3×).
 // Usage: node json-pipe.mjs UPSTREAM_BASE_URL MODEL   (e.g. http://127.0.0.1:PORT/v1 m)
 import { createServer } from 'node:http';
 import { Pool } from 'undici';

@@ -221,9 +221,9 @@ export function renderReport(r) {
 }
 
 /**
- * The targets, each met or missed with its numbers. Issue 33's are ratios from this one run (the
+ * The targets, each met or missed with its numbers. The ratio goals are from this one run (the
  * machine's speed changes several-fold from week to week; ratios in one run do not); the memory,
- * error and failover ones come from issues 5 and 20.
+ * error and failover ones are the first overhead goals.
  */
 export function renderTargets(r) {
   const rows = [];
@@ -317,7 +317,7 @@ export function renderTargets(r) {
     );
   }
   return [
-    '### Targets (issue 33; memory, errors and failover from issues 5 and 20; start-up and idle memory: bench/startup.mjs)',
+    '### Targets (ratios to the json pipe; memory, errors and failover; start-up and idle memory: bench/startup.mjs)',
     '',
     '| target | this run | status | note |',
     '|---|---|---|---|',

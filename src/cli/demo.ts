@@ -43,7 +43,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
 
 async function demoIn(stateDir: string, opts: DemoOptions): Promise<number> {
   // Every failure from here on stops the children already started: a child left running
-  // would keep the demo alive with no UI to quit it (issue 34).
+  // would keep the demo alive with no UI to quit it.
   const started: MockProcess[] = [];
   let outages: { stop(): Promise<void> } | undefined;
   try {

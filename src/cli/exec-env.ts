@@ -81,7 +81,7 @@ function withLine(list: string | undefined, line: string): string {
 
 /**
  * Claude Code's model variables, one name per request class so that rules can tell them apart
- * (SPEC "Routing by purpose"): the main loop asks for the route itself, its small requests
+ * (docs/rules.md): the main loop asks for the route itself, its small requests
  * (ANTHROPIC_SMALL_FAST_MODEL, else ANTHROPIC_DEFAULT_HAIKU_MODEL) for `<route>@background`,
  * subagents for `<route>@subagent`. Without a rule on the class, each of those names is the
  * route (find-route.ts), so a tier file without rules still sends them all to one route. And

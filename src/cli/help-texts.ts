@@ -10,7 +10,7 @@ interface Footer {
   more?: string[];
 }
 
-/** Every command's exit codes and an example (issue 34), by command path ("savers try"). */
+/** Every command's exit codes and an example, by command path ("savers try"). */
 const FOOTERS: Record<string, Footer> = {
   serve: {
     exit: [

@@ -48,7 +48,7 @@ function classModelRoute(config: Config, model: string): Route | undefined {
 /**
  * Whether `model` reached `route` (what findRoute gave) only through a catch-all alias `*`:
  * no route has that name and no other alias of the route matches it. That is how a typo
- * (`caht`) gets a 200 from a route that takes every name, so the log says it (issue 34).
+ * (`caht`) gets a 200 from a route that takes every name, so the log says it.
  */
 export function reachedOnlyByCatchAll(config: Config, model: string, route: Route): boolean {
   if (config.routes.has(model) || !route.aliases.includes('*')) return false;

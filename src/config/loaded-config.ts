@@ -44,7 +44,7 @@ export interface Tier {
   prefill: boolean;
   /** Load the model at serve's and exec's start. */
   warm: boolean;
-  /** What the tier file says of the model's limits (SPEC "Route by fit"); 'auto': discovered. */
+  /** What the tier file says of the model's limits (docs/fit.md); 'auto': discovered. */
   fit: TierFitConfig;
   /** Tool calls written as text: recovered (auto, the default when absent) or relayed as text (off). */
   tool_text?: 'auto' | 'off';

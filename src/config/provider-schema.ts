@@ -74,7 +74,7 @@ export const PriceSchema = z.strictObject({
 });
 
 /**
- * What llm-route lets through to a provider (SPEC "Idempotency, rate limits, shared state"):
+ * What llm-route lets through to a provider (docs/shared-state.md):
  * requests and tokens per minute as token buckets holding one second's worth, requests in
  * flight, and how long a request over a limit may wait for room before the tier is skipped.
  */

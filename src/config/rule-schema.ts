@@ -1,6 +1,6 @@
 import { z } from '#zod';
 
-// SPEC "Routing by purpose": top-level `rules:`, first match wins; each names a route.
+// docs/rules.md: top-level `rules:`, first match wins; each names a route.
 
 /** `prompt_tokens: ">= 60000"`: an operator and a whole number of tokens. */
 const COMPARISON = /^\s*(>=|<=|>|<|==|=)\s*(\d+)\s*$/;

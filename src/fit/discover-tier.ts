@@ -18,8 +18,7 @@ export interface Discovery {
 }
 
 /**
- * A tier's context window, vision and tools, from what its server itself documents (SPEC
- * "Route by fit"): Ollama `POST /api/show` + `GET /api/ps`; for an openai-type server, vLLM's
+ * A tier's context window, vision and tools, from what its server itself documents (docs/fit.md): Ollama `POST /api/show` + `GET /api/ps`; for an openai-type server, vLLM's
  * `max_model_len` in `/v1/models`, llama.cpp's `/props`, LM Studio's `/api/v0/models`, first
  * that answers. Bounded by `timeoutMs`; never throws.
  */

@@ -19,7 +19,7 @@ function hasLimits(fit: TierFit): boolean {
 }
 
 /**
- * SPEC "Route by fit": may `tier` be sent this request? `body` is the tier's request body as
+ * docs/fit.md: may `tier` be sent this request? `body` is the tier's request body as
  * it will be sent. Cheap by construction: no known limit, no work; a body whose UTF-8 bytes
  * are fewer than the room left fits without a count (a token is at least one byte); only a
  * prompt near a limit is counted. A prompt whose count plus the output reserve exceeds the

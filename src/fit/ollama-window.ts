@@ -10,7 +10,7 @@ const STEP = 4096;
 const MARGIN = 1.2;
 
 /**
- * SPEC "Route by fit": the `options.num_ctx` an ollama-type tier gets for this request when its
+ * docs/fit.md: the `options.num_ctx` an ollama-type tier gets for this request when its
  * tier file sets none — the loaded runner's window when the request fits it (no reload), else
  * the smallest 4096·2^k that fits, at most the model's `context_length`. Undefined: nothing
  * known (the server's own default applies) or the tier sets num_ctx itself.

@@ -3,7 +3,7 @@ import { DEFAULT_ENCODING } from '../tokens/count.js';
 import { isRecord } from '../util/is-record.js';
 import type { PromptCount } from '../protocols/core/prompt-tokens.js';
 
-/** Why no tier answered, when it was the payload's size (SPEC "Route by fit"): the numbers for the client's 400. */
+/** Why no tier answered, when it was the payload's size (docs/fit.md): the numbers for the client's 400. */
 export interface PayloadFailure {
   /** The prompt's tokens: a server's own count when one said it, else llm-route's. */
   promptTokens: number;

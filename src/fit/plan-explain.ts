@@ -30,7 +30,7 @@ export interface Explained {
 }
 
 /**
- * The plan the routing loop would make for `request` (SPEC "llm-route explain"), with the
+ * The plan the routing loop would make for `request` (docs/fit.md), with the
  * same fit check, without sending anything. `unreachable`: tiers discovery could not reach
  * (still tried, as serve would: reason `unreachable`). A tier's weight and circuit are the
  * running server's; here a weight of 0 skips.

@@ -1,7 +1,7 @@
 import type { Tier } from '../config/schema.js';
 
 /**
- * What llm-route knows of each tier's model limits (SPEC "Route by fit"): what discovery read
+ * What llm-route knows of each tier's model limits (docs/fit.md): what discovery read
  * from its server, and the window a silent truncation taught. Kept per server and model (not
  * per Tier object: a reload makes new ones, and the server's answer still holds).
  */

@@ -26,7 +26,7 @@ export interface Truncation {
 }
 
 /**
- * SPEC "Route by fit": a local tier's reported prompt tokens against the count made before
+ * docs/fit.md: a local tier's reported prompt tokens against the count made before
  * sending (made only near a limit, so only then compared). A truncation teaches the tier's
  * window — what it read — until discovery says otherwise.
  */

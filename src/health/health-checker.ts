@@ -185,7 +185,7 @@ export class HealthChecker {
     }
   }
 
-  /** Asks the tier's server whether its model is loaded (SPEC "Warm models and hedged first tokens"); one at a time per tier, never throws. */
+  /** Asks the tier's server whether its model is loaded (docs/hedging.md); one at a time per tier, never throws. */
   private async refreshLoaded(tier: Tier): Promise<void> {
     const id = `loaded\u0000${tier.route}\u0000${tier.name}`;
     if (this.inFlight.has(id) || !this.running) return;

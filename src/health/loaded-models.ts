@@ -5,8 +5,7 @@ import type { Http } from './deadline.js';
 import { besideApiRoot, getJson, isOllama, ollamaLoaded, servesModel } from './upstream-models.js';
 
 /**
- * Whether a tier's model is in its server's memory, in the server's own words (SPEC "Warm
- * models and hedged first tokens"): Ollama `GET /api/ps`, llama-swap `GET /running`
+ * Whether a tier's model is in its server's memory, in the server's own words (docs/hedging.md): Ollama `GET /api/ps`, llama-swap `GET /running`
  * (`ready` loaded, `starting` still loading), llama.cpp's router mode `GET /models`
  * (`status.value`), LM Studio `GET /api/v0/models` (`state`). Kept per server and model, read
  * only off the request path (discovery, health checks, the refresh while requests arrive).

@@ -7,7 +7,7 @@ import { readServerWord, recordLoaded, type ServerWord } from './loaded-models.j
 import { besideApiRoot, getJson, isOllama } from './upstream-models.js';
 
 /**
- * `warm: true` (SPEC "Warm models and hedged first tokens"): at serve's and exec's start, the
+ * `warm: true` (docs/hedging.md): at serve's and exec's start, the
  * tier's server is asked to load its model, in the way the server documents, so a session's
  * first prompt does not pay the load. Ollama: `POST /api/generate` with the model and no
  * prompt (its documented load request), with the tier's keep_alive as written. A server that

@@ -129,8 +129,8 @@ function failWith(exchange: Exchange, error: ErrorSpec, outcome: RequestOutcome,
 }
 
 /**
- * No tier answered and at least one was skipped for llm-route's own limit or budget (SPEC "429
- * or 502"): 429, with Retry-After when the soonest of them takes requests again.
+ * No tier answered and at least one was skipped for llm-route's own limit or budget (docs/routing.md,
+ * "When no tier answers"): 429, with Retry-After when the soonest of them takes requests again.
  */
 function limitedAnswer(exchange: Exchange, route: string, limited: Limited, attempts: Attempts): void {
   const retryAfterS = Math.max(1, Math.ceil(limited.retryAfterMs / 1000));
@@ -165,7 +165,7 @@ function clientCredentialAnswer(exchange: Exchange, route: string, attempts: Att
   failWith(exchange, { ...error, message }, 'failed', attempts);
 }
 
-/** SPEC "Local only": 503 no_local_tier, in the client's protocol (fails closed). */
+/** docs/rules.md: 503 no_local_tier, in the client's protocol (fails closed). */
 export function noLocalTier(exchange: Exchange, route: string, why: string, attempts: Attempts): void {
   const message = `no_local_tier: route "${route}" is local-only for this request and ${why}`;
   failWith(exchange, { status: 503, kind: 'unavailable', code: 'no_local_tier', message }, 'failed', attempts);

@@ -6,7 +6,7 @@ import type { CommitResult, StreamAttempt } from './stream-attempt.js';
 import type { CommitPort, StreamSink } from './stream-sink.js';
 
 /**
- * Hedged first tokens (SPEC "Warm models and hedged first tokens"): when the attempt in flight
+ * Hedged first tokens (docs/hedging.md): when the attempt in flight
  * has no first content `hedge_ms` after it started, the next tier starts as well; the first of
  * the two to commit wins, the other is stopped in that same instant (its socket destroyed).
  * At most two in flight, and none started after a commit.

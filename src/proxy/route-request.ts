@@ -28,7 +28,7 @@ export type RoutingOutcome =
   | { kind: 'client_credential'; attempts: AttemptRecord[] }
   /** No planned tier can carry this request (an image URL for Ollama, n > 1 for Anthropic, …). */
   | { kind: 'unsupported'; reasons: string[]; attempts: AttemptRecord[] }
-  /** No tier answered, each for the payload's sake, at least one because it is too long (SPEC "Route by fit"): a 400. */
+  /** No tier answered, each for the payload's sake, at least one because it is too long (docs/fit.md): a 400. */
   | { kind: 'too_long'; failure: PayloadFailure; attempts: AttemptRecord[] }
   /** The client left, or the server is stopping. `tier`: the one whose attempt was in flight then. */
   | { kind: 'aborted'; attempts: AttemptRecord[]; tier?: Tier };

@@ -73,7 +73,7 @@ export class StreamAttempt implements AnswerReader {
     return this.heldAtMs >= 0 && this.waiting;
   }
 
-  /** Issue 32 (hedging): what the upstream reported of its usage so far (a stopped hedge's loser may have been billed for it). */
+  /** Hedging (docs/hedging.md): what the upstream reported of its usage so far (a stopped hedge's loser may have been billed for it). */
   get usageSoFar(): Usage | undefined {
     return this.tally.usage;
   }

@@ -45,7 +45,7 @@ export function upstreamErrorBeforeContent(data: string, facts: EventFacts): Att
 /**
  * A tool call the model wrote as text that the client cannot run (an unknown tool, arguments
  * invalid after repair, a form that never closed within ttft_ms): the tier's fault, not its
- * provider's health; the next tier gets the same payload (SPEC "Tool calls written as text").
+ * provider's health; the next tier gets the same payload (docs/tool-text.md).
  */
 export function badToolCall(message: string): AttemptError {
   return new AttemptError('bad_tool_call', `bad tool call written as text: ${message}`, {

@@ -15,7 +15,7 @@ export interface RouteChoice {
 }
 
 /**
- * SPEC "Routing by purpose": the first matching rule's route, else the route the model names
+ * docs/rules.md: the first matching rule's route, else the route the model names
  * (or default_route); undefined when neither gives one (404). Without rules this is the model
  * lookup alone; a local-only route or request then loses every tier off the local network.
  */

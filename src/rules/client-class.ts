@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { modelClass } from '../config/find-route.js';
 
 /**
- * Who sent a request and what for (SPEC "Routing by purpose"), from what each client itself
+ * Who sent a request and what for (docs/rules.md), from what each client itself
  * sends; the README's "Routing by purpose" says what each class relies on.
  *
  * Claude Code: user-agent `claude-cli/<version> (…)`; with CLAUDE_CODE_GATEWAY_HINT_HEADERS=1

@@ -27,7 +27,7 @@ export function wantsLocalOnly(route: Route, headers: IncomingHttpHeaders): bool
 }
 
 /**
- * SPEC "Local only": the route as the routing loop gets it, only tiers on the local network
+ * docs/rules.md: the route as the routing loop gets it, only tiers on the local network
  * (loopback, RFC 1918, link-local, IPv6 ULA and link-local, `.local`, single-label names), so
  * nothing of the request can reach another. The same tier objects: health and limits are shared.
  */

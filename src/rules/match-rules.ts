@@ -23,7 +23,7 @@ interface CompiledRule {
 const compiledRules = new WeakMap<Config, CompiledRule[]>();
 
 /**
- * SPEC "Routing by purpose": the first rule whose `when` holds, in file order; undefined when
+ * docs/rules.md: the first rule whose `when` holds, in file order; undefined when
  * none does (the model name decides, as without rules). Synchronous unless a rule's
  * prompt_tokens could only be decided by counting the prompt.
  */

@@ -2,7 +2,7 @@ import type { ClientProtocol } from '../protocols/core/names.js';
 import { clientCodec, clientCodecs } from '../protocols/registry.js';
 
 // What a request asks for, read off the client's body as sent (no neutral form made): the
-// `thinking` and `images` keys of a rule's `when` (SPEC "Routing by purpose"). Each protocol's
+// `thinking` and `images` keys of a rule's `when` (docs/rules.md). Each protocol's
 // codec knows how its body says it (Anthropic's `thinking`, OpenAI's reasoning effort, Ollama's
 // `think`; `image_url`, `image` and `input_image` parts, Ollama's `images`).
 

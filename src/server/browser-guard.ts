@@ -4,7 +4,7 @@ import type { ErrorSpec } from '../protocols/core/types.js';
 import { hostName, isLoopbackHost } from '../util/loopback.js';
 
 /**
- * What keeps web pages out (SPEC "Browsers: a web page cannot use llm-route"). A page the
+ * What keeps web pages out (docs/security.md, "Browsers and web pages"). A page the
  * user opens can send requests to 127.0.0.1; two header comparisons refuse them:
  * - Host: a DNS-rebinding page reaches us under its own name (`evil.example:4141`). Without
  *   auth_token only loopback names and allowed_hosts pass; with it, the token is the gate.

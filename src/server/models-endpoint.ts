@@ -5,7 +5,7 @@ import { routeFacts } from './model-catalog.js';
 
 /**
  * GET /v1/models: the routes, in OpenAI's list shape, or Anthropic's when the client sends
- * anthropic-version; each with the window a client may plan with (SPEC "Routing by purpose"):
+ * anthropic-version; each with the window a client may plan with (docs/rules.md):
  * `context_window` / `max_input_tokens`, left out when no tier's window is known.
  */
 export function modelList(app: AppContext, headers: IncomingHttpHeaders): Record<string, unknown> {

@@ -4,7 +4,7 @@ import type { TelemetryBus } from '../telemetry/bus.js';
 import { isLimitSkip, type TelemetryEvent } from '../telemetry/events.js';
 
 /**
- * SPEC "More metrics" of the state seam: `llm_rate_limited_total{provider}` (tiers skipped by
+ * docs/operations.md of the state seam: `llm_rate_limited_total{provider}` (tiers skipped by
  * llm-route's own limits), `llm_idempotent_replays_total` (answers replayed under an
  * Idempotency-Key) and `llm_state_backend_up` (1 while the shared state is reachable; always 1
  * embedded), read from the backend at each scrape. Returns what unsubscribes.

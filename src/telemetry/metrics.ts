@@ -11,7 +11,7 @@ const STATE_VALUE = { healthy: 0, degraded: 1, down: 2 } as const;
 type Labelled<T> = { labels(...values: string[]): T };
 
 /**
- * Prometheus metrics (names fixed by SPEC), fed only by telemetry events. Label children are
+ * Prometheus metrics (names fixed in docs/operations.md), fed only by telemetry events. Label children are
  * cached so the request path never re-hashes label sets; counters and gauges are cells
  * (cells.ts) that prom-client reads at scrape time.
  */

@@ -135,7 +135,7 @@ export interface RequestFinished {
   estimate?: { promptText: string; completionText: string; prompt?: { tokens: number; cached: number } };
   /** Token savers that ran on the request, in order. */
   savers?: SaverMeasure[];
-  /** The rule of `rules:` that chose the route: its `name:`, else its 0-based index (SPEC "Routing by purpose"). */
+  /** The rule of `rules:` that chose the route: its `name:`, else its 0-based index (docs/rules.md). */
   rule?: string | number;
   /** Session affinity decided a weighted draw: the session stayed on the tier that answered its last turn. */
   affinity?: true;
@@ -147,9 +147,9 @@ export interface RequestFinished {
   hedged?: HedgedStream;
   /** The hedge's loser's tokens, when its upstream reported any before it was stopped (a paid tier may bill them). */
   loserUsage?: { tier: string; provider: string; model: string; usage: Usage };
-  /** The tier read fewer than 70% of the prompt tokens counted before sending: it cut the prompt silently (SPEC "Route by fit"). */
+  /** The tier read fewer than 70% of the prompt tokens counted before sending: it cut the prompt silently (docs/fit.md). */
   promptTruncated?: { sent: number; read: number };
-  /** Tool calls the model wrote as text, one report per attempt that held one (SPEC "Tool calls written as text"); the last is the request's. */
+  /** Tool calls the model wrote as text, one report per attempt that held one (docs/tool-text.md); the last is the request's. */
   toolText?: ToolTextReport[];
   /** 'client': the tier that answered was sent the client's own credential (api_key: from_client): the client's account pays. */
   credential?: 'client';

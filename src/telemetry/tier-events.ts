@@ -71,7 +71,7 @@ export interface HealthChecked {
   note?: string;
 }
 
-/** What discovery learned of a tier's limits, when it changed (SPEC "Route by fit"); `error`: unknown, and why. */
+/** What discovery learned of a tier's limits, when it changed (docs/fit.md); `error`: unknown, and why. */
 export interface FitDiscovered {
   type: 'fit_discovered';
   route: string;
@@ -85,7 +85,7 @@ export interface FitDiscovered {
 
 /**
  * A silent truncation found after the answer (the tier's window was unknown, so nothing was
- * counted before sending): its own log line, with the request's id (SPEC "Routing by purpose").
+ * counted before sending): its own log line, with the request's id (docs/rules.md).
  */
 export interface PromptTruncated {
   type: 'prompt_truncated';

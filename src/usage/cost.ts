@@ -8,7 +8,7 @@ export interface TokenCounts {
 }
 
 /**
- * USD for these tokens at this price (SPEC): (prompt − cached) × input + cached × cached input
+ * USD for these tokens at this price (docs/usage.md): (prompt − cached) × input + cached × cached input
  * (default: the input price) + completion × output, per million tokens.
  */
 export function costUsd(price: Price, tokens: TokenCounts): number {

@@ -77,9 +77,9 @@ const STEPS: string[] = [
    CREATE INDEX budget_holds_by_expiry ON budget_holds (expires_at);`,
   // 2: a stream that broke on a resume route: how it was recovered and how it went ("continue:ok", "replay:diverged").
   `ALTER TABLE requests ADD COLUMN resumed TEXT`,
-  // 3: a tier that cut the prompt silently (SPEC "Route by fit"): {"sent":N,"read":M}
+  // 3: a tier that cut the prompt silently (docs/fit.md): {"sent":N,"read":M}
   'ALTER TABLE requests ADD COLUMN prompt_truncated TEXT;',
-  // 4: a tool call the model wrote as text (SPEC "Tool calls written as text"): {"format","calls","repaired","result"}
+  // 4: a tool call the model wrote as text (docs/tool-text.md): {"format","calls","repaired","result"}
   'ALTER TABLE requests ADD COLUMN tool_text TEXT;',
   // 5: whose credential paid for the answer: 'client' when its tier was sent the client's own (api_key: from_client), else null
   'ALTER TABLE requests ADD COLUMN credential TEXT;',

@@ -14,13 +14,13 @@ import { UsageMetrics } from './usage-metrics.js';
 import type { EngineOptions, EngineReports, UsageEngine } from './usage-engine.js';
 
 export interface UsageLogOptions extends EngineOptions {
-  /** Rows wait at most this long before they are written (SPEC: a SIGKILL loses at most the last second). */
+  /** Rows wait at most this long before they are written (docs/usage.md: a SIGKILL loses at most the last second). */
   flushMs?: number;
   /** ...or until this many are waiting. */
   maxRows?: number;
   /** Where llm_cost_usd_total, llm_tokens_total{kind="cached"} and llm_budget_remaining go. */
   registry?: Registry;
-  /** How long a tier must be down to be an incident (SPEC: 30 s). */
+  /** How long a tier must be down to be an incident (docs/usage.md: 30 s). */
   incidentDownAfterMs?: number;
 }
 

@@ -7,7 +7,7 @@ import { costUsd } from './cost.js';
 import type { EstimatedItem } from './request-row.js';
 
 /**
- * The usage metrics (SPEC "More metrics"): `llm_cost_usd_total{route,tier}` priced from the
+ * The usage metrics (docs/operations.md): `llm_cost_usd_total{route,tier}` priced from the
  * upstream's usage as requests end (estimated usage, its tokens in `llm_tokens_total` too, is
  * added when the usage engine has counted it), `llm_tokens_total{kind="cached"}` beside the
  * prompt/completion series, and `llm_budget_remaining{scope,unit}` as the ledger last saw it.

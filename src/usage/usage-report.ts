@@ -4,7 +4,7 @@ import { percentile } from '../util/percentile.js';
 export const GROUP_BY = ['route', 'tier', 'model', 'provider', 'day', 'credential', 'protocol'] as const;
 export type GroupBy = (typeof GROUP_BY)[number];
 
-/** One group of `usage --json` (SPEC): tier keys are `route/tier`; TTFT is null for a group with no streams. */
+/** One group of `usage --json` (docs/usage.md): tier keys are `route/tier`; TTFT is null for a group with no streams. */
 export interface UsageGroup {
   key: string;
   requests: number;

@@ -40,7 +40,7 @@ export class ChatReader implements StreamReader {
     if (chunk.error != null) {
       parts.push({ type: 'error', message: errorMessage(chunk.error) });
     } else if (isLoadingProgress(chunk)) {
-      // Not the model's answer: it neither commits nor reaches a translated client (issue 32).
+      // Not the model's answer: it neither commits nor reaches a translated client.
     } else if (Array.isArray(chunk.choices)) {
       for (let position = 0; position < chunk.choices.length; position++) {
         const choice: unknown = chunk.choices[position];

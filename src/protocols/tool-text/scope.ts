@@ -5,7 +5,7 @@ import type { ToolTextFormat } from './forms.js';
 import type { ToolSchemas } from './recover.js';
 import { warmSchemaChecks } from './schema-check.js';
 
-/** How one attempt's tool call written as text ended (SPEC: the log line's `tool_text`, the metric's labels). */
+/** How one attempt's tool call written as text ended (docs/tool-text.md: the log line's `tool_text`, the metric's labels). */
 export interface ToolTextReport {
   tier: string;
   format: ToolTextFormat;

@@ -26,7 +26,7 @@ export interface RecoveryInput {
 type Run = (CommitResult | { committed: false; error: AttemptError; refused: string }) & { diverged: () => boolean };
 
 /**
- * Mid-stream recovery (SPEC "Mid-stream recovery (opt-in)"): when the committed stream of a
+ * Mid-stream recovery (docs/recovery.md): when the committed stream of a
  * resume route broke inside its text, one more attempt on the recovery tier (the next in the
  * plan, else the same one if its retry rules allow another try) goes on writing to the same
  * client response through the same renderer: by continuation where the tier takes a prefill,

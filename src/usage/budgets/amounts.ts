@@ -3,7 +3,7 @@ import type { Usage } from '../../protocols/core/usage.js';
 import { costUsd } from '../cost.js';
 import type { BudgetAmount } from './ledger.js';
 
-/** SPEC: without the request's own max tokens, the tier's `max_tokens`, else 4096. */
+/** docs/usage.md: without the request's own max tokens, the tier's `max_tokens`, else 4096. */
 export const DEFAULT_MAX_TOKENS = 4096;
 
 /** The budget scopes a try at this tier counts against: its route and its provider. */

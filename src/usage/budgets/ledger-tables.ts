@@ -4,7 +4,7 @@ import type { Budget } from '../../config/schema.js';
 import type { BudgetAmount, BudgetStatus, Reservation } from './ledger.js';
 import { budgetWindow } from './windows.js';
 
-/** USD are floats: amounts closer than this are equal (SPEC compares costs to 1e-9). */
+/** USD are floats: amounts closer than this are equal (costs compare to 1e-9). */
 const EPSILON = 1e-9;
 
 export interface HoldRow {

@@ -1,7 +1,7 @@
 import type { IncidentRecord } from './incident-rows.js';
 import type { IncidentNumbers } from './postmortem.js';
 
-/** One entry of `incidents --json` (SPEC); `trigger` holds the numbers, recomputed from the rows. */
+/** One entry of `incidents --json` (docs/usage.md); `trigger` holds the numbers, recomputed from the rows. */
 export function incidentJson(incident: IncidentRecord, n: IncidentNumbers): Record<string, unknown> {
   return {
     id: incident.id,

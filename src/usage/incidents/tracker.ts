@@ -9,7 +9,7 @@ export interface IncidentSink {
   close(key: string, closedAt: number, closedBy: string): void;
 }
 
-/** A tier down for longer than this is an incident (SPEC). */
+/** A tier down for longer than this is an incident (docs/usage.md). */
 export const DOWN_AFTER_MS = 30_000;
 
 /**
