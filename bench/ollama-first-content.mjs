@@ -4,7 +4,7 @@
 // and an ollama-type mock (/api/chat relayed, Chat translated). Each mock sends its whole answer at
 // once, so what is measured is what the proxy does before the first content leaves: time to the
 // first content, one stream at a time, in alternating rounds. The ratio /api/chat ÷ Chat per tier
-// is what the README's "Overhead" quotes for Ollama's API (goal: within 1.1×).
+// is what docs/performance.md quotes for Ollama's API (goal: within 1.1×).
 //
 //   npm run build && node bench/ollama-first-content.mjs [--tokens 100] [--rounds 8] [--streams 200]
 import { mkdtempSync, writeFileSync } from 'node:fs';

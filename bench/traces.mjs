@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// What traces cost (README "Traces"): CPU per request of `llm-route serve` with traces off and on,
+// What traces cost (docs/traces.md): CPU per request of `llm-route serve` with traces off and on,
 // at a fixed rate (default 1,000 req/s, c10), non-streaming and streaming, in rounds that rotate
 // the order.
 // With traces on, spans go over OTLP/HTTP (protobuf; --json: http/json) to a local receiver that

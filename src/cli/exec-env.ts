@@ -100,7 +100,7 @@ function claudeCodeModels(route: string): Record<string, string> {
 }
 
 /**
- * Claude Code's traces (README "Traces"), joined to llm-route's: its telemetry and its traces
+ * Claude Code's traces (docs/traces.md), joined to llm-route's: its telemetry and its traces
  * beta on, exported where llm-route's go (the same URL, protocol and headers), and its
  * `traceparent` sent to a base URL that is not Anthropic's (CLAUDE_CODE_PROPAGATE_TRACEPARENT,
  * Claude Code 2.1.152 and later), so that each request's span in llm-route is the child of

@@ -70,7 +70,7 @@ export function withStatusLine(command: string[], url: string, places: SettingsP
 }
 
 function keptNote(where: string): string {
-  return `llm-route: Claude Code keeps your own status line (${where}); for llm-route's, run \`llm-route statusline\` from it (README: "While an agent works")`;
+  return `llm-route: Claude Code keeps your own status line (${where}); for llm-route's, run \`llm-route statusline\` from it (docs/agents.md)`;
 }
 
 /** Where Claude Code reads a status line from, besides `--settings`: managed, project local, project, user. */

@@ -73,7 +73,7 @@ export async function main(argv: string[]): Promise<void> {
     )
     .option(
       '--trace',
-      "join the command's own traces to llm-route's: Claude Code's traces (beta) go to llm-route's collector and its requests carry their traceparent (needs traces on: README \"Traces\")",
+      "join the command's own traces to llm-route's: Claude Code's traces (beta) go to llm-route's collector and its requests carry their traceparent (needs traces on: docs/traces.md)",
     )
     .argument('<command...>', 'the command to run, and its arguments')
     .passThroughOptions()

@@ -95,7 +95,7 @@ export const ProviderSchema = z.strictObject({
   /** An openai-type server that also serves these APIs itself: requests in them are relayed, not translated. */
   passthrough: z.array(z.enum(['responses', 'messages'])).optional(),
   ollama: OllamaOptionsSchema.optional(),
-  /** The provider's key; `from_client`: the client's own credential, forwarded to this provider only (README "Your own login as the cloud tier"). */
+  /** The provider's key; `from_client`: the client's own credential, forwarded to this provider only (docs/client-credentials.md). */
   api_key: z.string().optional(),
   /** PEM file of CAs to trust for this provider's TLS, besides the system's and NODE_EXTRA_CA_CERTS (relative: to the tier file). */
   ca_file: z.string().min(1).optional(),

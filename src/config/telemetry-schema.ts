@@ -1,6 +1,6 @@
 import { z } from '#zod';
 
-// Traces over OpenTelemetry (README "Traces"): off unless this section (or the standard OTEL_* variables) says where to.
+// Traces over OpenTelemetry (docs/traces.md): off unless this section (or the standard OTEL_* variables) says where to.
 
 /** An HTTP header name (RFC 9110's token). */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

@@ -2,7 +2,7 @@ import type { Env } from './env.js';
 import type { Config } from './loaded-config.js';
 
 /**
- * Where and how llm-route's spans go (README "Traces"), from the tier file's `telemetry.otlp`,
+ * Where and how llm-route's spans go (docs/traces.md), from the tier file's `telemetry.otlp`,
  * else from the standard OpenTelemetry variables: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (the whole
  * URL) or OTEL_EXPORTER_OTLP_ENDPOINT (a base: `/v1/traces` is added), OTEL_EXPORTER_OTLP_HEADERS
  * and OTEL_EXPORTER_OTLP_TRACES_HEADERS, OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL, OTEL_SERVICE_NAME,

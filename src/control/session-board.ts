@@ -48,7 +48,7 @@ interface SessionTally {
 /** Local or cloud (config/tier-kind.ts); null when the tier is no longer in the tier file. */
 export type TierKind = Kind | null;
 
-/** `GET /admin/sessions/<id>`: one agent session's requests as this server saw them (README "While an agent works"). */
+/** `GET /admin/sessions/<id>`: one agent session's requests as this server saw them (docs/agents.md). */
 export interface SessionSummary {
   session: string;
   requests: number;

@@ -22,7 +22,7 @@ const ALIAS_NOTE = [
   '# aliases: ["claude-*", "gpt-*"]. default_route takes requests that name no model.',
 ];
 
-/** Offered, commented, when no ANTHROPIC_API_KEY is set: the client's own login or key (README "Your own login as the cloud tier"). */
+/** Offered, commented, when no ANTHROPIC_API_KEY is set: the client's own login or key (docs/client-credentials.md). */
 const CLAUDE_PLAN_PROVIDER = [
   '  # claude:                    # no ANTHROPIC_API_KEY found: with a Claude subscription, uncomment this and the',
   "  #   type: anthropic          # claude tier below; `llm-route exec -- claude` then keeps Claude Code's own login,",
@@ -53,7 +53,7 @@ export function tierFileText(found: FoundServer[], clouds: CloudProvider[], when
   const lines: string[] = [
     `# llm-route tier file, written by \`llm-route init\` on ${when.toISOString().slice(0, 10)}.`,
     '# Requests try the tiers of a route in order (local first), failing over on errors and timeouts.',
-    '# Check it with `llm-route validate`; see the README for every key.',
+    '# Check it with `llm-route validate`; see docs/tier-file.md for every key.',
     'version: 1',
     'server:',
     '  host: 127.0.0.1',

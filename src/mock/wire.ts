@@ -79,7 +79,7 @@ export function countWords(value: unknown): number {
  * A real server's chat template writes the tool definitions into the prompt, and its usage
  * counts them: about one token per 4 characters of their JSON. Without them an agent's prompt
  * (Codex sends ~18 KB of tools) reads far below what llm-route counted, and the mock looked like
- * a server that silently truncates (see the README's "Route by fit").
+ * a server that silently truncates (see docs/fit.md).
  */
 export function toolTokens(tools: unknown): number {
   return Array.isArray(tools) && tools.length > 0 ? Math.ceil(JSON.stringify(tools).length / 4) : 0;

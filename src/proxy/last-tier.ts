@@ -13,8 +13,8 @@ interface Site {
 }
 
 /**
- * Whether the tier at plan index `t` is the last this request will try (README "Agents on
- * local models"): the plan after weights, health and rules has no tier after it that can carry
+ * Whether the tier at plan index `t` is the last this request will try (docs/tool-text.md): the
+ * plan after weights, health and rules has no tier after it that can carry
  * the request and fits it. A tool call written as text that the client cannot run goes out as
  * written there, since no tier is left to ask. Found out only when it matters: when a form
  * starts to be held (so a count the fit check needs is ready by the time the form closes), or

@@ -34,7 +34,7 @@ export type CommitResult = { committed: true; relay: StreamRelay; elapsedMs: num
  * commit port's sink, what it held and the rest of the stream to a StreamRelay, and is done.
  * A tool call written as text whose first bytes came within the budget meets the TTFT: it is
  * held (no commit) while bytes keep arriving, until it closes, or idle_ms of silence, the
- * opt-in stream_max_ms or the answer cap ends it (README "Agents on local models").
+ * opt-in stream_max_ms or the answer cap ends it (docs/tool-text.md).
  */
 export class StreamAttempt implements AnswerReader {
   readonly committed: Promise<CommitResult>;

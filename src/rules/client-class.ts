@@ -3,7 +3,7 @@ import { modelClass } from '../config/find-route.js';
 
 /**
  * Who sent a request and what for (docs/rules.md), from what each client itself
- * sends; the README's "Routing by purpose" says what each class relies on.
+ * sends; docs/rules.md says what each class relies on.
  *
  * Claude Code: user-agent `claude-cli/<version> (…)`; with CLAUDE_CODE_GATEWAY_HINT_HEADERS=1
  * (which `exec` sets) it labels each request `x-claude-code-request-class`. Without the label:

@@ -9,7 +9,7 @@ import type { Tracing } from '../tracing/tracing.js';
 const FLUSH_MS = 2_000;
 
 /**
- * Traces in the server's lifecycle (README "Traces"): on when the tier file's `telemetry.otlp`
+ * Traces in the server's lifecycle (docs/traces.md): on when the tier file's `telemetry.otlp`
  * or the OTEL_* environment says so, and only then is src/tracing/ loaded (a dynamic import: a
  * server without traces never loads its modules or the OpenTelemetry packages). A reload turns
  * them on, off, or to another collector; a stopping server flushes them. Changes run one after

@@ -82,7 +82,7 @@ export interface StreamCommitted {
 }
 
 /**
- * A tool call written as text being held (README "Agents on local models"): sent when its hold
+ * A tool call written as text being held (docs/tool-text.md): sent when its hold
  * begins, then at most once a second while it grows, and with `chars: 0` when it ends; the
  * dashboard shows it, so a long hold is visibly alive. Never one per chunk.
  */

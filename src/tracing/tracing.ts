@@ -9,7 +9,7 @@ import { RequestSpans } from './request-spans.js';
 import { traceCounters } from './trace-metrics.js';
 
 /**
- * Traces, running (README "Traces"): a subscriber of the telemetry bus that makes each ended
+ * Traces, running (docs/traces.md): a subscriber of the telemetry bus that makes each ended
  * request's spans (request-spans.ts) and an OTLP/HTTP exporter that sends them in batches
  * (otlp-exporter.ts). Loaded by the server only when traces are on (src/server/trace-link.ts).
  */

@@ -82,7 +82,7 @@ export interface DashboardSnapshot {
   pending: number;
   /** Newest first. */
   recent: RecentRequest[];
-  /** Tool calls written as text being held now (README "Agents on local models"): how far each has grown, how long since it last did. */
+  /** Tool calls written as text being held now (docs/tool-text.md): how far each has grown, how long since it last did. */
   heldCalls: HeldCallView[];
   /** Oldest first, the newest last. */
   log: LogLine[];

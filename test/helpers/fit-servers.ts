@@ -140,7 +140,7 @@ export function llamaSwapRunning(running: Array<{ model: string; state: 'ready' 
   return { running };
 }
 
-/** llama.cpp router mode `GET /models` (tools/server README, "Using multiple models"): each model's `status.value`. */
+/** llama.cpp router mode `GET /models` (github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md, "Using multiple models"): each model's `status.value`. */
 export function llamaRouterModels(models: Array<{ id: string; value: 'loaded' | 'loading' | 'unloaded' }>): Record<string, unknown> {
   return {
     data: models.map(({ id, value }) => ({

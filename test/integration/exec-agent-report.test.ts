@@ -221,7 +221,7 @@ describe('exec -- claude: notice, status line, exit summary', () => {
     expect(run.record.args).toEqual(['--model', 'x']);
     const notes = run.stderr.split('\n').filter((line) => line.includes('keeps your own status line'));
     expect(notes).toEqual([
-      `llm-route: Claude Code keeps your own status line (${join(where.home, '.claude', 'settings.json')}); for llm-route's, run \`llm-route statusline\` from it (README: "While an agent works")`,
+      `llm-route: Claude Code keeps your own status line (${join(where.home, '.claude', 'settings.json')}); for llm-route's, run \`llm-route statusline\` from it (docs/agents.md)`,
     ]);
   }, 30_000);
 

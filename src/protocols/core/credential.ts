@@ -2,8 +2,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Provider } from '../../config/schema.js';
 import { LLM_ROUTE_TOKEN_HEADER, sameSecret } from '../../util/bearer.js';
 
-// A client's own key or login, for a provider with `api_key: from_client` (README "Your own
-// login as the cloud tier"): taken once at ingress, sent to such a provider of its own API only.
+// A client's own key or login, for a provider with `api_key: from_client`
+// (docs/client-credentials.md): taken once at ingress, sent to such a provider of its own API only.
 
 /** The APIs a client's credential can be for: the provider types that take one. */
 export type CredentialApi = 'anthropic' | 'openai';

@@ -7,8 +7,7 @@ import { isRecord } from '../../util/is-record.js';
  * reads it as prompt, and a prompt whose first line changes every turn is never found in a
  * local server's KV cache: each turn re-reads the whole conversation. So it is removed before
  * a Messages request reaches a server that is not Anthropic (vLLM's and SGLang's own Anthropic
- * endpoints drop it too; llama.cpp's pins its nonce). See the README, "Prompts that stay cached
- * on local servers".
+ * endpoints drop it too; llama.cpp's pins its nonce). See docs/caching.md.
  */
 const PREFIX = 'x-anthropic-billing-header:';
 /** The prefix and its `key=value;` fields. */

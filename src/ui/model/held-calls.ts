@@ -12,7 +12,7 @@ interface HeldCall {
 }
 
 /**
- * Tool calls written as text held now, by request id (README "Agents on local models"): each
+ * Tool calls written as text held now, by request id (docs/tool-text.md): each
  * hold event (its start, about once a second while it grows, its end) updates one; the request
  * committing or ending, or its attempt failing over, lets it go.
  */
