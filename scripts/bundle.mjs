@@ -1,13 +1,15 @@
 // Joins tsc's dist/ into a few files in dist/bundle/, which bin/llm-route.js runs. Node's module
 // loader costs about 0.7 ms per file before any code of it runs; `serve` imports ~215 files of
-// llm-route and ~120 of yaml, undici and commander before it can answer, about 150 ms of its
+// llm-route and ~150 of yaml, undici and zod before it can answer, about 150 ms of its
 // start-up (issue 18, point 7). The tests that import dist/ modules directly keep doing so.
 //   node scripts/bundle.mjs           (npm run build runs it after tsc)
 //
+// zod comes in as its ESM build, tree-shaken to what llm-route uses, English its only locale
+// (src/runtime/bundle-stand-ins.ts; unbundled, src/runtime/zod.ts takes its CommonJS build).
 // Left outside the bundle, loaded from node_modules as before:
 // - better-sqlite3: a native addon;
-// - zod and ioredis: required through createRequire on purpose (src/runtime/zod.ts drops zod's
-//   locales from the module cache; src/redis/redis-link.ts loads Redis only when configured);
+// - ioredis: required through createRequire on purpose (src/redis/redis-link.ts loads Redis only
+//   when configured);
 // - ink, react, execa and gpt-tokenizer: loaded on demand (the live UI, `start:` providers, token
 //   counting), never on `serve --no-ui`'s way to its first answer; as they are, their own files.
 //
@@ -20,11 +22,11 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
-import { assertStandIn, http2StandIn } from '../dist/runtime/bundle-stand-ins.js';
+import { assertStandIn, http2StandIn, zodInBundle } from '../dist/runtime/bundle-stand-ins.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const outDir = join(root, 'dist/bundle');
-const EXTERNAL = ['better-sqlite3', 'zod', 'ioredis', 'ink', 'react', 'execa', 'gpt-tokenizer'];
+const EXTERNAL = ['better-sqlite3', 'ioredis', 'ink', 'react', 'execa', 'gpt-tokenizer'];
 
 // Modules the bundle takes through require() where its ESM output would import them. An import of
 // a builtin builds the builtin's ESM facade, which reads every export once, and a read runs the
@@ -81,14 +83,14 @@ const { output } = await build({
   platform: 'node',
   external: (id) => EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)),
   logLevel: 'warn',
-  plugins: [http2StandIn, assertStandIn, requireImports],
+  plugins: [zodInBundle, http2StandIn, assertStandIn, requireImports],
   output: {
     dir: outDir,
     format: 'esm',
     entryFileNames: '[name].js',
     chunkFileNames: '[name]-[hash].js',
-    // Modules run in the order their imports say, as they did unbundled (src/util/undici.ts and
-    // src/runtime/zod.ts do their work as they are evaluated).
+    // Modules run in the order their imports say, as they did unbundled (src/util/undici.ts does
+    // its work as it is evaluated).
     strictExecutionOrder: true,
     comments: false,
   },
