@@ -2,6 +2,8 @@
 // loader costs about 0.7 ms per file before any code of it runs; `serve` imports ~215 files of
 // llm-route and ~150 of yaml, undici and zod before it can answer, about 150 ms of its
 // start-up (issue 18, point 7). The tests that import dist/ modules directly keep doing so.
+// Two entries: main.js, the commander program, and serve-args.js, `serve`'s own way in
+// without it (src/cli/serve-args.ts).
 //   node scripts/bundle.mjs           (npm run build runs it after tsc)
 //
 // zod comes in as its ESM build, tree-shaken to what llm-route uses, English its only locale
@@ -79,7 +81,7 @@ const requireImports = {
 rmSync(outDir, { recursive: true, force: true });
 const { output } = await build({
   cwd: root,
-  input: { main: join(root, 'dist/cli/main.js') },
+  input: { main: join(root, 'dist/cli/main.js'), 'serve-args': join(root, 'dist/cli/serve-args.js') },
   platform: 'node',
   external: (id) => EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)),
   logLevel: 'warn',

@@ -99,7 +99,7 @@ describe('serve start-up stays light', () => {
       },
     );
     try {
-      expect(urls.some((url) => url.endsWith('/dist/bundle/main.js'))).toBe(true); // the hook works
+      expect(urls.some((url) => url.endsWith('/dist/bundle/serve-args.js'))).toBe(true); // the hook works
       for (const heavy of ['execa', 'ioredis', 'gpt-tokenizer']) expect([...loaded]).not.toContain(heavy);
     } finally {
       await stop();
@@ -114,6 +114,9 @@ describe('serve start-up stays light', () => {
     const manifest = JSON.parse(readFileSync(join(repoRoot, 'dist/bundle/modules.json'), 'utf8')) as Record<string, string[]>;
     const modules = distUrls.flatMap((url) => manifest[url.slice(url.lastIndexOf('/dist/bundle/') + '/dist/bundle/'.length)] ?? []);
     expect(modules).toContain('dist/server/server.js');
+    // serve starts without the commander program (src/cli/serve-args.ts; bin/llm-route.js).
+    expect(distUrls.some((url) => url.endsWith('/dist/bundle/main.js'))).toBe(false);
+    expect(modules.filter((id) => id.startsWith('node_modules/commander/'))).toEqual([]);
     for (const heavy of ['execa', 'ioredis', 'gpt-tokenizer']) expect(modules.filter((id) => id.startsWith(`node_modules/${heavy}/`))).toEqual([]);
     expect(required.filter((file) => /\/node_modules\/(execa|ioredis|gpt-tokenizer)\//.test(file))).toEqual([]);
     // The main thread takes from undici only what it uses (src/util/undici.ts): not its index, its
