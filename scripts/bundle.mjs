@@ -95,6 +95,10 @@ const { output } = await build({
     // its work as it is evaluated).
     strictExecutionOrder: true,
     comments: false,
+    // Non-ASCII written as \u escapes: V8 keeps a module's source for as long as the module
+    // lives, as Latin-1 when it can, else as UTF-16; one "…" in yaml's code doubled the 450 KB
+    // of the config chunk (~1.3 MB less RSS for `serve`).
+    charset: 'ascii',
   },
 });
 
