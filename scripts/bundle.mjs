@@ -17,14 +17,15 @@
 //
 // Node's builtins, and better-sqlite3 (CommonJS), are required, not imported (requireImports);
 // undici's HTTP/2 client does not load node:http2 until it is used, nor undici node:assert until
-// a check fails (src/runtime/bundle-stand-ins.ts, with the rest of the start-up tuning).
+// a check fails, and what its clients require only for a FormData body or a CPU without wasm
+// SIMD stays in node_modules (src/runtime/bundle-stand-ins.ts, with the rest of the start-up tuning).
 // dist/bundle/modules.json names the modules in each chunk, for tests that assert what a start-up
 // loads (test/integration/startup-weight.test.ts).
 import { rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
-import { assertStandIn, http2StandIn, zodInBundle } from '../dist/runtime/bundle-stand-ins.js';
+import { assertStandIn, http2StandIn, leftInPackage, PACKAGE_FILES_OUTSIDE_BUNDLE, zodInBundle } from '../dist/runtime/bundle-stand-ins.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const outDir = join(root, 'dist/bundle');
@@ -83,9 +84,9 @@ const { output } = await build({
   cwd: root,
   input: { main: join(root, 'dist/cli/main.js'), 'serve-args': join(root, 'dist/cli/serve-args.js') },
   platform: 'node',
-  external: (id) => EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)),
+  external: (id) => EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)) || PACKAGE_FILES_OUTSIDE_BUNDLE.includes(id),
   logLevel: 'warn',
-  plugins: [zodInBundle, http2StandIn, assertStandIn, requireImports],
+  plugins: [zodInBundle, http2StandIn, assertStandIn, ...leftInPackage, requireImports],
   output: {
     dir: outDir,
     format: 'esm',

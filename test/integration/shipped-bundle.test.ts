@@ -113,6 +113,11 @@ describe('the shipped bundle, run as `llm-route`', () => {
     );
   }, 30_000);
 
+  it("does the same on undici's llhttp without wasm SIMD, which the bundle leaves in node_modules (UNDICI_NO_WASM_SIMD=1)", async () => {
+    const urls = await streamAndFailOver(cli.bin, { UNDICI_NO_WASM_SIMD: '1' });
+    expect(urls.filter((url) => url.endsWith('/dist/bundle/serve-args.js'))).toHaveLength(1);
+  }, 30_000);
+
   it('does the same with its start-up tuning switched off (LLM_ROUTE_NO_TUNING=1: dist/ unbundled)', async () => {
     const urls = await streamAndFailOver(cli.bin, { LLM_ROUTE_NO_TUNING: '1' });
     expect(urls.filter((url) => url.includes('/dist/bundle/'))).toEqual([]);

@@ -120,10 +120,12 @@ describe('serve start-up stays light', () => {
     for (const heavy of ['execa', 'ioredis', 'gpt-tokenizer']) expect(modules.filter((id) => id.startsWith(`node_modules/${heavy}/`))).toEqual([]);
     expect(required.filter((file) => /\/node_modules\/(execa|ioredis|gpt-tokenizer)\//.test(file))).toEqual([]);
     // The main thread takes from undici only what it uses (src/util/undici.ts): not its index, its
-    // WebSocket, caches or mocks (the bundle holds fetch's body code, which its HTTP/1 client
-    // requires only for a FormData body, never evaluated here)...
+    // WebSocket, caches or mocks, nor fetch's body code, which its clients require only for a
+    // FormData body, nor llhttp without SIMD (both left in node_modules: src/runtime/bundle-stand-ins.ts)...
     expect(modules.some((id) => id.startsWith('node_modules/undici/lib/dispatcher/'))).toBe(true);
     expect(modules.filter((id) => /^node_modules\/undici\/(index\.js|lib\/(web\/(websocket|cache|eventsource)|mock|cache)\/)/.test(id))).toEqual([]);
+    expect(modules.filter((id) => id.startsWith('node_modules/undici/lib/web/') || id === 'node_modules/undici/lib/llhttp/llhttp-wasm.js')).toEqual([]);
+    expect(required.filter((file) => file.includes('/node_modules/undici/'))).toEqual([]);
     // ...nor prom-client's default metrics, push gateway and cluster aggregation (src/telemetry/prom.ts)...
     expect(modules).toContain('node_modules/prom-client/lib/registry.js');
     expect(modules).not.toContain('node_modules/prom-client/index.js');
