@@ -87,6 +87,12 @@ const { output } = await build({
   external: (id) => EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)) || PACKAGE_FILES_OUTSIDE_BUNDLE.includes(id),
   logLevel: 'warn',
   plugins: [zodInBundle, http2StandIn, assertStandIn, ...leftInPackage, requireImports],
+  resolve: {
+    // Traces' OTLP serializers (src/tracing/, loaded only when traces are on) from the package's ES
+    // module build: its CommonJS main, which has no package.json `exports` to choose by, also
+    // loads the metrics and logs serializers and their SDKs (127 modules instead of ~20).
+    alias: { '@opentelemetry/otlp-transformer': join(root, 'node_modules/@opentelemetry/otlp-transformer/build/esm/index.js') },
+  },
   output: {
     dir: outDir,
     format: 'esm',

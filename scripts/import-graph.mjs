@@ -24,6 +24,7 @@ export const LAYERS = [
   ['providers'], //                  pools and keys of the servers behind the codecs
   ['protocols'], //                  the wires: neutral model, codecs (core/), protocol and outcome names (names.ts); registry.ts on top
   ['telemetry'], //                  typed events (they carry protocol names and usage), the bus, metrics
+  ['tracing'], //                    OpenTelemetry spans made from the events, exported over OTLP/HTTP; loaded (import()) only when traces are on
   ['redis'], //                     the Redis connection and its Lua scripts (state's limits, idempotency, weights; usage's budget ledger)
   ['savers'], //                     token savers: request rewrites before an upstream call, measured in events
   ['usage'], //                      the usage log, incidents, budgets (budgets/: ledger interface, amounts, windows, SQLite tables, local and Redis ledgers)

@@ -65,9 +65,8 @@ async function measure(pool: Dispatcher, target: BenchTarget, prompt: string, on
     const response = await sendRetryingStale(
       pool,
       target.origin,
-      (dispatcher) => {
-        startedAt = performance.now();
-        return dispatcher.request({
+      (dispatcher) =>
+        dispatcher.request({
           method: 'POST',
           path: request.path,
           headers: request.headers,
@@ -76,9 +75,15 @@ async function measure(pool: Dispatcher, target: BenchTarget, prompt: string, on
           // undici's own timers are coarse and off: the timer above bounds the whole request.
           headersTimeout: 0,
           bodyTimeout: 0,
-        });
+        }),
+      {
+        connectTimeout: target.connectTimeoutMs,
+        // Sent again on a connection of its own: timed from there.
+        onStale: () => {
+          startedAt = performance.now();
+          onStale();
+        },
       },
-      { connectTimeout: target.connectTimeoutMs, onStale },
     );
     if (response.statusCode < 200 || response.statusCode >= 300) {
       return statusFailure(target, response.statusCode, await response.body.text(), response.headers);

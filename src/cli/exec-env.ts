@@ -3,6 +3,7 @@ import { findRoute } from '../config/find-route.js';
 import type { Config, Route } from '../config/schema.js';
 import { tierFit } from '../fit/tier-facts.js';
 import { LLM_ROUTE_TOKEN_HEADER } from '../protocols/core/credential.js';
+import type { TraceExport } from '../config/trace-export.js';
 
 /** What a command run by `exec` gets so that OpenAI, Anthropic and Codex clients inside it reach the private proxy. */
 export interface ClientSetup {
@@ -27,7 +28,7 @@ const PLACEHOLDER_KEY = 'llm-route';
  * `route`: the route every client asks for; by default the route Claude's (Codex's) own
  * model name reaches, else the first one.
  */
-export function clientSetup(url: string, config: Config, command: string[], route?: string): ClientSetup {
+export function clientSetup(url: string, config: Config, command: string[], route?: string, trace?: TraceExport): ClientSetup {
   const token = config.server.auth_token;
   const key = token ?? PLACEHOLDER_KEY;
   const base = `${url}/v1`;
@@ -52,10 +53,14 @@ export function clientSetup(url: string, config: Config, command: string[], rout
   // tool set (function tools), which every tier can carry; its own model names bring tools
   // only OpenAI runs (a free-form `exec` tool).
   const codexRoute = route ?? findRoute(config, CODEX_MODEL)?.name ?? firstRoute;
+  if (trace) Object.assign(env, claudeCodeTraces(trace));
+  const unset = own.has('anthropic') ? [] : ['ANTHROPIC_API_KEY'];
+  // llm-route's own service name is not the command's.
+  if (trace) unset.push('OTEL_SERVICE_NAME');
   return {
     env,
     // With both set, Claude Code warns of an auth conflict; the proxy needs only one (unless the key is Claude Code's own login).
-    unset: own.has('anthropic') ? [] : ['ANTHROPIC_API_KEY'],
+    unset,
     command: isCodex(command[0])
       ? [command[0], ...codexOverrides(base, codexRoute, routeWindow(config.routes.get(codexRoute)), Boolean(ownOpenAIKey && token)), ...command.slice(1)]
       : command,
@@ -92,6 +97,27 @@ function claudeCodeModels(route: string): Record<string, string> {
     CLAUDE_CODE_SUBAGENT_MODEL: `${route}@subagent`,
     CLAUDE_CODE_GATEWAY_HINT_HEADERS: '1',
   };
+}
+
+/**
+ * Claude Code's traces (README "Traces"), joined to llm-route's: its telemetry and its traces
+ * beta on, exported where llm-route's go (the same URL, protocol and headers), and its
+ * `traceparent` sent to a base URL that is not Anthropic's (CLAUDE_CODE_PROPAGATE_TRACEPARENT,
+ * Claude Code 2.1.152 and later), so that each request's span in llm-route is the child of
+ * Claude Code's `claude_code.llm_request` span. Its metrics and logs stay as they were.
+ */
+function claudeCodeTraces(trace: TraceExport): Record<string, string> {
+  const env: Record<string, string> = {
+    CLAUDE_CODE_ENABLE_TELEMETRY: '1',
+    CLAUDE_CODE_ENHANCED_TELEMETRY_BETA: '1',
+    CLAUDE_CODE_PROPAGATE_TRACEPARENT: '1',
+    OTEL_TRACES_EXPORTER: 'otlp',
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: trace.url,
+    OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: trace.protocol,
+  };
+  const headers = Object.entries(trace.headers).map(([name, value]) => `${name}=${encodeURIComponent(value)}`);
+  if (headers.length > 0) env.OTEL_EXPORTER_OTLP_TRACES_HEADERS = headers.join(',');
+  return env;
 }
 
 export function isCodex(program: string | undefined): boolean {

@@ -6,6 +6,7 @@ import { loadConfig, resolveConfigPath } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { startProviders, type StartedProviders } from '../launch/start-provider.js';
 import { clientSetup, type ClientSetup, isCodex } from './exec-env.js';
+import { traceExport } from '../config/trace-export.js';
 import { announceTiers, exitSummary, RunWatch } from './exec-report.js';
 import { withStatusLine } from './exec-statusline.js';
 import { ProxyServer } from '../server/server.js';
@@ -24,6 +25,8 @@ export interface ExecOptions {
   route?: string;
   /** The JSON-lines request log and every line of provider output, as JSON lines on stderr. */
   log?: boolean;
+  /** The command's own traces joined to llm-route's (Claude Code's traces beta, its traceparent to llm-route). */
+  trace?: boolean;
 }
 
 const CLOSE_GRACE_MS = 2_000;
@@ -47,6 +50,14 @@ export async function runExec(command: string[], opts: ExecOptions): Promise<num
     process.stderr.write(err instanceof ConfigError ? `${err.format()}\n` : `llm-route exec: ${(err as Error).message}\n`);
     return 2;
   }
+
+  const traced = opts.trace ? traceExport(config) : null;
+  if (opts.trace && (!traced || 'problem' in traced)) {
+    const why = traced && 'problem' in traced ? traced.problem : 'traces are off: set telemetry.otlp in the tier file, or OTEL_EXPORTER_OTLP_ENDPOINT';
+    process.stderr.write(`llm-route exec: --trace joins the command's traces to llm-route's, but ${why}\n`);
+    return 2;
+  }
+  const trace = traced && !('problem' in traced) ? traced : undefined;
 
   const signals = new SignalRelay();
   let providers: StartedProviders | undefined;
@@ -96,7 +107,7 @@ export async function runExec(command: string[], opts: ExecOptions): Promise<num
     // Before the command has the screen: a tier that cannot answer, and where its requests go.
     await announceTiers(server, { log: opts.log === true, dispatcher: discovery, signal: signals.abortSignal });
     if (signals.received) return 128 + constants.signals[signals.received];
-    const setup = clientSetup(url, config, command, opts.route);
+    const setup = clientSetup(url, config, command, opts.route, trace);
     const statusLine = withStatusLine(setup.command, url);
     if (statusLine.note) process.stderr.write(`${statusLine.note}\n`);
     run = { since: Date.now(), watch: new RunWatch(telemetry) };

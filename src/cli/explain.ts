@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { findRoute } from '../config/find-route.js';
 import { loadTierFileOrReport } from './load-tier-file.js';
 import type { Config, Route, Rule, Tier } from '../config/schema.js';
-import { discoverTier } from '../fit/discover.js';
+import { discoverTier } from '../fit/discover-tier.js';
 import { explainPlan, type Explained } from '../fit/plan-explain.js';
 import { recordDiscovered } from '../fit/tier-facts.js';
 import { clientCodec, clientCodecs } from '../protocols/registry.js';

@@ -44,6 +44,7 @@ const FOOTERS: Record<string, Footer> = {
       'On stderr, never over the command: before it starts, a line per tier that cannot answer and where its requests go;',
       "after it exits, the run's requests per tier, fallbacks, recovered tool calls, tokens and cost (from the usage log).",
       "claude gets llm-route's status line for the run through --settings, unless you have a status line of your own.",
+      '--trace: Claude Code\'s own traces go to llm-route\'s collector, its requests carry their traceparent: one trace (README "Traces").',
     ],
   },
   statusline: {

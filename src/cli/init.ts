@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline/promises';
 import { ConfigError } from '../config/errors.js';
 import { loadConfigText } from '../config/load.js';
 import { cloudProvidersInEnv } from '../init/cloud-keys.js';
-import { discoverLocalServers } from '../init/discover.js';
+import { discoverLocalServers } from '../init/scan-local-servers.js';
 import { discoverOptionsFromEnv } from '../init/server-env.js';
 import { tierFileText } from '../init/tier-file.js';
 import { withArticle } from '../util/format.js';

@@ -71,9 +71,13 @@ export async function main(argv: string[]): Promise<void> {
       '--route <route>',
       'the route every client uses, whatever model it asks for (default: its own model name when a route matches it, else the first route)',
     )
+    .option(
+      '--trace',
+      "join the command's own traces to llm-route's: Claude Code's traces (beta) go to llm-route's collector and its requests carry their traceparent (needs traces on: README \"Traces\")",
+    )
     .argument('<command...>', 'the command to run, and its arguments')
     .passThroughOptions()
-    .action(async (command: string[], opts: { config?: string; port?: number; log?: boolean; route?: string }) => {
+    .action(async (command: string[], opts: { config?: string; port?: number; log?: boolean; route?: string; trace?: boolean }) => {
       const { runExec } = await import('./exec.js');
       process.exitCode = await runExec(command, opts);
     });

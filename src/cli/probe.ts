@@ -5,7 +5,7 @@ import { createStaleAwareAgent } from '../util/stale-socket-pool.js';
 import type { Dispatcher } from 'undici';
 import { Deadline } from '../health/deadline.js';
 import { readLoaded } from '../health/loaded-models.js';
-import { discoverTier } from '../fit/discover.js';
+import { discoverTier } from '../fit/discover-tier.js';
 import { recordDiscovered, type TierFit, tierFit } from '../fit/tier-facts.js';
 
 export interface ProbeOptions {

@@ -162,6 +162,7 @@ function buildConfig(raw: RawConfig, file: string, warnings: string[]): Config {
     budgets: (raw.budgets ?? []).map(resolveBudget),
     idempotency: raw.idempotency,
     state: raw.state,
+    telemetry: raw.telemetry ?? {},
   };
 }
 

@@ -4,6 +4,7 @@ import type { RuleWhen } from './rule-schema.js';
 import type { SaverSpec } from './saver-options.js';
 import type { ServerConfig } from './server-schema.js';
 import type { IdempotencyConfig, StateConfig } from './stores-schema.js';
+import type { TelemetryConfig } from './telemetry-schema.js';
 import type { CircuitConfig, RetryConfig, RollbackConfig, TimeoutsConfig } from './tier-schema.js';
 
 // The config as the running proxy reads it: the tier file after loading (load.ts).
@@ -113,4 +114,6 @@ export interface Config {
   idempotency: IdempotencyConfig;
   /** `redis` absent: everything shared is embedded (in-process + the usage database). */
   state: StateConfig;
+  /** `telemetry:` as written (empty without one): src/config/trace-export.ts adds the OTEL_* variables. */
+  telemetry: TelemetryConfig;
 }

@@ -5,6 +5,7 @@ import { RuleSchema } from './rule-schema.js';
 import { SaverListSchema } from './saver-options.js';
 import { ServerSchema } from './server-schema.js';
 import { BudgetSchema, IdempotencySchema, StateSchema, UsageSchema } from './stores-schema.js';
+import { TelemetrySchema } from './telemetry-schema.js';
 import { CircuitSchema, RetrySchema, TierSchema, TimeoutsSchema } from './tier-schema.js';
 
 /**
@@ -17,6 +18,7 @@ export * from './rule-schema.js';
 export * from './saver-options.js';
 export * from './server-schema.js';
 export * from './stores-schema.js';
+export * from './telemetry-schema.js';
 export * from './tier-schema.js';
 export type * from './loaded-config.js';
 
@@ -53,6 +55,8 @@ export const ConfigSchema = z.strictObject({
   budgets: z.array(BudgetSchema).optional(),
   idempotency: IdempotencySchema.prefault({}),
   state: StateSchema.prefault({}),
+  /** Traces: where spans go over OTLP/HTTP; absent: the OTEL_EXPORTER_OTLP_* variables, else none. */
+  telemetry: TelemetrySchema.optional(),
 });
 
 export type RawConfig = z.infer<typeof ConfigSchema>;

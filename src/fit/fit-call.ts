@@ -1,7 +1,6 @@
 import type { Tier } from '../config/schema.js';
 import { UpstreamCall } from '../protocols/call.js';
 import type { ClientRequest } from '../protocols/core/types.js';
-import type { ClientCodec } from '../protocols/core/client-codec.js';
 import { checkFit, type FitVerdict } from './fit-check.js';
 import { ollamaNumCtx } from './ollama-window.js';
 import type { PromptCount } from '../protocols/core/prompt-tokens.js';
@@ -11,24 +10,17 @@ export type FittedCall = { fits: true; call: UpstreamCall } | Exclude<FitVerdict
 /**
  * The routing loop's one step for fit: skip the tier when the request cannot fit it, else the
  * call to send — for an Ollama tier with the window it needs. Synchronous unless a count is
- * needed (a prompt near a limit), so a route with no known window pays no await.
+ * needed (a prompt near a limit), so a route with no known window pays no await. `prepare`
+ * writes the call again for the tier with the window it needs.
  */
-export function fitCall(
-  tier: Tier,
-  codec: ClientCodec,
-  request: ClientRequest,
-  call: UpstreamCall,
-  prompt: PromptCount,
-  prepare?: Prepare,
-): FittedCall | Promise<FittedCall> {
-  const again = prepare ?? ((t: Tier) => UpstreamCall.prepare(t, codec, request));
+export function fitCall(tier: Tier, request: ClientRequest, call: UpstreamCall, prompt: PromptCount, prepare: Prepare): FittedCall | Promise<FittedCall> {
   const verdict = checkFit(tier, request, call.request.body, prompt);
-  if (verdict instanceof Promise) return verdict.then((v) => withWindow(v, tier, request, call, prompt, again));
-  return withWindow(verdict, tier, request, call, prompt, again);
+  if (verdict instanceof Promise) return verdict.then((v) => withWindow(v, tier, request, call, prompt, prepare));
+  return withWindow(verdict, tier, request, call, prompt, prepare);
 }
 
 /** Writes the request for a tier (a recovery's continuation writes it its own way). */
-type Prepare = (tier: Tier) => UpstreamCall | { unsupported: string };
+export type Prepare = (tier: Tier) => UpstreamCall | { unsupported: string };
 
 function withWindow(
   verdict: FitVerdict,

@@ -71,7 +71,7 @@ export async function explainPlan(
       tiers.push(row('skip', 'no_client_credential', `${missing} (explain takes it from --header)`));
       continue;
     }
-    const call = UpstreamCall.prepare(tier, codec, request);
+    const call = UpstreamCall.prepare(tier, codec, request, null);
     if (isUnsupported(call)) {
       tiers.push(row('skip', 'unsupported', call.unsupported));
       continue;

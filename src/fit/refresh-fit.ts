@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { Tier } from '../config/schema.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
-import { discoverTier } from './discover.js';
+import { discoverTier } from './discover-tier.js';
 import { discoveredOf, recordDiscovered, tierFit } from './tier-facts.js';
 
 /**

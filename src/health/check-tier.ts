@@ -5,7 +5,7 @@ import { redactSecrets } from '../providers/redact-secrets.js';
 import { describeFailure } from './check-failure.js';
 import { Deadline, type Http } from './deadline.js';
 import { StillLoading, timeFirstToken } from './first-token.js';
-import { isOllama, listModels, missingModel, ollamaLoaded, servesModel, type ModelListing } from './model-list.js';
+import { isOllama, listModels, missingModel, ollamaLoaded, servesModel, type ModelListing } from './upstream-models.js';
 
 /**
  * One active check of one tier: can its provider be reached, does it serve the tier's model,

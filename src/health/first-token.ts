@@ -9,7 +9,7 @@ import { EVENT_CONTENT, EVENT_ERROR, isUnsupported, newFacts, type UpstreamReque
 import { sendRetryingStale } from '../util/stale-socket-pool.js';
 import { CheckFailure } from './check-failure.js';
 import type { Http } from './deadline.js';
-import { isLoadingAnswer } from './model-list.js';
+import { isLoadingAnswer } from './upstream-models.js';
 
 // Step 2 of a tier check: time to first token.
 
@@ -37,10 +37,12 @@ async function streamFirstToken(tier: Tier, wire: WireCodec, upstream: UpstreamR
   const url = new URL(upstream.path, new URL(tier.provider.base_url).origin);
   let sentAt = performance.now();
   // A pooled socket the server had closed is retried once on a new one, and timed from there.
-  const response = await sendRetryingStale(http.dispatcher ?? getGlobalDispatcher(), url.origin, (dispatcher) => {
-    sentAt = performance.now();
-    return request(url, { method: 'POST', headers: upstream.headers, body: upstream.body, signal: http.signal, dispatcher });
-  });
+  const response = await sendRetryingStale(
+    http.dispatcher ?? getGlobalDispatcher(),
+    url.origin,
+    (dispatcher) => request(url, { method: 'POST', headers: upstream.headers, body: upstream.body, signal: http.signal, dispatcher }),
+    { onStale: () => (sentAt = performance.now()) },
+  );
   if (response.statusCode < 200 || response.statusCode >= 300) {
     const text = await response.body.text();
     // OpenAI's reasoning models refuse max_tokens (a local OpenAI-compatible gateway passes that on): ask their way.

@@ -86,7 +86,7 @@ export class HealthBoard {
     this.tiers = next;
   }
 
-  admit(tier: Tier): boolean {
+  allows(tier: Tier): boolean {
     const health = this.tiers.get(tierKey(tier.route, tier.name));
     return health === undefined || health.circuit.isAvailable(this.now());
   }

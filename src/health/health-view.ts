@@ -15,7 +15,7 @@ export interface TierGate {
   /** The tier's weight now: a runtime override when one is set, else the configured weight. */
   weight(tier: Tier): number;
   /** May the planner include the tier? false while its circuit is open and cooling down, or its half-open trial is out. */
-  admit(tier: Tier): boolean;
+  allows(tier: Tier): boolean;
   /**
    * Called just before an attempt on the tier: claims the half-open trial of a cooled-down
    * circuit (false if another request got it first). Claiming here, not at planning, means a

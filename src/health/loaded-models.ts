@@ -2,7 +2,7 @@ import type { Tier } from '../config/schema.js';
 import { isRecord } from '../util/is-record.js';
 import { isLocalNetworkHost } from '../util/loopback.js';
 import type { Http } from './deadline.js';
-import { besideApiRoot, getJson, isOllama, ollamaLoaded, servesModel } from './model-list.js';
+import { besideApiRoot, getJson, isOllama, ollamaLoaded, servesModel } from './upstream-models.js';
 
 /**
  * Whether a tier's model is in its server's memory, in the server's own words (SPEC "Warm

@@ -3,7 +3,7 @@ import { request } from '../util/undici.js';
 import type { Provider } from '../config/schema.js';
 import { classifyStatus } from '../protocols/errors/classify-status.js';
 import { errnoCode } from '../util/network-error.js';
-import { besideApiRoot } from './model-list.js';
+import { besideApiRoot } from './upstream-models.js';
 import { checkHeaders, modelListUrl } from './provider-http.js';
 
 /**

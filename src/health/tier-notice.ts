@@ -5,7 +5,7 @@ import type { TierUnavailable } from '../telemetry/events.js';
 import { describeFailure } from './check-failure.js';
 import { checkTier } from './check-tier.js';
 import { Deadline } from './deadline.js';
-import { listModels } from './model-list.js';
+import { listModels } from './upstream-models.js';
 
 /**
  * How long the start-up check may take in all. A local server that is down refuses at once; a

@@ -4,7 +4,7 @@ import { allTiers } from '../config/all-tiers.js';
 import { redactSecrets } from '../providers/redact-secrets.js';
 import { Deadline } from './deadline.js';
 import { readServerWord, recordLoaded, type ServerWord } from './loaded-models.js';
-import { besideApiRoot, getJson, isOllama } from './model-list.js';
+import { besideApiRoot, getJson, isOllama } from './upstream-models.js';
 
 /**
  * `warm: true` (SPEC "Warm models and hedged first tokens"): at serve's and exec's start, the

@@ -1,4 +1,4 @@
-import { DEFAULT_PORTS, type DiscoverOptions, type ServerKind } from './discover.js';
+import { DEFAULT_PORTS, type DiscoverOptions, type ServerKind } from './scan-local-servers.js';
 
 /**
  * Where `init` looks, from the environment. llm-route's own variables first (LLM_ROUTE_INIT_HOST

@@ -1,5 +1,5 @@
 import type { CloudProvider } from './cloud-keys.js';
-import type { FoundServer } from './discover.js';
+import type { FoundServer } from './scan-local-servers.js';
 
 /** A YAML double-quoted scalar (JSON's string syntax is valid YAML). */
 const q = (s: string): string => JSON.stringify(s);

@@ -6,7 +6,7 @@ import type { NeutralRequest, NeutralResponse } from './core/neutral.js';
 import { isInvalidSignature, messagesWithoutThinking, neutralWithoutSignedThinking } from './translate/foreign-thinking.js';
 import { isReasoningRefusal } from './translate/reasoning.js';
 import { wireFor } from './registry.js';
-import { toolTextScope, type ToolTextScope } from './tool-text/scope.js';
+import type { ToolTextScope } from './tool-text/scope.js';
 import { TextCallOutput } from './tool-text/text-call-output.js';
 import { TextCallReader } from './tool-text/text-call-reader.js';
 import { recoverWholeAnswer } from './tool-text/whole-answer.js';
@@ -49,27 +49,35 @@ export class UpstreamCall {
     readonly relayed: boolean,
     private readonly client: ClientCodec,
     private readonly clientRequest: ClientRequest,
-    /** Tool calls written as text are recovered (not in a continuation of llm-route's own making: its answer is text already begun). */
-    private readonly readsTextCalls = true,
+    /**
+     * The request's tool-text scope (its tools, its reports), when this call reads tool calls
+     * written as text: not for a tier with `tool_text: off`, llm-route's own answer tool, or a
+     * continuation of llm-route's own making (its answer is text already begun).
+     */
+    private readonly scope: ToolTextScope | null,
   ) {}
 
-  /** The call for `tier`, or why the tier cannot carry this request. */
-  static prepare(tier: Tier, client: ClientCodec, request: ClientRequest): UpstreamCall | Unsupported {
+  /**
+   * The call for `tier`, or why the tier cannot carry this request. `toolText`: the request's
+   * tool-text scope (made once per request: the routing request's), null when it has none.
+   */
+  static prepare(tier: Tier, client: ClientCodec, request: ClientRequest, toolText: ToolTextScope | null): UpstreamCall | Unsupported {
     const wire = wireFor(tier.provider, request.protocol);
     if (request.operation === 'count_tokens') {
       // Only a server that speaks Messages counts Messages tokens; llm-route counts them itself otherwise.
       if (wire.protocol !== request.protocol || !wire.countTokensRequest) return { unsupported: 'this tier does not count Messages tokens' };
-      return new UpstreamCall(tier, wire, wire.countTokensRequest(tier.provider, tier, request.body, request.headers), true, client, request);
+      return new UpstreamCall(tier, wire, wire.countTokensRequest(tier.provider, tier, request.body, request.headers), true, client, request, null);
     }
+    const scope = toolText !== null && tier.tool_text !== 'off' ? toolText : null;
     if (wire.protocol === request.protocol) {
       const upstream = wire.relayRequest(tier.provider, tier, request.body, request.stream, request.headers, request.endpoint);
-      return new UpstreamCall(tier, wire, upstream, true, client, request);
+      return new UpstreamCall(tier, wire, upstream, true, client, request, scope);
     }
     const neutral = request.neutral();
     if (isUnsupported(neutral)) return neutral;
     const upstream = wire.encodeRequest(tier.provider, tier, neutral, request.stream, request.headers);
     if (isUnsupported(upstream)) return upstream;
-    return new UpstreamCall(tier, wire, upstream, false, client, request);
+    return new UpstreamCall(tier, wire, upstream, false, client, request, upstream.answerTool ? null : scope);
   }
 
   /**
@@ -86,20 +94,23 @@ export class UpstreamCall {
         const upstream = wire.encodeRequest(tier.provider, tier, { ...neutral, reasoningEffort: undefined }, request.stream, request.headers);
         if (!isUnsupported(upstream)) {
           upstream.dropped = `reasoning effort "${neutral.reasoningEffort}": the tier refused it (HTTP 400), sent again without it`;
-          return new UpstreamCall(tier, wire, upstream, false, this.client, request);
+          return new UpstreamCall(tier, wire, upstream, false, this.client, request, upstream.answerTool ? null : this.scope);
         }
       }
     }
     if (!wire.signsThinking || !isInvalidSignature(status, message)) return null;
     if (this.relayed) {
       const body = messagesWithoutThinking(request.body);
-      return body && new UpstreamCall(tier, wire, wire.relayRequest(tier.provider, tier, body, request.stream, request.headers), true, this.client, request);
+      return (
+        body &&
+        new UpstreamCall(tier, wire, wire.relayRequest(tier.provider, tier, body, request.stream, request.headers), true, this.client, request, this.scope)
+      );
     }
     const neutral = request.neutral();
     const stripped = isUnsupported(neutral) ? null : neutralWithoutSignedThinking(neutral);
     if (!stripped) return null;
     const upstream = wire.encodeRequest(tier.provider, tier, stripped, request.stream, request.headers);
-    return isUnsupported(upstream) ? null : new UpstreamCall(tier, wire, upstream, false, this.client, request);
+    return isUnsupported(upstream) ? null : new UpstreamCall(tier, wire, upstream, false, this.client, request, upstream.answerTool ? null : this.scope);
   }
 
   /**
@@ -110,7 +121,7 @@ export class UpstreamCall {
     const wire = wireFor(tier.provider, request.protocol);
     const upstream = wire.encodeRequest(tier.provider, tier, neutral, request.stream, request.headers);
     if (isUnsupported(upstream)) return upstream;
-    return new UpstreamCall(tier, wire, upstream, false, client, request, false);
+    return new UpstreamCall(tier, wire, upstream, false, client, request, null);
   }
 
   /**
@@ -119,7 +130,7 @@ export class UpstreamCall {
    */
   streamReader(last: () => boolean | undefined = NOT_LAST): StreamReader {
     const reader = this.wire.reader();
-    const scope = this.toolText();
+    const scope = this.scope;
     return scope ? new TextCallReader(reader, scope, { name: this.tier.name, isLast: last }, this.relayed) : reader;
   }
 
@@ -128,7 +139,7 @@ export class UpstreamCall {
     if (this.relayed) {
       const relay = this.client.relay(this.clientRequest);
       // A relay whose answer may turn out to be a call written as text waits for the reader's decision.
-      if (!this.toolText()) return relay;
+      if (!this.scope) return relay;
       return new TextCallOutput(relay, () => this.client.renderer(this.clientRequest), this.client.handover(this.clientRequest));
     }
     const renderer = this.client.renderer(this.clientRequest);
@@ -146,7 +157,7 @@ export class UpstreamCall {
     body: Buffer,
     last: () => boolean | undefined = NOT_LAST,
   ): { answer: ShapedAnswer; usage: Usage | undefined } | 'not_json' | { badToolCall: string } | 'undecided' {
-    const scope = this.toolText();
+    const scope = this.scope;
     if (scope) {
       const response = this.decodeResponse(body);
       const recovered = response === 'not_json' ? null : recoverWholeAnswer(response, scope, { name: this.tier.name, isLast: last });
@@ -200,12 +211,7 @@ export class UpstreamCall {
 
   /** Whether tool calls written as text are read in this call's answers (the request offers tools, the tier does not turn it off). */
   get readsToolText(): boolean {
-    return this.toolText() !== null;
-  }
-
-  /** The request's tool-text scope on this tier (null: nothing to recover); never for llm-route's own answer tool. */
-  private toolText(): ToolTextScope | null {
-    return this.request.answerTool || !this.readsTextCalls ? null : toolTextScope(this.tier, this.clientRequest, this.client);
+    return this.scope !== null;
   }
 
   private decodeResponse(body: Buffer): NeutralResponse | 'not_json' {

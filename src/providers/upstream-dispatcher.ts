@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import type { Dispatcher, Pool } from 'undici';
 import { Client, EnvHttpProxyAgent } from '../util/undici.js';
 import type { Provider } from '../config/schema.js';
-import { createStaleAwarePool } from '../util/stale-socket-pool.js';
+import { createStaleAwarePool, withStaleRetry } from '../util/stale-socket-pool.js';
 
 // node:tls is required for a `ca_file:` only: loading it costs a process ~6 MB (Node 24), and
 // undici loads it itself only once it opens an https connection.
@@ -32,12 +32,18 @@ export function dispatcherShape(provider: Provider, connectTimeout: number): str
 }
 
 /**
- * One provider's keep-alive dispatcher. Loopback is always direct: a plain stale-aware pool
- * (the hot path as it always was). A remote provider with a proxy in the environment gets
- * undici's EnvHttpProxyAgent, which tunnels (CONNECT) to the proxy unless NO_PROXY names the
- * host; its connections are stale-aware pools too, kept alive per origin.
+ * One provider's keep-alive dispatcher, with the stale-socket retry around it (a request that
+ * meets a socket the server had closed goes again on a connection of its own: see
+ * util/stale-socket-pool.ts). Loopback is always direct: a stale-aware pool. A remote provider
+ * with a proxy in the environment gets undici's EnvHttpProxyAgent, which tunnels (CONNECT) to
+ * the proxy unless NO_PROXY names the host; its connections are stale-aware pools too, kept
+ * alive per origin.
  */
 export function createUpstreamDispatcher(provider: Provider, connectTimeout: number): Dispatcher {
+  return withStaleRetry(keepAliveDispatcher(provider, connectTimeout), () => createFreshConnection(provider, connectTimeout));
+}
+
+function keepAliveDispatcher(provider: Provider, connectTimeout: number): Dispatcher {
   const ca = trustedCas(provider);
   const options: Pool.Options = {
     connectTimeout,
@@ -59,7 +65,7 @@ export function createUpstreamDispatcher(provider: Provider, connectTimeout: num
 
 /**
  * A one-off connection for the retry after a stale pooled socket: the same route to the
- * provider (proxy, CAs) as its pool, closed by the caller when that request is done.
+ * provider (proxy, CAs) as its pool, closed by the retry when that request is done.
  */
 export function createFreshConnection(provider: Provider, connectTimeout: number): Dispatcher {
   const ca = trustedCas(provider);

@@ -1,82 +1,52 @@
-import type { Route, Tier } from '../config/schema.js';
+import type { Tier } from '../config/schema.js';
 import { requestText } from '../protocols/core/neutral.js';
 import { type ClientRequest, isUnsupported } from '../protocols/core/types.js';
+import type { ErrorSpec } from '../protocols/core/client-codec.js';
 import type { Usage } from '../protocols/core/usage.js';
-import type { PromptCount } from '../protocols/core/prompt-tokens.js';
-import { reportsOf } from '../protocols/tool-text/scope.js';
 import type { RequestFinished, RequestOutcome } from '../telemetry/events.js';
-import { detectTruncation } from '../fit/truncation.js';
-import type { Exchange, FinishFields } from './exchange.js';
+import { detectTruncation, watchTruncation } from '../fit/truncation.js';
+import type { Exchange } from './exchange.js';
+import type { FinishFields } from './request-end.js';
 import type { Limited } from './attempt-start.js';
 import type { RoutingOutcome } from './route-request.js';
-import type { RequestAdmission } from './tier-admission.js';
+import type { RoutingRequest } from './routing.js';
 import { tiersExcluded } from '../rules/local-only.js';
 
 /** What a client whose protocol carries no key for a from_client provider (Ollama's API) is told. */
 const NO_CREDENTIAL_ADVICE = "this client's API carries no key or login for it: give the route a tier with a key of its own";
 
+type Attempts = RequestFinished['attempts'];
+
 // The end of model-request.ts's story: the routing loop's outcome becomes the client's answer
 // (in its protocol) and the request's record (usage, attempts, what the log line carries).
 
-/** The request's tool calls written as text, for its end (none: nothing). */
-function toolTextOf(request: ClientRequest): Pick<FinishFields, 'toolText'> {
-  const reports = reportsOf(request);
-  return reports.length > 0 ? { toolText: [...reports] } : {};
-}
-
 /**
  * Answers the client in the shape the routing loop ended in, and records the request's end.
- * The tier that answered settles its limits and budgets to what it used.
+ * The tier that answered is charged what it used (each tier of a recovered stream its own part).
+ * Only a stream's answer is waited for (a promise); every other is given at once.
  */
-export async function answer(
-  exchange: Exchange,
-  route: Route,
-  request: ClientRequest,
-  outcome: RoutingOutcome,
-  admission: RequestAdmission | null,
-  prompt: PromptCount,
-  checkLate: (tier: Tier, usage: Usage | undefined) => void,
-): Promise<void> {
+export function answer(exchange: Exchange, outcome: RoutingOutcome): Promise<void> | void {
+  const req = exchange.routing;
+  const { route } = req;
   const attempts = outcome.attempts;
   switch (outcome.kind) {
-    case 'stream': {
-      const end = await (outcome.recovery ? outcome.recovery.finish(outcome.relay) : outcome.relay.finished);
-      admission?.end({ tier: outcome.tier, usage: end.usage, completionText: () => end.text });
-      const interruption = end.interruption;
-      let result: RequestOutcome = 'ok';
-      if (interruption) result = interruption.reason === 'client_abort' ? 'client_abort' : 'interrupted';
-      checkLate(outcome.tier, end.usage);
-      return exchange.finish({
-        tier: outcome.tier.name,
-        status: 200,
-        outcome: result,
-        ttftMs: exchange.ttftMs,
-        attempts,
-        usage: end.usage,
-        estimate: end.usage ? undefined : estimateOf(request, end.text, end.earlyUsage),
-        chunkErrors: end.chunkErrors,
-        committed: true,
-        error: interruption?.message,
-        ...(outcome.recovery?.resumed ? { resumed: outcome.recovery.resumed } : {}),
-        ...(outcome.hedge ? { hedged: outcome.hedge.hedged, loserUsage: outcome.hedge.loserUsage } : {}),
-        promptTruncated: detectTruncation(outcome.tier, end.usage ?? end.earlyUsage, prompt),
-        ...toolTextOf(request),
-      });
-    }
+    case 'stream':
+      return answerStream(exchange, req, outcome);
     case 'unary': {
       const { answer: unary } = outcome;
       exchange.respond(unary.answer, outcome.tier, attempts.length);
-      admission?.end({ tier: outcome.tier, usage: unary.usage, completionText: () => outcome.call.answerText(unary.upstreamBody) });
-      checkLate(outcome.tier, unary.usage);
+      const text = unary.usage ? '' : outcome.call.answerText(unary.upstreamBody);
+      req.log.spent(outcome.tier, unary.usage, text);
+      checkLate(exchange, req, outcome.tier, unary.usage);
       return exchange.finish({
         tier: outcome.tier.name,
         status: unary.answer.status,
         outcome: 'ok',
         attempts,
         usage: unary.usage,
-        estimate: unary.usage ? undefined : estimateOf(request, outcome.call.answerText(unary.upstreamBody)),
-        promptTruncated: detectTruncation(outcome.tier, unary.usage, prompt),
-        ...toolTextOf(request),
+        estimate: unary.usage ? undefined : estimateOf(req.request, text),
+        promptTruncated: detectTruncation(outcome.tier, unary.usage, req.prompt),
+        toolText: toolTextOf(req),
       });
     }
     case 'rejected':
@@ -86,19 +56,16 @@ export async function answer(
       return clientCredentialAnswer(exchange, route.name, attempts);
     case 'unsupported': {
       const message = `no tier of route "${route.name}" can carry this request: ${outcome.reasons.join('; ')}`;
-      exchange.respondError(
-        { status: 400, kind: 'invalid_request', code: 'unsupported_request', message, extra: { attempts } },
-        { 'x-llm-route-attempts': attempts.length },
-      );
-      return exchange.finish({ tier: null, status: 400, outcome: 'bad_request', attempts, error: message });
+      return failWith(exchange, { status: 400, kind: 'invalid_request', code: 'unsupported_request', message }, 'bad_request', attempts);
     }
     case 'too_long':
       // Every tier failed for the prompt's size: a 400 in the client's protocol, which SDKs do not retry and agents compact on.
-      exchange.respondError(
-        { status: 400, kind: 'invalid_request', code: 'context_length_exceeded', message: outcome.failure.message, extra: { attempts } },
-        { 'x-llm-route-attempts': attempts.length },
+      return failWith(
+        exchange,
+        { status: 400, kind: 'invalid_request', code: 'context_length_exceeded', message: outcome.failure.message },
+        'bad_request',
+        attempts,
       );
-      return exchange.finish({ tier: null, status: 400, outcome: 'bad_request', attempts, error: outcome.failure.message });
     case 'exhausted':
       if (outcome.limited) return limitedAnswer(exchange, route.name, outcome.limited, attempts);
       // Local tiers failed where a cloud one was left out: the pin, not the tiers, is why there is no answer.
@@ -115,11 +82,57 @@ export async function answer(
   }
 }
 
+/** A committed stream, to its end (a recovery's too): its tiers charged, its record written. */
+async function answerStream(exchange: Exchange, req: RoutingRequest, outcome: Extract<RoutingOutcome, { kind: 'stream' }>): Promise<void> {
+  const first = await outcome.relay.finished;
+  // The committed tier's own part: the whole answer, or what it delivered before a break a recovery mends.
+  req.log.spent(outcome.tier, first.usage, first.text);
+  const end = outcome.recovery && first.open && first.interruption ? await outcome.recovery.finish(first) : first;
+  const interruption = end.interruption;
+  let result: RequestOutcome = 'ok';
+  if (interruption) result = interruption.reason === 'client_abort' ? 'client_abort' : 'interrupted';
+  checkLate(exchange, req, outcome.tier, end.usage);
+  exchange.finish({
+    tier: outcome.tier.name,
+    status: 200,
+    outcome: result,
+    ttftMs: exchange.ttftMs,
+    attempts: outcome.attempts,
+    usage: end.usage,
+    estimate: end.usage ? undefined : estimateOf(req.request, end.text, end.earlyUsage),
+    chunkErrors: end.chunkErrors,
+    finishReason: end.finishReason,
+    committed: true,
+    error: interruption?.message,
+    resumed: outcome.recovery?.resumed ?? undefined,
+    hedged: outcome.hedge?.hedged,
+    loserUsage: outcome.hedge?.loserUsage,
+    promptTruncated: detectTruncation(outcome.tier, end.usage ?? end.earlyUsage, req.prompt),
+    toolText: toolTextOf(req),
+  });
+}
+
+/** The request's tool calls written as text, for its end (none: nothing). */
+function toolTextOf(req: RoutingRequest): FinishFields['toolText'] {
+  const reports = req.toolTextReports;
+  return reports.length > 0 ? [...reports] : undefined;
+}
+
+/** A tier of unknown window that read suspiciously little: checked after the answer, said on a line of its own. */
+function checkLate(exchange: Exchange, req: RoutingRequest, tier: Tier, usage: Usage | undefined): void {
+  watchTruncation(tier, usage, req.prompt, req.bodyBytes, (truncation) => exchange.notePromptTruncated(tier, truncation));
+}
+
+/** No tier answered: an error of llm-route's own, carrying the attempts (in the body and the x-llm-route-attempts header). */
+function failWith(exchange: Exchange, error: ErrorSpec, outcome: RequestOutcome, attempts: Attempts, headers: Record<string, string | number> = {}): void {
+  exchange.fail({ ...error, extra: { attempts } }, { outcome, attempts }, { ...headers, 'x-llm-route-attempts': attempts.length });
+}
+
 /**
  * No tier answered and at least one was skipped for llm-route's own limit or budget (SPEC "429
  * or 502"): 429, with Retry-After when the soonest of them takes requests again.
  */
-function limitedAnswer(exchange: Exchange, route: string, limited: Limited, attempts: RequestFinished['attempts']): void {
+function limitedAnswer(exchange: Exchange, route: string, limited: Limited, attempts: Attempts): void {
   const retryAfterS = Math.max(1, Math.ceil(limited.retryAfterMs / 1000));
   const summary = attempts.map((a) => `${a.tier}: ${a.message ?? a.outcome}`).join('; ');
   const message =
@@ -127,11 +140,7 @@ function limitedAnswer(exchange: Exchange, route: string, limited: Limited, atte
       ? `route "${route}" is out of budget: ${summary}; retry after ${retryAfterS} s`
       : `route "${route}" is at its rate limits: ${summary}; retry after ${retryAfterS} s`;
   const code = limited.outcome === 'budget' ? 'budget_exhausted' : 'rate_limited';
-  exchange.respondError(
-    { status: 429, kind: 'rate_limit', code, message, extra: { attempts } },
-    { 'retry-after': retryAfterS, 'x-llm-route-attempts': attempts.length },
-  );
-  exchange.finish({ tier: null, status: 429, outcome: 'failed', attempts, error: message });
+  failWith(exchange, { status: 429, kind: 'rate_limit', code, message }, 'failed', attempts, { 'retry-after': retryAfterS });
 }
 
 /**
@@ -140,7 +149,7 @@ function limitedAnswer(exchange: Exchange, route: string, limited: Limited, atte
  * every refusal was one: the login is valid, it may not do this). A client that renews its login
  * on a 401 (Claude Code) then does.
  */
-function clientCredentialAnswer(exchange: Exchange, route: string, attempts: RequestFinished['attempts']): void {
+function clientCredentialAnswer(exchange: Exchange, route: string, attempts: Attempts): void {
   const missing = attempts.filter((a) => a.outcome === 'no_client_credential');
   const refused = attempts.filter((a) => a.outcome === 'credential_rejected');
   const reasons = [...missing.map((a) => `${a.tier}: ${a.message}`), ...refused.map((a) => `${a.tier} refused the client's credential: ${a.message}`)];
@@ -153,32 +162,32 @@ function clientCredentialAnswer(exchange: Exchange, route: string, attempts: Req
   const error = forbidden
     ? ({ status: 403, kind: 'forbidden', code: 'client_credential_refused' } as const)
     : ({ status: 401, kind: 'authentication', code: missing.length > 0 ? 'missing_client_credential' : 'client_credential_refused' } as const);
-  exchange.respondError({ ...error, message, extra: { attempts } }, { 'x-llm-route-attempts': attempts.length });
-  exchange.finish({ tier: null, status: error.status, outcome: 'failed', attempts, error: message });
+  failWith(exchange, { ...error, message }, 'failed', attempts);
 }
 
 /** SPEC "Local only": 503 no_local_tier, in the client's protocol (fails closed). */
-export function noLocalTier(exchange: Exchange, route: string, why: string, attempts: RequestFinished['attempts']): void {
+export function noLocalTier(exchange: Exchange, route: string, why: string, attempts: Attempts): void {
   const message = `no_local_tier: route "${route}" is local-only for this request and ${why}`;
-  exchange.respondError({ status: 503, kind: 'unavailable', code: 'no_local_tier', message, extra: { attempts } }, { 'x-llm-route-attempts': attempts.length });
-  exchange.finish({ tier: null, status: 503, outcome: 'failed', attempts, error: message });
+  failWith(exchange, { status: 503, kind: 'unavailable', code: 'no_local_tier', message }, 'failed', attempts);
 }
 
-function exhausted(exchange: Exchange, route: string, planned: number, timedOut: boolean, attempts: RequestFinished['attempts']): void {
-  const headers = { 'x-llm-route-attempts': attempts.length };
+function exhausted(exchange: Exchange, route: string, planned: number, timedOut: boolean, attempts: Attempts): void {
   if (planned === 0 || attempts.length === 0) {
     const message =
       planned === 0
         ? `no tier of route "${route}" was drawn for this request: every tier is switched off (weight 0) or lost its weight draw`
         : `no tier of route "${route}" could take this request: each is recovering and its trial request is in progress; try again`;
-    exchange.respondError({ status: 503, kind: 'upstream', code: 'no_tier_available', message, extra: { attempts: [] } }, headers);
-    return exchange.finish({ tier: null, status: 503, outcome: 'failed', attempts, error: message });
+    return failWith(exchange, { status: 503, kind: 'upstream', code: 'no_tier_available', message }, 'failed', attempts);
   }
   const status = timedOut ? 504 : 502;
   const summary = attempts.map((a) => `${a.tier}#${a.attempt}: ${a.outcome}${a.status ? ` (HTTP ${a.status})` : ''}`).join('; ');
   const message = timedOut ? `every tier of route "${route}" timed out: ${summary}` : `every tier of route "${route}" failed: ${summary}`;
-  exchange.respondError({ status, kind: 'upstream', code: timedOut ? 'all_tiers_timed_out' : 'all_tiers_failed', message, extra: { attempts } }, headers);
-  exchange.finish({ tier: null, status, outcome: timedOut ? 'timeout' : 'failed', attempts, error: message });
+  failWith(
+    exchange,
+    { status, kind: 'upstream', code: timedOut ? 'all_tiers_timed_out' : 'all_tiers_failed', message },
+    timedOut ? 'timeout' : 'failed',
+    attempts,
+  );
 }
 
 /**

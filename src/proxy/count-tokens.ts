@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientCodec, TokenCounting } from '../protocols/core/client-codec.js';
 import { tokenCounter } from '../tokens/count.js';
 import { Exchange, type ProxyView } from './exchange.js';
-import { admit } from './model-request.js';
+import { readRequest } from './model-request.js';
 import { routeRequest } from './route-request.js';
 
 /**
@@ -20,24 +20,11 @@ export async function serveTokenCount(
 ): Promise<void> {
   const exchange = new Exchange(app, res, codec, id);
   try {
-    const admitted = await admit(req, exchange, { counting: true });
-    if (!admitted) return;
-    const request = counting.asCount(admitted.request);
-    exchange.begin(admitted.route, request, { announce: false });
+    const incoming = await readRequest(req, exchange, { counting: true });
+    if (!incoming) return;
+    const request = counting.asCount(incoming.request);
     // A count never streams: the exchange's commit port is never called.
-    const outcome = await routeRequest(
-      {
-        id,
-        route: admitted.route,
-        request,
-        codec: exchange.codec,
-        port: exchange,
-        arrivedAt: exchange.arrivedAt,
-        client: exchange.client,
-        pools: exchange.pools,
-      },
-      app,
-    );
+    const outcome = await routeRequest(exchange.begin(incoming.route, request, { announce: false }), app);
     switch (outcome.kind) {
       case 'unary':
         return exchange.respond(outcome.answer.answer, outcome.tier, outcome.attempts.length);

@@ -1,20 +1,19 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config, Route, Tier } from '../config/schema.js';
 import type { AppContext } from '../control/app-context.js';
 import type { ShapedAnswer } from '../protocols/call.js';
 import type { ClientCodec, ClientRequest, ErrorSpec } from '../protocols/core/client-codec.js';
 import type { ProviderPools } from '../providers/pools.js';
 import type { StoredAnswer } from '../state/types.js';
-import type { RequestFinished, SaverMeasure } from '../telemetry/events.js';
+import type { SaverMeasure } from '../telemetry/events.js';
+import type { Truncation } from '../fit/truncation.js';
 import { AnswerCapture } from './answer-capture.js';
 import { ClientLifetime } from '../util/client-lifetime.js';
+import { RequestHolds } from './request-holds.js';
+import { type Failure, type FinishFields, requestEnd } from './request-end.js';
+import { type Arrival, RoutingRequest } from './routing.js';
 import { isShutdown } from './shutdown.js';
-import { type CommitPort, ResponseSink, type StreamSink } from './stream-sink.js';
-
-/** What a request's end may carry beside its tier, status and outcome: how it went, and what was learned on the way. */
-type FinishHow = 'ttftMs' | 'usage' | 'estimate' | 'chunkErrors' | 'committed' | 'error' | 'attempts';
-type FinishLearned = 'resumed' | 'promptTruncated' | 'toolText' | 'hedged' | 'loserUsage';
-export type FinishFields = Pick<RequestFinished, 'tier' | 'status' | 'outcome'> & Partial<Pick<RequestFinished, FinishHow | FinishLearned>>;
+import { ResponseSink, type StreamSink } from './stream-sink.js';
 
 /**
  * What the request path sees of the running app: its config and pools only through the
@@ -23,29 +22,23 @@ export type FinishFields = Pick<RequestFinished, 'tier' | 'status' | 'outcome'> 
 export type ProxyView = Pick<AppContext, 'snapshot' | 'gate' | 'telemetry' | 'random' | 'affinity' | 'state' | 'inFlight' | 'streams'>;
 
 /**
- * One request's life: the config and pools it was admitted under (a snapshot taken at its
+ * One request's life: the config and pools it was taken under (a snapshot taken at its
  * arrival, before its body is read, so a reload meanwhile never mixes one config's host
  * with another's key), the client's protocol, and the response. Everything the client
  * receives goes out through here (a stream's bytes through the sink its commit returns), and
  * it ends with exactly one `request_end`. What is known at arrival is fixed at construction;
- * the route and request once, at `begin`; the rest only through the methods below.
+ * the route and request once, at `begin`, which makes the request's routing (what it holds
+ * at its tiers, what it learns on the way); the rest only through the methods below.
  */
-export class Exchange implements CommitPort {
+export class Exchange implements Arrival {
   readonly arrivedAt = performance.now();
   readonly startedAt = Date.now();
   readonly config: Config;
   readonly pools: ProviderPools;
   readonly client = new ClientLifetime();
-  private route: Route | null = null;
-  private request: ClientRequest | null = null;
+  private routed: RoutingRequest | null = null;
   /** Milliseconds from arrival to the commit of a stream. */
   private committedAfterMs: number | undefined;
-  /** What the route's token savers did to the body. */
-  private savers: SaverMeasure[] | undefined;
-  /** The rule that chose the route (its name, else its index); none: the model name did. */
-  private rule: string | number | undefined;
-  /** Session affinity decided a weighted draw of its plan. */
-  private affinity: true | undefined;
   /** For a request with an Idempotency-Key that runs: what the client gets is also kept here. */
   private capture: AnswerCapture | null = null;
   /** How the request ended (its request_end fields), once it has. */
@@ -66,29 +59,43 @@ export class Exchange implements CommitPort {
 
   /**
    * The request is routable: it now counts as in flight, and the client's leaving aborts it.
-   * `savers`: what the route's token savers did to its body. `announce: false` keeps it out of
-   * the request events (a token count is not a request for a model).
+   * Returns its routing, made here once: a request for a model holds its tiers' limits and
+   * budgets through it (a token count does not). `announce: false` keeps it out of the request
+   * events (a token count is not a request for a model); `learned`: what its ingress found out
+   * (the token savers' measures, the rule that chose the route, the body's size).
    */
   begin(
     route: Route,
     request: ClientRequest,
-    { announce = true, savers, rule }: { announce?: boolean; savers?: SaverMeasure[]; rule?: string | number } = {},
-  ): void {
-    this.route = route;
-    this.request = request;
+    learned: { announce?: boolean; savers?: SaverMeasure[]; rule?: string | number; bytes?: number } = {},
+  ): RoutingRequest {
+    const announce = learned.announce ?? true;
     this.announced = announce;
-    this.savers = savers;
-    this.rule = rule;
+    const holds = announce ? RequestHolds.for(route, this.config, this.app.state, request) : null;
+    const routed = new RoutingRequest(this, route, request, this.app.telemetry, holds, learned);
+    this.routed = routed;
     this.res.once('close', this.onClose);
     // A client that left while the body was read or the savers ran: its 'close' has passed.
     if (this.res.destroyed) this.onClose();
     this.app.inFlight.add(this.client);
     if (announce) this.app.telemetry.emit({ type: 'request_start', id: this.id, route: route.name, stream: request.stream, protocol: this.codec.protocol });
+    return routed;
   }
 
-  /** Session affinity, not a weighted draw, decided which tier the request went to. */
-  noteAffinity(): void {
-    this.affinity = true;
+  /** The request's routing, made at `begin` (asked only after it). */
+  get routing(): RoutingRequest {
+    if (!this.routed) throw new Error('the request has not begun');
+    return this.routed;
+  }
+
+  /** Its routing once it began, else null. */
+  get begun(): RoutingRequest | null {
+    return this.routed;
+  }
+
+  /** The client's HTTP request. */
+  get incoming(): IncomingMessage {
+    return this.res.req;
   }
 
   /** The request's `model` reached `route` only through its `*` alias: the log says so (once per name). */
@@ -96,12 +103,15 @@ export class Exchange implements CommitPort {
     this.app.telemetry.emit({ type: 'catch_all_alias', route: route.name, model: model.slice(0, 100) });
   }
 
+  /** A tier read much less of the prompt than was sent, found after the request's end: said on a line of its own. */
+  notePromptTruncated(tier: Tier, { sent, read }: Truncation): void {
+    this.app.telemetry.emit({ type: 'prompt_truncated', id: this.id, route: this.routeName(), tier: tier.name, sent, read });
+  }
+
   /** A whole answer made by llm-route itself (not a tier's). */
   respondJson(status: number, value: unknown, headers: Record<string, string> = {}): void {
     const body = JSON.stringify(value);
-    const routing: Record<string, string> = { 'x-request-id': this.id };
-    if (this.route) routing['x-llm-route-route'] = this.route.name;
-    this.res.writeHead(status, { ...routing, ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    this.res.writeHead(status, this.ownHeaders(headers, body));
     this.res.end(body);
   }
 
@@ -193,17 +203,27 @@ export class Exchange implements CommitPort {
     this.res.end(answer.body);
   }
 
+  /** The request ends on an error of llm-route's own: the client gets it in its protocol, and the request's end says why. */
+  fail(error: ErrorSpec, failure: Failure, headers: Record<string, string | number> = {}): void {
+    this.respondError(error, headers);
+    this.finish({
+      tier: failure.tier ?? null,
+      status: error.status,
+      outcome: failure.outcome,
+      attempts: failure.attempts,
+      error: failure.logged ?? error.message,
+    });
+  }
+
   /** An error made by llm-route itself, in the client's protocol. */
-  respondError(error: ErrorSpec, headers: Record<string, string | number> = {}): void {
+  private respondError(error: ErrorSpec, headers: Record<string, string | number>): void {
     const res = this.res;
     if (res.headersSent) {
       res.destroy();
       return;
     }
     const body = this.codec.errorBody(error);
-    const routing: Record<string, string | number> = { 'x-request-id': this.id };
-    if (this.route) routing['x-llm-route-route'] = this.route.name;
-    res.writeHead(error.status, { ...routing, ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.writeHead(error.status, this.ownHeaders(headers, body));
     res.end(body);
   }
 
@@ -222,56 +242,22 @@ export class Exchange implements CommitPort {
       this.drop();
       return this.finish({ tier, status: 499, outcome: 'client_abort', attempts });
     }
-    this.respondError({ status: 503, kind: 'overloaded', code: 'shutting_down', message: 'llm-route is shutting down; try again' });
-    this.finish({ tier, status: 503, outcome: 'failed', attempts, error: 'shutting down' });
+    this.fail(
+      { status: 503, kind: 'overloaded', code: 'shutting_down', message: 'llm-route is shutting down; try again' },
+      { outcome: 'failed', attempts, tier, logged: 'shutting down' },
+    );
   }
 
   /** The one `request_end` of this request. */
   finish(fields: FinishFields): void {
     if (this.endedWith) return;
     this.endedWith = fields;
-    if (!this.announced) return;
-    const durationMs = performance.now() - this.arrivedAt;
-    const tier = fields.tier === null ? undefined : this.route?.tiers.find((t) => t.name === fields.tier);
-    // Every key, always, in one order (absent ones undefined): each request's event then has the
-    // same hidden class, and every subscriber's property reads stay monomorphic. Spread from
-    // whichever fields an ending had, they came in dozens of shapes.
-    this.app.telemetry.emit({
-      type: 'request_end',
-      id: this.id,
-      route: this.route?.name ?? '',
-      tier: fields.tier,
-      status: fields.status,
-      outcome: fields.outcome,
-      stream: this.request?.stream ?? false,
-      committed: fields.committed ?? false,
-      attempts: fields.attempts ?? [],
-      ttftMs: fields.ttftMs,
-      durationMs,
-      startedAt: this.startedAt,
-      protocol: this.codec.protocol,
-      provider: tier?.provider.name ?? null,
-      model: tier?.model ?? null,
-      usage: fields.usage,
-      estimate: fields.estimate,
-      savers: this.savers,
-      rule: this.rule,
-      affinity: this.affinity,
-      chunkErrors: fields.chunkErrors ?? 0,
-      error: fields.error,
-      resumed: fields.resumed,
-      hedged: fields.hedged,
-      loserUsage: fields.loserUsage,
-      promptTruncated: fields.promptTruncated,
-      toolText: fields.toolText,
-      credential: tier?.provider.from_client ? 'client' : undefined,
-      // The agent session the client named (a request that never began has none).
-      session: this.request ? this.codec.session(this.request) : undefined,
-    });
+    if (this.announced) this.app.telemetry.emit(requestEnd(this, fields));
   }
 
-  /** Releases what the request held: its pools, its place among the requests in flight. */
+  /** Releases what the request held: its holds at its tiers (every one still open ends here), its pools, its place among the requests in flight. */
   close(): void {
+    this.routed?.holds?.end();
     this.pools.release();
     this.app.inFlight.delete(this.client);
     this.res.off('close', this.onClose);
@@ -279,7 +265,13 @@ export class Exchange implements CommitPort {
 
   /** The route's name: '' before `begin` (only a request that began commits or is answered by a tier). */
   private routeName(): string {
-    return this.route?.name ?? '';
+    return this.routed?.route.name ?? '';
+  }
+
+  /** The headers of an answer of llm-route's own (JSON): the request id, its route once known, then `headers`. */
+  private ownHeaders(headers: Record<string, string | number>, body: string): Record<string, string | number> {
+    const route = this.routed ? { 'x-llm-route-route': this.routed.route.name } : null;
+    return { 'x-request-id': this.id, ...route, ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
   }
 
   private readonly onClose = (): void => {

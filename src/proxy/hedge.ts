@@ -1,11 +1,8 @@
 import type { Tier } from '../config/schema.js';
-import type { UpstreamCall } from '../protocols/call.js';
 import type { AttemptRecord, HedgedStream, RequestFinished } from '../telemetry/events.js';
 import { AttemptError } from './attempt-error.js';
-import { type AttemptSite, startStream } from './attempt-start.js';
-import { ResumeState } from './resume/resume-state.js';
-import type { LastTier } from './last-tier.js';
-import { type CommitResult, StreamAttempt } from './stream-attempt.js';
+import type { Door, Flight } from './attempt-start.js';
+import type { CommitResult, StreamAttempt } from './stream-attempt.js';
 import type { CommitPort, StreamSink } from './stream-sink.js';
 
 /**
@@ -14,18 +11,6 @@ import type { CommitPort, StreamSink } from './stream-sink.js';
  * the two to commit wins, the other is stopped in that same instant (its socket destroyed).
  * At most two in flight, and none started after a commit.
  */
-
-/** A streaming attempt on its way, and what it was started with. */
-export interface Flight {
-  /** Its tier's place in the request's plan. */
-  t: number;
-  tier: Tier;
-  call: UpstreamCall;
-  attempt: StreamAttempt;
-  resume: ResumeState | null;
-  /** Its try number on its tier. */
-  n: number;
-}
 
 /** A race that was won: who started when, who won; the loser's tokens when its upstream reported any. */
 export interface HedgeEnd {
@@ -46,7 +31,7 @@ export type RaceEnd =
  * goes through and every other attempt still waiting is stopped at once, inside that commit,
  * so no loser can reach the client afterwards.
  */
-export class HedgeDoor {
+export class HedgeDoor implements Door {
   private readonly waiting = new Set<StreamAttempt>();
   private opened = false;
 
@@ -154,28 +139,4 @@ function timesOut(promise: Promise<unknown>, ms: number): Promise<boolean> {
       resolve(false);
     });
   });
-}
-
-/**
- * A streaming attempt on an opened tier, started as any is (src/proxy/attempt-start.ts); with a
- * door, its commit goes through it. On a resume route it keeps what the client has, for a recovery.
- */
-export function startFlight(
-  site: AttemptSite,
-  t: number,
-  tier: Tier,
-  call: UpstreamCall,
-  n: number,
-  door: HedgeDoor | null,
-  lastTier?: LastTier,
-): Flight | AttemptError {
-  const { req } = site;
-  // Only a resume route keeps what the client has (src/proxy/resume/resume-state.ts); others pay nothing.
-  const resume = req.route.on_break === 'resume' && req.route.resume_max > 0 ? new ResumeState(call, req.codec, req.request) : null;
-  const port = door ? door.portFor() : null;
-  const output = resume ? resume.output : call.streamOutput();
-  const attempt = startStream(site, tier, call, { output, port: port ?? req.port, keepOpen: resume?.keepOpen, lastTier });
-  if (!(attempt instanceof StreamAttempt)) return attempt;
-  if (door && port) door.enter(attempt, port);
-  return { t, tier, call, attempt, resume, n };
 }

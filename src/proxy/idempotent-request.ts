@@ -3,7 +3,8 @@ import type { IdempotencyConfig } from '../config/schema.js';
 import type { ClientRequest } from '../protocols/core/types.js';
 import type { IdempotencyRecordKey, IdempotencyStore } from '../state/types.js';
 import { jsonFingerprint } from '../util/canonical-json.js';
-import type { Exchange, FinishFields } from './exchange.js';
+import type { Exchange } from './exchange.js';
+import type { FinishFields } from './request-end.js';
 
 /** A waiting duplicate looks at the record at least this often (a lost wake-up, an owner that died). */
 const RECHECK_MS = 1_000;
@@ -23,9 +24,9 @@ export class IdempotentRun {
   ) {}
 
   /** A tier failed and the next is tried: PENDING → EXECUTING_FALLBACK. */
-  readonly onFallback = (): void => {
+  fallback(): void {
     void this.store.fallback(this.record);
-  };
+  }
 
   /** Called once the request has ended (or failed to). */
   async end(exchange: Exchange): Promise<void> {
@@ -41,7 +42,7 @@ function storable(ending: FinishFields | null): boolean {
 }
 
 /**
- * The Idempotency-Key step, after the request was admitted (so its body is known) and began:
+ * The Idempotency-Key step, after the request was read (so its body is known) and began:
  * the first request with the key runs (its IdempotentRun is returned); a duplicate of a
  * completed one gets the stored answer; a duplicate of a running one waits for it (up to
  * `wait_ms`) and then gets its answer, or runs itself if the first gave the record up; the
@@ -56,8 +57,7 @@ export async function enterIdempotent(
 ): Promise<IdempotentRun | 'answered'> {
   if (key.length > MAX_KEY_LENGTH) {
     const message = `Idempotency-Key is ${key.length} characters long; at most ${MAX_KEY_LENGTH} are accepted`;
-    exchange.respondError({ status: 400, kind: 'invalid_request', code: 'invalid_idempotency_key', message });
-    exchange.finish({ tier: null, status: 400, outcome: 'bad_request', error: message });
+    exchange.fail({ status: 400, kind: 'invalid_request', code: 'invalid_idempotency_key', message }, { outcome: 'bad_request' });
     return 'answered';
   }
   // The same key means the same thing only in one protocol; the body is compared as JSON, key order aside.
@@ -79,16 +79,21 @@ export async function enterIdempotent(
         return 'answered';
       case 'mismatch': {
         const message = `Idempotency-Key "${key}" was already used with a different request body; use a new key for a new request`;
-        exchange.respondError({ status: 422, kind: 'invalid_request', code: 'idempotency_key_reused', message });
-        exchange.finish({ tier: null, status: 422, outcome: 'bad_request', error: 'Idempotency-Key reused with a different body' });
+        exchange.fail(
+          { status: 422, kind: 'invalid_request', code: 'idempotency_key_reused', message },
+          { outcome: 'bad_request', logged: 'Idempotency-Key reused with a different body' },
+        );
         return 'answered';
       }
       case 'running': {
         const left = waitUntil - performance.now();
         if (left <= 0) {
           const message = `a request with Idempotency-Key "${key}" is still running after ${settings.wait_ms} ms; try again later`;
-          exchange.respondError({ status: 409, kind: 'invalid_request', code: 'idempotency_request_in_progress', message }, { 'retry-after': 1 });
-          exchange.finish({ tier: null, status: 409, outcome: 'failed', error: 'the request with this Idempotency-Key is still running' });
+          exchange.fail(
+            { status: 409, kind: 'invalid_request', code: 'idempotency_request_in_progress', message },
+            { outcome: 'failed', logged: 'the request with this Idempotency-Key is still running' },
+            { 'retry-after': 1 },
+          );
           return 'answered';
         }
         await store.changed(record.key, Math.min(left, RECHECK_MS), exchange.client);

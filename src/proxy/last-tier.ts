@@ -5,9 +5,10 @@ import type { PromptCount } from '../protocols/core/prompt-tokens.js';
 import { type ClientRequest, isUnsupported } from '../protocols/core/types.js';
 import type { ClientCodec } from '../protocols/core/client-codec.js';
 
-/** What the check needs of the request's routing (an AttemptSite has it). */
+/** What the check needs of the request (its routing request has it). */
 interface Site {
-  req: { codec: ClientCodec; request: ClientRequest };
+  codec: ClientCodec;
+  request: ClientRequest;
   prompt: PromptCount;
 }
 
@@ -55,10 +56,11 @@ export class LastTier {
 
 /** Whether a tier of the plan from index `from` on can carry the request and fits it (the fit check's verdict, without recording a skip). */
 function laterTierFits(site: Site, plan: readonly Tier[], from: number): boolean | Promise<boolean> {
-  const { codec, request } = site.req;
+  const { codec, request } = site;
   for (let u = from; u < plan.length; u++) {
     const tier = plan[u];
-    const call = UpstreamCall.prepare(tier, codec, request);
+    // Only its fit is asked: what it would make of tool text does not matter here.
+    const call = UpstreamCall.prepare(tier, codec, request, null);
     if (isUnsupported(call)) continue;
     const verdict = checkFit(tier, request, call.request.body, site.prompt);
     if (verdict instanceof Promise) return verdict.then((v) => v.fits || laterTierFits(site, plan, u + 1));

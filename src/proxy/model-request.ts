@@ -1,90 +1,66 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { reachedOnlyByCatchAll } from '../config/find-route.js';
-import type { Config, Route, Rule, Tier } from '../config/schema.js';
+import type { Config, Route, Rule } from '../config/schema.js';
 import { closesConnection, readJsonBody } from '../http/read-body.js';
 import type { ClientRequest } from '../protocols/core/types.js';
 import type { ClientCodec } from '../protocols/core/client-codec.js';
-import type { Usage } from '../protocols/core/usage.js';
 import type { SaverMeasure } from '../telemetry/events.js';
 import { answer, noLocalTier } from './answer-request.js';
 import { Exchange, type ProxyView } from './exchange.js';
 import { enterIdempotent, type IdempotentRun } from './idempotent-request.js';
 import { routeRequest } from './route-request.js';
-import { RequestAdmission } from './tier-admission.js';
 import { refuseStream } from './refuse-stream.js';
-import { PromptCount } from '../protocols/core/prompt-tokens.js';
-import { watchTruncation } from '../fit/truncation.js';
 import { chooseRoute } from '../rules/choose-route.js';
 import { takesClientCredentials } from '../config/all-tiers.js';
 import { captureCredential, type ClientCredential } from '../protocols/core/credential.js';
 
 /**
- * A request for a model (Chat Completions, Responses, Messages), read top-down: admit it,
+ * A request for a model (Chat Completions, Responses, Messages), read top-down: read it,
  * route it through the tiers, answer in whatever shape the routing loop ended in.
  */
 export async function serveModelRequest(req: IncomingMessage, res: ServerResponse, app: ProxyView, codec: ClientCodec, id: string): Promise<void> {
   const exchange = new Exchange(app, res, codec, id);
-  let admission: RequestAdmission | null = null;
   let idempotent: IdempotentRun | null = null;
   let streamSlot = false;
   try {
-    const admitted = await admit(req, exchange);
-    if (!admitted) return;
+    const incoming = await readRequest(req, exchange);
+    if (!incoming) return;
     // Most routes have no savers: no call and no await for them.
-    const saved = admitted.route.savers.length === 0 ? null : await saveTokens(exchange, admitted.route, admitted.request, req);
-    const request = saved?.request ?? admitted.request;
-    exchange.begin(admitted.route, request, { savers: saved?.savers, rule: admitted.rule?.label });
+    const saved = incoming.route.savers.length === 0 ? null : await saveTokens(exchange, incoming.route, incoming.request, req);
+    const request = saved?.request ?? incoming.request;
+    const routing = exchange.begin(incoming.route, request, { savers: saved?.savers, rule: incoming.rule?.label, bytes: incoming.bytes });
     // No key, no deduplication: a request without one pays nothing here.
-    const key = admitted.request.headers.idempotencyKey;
+    const key = incoming.request.headers.idempotencyKey;
     if (key !== undefined) {
-      const entered = await enterIdempotent(exchange, app.state.idempotency, admitted.request, key, exchange.config.idempotency);
+      const entered = await enterIdempotent(exchange, app.state.idempotency, incoming.request, key, exchange.config.idempotency);
       if (entered === 'answered') return;
       idempotent = entered;
+      routing.fallbackWatch = entered;
     }
     // Only a stream that runs takes a slot (a duplicate waiting for its key's answer does not).
     if (request.stream) {
       streamSlot = app.streams.take(exchange.config.server.max_streams);
       if (!streamSlot) return refuseStream(exchange);
     }
-    admission = RequestAdmission.for(admitted.route, exchange.config, app.state, request);
-    const prompt = new PromptCount(request);
-    const outcome = await routeRequest(
-      {
-        id,
-        route: admitted.route,
-        request,
-        codec,
-        port: exchange,
-        arrivedAt: exchange.arrivedAt,
-        client: exchange.client,
-        pools: exchange.pools,
-        admission,
-        onFallback: idempotent?.onFallback,
-        onAffinity: () => exchange.noteAffinity(),
-        prompt,
-      },
-      app,
-    );
-    // A tier of unknown window that read suspiciously little: checked after the answer, said on a line of its own.
-    const checkLate = (tier: Tier, usage: Usage | undefined): void =>
-      watchTruncation(tier, usage, prompt, admitted.bytes, ({ sent, read }) =>
-        app.telemetry.emit({ type: 'prompt_truncated', id, route: admitted.route.name, tier: tier.name, sent, read }),
-      );
-    await answer(exchange, admitted.route, request, outcome, admission, prompt, checkLate);
+    // Only a stream's answer is waited for: a whole answer goes out at once.
+    const answering = answer(exchange, await routeRequest(routing, app));
+    if (answering instanceof Promise) await answering;
   } catch (err) {
     // A bug must cost one request, never the server; and it still ends with its request_end.
     process.stderr.write(`llm-route: internal error on ${req.method} ${req.url}: ${(err as Error).stack ?? err}\n`);
-    exchange.respondError({ status: 500, kind: 'internal', code: 'internal_error', message: 'internal error in llm-route' });
-    exchange.finish({ tier: null, status: 500, outcome: 'failed', error: 'internal error' });
+    exchange.fail(
+      { status: 500, kind: 'internal', code: 'internal_error', message: 'internal error in llm-route' },
+      { outcome: 'failed', logged: 'internal error' },
+    );
   } finally {
     // Each release on its own: a throw in one must not keep the others (a key's record held forever).
     try {
-      admission?.end(null);
       if (streamSlot) app.streams.give();
     } finally {
       try {
         if (idempotent) await idempotent.end(exchange);
       } finally {
+        // What it holds at its tiers, its pools, its place among the requests in flight.
         exchange.close();
       }
     }
@@ -92,7 +68,7 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
 }
 
 /** Reads, parses and validates the body and finds its route; null when the client was answered with an error. */
-export async function admit(
+export async function readRequest(
   req: IncomingMessage,
   exchange: Exchange,
   { counting = false } = {},
@@ -104,17 +80,13 @@ export async function admit(
       exchange.finish({ tier: null, status: 499, outcome: 'bad_request', error: body.message });
       return null;
     }
-    exchange.respondError(
-      { status: body.status, kind: 'invalid_request', code: body.code, message: body.message },
-      closesConnection(body) ? { connection: 'close' } : {},
-    );
-    exchange.finish({ tier: null, status: body.status, outcome: 'bad_request', error: body.message });
+    const error = { status: body.status, kind: 'invalid_request', code: body.code, message: body.message } as const;
+    exchange.fail(error, { outcome: 'bad_request' }, closesConnection(body) ? { connection: 'close' } : {});
     return null;
   }
   const parsed = exchange.codec.parse(withDefaultModel(body.value, exchange.config), req.headers, credentialOf(req, exchange));
   if (!parsed.ok) {
-    exchange.respondError({ status: 400, kind: 'invalid_request', code: 'invalid_request', message: parsed.message });
-    exchange.finish({ tier: null, status: 400, outcome: 'bad_request', error: parsed.message });
+    exchange.fail({ status: 400, kind: 'invalid_request', code: 'invalid_request', message: parsed.message }, { outcome: 'bad_request' });
     return null;
   }
   const name = parsed.request.model;
@@ -122,14 +94,12 @@ export async function admit(
   const chosen = choosing instanceof Promise ? await choosing : choosing;
   if (!chosen) {
     const known = [...exchange.config.routes.keys()].join(', ');
-    exchange.respondError({
-      status: 404,
-      kind: 'not_found',
-      code: 'model_not_found',
-      message: `unknown route "${name}": the model must name a route (known: ${known})`,
-    });
-    // Not labelled with the name: clients choose it, and metric series must stay bounded.
-    exchange.finish({ tier: null, status: 404, outcome: 'bad_request', error: `unknown route "${name.slice(0, 100)}"` });
+    const message = `unknown route "${name}": the model must name a route (known: ${known})`;
+    // Not labelled with the whole name: clients choose it, and metric series must stay bounded.
+    exchange.fail(
+      { status: 404, kind: 'not_found', code: 'model_not_found', message },
+      { outcome: 'bad_request', logged: `unknown route "${name.slice(0, 100)}"` },
+    );
     return null;
   }
   const { route, rule } = chosen;

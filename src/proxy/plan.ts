@@ -18,7 +18,7 @@ export interface Plan {
  * weighted tier ahead of it loses its, so no draw moves a session off the tier holding its
  * prompt in cache. Tiers of weight 100 keep their place: affinity never overrides priority.
  */
-export function planTiers(route: Route, gate: Pick<TierGate, 'weight' | 'admit'>, random: () => number = Math.random, sessionTier?: () => Tier | null): Plan {
+export function planTiers(route: Route, gate: Pick<TierGate, 'weight' | 'allows'>, random: () => number = Math.random, sessionTier?: () => Tier | null): Plan {
   const drawn: Tier[] = [];
   let kept: number | undefined; // the session tier's index (-1: none); undefined until a weighted tier asks
   let affinity = false;
@@ -35,13 +35,13 @@ export function planTiers(route: Route, gate: Pick<TierGate, 'weight' | 'admit'>
     }
     if (wins(weight, random)) drawn.push(tier);
   }
-  const admitted = drawn.filter((tier) => gate.admit(tier));
-  return admitted.length > 0 || drawn.length === 0 ? { tiers: admitted, allDown: false, affinity } : { tiers: drawn, allDown: true, affinity };
+  const allowed = drawn.filter((tier) => gate.allows(tier));
+  return allowed.length > 0 || drawn.length === 0 ? { tiers: allowed, allDown: false, affinity } : { tiers: drawn, allDown: true, affinity };
 }
 
 /** Where the session's tier is in the route, if it may take the session now (healthy, weight above 0); else -1. */
-function keptIndex(route: Route, gate: Pick<TierGate, 'weight' | 'admit'>, tier: Tier | null): number {
-  if (tier === null || gate.weight(tier) <= 0 || !gate.admit(tier)) return -1;
+function keptIndex(route: Route, gate: Pick<TierGate, 'weight' | 'allows'>, tier: Tier | null): number {
+  if (tier === null || gate.weight(tier) <= 0 || !gate.allows(tier)) return -1;
   return route.tiers.indexOf(tier);
 }
 

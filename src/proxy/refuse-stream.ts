@@ -4,6 +4,5 @@ import type { Exchange } from './exchange.js';
 export function refuseStream(exchange: Exchange): void {
   const max = exchange.config.server.max_streams;
   const message = `llm-route has ${max} streams open (server.max_streams); try again shortly`;
-  exchange.respondError({ status: 503, kind: 'overloaded', code: 'too_many_streams', message }, { 'retry-after': 1 });
-  exchange.finish({ tier: null, status: 503, outcome: 'overloaded', error: message });
+  exchange.fail({ status: 503, kind: 'overloaded', code: 'too_many_streams', message }, { outcome: 'overloaded' }, { 'retry-after': 1 });
 }

@@ -2,9 +2,8 @@ import type { Tier } from '../config/schema.js';
 import type { ShapedAnswer, UpstreamCall } from '../protocols/call.js';
 import { type AttemptRecord, isLimitSkip } from '../telemetry/events.js';
 import type { AttemptError } from './attempt-error.js';
-import { admitRetry, type AttemptSite, type Limited, type Opening, openTier } from './attempt-start.js';
-import { AttemptLog } from './attempt-log.js';
-import { type Flight, HedgeDoor, type HedgeEnd, race, startFlight } from './hedge.js';
+import { reserveRetry, type AttemptSite, type Flight, type Limited, type Opening, openTier, type StreamPlace, startStream } from './attempt-start.js';
+import { HedgeDoor, type HedgeEnd, race } from './hedge.js';
 import { retryDelayMs } from './backoff.js';
 import { sleep } from '../util/sleep.js';
 import { LastTier } from './last-tier.js';
@@ -12,7 +11,6 @@ import { planTiers } from './plan.js';
 import { answeredBy, sessionTier } from './session-stay.js';
 import { Recovery } from './resume/recovery.js';
 import { tierFit } from '../fit/tier-facts.js';
-import { PromptCount } from '../protocols/core/prompt-tokens.js';
 import { type PayloadFailure, payloadFailure, type TooLongNumbers } from '../fit/payload-failure.js';
 import type { RoutingRequest, RoutingView } from './routing.js';
 import type { CommitResult } from './stream-attempt.js';
@@ -62,15 +60,13 @@ export async function routeRequest(req: RoutingRequest, app: RoutingView): Promi
   let session: string | undefined;
   const stay = (): Tier | null => ((session = req.codec.session(req.request)) === undefined ? null : sessionTier(app.affinity, req.route, session));
   const { tiers: plan, allDown, affinity } = planTiers(req.route, app.gate, app.random, stay);
-  if (affinity) req.onAffinity?.();
+  if (affinity) req.affinity = true;
   const walk: Walk = {
     req,
     app,
     plan,
     allDown,
     deadlineAt: req.arrivedAt + req.route.deadline_ms,
-    prompt: req.prompt ?? new PromptCount(req.request),
-    log: new AttemptLog(req, app.telemetry),
     unsupported: [],
     tooLong: [],
     limited: null,
@@ -80,7 +76,7 @@ export async function routeRequest(req: RoutingRequest, app: RoutingView): Promi
     door: null,
     session,
   };
-  if (req.route.hedge_ms !== null && req.request.stream && plan.length > 1) walk.door = new HedgeDoor(req.port, walk.log.records);
+  if (req.route.hedge_ms !== null && req.request.stream && plan.length > 1) walk.door = new HedgeDoor(req.port, req.log.records);
   for (let t = 0; t < plan.length; t++) {
     const carried = walk.carried?.t === t ? walk.carried : null;
     if (carried) walk.carried = null;
@@ -90,7 +86,7 @@ export async function routeRequest(req: RoutingRequest, app: RoutingView): Promi
     const opening = carried ? { open: true as const, call: carried.call } : openTier(walk, plan[t]);
     const opened = opening instanceof Promise ? await opening : opening;
     if (!opened.open) {
-      if (opened.why === 'aborted') return { kind: 'aborted', attempts: walk.log.records };
+      if (opened.why === 'aborted') return { kind: 'aborted', attempts: req.log.records };
       noteRefusal(walk, plan[t], opened);
       continue;
     }
@@ -109,10 +105,10 @@ function noteRefusal(walk: Walk, tier: Tier, refused: Exclude<Opening, { open: t
 
 /** The tier's tries: its answer, or 'next' (the loop goes on to the next tier), or why the loop stops. */
 async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flight | null): Promise<'next' | RoutingOutcome> {
-  const { req, app, log } = walk;
+  const { req, app } = walk;
+  const { log } = req;
   const attempts = log.records;
   const tier = walk.plan[t];
-  const admission = req.admission;
   let call = first;
   let lastError: AttemptError | null = null;
   /** One more try without what the tier refused and the client did not aim at it (call.retryWithout). */
@@ -121,8 +117,8 @@ async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flig
 
   for (let n = 1; n <= tier.retry.attempts + resent; n++) {
     if (req.client.aborted) return { kind: 'aborted', attempts };
-    if (n > 1 && admission) {
-      const again = await admitRetry(walk, tier, n);
+    if (n > 1 && req.holds) {
+      const again = await reserveRetry(walk, tier, n);
       if (again === 'aborted') return { kind: 'aborted', attempts };
       if (again === 'refused') break;
     }
@@ -132,7 +128,7 @@ async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flig
     }
     let tried: Tried;
     if (req.request.stream) {
-      const flight = n === 1 && carried ? carried : startFlight(walk, t, tier, call, n, walk.door, lastTierOf(walk, t, call));
+      const flight = n === 1 && carried ? carried : startStream(walk, t, tier, call, n, placeOf(walk, t, call));
       if (!('attempt' in flight)) {
         log.deadlinePassed(tier, n, flight.message);
         return { kind: 'exhausted', timedOut: true, planned: walk.plan.length, attempts, limited: walk.limited };
@@ -160,7 +156,7 @@ async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flig
       continue;
     }
     if (!error.failover) {
-      admission?.leave(tier);
+      log.left(tier);
       const answer = call.rejection(error.upstream ?? { status: 400, headers: {}, body: Buffer.alloc(0) }, call.redact(error.message));
       return { kind: 'rejected', tier, answer, error, attempts };
     }
@@ -173,13 +169,13 @@ async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flig
     if (!(await sleep(delay, req.client))) return { kind: 'aborted', attempts };
   }
 
-  admission?.leave(tier);
+  log.left(tier);
   if (lastError && t < walk.plan.length - 1) {
     // The failed attempt was cancelled as it failed: undici's abort destroys its socket at once
     // (a request still waiting for a connection is aborted before a byte of it is written), so
     // the next tier never runs while this one still can: an idempotent request executes once.
     app.telemetry.emit({ type: 'failover', id: req.id, route: req.route.name, fromTier: tier.name, reason: lastError.reason });
-    req.onFallback?.();
+    req.fellBack();
   }
   return 'next';
 }
@@ -188,8 +184,8 @@ async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flig
 async function abortedAt(walk: Walk, tier: Tier): Promise<RoutingOutcome> {
   const hedge = walk.carried;
   const result = hedge && (await hedge.attempt.committed);
-  if (hedge && result && !result.committed) walk.log.failed(hedge.tier, hedge.n, result.error, hedge.attempt.elapsedMs);
-  return { kind: 'aborted', attempts: walk.log.records, tier };
+  if (hedge && result && !result.committed) walk.req.log.failed(hedge.tier, hedge.n, result.error, hedge.attempt.elapsedMs);
+  return { kind: 'aborted', attempts: walk.req.log.records, tier };
 }
 
 /** The wait before the same tier is tried again, or null: the next tier is tried (or none is left). */
@@ -197,7 +193,7 @@ function retryDelay(walk: Walk, tier: Tier, error: AttemptError, n: number, last
   // A tier that timed out is not retried: the next tier is tried.
   if (error.timedOut || !error.retryable || lastTry) return null;
   // This failure may have opened the circuit (or failed its half-open trial): no retry then.
-  if (!walk.allDown && !walk.app.gate.admit(tier)) return null;
+  if (!walk.allDown && !walk.app.gate.allows(tier)) return null;
   const delay = retryDelayMs(tier.retry, n, error.retryAfterMs, walk.app.random);
   if (delay === null) return null; // Retry-After longer than the retry budget: fail over now
   if (walk.req.request.stream && performance.now() + delay >= walk.deadlineAt) return null;
@@ -209,9 +205,9 @@ type Tried = RoutingOutcome | { error: AttemptError; elapsedMs: number };
 /** A streaming try's verdict: committed (the stream is the answer; the client was answered at commit), or why not. */
 function streamResult(walk: Walk, flight: Flight, result: CommitResult): Tried {
   if (!result.committed) return { error: result.error, elapsedMs: flight.attempt.elapsedMs };
-  const attempts = walk.log.records;
+  const attempts = walk.req.log.records;
   const { tier, call, resume, t } = flight;
-  walk.log.ok(tier, flight.n, result.elapsedMs);
+  walk.req.log.ok(tier, flight.n, result.elapsedMs);
   answeredBy(walk.app.affinity, walk.req.route, walk.session, tier);
   const recovery = resume && new Recovery({ site: walk, state: resume, plan: walk.plan, at: t });
   return { kind: 'stream', tier, call, relay: result.relay, attempts, recovery, ...(walk.hedge ? { hedge: walk.hedge } : {}) };
@@ -232,9 +228,9 @@ async function streamTry(walk: Walk, flight: Flight): Promise<Tried> {
     return { error: end.error, elapsedMs: flight.attempt.elapsedMs };
   }
   const { loser, hedged } = end;
-  walk.log.hedgeLost(loser.tier, loser.n, loser.attempt.elapsedMs, hedged.winner);
-  walk.req.admission?.leave(loser.tier);
+  // Its upstream may have billed what it reported before the abort: the loser's tier is charged it.
   const usage = loser.attempt.usageSoFar;
+  walk.req.log.hedgeLost(loser.tier, loser.n, loser.attempt.elapsedMs, hedged.winner, usage);
   walk.hedge = { hedged, ...(usage ? { loserUsage: { tier: loser.tier.name, provider: loser.tier.provider.name, model: loser.tier.model, usage } } : {}) };
   return streamResult(walk, end.winner, end.result);
 }
@@ -251,49 +247,51 @@ async function startHedge(walk: Walk, after: number): Promise<Flight | null> {
       continue;
     }
     // The first committed while this tier's limit was waited for: no hedge after a commit.
-    if (!walk.door || walk.door.committed) {
-      walk.req.admission?.leave(tier);
-      return null;
-    }
-    const flight = startFlight(walk, u, tier, opened.call, 1, walk.door, lastTierOf(walk, u, opened.call));
-    if ('attempt' in flight) {
-      walk.req.onFallback?.();
+    const flight = walk.door && !walk.door.committed ? startStream(walk, u, tier, opened.call, 1, placeOf(walk, u, opened.call)) : null;
+    if (flight && 'attempt' in flight) {
+      walk.req.fellBack();
       return flight;
     }
-    walk.req.admission?.leave(tier);
+    walk.req.log.left(tier);
     return null;
   }
   return null;
 }
 
-/** Whether plan index `t` is the last tier the request tries, for a call that reads tool calls written as text (no other needs it). */
+/** A stream attempt's door on a hedged route, and its LastTier when it reads tool text; a plain stream's default: nothing made. */
+function placeOf(walk: Walk, t: number, call: UpstreamCall): StreamPlace | undefined {
+  const lastTier = lastTierOf(walk, t, call);
+  return walk.door || lastTier ? { door: walk.door, lastTier } : undefined;
+}
+
+/** Whether plan index `t` is the last tier the request tries, for a call that reads tool calls written as text. */
 function lastTierOf(walk: Walk, t: number, call: UpstreamCall): LastTier | undefined {
-  return call.readsToolText ? new LastTier(walk, walk.plan, t) : undefined;
+  return call.readsToolText ? new LastTier(walk.req, walk.plan, t) : undefined;
 }
 
 /** A hedge failed while the attempt it hedged runs on: recorded as any failure, its tier's hold given back. */
 function hedgeFailed(walk: Walk, hedge: Flight, error: AttemptError): void {
-  walk.log.failed(hedge.tier, hedge.n, error, hedge.attempt.elapsedMs);
+  walk.req.log.failed(hedge.tier, hedge.n, error, hedge.attempt.elapsedMs);
   if (!error.timedOut) walk.allTimedOut = false;
-  walk.req.admission?.leave(hedge.tier);
+  walk.req.log.left(hedge.tier);
 }
 
 /** A non-streaming try's verdict: the whole answer, or why not. */
 function unaryResult(walk: Walk, tier: Tier, call: UpstreamCall, n: number, attempt: UnaryAttempt, result: UnaryResult): Tried {
   if (!result.ok) return { error: result.error, elapsedMs: attempt.elapsedMs };
-  walk.log.ok(tier, n, attempt.elapsedMs, result.answer.answer.status);
+  walk.req.log.ok(tier, n, attempt.elapsedMs, result.answer.answer.status);
   answeredBy(walk.app.affinity, walk.req.route, walk.session, tier);
-  return { kind: 'unary', tier, call, answer: result.answer, attempts: walk.log.records };
+  return { kind: 'unary', tier, call, answer: result.answer, attempts: walk.req.log.records };
 }
 
 /** Every planned tier was passed over or failed: why, in the shape the client's answer takes. */
 async function noAnswer(walk: Walk): Promise<RoutingOutcome> {
   const { unsupported } = walk;
-  const attempts = walk.log.records;
+  const attempts = walk.req.log.records;
   // What the client can fix comes first: the credential a tier needed, or refused (an expired login: the client logs in again).
   if (attempts.some((a) => a.outcome === 'no_client_credential' || a.outcome === 'credential_rejected')) return { kind: 'client_credential', attempts };
   if (unsupported.length > 0 && unsupported.length === attempts.length) return { kind: 'unsupported', reasons: unsupported, attempts };
-  const failure = await payloadFailure.of(attempts, walk.tooLong, walk.prompt);
+  const failure = await payloadFailure.of(attempts, walk.tooLong, walk.req.prompt);
   if (failure) return { kind: 'too_long', failure, attempts };
   const tried = attempts.filter((a) => a.outcome !== 'unsupported' && !isLimitSkip(a));
   return { kind: 'exhausted', timedOut: tried.length > 0 && walk.allTimedOut, planned: walk.plan.length, attempts, limited: walk.limited };

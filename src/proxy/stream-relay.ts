@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { EVENT_ERROR, RAW, type StreamOutput } from '../protocols/core/types.js';
+import type { FinishReason } from '../protocols/core/neutral.js';
 import type { Usage } from '../protocols/core/usage.js';
 import type { Framer } from '../sse/framer.js';
 import { AttemptError, type Phase, timeoutError } from './attempt-error.js';
@@ -25,6 +26,8 @@ export interface StreamEnd {
   chunkErrors: number;
   /** The generated text, for a token estimate when the upstream reported no usage. */
   text: string;
+  /** Why the answer ended, as its finish said; absent when none came. */
+  finishReason?: FinishReason;
   /** The client's response, left open for a recovery (`keepOpen`); null when the stream ended it. */
   open: StreamSink | null;
 }
@@ -241,6 +244,7 @@ export class StreamRelay implements AnswerReader, Upstream {
       earlyUsage: whole ? undefined : tally.usage,
       chunkErrors: tally.chunkErrors,
       text: tally.text(),
+      finishReason: tally.finishReason,
       open: this.leftOpen ? this.sink : null,
     });
   }

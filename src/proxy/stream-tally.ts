@@ -1,5 +1,7 @@
 import { EVENT_DONE, EVENT_FINISH, EVENT_MALFORMED, newFacts, type StreamReader } from '../protocols/core/types.js';
 import { mergeUsage, type Usage } from '../protocols/core/usage.js';
+import type { FinishReason } from '../protocols/core/neutral.js';
+import type { StreamPart } from '../protocols/core/stream-part.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 
 /** How often a held tool call's growth is told at most (the dashboard repaints 8 times a second; a second is alive enough). */
@@ -16,6 +18,8 @@ export class StreamTally {
   chunkErrors = 0;
   /** The answer's end reason came. */
   sawFinish = false;
+  /** What it said (the first finish of the stream's answer). */
+  finishReason: FinishReason | undefined;
   /** The protocol's terminator came: nothing after it means anything. */
   sawTerminator = false;
   private readonly texts: string[] = [];
@@ -97,7 +101,10 @@ export class StreamTally {
 
   /** After the event was accepted: whether it finished the answer or ended the stream. */
   noteEnding(flags: number): void {
-    if (flags & EVENT_FINISH) this.sawFinish = true;
+    if (flags & EVENT_FINISH && !this.sawFinish) {
+      this.sawFinish = true;
+      this.finishReason = finishOf(this.facts.parts);
+    }
     if (flags & EVENT_DONE) this.sawTerminator = true;
   }
 
@@ -110,4 +117,10 @@ export class StreamTally {
   text(): string {
     return this.texts.join('');
   }
+}
+
+/** The reason of the finish part among an event's parts (read once a stream, at its finish). */
+function finishOf(parts: readonly StreamPart[]): FinishReason | undefined {
+  for (const part of parts) if (part.type === 'finish') return part.reason;
+  return undefined;
 }

@@ -1,6 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
-import { createFreshConnection } from '../providers/upstream-dispatcher.js';
 import type { Provider, Tier } from '../config/schema.js';
 import type { UpstreamCall } from '../protocols/call.js';
 import { AttemptError, type Phase, statusError, timeoutError, transportError } from './attempt-error.js';
@@ -8,7 +7,6 @@ import type { ClientLifetime } from '../util/client-lifetime.js';
 import type { LastTier } from './last-tier.js';
 import { isShutdown } from './shutdown.js';
 import { answerTooLarge, MAX_ANSWER_BYTES } from './stream-errors.js';
-import { isStaleSocketFailure } from '../util/stale-socket.js';
 
 type Controller = Dispatcher.DispatchController;
 
@@ -59,8 +57,9 @@ function originOf(provider: Provider): string {
 /**
  * One call to one upstream, as an undici dispatch handler: no stream objects between the
  * socket and us. It owns what every attempt shares (dispatching, the total timer until a
- * stream commits, aborting, a non-2xx body turned into a typed AttemptError, the stale-socket
- * retry) and hands a 2xx answer to its reader, which decides what the body means.
+ * stream commits, aborting, a non-2xx body turned into a typed AttemptError) and hands a 2xx
+ * answer to its reader, which decides what the body means. A stale pooled socket never reaches
+ * it: the provider's dispatcher sends the request again (util/stale-socket-pool.ts).
  *
  * Abort ordering: `cancel()` aborts through undici's controller, which destroys the socket
  * synchronously for an in-flight request; a request still waiting for a connection is
@@ -73,8 +72,6 @@ export class UpstreamDispatch implements Dispatcher.DispatchHandler {
   private reader: AnswerReader;
   private controller: Controller | null = null;
   private cancelReason: Error | null = null;
-  /** The one connection of its own a stale-socket retry went out on. */
-  private fresh: Dispatcher | null = null;
   private errorStatus = 0;
   private errorHeaders: IncomingHttpHeaders | null = null;
   /** A non-2xx body, kept only when there is one. */
@@ -96,7 +93,9 @@ export class UpstreamDispatch implements Dispatcher.DispatchHandler {
 
   /** Sends the request (once the reader holding this dispatch is whole: undici may call back at once). */
   start(): void {
-    this.dispatchOn(this.input.pool);
+    const { method, path, headers, body } = this.input.call.request;
+    // origin: a pool knows its own; a proxy agent (HTTPS_PROXY) picks its route by it.
+    this.input.pool.dispatch({ origin: originOf(this.input.tier.provider), path, method, headers, body, headersTimeout: 0, bodyTimeout: 0 }, this);
   }
 
   /** The call is still in use (waiting for its first content, or relaying): undici's callbacks matter. */
@@ -202,15 +201,7 @@ export class UpstreamDispatch implements Dispatcher.DispatchHandler {
 
   onResponseError(_controller: Controller | null, err: Error): void {
     if (this.cancelReason || !this.isLive) return;
-    // The stale-aware pool marked it: a reused socket the server had closed, before any answer.
-    if (this.fresh === null && isStaleSocketFailure(err)) return this.retryOnFreshConnection();
     this.reader.onBroken(transportError(err, this.errorStatus !== 0 ? 'headers' : this.reader.phase()));
-  }
-
-  private dispatchOn(dispatcher: Dispatcher): void {
-    const { method, path, headers, body } = this.input.call.request;
-    // origin: a pool knows its own; a proxy agent (HTTPS_PROXY) picks its route by it.
-    dispatcher.dispatch({ origin: originOf(this.input.tier.provider), path, method, headers, body, headersTimeout: 0, bodyTimeout: 0 }, this);
   }
 
   /** A non-2xx answer: its status and (the start of) its body decide what the attempt's failure means. */
@@ -221,23 +212,8 @@ export class UpstreamDispatch implements Dispatcher.DispatchHandler {
     this.reader.stop(statusError(verdict, { status: this.errorStatus, headers, body }));
   }
 
-  /**
-   * A pooled socket the server had already closed (llama-server advertises keep-alive, then
-   * closes after every stream): the server never saw the request. It goes again, once, at
-   * once, on a connection of its own; that is not an attempt, nor a failure, nor a retry.
-   */
-  private retryOnFreshConnection(): void {
-    const { tier } = this.input;
-    this.controller = null;
-    this.fresh = createFreshConnection(tier.provider, tier.timeouts.connect_ms);
-    this.dispatchOn(this.fresh);
-  }
-
   private release(): void {
     this.input.client.offAbort(this.onClientAbort);
-    // The retry's own connection closes once its request is done (at once when cut short).
-    if (this.fresh) void (this.cancelReason ? this.fresh.destroy() : this.fresh.close()).catch(() => undefined);
-    this.fresh = null;
   }
 
   private readonly onClientAbort = (): void => {

@@ -13,7 +13,7 @@ import { browserRefusal } from './browser-guard.js';
 import { answerCors } from './cors.js';
 import { healthz } from './healthz.js';
 import { serveInfo } from './info-endpoint.js';
-import { modelList } from './model-list.js';
+import { modelList } from './models-endpoint.js';
 import { codecForPath, endpointPath, MODEL_LIST_PATH } from './path-protocol.js';
 
 interface Endpoint {

@@ -26,19 +26,14 @@ import { answerClientError } from './client-error.js';
 import { answerExpectContinue, handleRequest } from './handle-request.js';
 import { ShutdownError } from '../proxy/shutdown.js';
 import { StreamSlots } from '../proxy/stream-slots.js';
-import { isLoopbackHost } from '../util/loopback.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { openState } from '../state/open-state.js';
 import { SessionAffinity } from '../state/session-affinity.js';
 import { settleWhenQuiet } from '../runtime/settle-when-quiet.js';
 import type { StateBackend } from '../state/types.js';
-
-/**
- * Connections the kernel holds for accept() (capped by net.core.somaxconn). Node's 511 overflowed
- * when 1,000 clients connected at once while the event loop was busy: the dropped SYNs came back
- * after the kernel's 1 s and 3 s retransmit, which was most of that bench's time to first content.
- */
-const LISTEN_BACKLOG = 4096;
+import type { Env } from '../config/env.js';
+import { TraceLink } from './trace-link.js';
+import { assertSafeHost, checkInterval, LISTEN_BACKLOG } from './listening.js';
 
 export interface ProxyOptions {
   config: Config;
@@ -61,6 +56,8 @@ export interface ProxyOptions {
   clock?: Clock;
   /** The usage log's timings (tests). */
   usage?: UsageLogOptions;
+  /** Where the OTEL_* variables are read (default: the process's environment). */
+  env?: Env;
 }
 
 /** The proxy's lifecycle: listen, apply reloads, drain on close. */
@@ -78,6 +75,7 @@ export class ProxyServer {
   private checksStarted = false;
   private stopSettling: (() => void) | null = null;
   private readonly readConfig: (file: string) => Config;
+  private readonly traces: TraceLink;
 
   constructor(options: ProxyOptions) {
     const { config } = options;
@@ -110,7 +108,7 @@ export class ProxyServer {
       weights,
       gate: {
         weight: (tier) => weights.weight(tier),
-        admit: (tier) => health.admit(tier),
+        allows: (tier) => health.allows(tier),
         claim: (tier) => health.claim(tier),
         isCold: (tier) => health.isCold(tier),
       },
@@ -132,6 +130,8 @@ export class ProxyServer {
       usageToday: atMostEvery(2_000, () => this.usage.dayTotals().catch(() => null)),
     };
     preloadSavers(config);
+    this.traces = new TraceLink(telemetry, metrics.registry, options.env ?? process.env);
+    this.traces.apply(config);
     this.rollbacks = new RollbackWatcher(telemetry, weights, config, now);
     if (options.watch) this.watcher = new ConfigWatcher(config.file, () => this.reload());
     // Not before the port is ours: a server that cannot listen must send no upstream traffic.
@@ -155,7 +155,8 @@ export class ProxyServer {
     this.server.on('checkContinue', (req, res) => answerExpectContinue(req, res, this.app));
   }
 
-  listen(): Promise<{ url: string; port: number }> {
+  async listen(): Promise<{ url: string; port: number }> {
+    await this.traces.ready(); // its first requests traced, when traces are on
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);
       this.server.listen({ port: this.port, host: this.host, backlog: LISTEN_BACKLOG }, () => {
@@ -226,6 +227,7 @@ export class ProxyServer {
     preloadSavers(config);
     this.usage.configure(config);
     this.state.configure(config);
+    this.traces.apply(config);
     app.config = config;
   }
 
@@ -262,6 +264,7 @@ export class ProxyServer {
     await this.app.pools.close();
     await this.state.close();
     await this.usage.close();
+    await this.traces.close();
   }
 
   /** Waits for `done` (or `ms`), closing connections as they fall idle. */
@@ -271,19 +274,6 @@ export class ProxyServer {
       await new Promise((resolve) => setTimeout(resolve, 10));
       this.server.closeIdleConnections();
     }
-  }
-}
-
-/** How often Node looks for requests past their timeout: a tenth of it, at most every second. */
-function checkInterval(timeoutMs: number): number {
-  return Math.max(10, Math.min(1_000, Math.floor(timeoutMs / 10)));
-}
-
-function assertSafeHost(host: string, config: Config): void {
-  if (!isLoopbackHost(host) && !config.server.auth_token) {
-    throw new Error(
-      `refusing to listen on ${host} without server.auth_token: anyone who can reach it could spend your provider keys; set auth_token or listen on 127.0.0.1`,
-    );
   }
 }
 

@@ -47,7 +47,7 @@ export type LimitGrant =
   | { ok: false; limit: 'rpm' | 'tpm' | 'concurrency'; retryAfterMs: number; waitedMs: number }
   | { ok: false; limit: 'aborted'; retryAfterMs: 0; waitedMs: number };
 
-/** What an admitted request holds at a provider until it ends. */
+/** What a request holds at a provider (its hold on the limits) until it ends. */
 export interface LimitLease {
   readonly provider: string;
   readonly limits: Limits;

@@ -8,7 +8,16 @@ import type {
   StreamCommitted,
   ToolTextHeld,
 } from './request-events.js';
-import type { ConfigReloaded, ProviderOutput, StateDegraded, StateRecovered, UsageDegraded, UsageRecovered } from './system-events.js';
+import type {
+  ConfigReloaded,
+  ProviderOutput,
+  StateDegraded,
+  StateRecovered,
+  TraceExportFailing,
+  TraceExportRecovered,
+  UsageDegraded,
+  UsageRecovered,
+} from './system-events.js';
 import type {
   ControlDropped,
   FitDiscovered,
@@ -53,4 +62,6 @@ export type TelemetryEvent =
   | ControlDropped
   | CaughtByCatchAll
   | PromptTruncated
-  | TierUnavailable;
+  | TierUnavailable
+  | TraceExportFailing
+  | TraceExportRecovered;

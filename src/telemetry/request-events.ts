@@ -58,6 +58,11 @@ export interface AttemptFinished {
   /** A streaming attempt: for `ok`, record.ms is the tier's own time to first token. */
   stream: boolean;
   blame: Blame;
+  /** The model the tier was asked for. */
+  model: string;
+  /** Milliseconds from the request's arrival to the attempt's start, and to this record (its end; a stream's commit). */
+  startMs: number;
+  endMs: number;
 }
 
 export interface FailedOver {
@@ -150,6 +155,12 @@ export interface RequestFinished {
   credential?: 'client';
   /** The agent session the client named (Claude Code's session id): the key of the server's per-session summary, nothing else. */
   session?: string;
+  /** The client's request: its path as sent (with its query string, if any) and its W3C trace context headers (unchecked: traces validate them). */
+  http?: { path: string | undefined; traceparent: string | undefined; tracestate: string | undefined };
+  /** The client's max_tokens (max_completion_tokens, max_output_tokens), when it set one. */
+  maxTokens?: number;
+  /** Why the answer ended, as the stream's finish said (neutral names: stop, length, tool_calls, content_filter). */
+  finishReason?: string;
 }
 
 /** A hedged first token: when the second attempt started (ms from the request's arrival), which tier won, which lost. */

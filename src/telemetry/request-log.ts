@@ -99,7 +99,7 @@ const CATCH_ALL_NAMES_SAID = 1_000;
 const FLUSH_AFTER_MS = 2;
 const MAX_BATCH_CHARS = 64 * 1024;
 
-/** Control-plane events worth a line: state changes, weights, rollbacks, reloads, failed checks, provider output, the usage log's and the shared state's health. */
+/** Control-plane events worth a line: state changes, weights, rollbacks, reloads, failed checks, provider output, the usage log's, the shared state's and the trace export's health. */
 function toControlLine(event: TelemetryEvent, time: string): Record<string, unknown> | null {
   switch (event.type) {
     case 'tier_state':
@@ -111,6 +111,8 @@ function toControlLine(event: TelemetryEvent, time: string): Record<string, unkn
     case 'usage_recovered':
     case 'state_degraded':
     case 'state_recovered':
+    case 'trace_export_failing':
+    case 'trace_export_recovered':
     case 'control_dropped':
     case 'prompt_truncated':
     case 'tier_unavailable':

@@ -54,3 +54,21 @@ export interface StateRecovered {
   /** How long this instance served on local state. */
   downMs: number;
 }
+
+/**
+ * Spans cannot be exported: the collector is unreachable or refuses them, or the settings ask
+ * for what llm-route cannot do. Said once per episode; requests are unaffected, spans are
+ * dropped (and counted) until an export succeeds. `endpoint`: no credentials, no query.
+ */
+export interface TraceExportFailing {
+  type: 'trace_export_failing';
+  endpoint: string;
+  error: string;
+}
+
+/** The collector takes spans again; `dropped` were lost meanwhile. */
+export interface TraceExportRecovered {
+  type: 'trace_export_recovered';
+  endpoint: string;
+  dropped: number;
+}

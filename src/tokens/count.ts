@@ -36,7 +36,7 @@ export function loadedTokenCounter(encoding: Encoding = DEFAULT_ENCODING): Token
 }
 
 /**
- * Token estimates for admission (budgets, tpm), made on the request path, so cheap: the real
+ * Token estimates for the holds on budgets and tpm, made on the request path, so cheap: the real
  * tokenizer when it is already loaded in this thread, else a third of the UTF-8 bytes (a
  * generous count for English and code). What is billed is settled later from the upstream's usage.
  */

@@ -10,27 +10,29 @@ import {
   rollbackLine,
   stateLine,
   tierStateLine,
+  traceExportLine,
+  usageLine,
   weightLine,
   type LogLine,
-} from './state/log-lines.js';
-import { HeldCalls } from './state/held-calls.js';
-import { RateMeter } from './state/rate-meter.js';
-import { recentRequest } from './state/request-path.js';
-import { Ring } from './state/ring.js';
-import { type TierStats, TierStatsTable } from './state/tier-stats.js';
-import { SampleWindow } from './state/sample-window.js';
-import { UsageToday } from './state/usage-today.js';
+} from './model/log-lines.js';
+import { HeldCalls } from './model/held-calls.js';
+import { RateMeter } from './model/rate-meter.js';
+import { recentRequest } from './model/request-path.js';
+import { Ring } from './model/ring.js';
+import { type TierStats, TierStatsTable } from './model/tier-stats.js';
+import { SampleWindow } from './model/sample-window.js';
+import { UsageToday } from './model/usage-today.js';
 import type { DayTotals } from '../usage/store.js';
-import { weightText } from './state/weight-layers.js';
+import { weightText } from './model/weight-layers.js';
 import { tierFit } from '../fit/tier-facts.js';
 import { loadedOf } from '../health/loaded-models.js';
 import { tierNoticeText } from '../health/tier-notice.js';
 import type { DashboardSnapshot, RouteView, SnapshotLimits, TierView } from './dashboard-view.js';
 
 export type { DashboardSnapshot, RecentRequest, RouteView, SnapshotLimits, TierView } from './dashboard-view.js';
-export type { LogLine, LogLevel } from './state/log-lines.js';
-export type { Percentiles } from './state/sample-window.js';
-export type { TierHealth } from './state/tier-stats.js';
+export type { LogLine, LogLevel } from './model/log-lines.js';
+export type { Percentiles } from './model/sample-window.js';
+export type { TierHealth } from './model/tier-stats.js';
 
 const SKIP_LINE_EVERY_MS = 10_000;
 
@@ -106,14 +108,12 @@ export class DashboardState {
       case 'chunk_error':
         return;
       case 'usage_degraded':
-        this.usageWarning = `usage log unusable (${event.error}); requests are served, rows dropped`;
-        return this.addLog(at, { level: 'bad', text: `usage log ${event.path}: ${event.error}; requests are served, their rows dropped until it reopens` });
       case 'usage_recovered':
-        this.usageWarning = null;
-        return this.addLog(at, {
-          level: 'good',
-          text: `usage log ${event.path} usable again (${event.dropped} row${event.dropped === 1 ? '' : 's'} dropped meanwhile)`,
-        });
+        this.usageWarning = event.type === 'usage_degraded' ? `usage log unusable (${event.error}); requests are served, rows dropped` : null;
+        return this.addLog(at, usageLine(event));
+      case 'trace_export_failing':
+      case 'trace_export_recovered':
+        return this.addLog(at, traceExportLine(event));
       case 'state_degraded':
         this.stateWarning = `shared state (Redis ${event.target}) unreachable: serving on local state, limits and budgets per instance`;
         return this.addLog(at, stateLine(event));

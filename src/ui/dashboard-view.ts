@@ -1,8 +1,8 @@
 import type { RequestFinished } from '../telemetry/events.js';
-import type { LogLine } from './state/log-lines.js';
-import type { Percentiles } from './state/sample-window.js';
-import type { TierHealth } from './state/tier-stats.js';
-import type { UsageTodayView } from './state/usage-today.js';
+import type { LogLine } from './model/log-lines.js';
+import type { Percentiles } from './model/sample-window.js';
+import type { TierHealth } from './model/tier-stats.js';
+import type { UsageTodayView } from './model/usage-today.js';
 
 /** What one frame of the dashboard shows: a plain-data snapshot of DashboardState. */
 

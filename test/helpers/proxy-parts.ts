@@ -9,7 +9,8 @@ import type { CommitPort, StreamSink } from '../../src/proxy/stream-sink.js';
 import type { AnswerReader } from '../../src/proxy/upstream-dispatch.js';
 import { TelemetryBus } from '../../src/telemetry/bus.js';
 import { ClientLifetime } from '../../src/util/client-lifetime.js';
-import { createStaleAwarePool } from '../../src/util/stale-socket-pool.js';
+import { createFreshConnection } from '../../src/providers/upstream-dispatcher.js';
+import { createStaleAwarePool, withStaleRetry } from '../../src/util/stale-socket-pool.js';
 import { tier } from './config.js';
 
 /**
@@ -28,14 +29,15 @@ export function tierAt(url: string, timeouts: Partial<Tier['timeouts']> = {}, na
 export function chatCall(t: Tier, stream = true): UpstreamCall {
   const parsed = clientCodec('chat').parse({ model: 'chat', messages: [{ role: 'user', content: 'hi' }], stream }, {});
   if (!parsed.ok) throw new Error(parsed.message);
-  const call = UpstreamCall.prepare(t, clientCodec('chat'), parsed.request);
+  const call = UpstreamCall.prepare(t, clientCodec('chat'), parsed.request, null);
   if (isUnsupported(call)) throw new Error(call.unsupported);
   return call;
 }
 
-/** The project's own kind of pool for `t`'s provider (stale-aware, one connection); `defer` is given its destroy. */
+/** The project's own kind of pool for `t`'s provider (stale-aware, one connection, the stale-socket retry around it); `defer` is given its destroy. */
 export function poolFor(t: Tier, defer: (fn: () => unknown) => void): Dispatcher {
-  const pool = createStaleAwarePool(new URL(t.provider.base_url).origin, { connections: 1, pipelining: 1 });
+  const stale = createStaleAwarePool(new URL(t.provider.base_url).origin, { connections: 1, pipelining: 1 });
+  const pool = withStaleRetry(stale, () => createFreshConnection(t.provider, t.timeouts.connect_ms));
   defer(() => pool.destroy());
   return pool;
 }

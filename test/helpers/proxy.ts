@@ -80,7 +80,14 @@ export interface RunningProxy {
 
 export async function startProxy(
   specOrYaml: ConfigSpec | string,
-  opts: { env?: Record<string, string>; random?: () => number; clock?: Clock; usage?: UsageLogOptions } = {},
+  opts: {
+    env?: Record<string, string>;
+    random?: () => number;
+    clock?: Clock;
+    usage?: UsageLogOptions;
+    /** The OTEL_* variables the server reads (none by default: the machine's own never reach a test's server). */
+    traceEnv?: Record<string, string>;
+  } = {},
 ): Promise<RunningProxy> {
   const yaml = typeof specOrYaml === 'string' ? specOrYaml : configYaml(specOrYaml);
   const config = loadConfigText(yaml, '/test/llm-route.yaml', opts.env ?? {});
@@ -91,7 +98,7 @@ export async function startProxy(
       done();
     },
   });
-  const server = new ProxyServer({ config, port: 0, log, random: opts.random, clock: opts.clock, usage: opts.usage });
+  const server = new ProxyServer({ config, port: 0, log, random: opts.random, clock: opts.clock, usage: opts.usage, env: opts.traceEnv ?? {} });
   const { url } = await server.listen();
   return { server, origin: url, baseURL: `${url}/v1`, logs, close: () => server.close(500) };
 }

@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { loadConfigText } from '../../src/config/load.js';
 import type { Tier } from '../../src/config/schema.js';
-import { discoverTier } from '../../src/fit/discover.js';
+import { discoverTier } from '../../src/fit/discover-tier.js';
 import { resetTierFacts, tierFit } from '../../src/fit/tier-facts.js';
 import { completion } from '../helpers/fake-upstream.js';
 import { llamaProps, lmStudioModels, ollamaPs, ollamaServer, ollamaShow, openaiServer, pathOf, vllmModels } from '../helpers/fit-servers.js';

@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Tier } from '../../src/config/schema.js';
-import { discoverTier } from '../../src/fit/discover.js';
+import { discoverTier } from '../../src/fit/discover-tier.js';
 import { recordDiscovered, resetTierFacts } from '../../src/fit/tier-facts.js';
 import { llamaProps, openaiServer } from '../helpers/fit-servers.js';
 import { useHarness } from '../helpers/harness.js';

@@ -120,7 +120,7 @@ describeEachBackend('provider limits (%s)', (backend) => {
     // One after the other, each gives back 17 of its 21: without that the third would find the bucket empty.
     for (let i = 0; i < 5; i++) await ask(p, 20);
     await sleep(1100);
-    // 201 > 50: admitted because the bucket is full; it used all of it, so the next waits for the deficit.
+    // 201 > 50: let through because the bucket is full; it used all of it, so the next waits for the deficit.
     fake.next((ctx) => ctx.json(200, completion('long', { prompt_tokens: 1, completion_tokens: 200 })));
     await ask(p, 200);
     await expect(ask(p, 20)).rejects.toBeInstanceOf(RateLimitError);

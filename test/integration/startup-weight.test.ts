@@ -129,6 +129,11 @@ describe('serve start-up stays light', () => {
     // ...nor prom-client's default metrics, push gateway and cluster aggregation (src/telemetry/prom.ts)...
     expect(modules).toContain('node_modules/prom-client/lib/registry.js');
     expect(modules).not.toContain('node_modules/prom-client/index.js');
+    // ...nor traces, which this config does not turn on (src/server/trace-link.ts): no module of
+    // src/tracing/, no OpenTelemetry package, and no bundle file that holds either...
+    expect(modules.filter((id) => id.startsWith('dist/tracing/') || id.includes('/@opentelemetry/'))).toEqual([]);
+    expect([...loaded].filter((name) => name.startsWith('@opentelemetry/'))).toEqual([]);
+    expect(required.filter((file) => file.includes('/@opentelemetry/'))).toEqual([]);
     // ...nor the savers, which this config's route does not have (src/server/server.ts, src/proxy/model-request.ts)...
     expect(modules.filter((id) => id === 'dist/savers/pipeline.js' || id === 'dist/savers/registry.js')).toEqual([]);
     // ...and writes its usage row on this thread (src/usage/engine-link.ts; a test below: no

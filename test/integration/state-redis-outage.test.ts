@@ -128,7 +128,7 @@ describe.skipIf(SKIP_REDIS)('limits across an outage', () => {
     for (const grant of [long, short]) if (grant.ok) await limiter.settle(grant.lease, 0);
   });
 
-  it('an admission whose reply came too late (it ran on Redis) is given back there', async () => {
+  it('a reservation whose reply came too late (it ran on Redis) is given back there', async () => {
     const p = await parts();
     const link = await p.link();
     const limiter = new RedisLimiter(link, p.prefix, new LocalLimiter());

@@ -57,7 +57,7 @@ describe('the usage engine, called', () => {
     expect(readRequests(db).map((row) => row.id)).toEqual(['one', 'two']);
   });
 
-  it('once closed, nothing waits on the engine: a reservation is admitted unbudgeted, a question is refused, a flush is a no-op', async () => {
+  it('once closed, nothing waits on the engine: a reservation is let through unbudgeted, a question is refused, a flush is a no-op', async () => {
     const { bus, log, ledger } = usageLog();
     await log.flush();
     await log.close();

@@ -3,9 +3,9 @@ import type { AttemptOutcome, AttemptRecord, TelemetryEvent, WeightChanged } fro
 import { heldCallsLine } from '../../src/ui/components/header.js';
 import { DashboardState, type TierView } from '../../src/ui/dashboard-state.js';
 import { chooseColumns, totalWidth } from '../../src/ui/layout/table-columns.js';
-import { RateMeter } from '../../src/ui/state/rate-meter.js';
-import { attemptLabel, requestPath } from '../../src/ui/state/request-path.js';
-import { SampleWindow } from '../../src/ui/state/sample-window.js';
+import { RateMeter } from '../../src/ui/model/rate-meter.js';
+import { attemptLabel, requestPath } from '../../src/ui/model/request-path.js';
+import { SampleWindow } from '../../src/ui/model/sample-window.js';
 import { sparkline } from '../../src/ui/sparkline.js';
 import { WeightControl } from '../../src/control/weights.js';
 import { TelemetryBus } from '../../src/telemetry/bus.js';
@@ -132,7 +132,19 @@ describe('request path text', () => {
     expect(state.snapshot(config, T0 + 44_000).heldCalls).toEqual([]);
     state.apply(hold('r2', 'local', 50, 0), T0);
     state.apply(
-      { type: 'attempt_end', id: 'r2', route: 'chat', tier: 'local', provider: 'p', record: attempt('local', 'bad_tool_call'), stream: true, blame: 'tier' },
+      {
+        type: 'attempt_end',
+        id: 'r2',
+        route: 'chat',
+        tier: 'local',
+        provider: 'p',
+        record: attempt('local', 'bad_tool_call'),
+        stream: true,
+        blame: 'tier',
+        model: 'm',
+        startMs: 0,
+        endMs: 400,
+      },
       T0,
     );
     state.apply(hold('r3', 'local', 50, 0), T0);
@@ -239,6 +251,9 @@ describe('tier counters', () => {
         stream: true,
         record: attempt('cloud', 'client_error', { status: 400 }),
         blame: 'payload',
+        model: 'm',
+        startMs: 0,
+        endMs: 400,
       },
     ]);
     expect(tierOf(state, 'chat', 'local')).toMatchObject({ requests: 2, errors: 2, failovers: 1, live: 0 });

@@ -5,7 +5,7 @@ import type { Config } from '../../src/config/schema.js';
 import { TelemetryBus } from '../../src/telemetry/bus.js';
 import type { TelemetryEvent } from '../../src/telemetry/events.js';
 import { Dashboard } from '../../src/ui/app.js';
-import { NO_LAYERS } from '../../src/ui/state/weight-layers.js';
+import { NO_LAYERS } from '../../src/ui/model/weight-layers.js';
 import { requestEvents, testConfig } from './fixtures.js';
 import {
   FakeStdout,

@@ -56,6 +56,9 @@ export function requestEvents(route: string, attempts: AttemptRecord[], end: Par
       record,
       stream: true,
       blame: record.outcome === 'ok' ? null : 'tier',
+      model: 'm',
+      startMs: 0,
+      endMs: record.ms,
     });
     const next = attempts[i + 1];
     const { outcome } = record;

@@ -286,7 +286,7 @@ routes:
   it('lists the allowed keys when nothing is close', () => {
     const [problem] = problemsOf('version: 1\nproviders: {}\nroutes: {}\nbananas: 3\n');
     expect(problem.message).toBe(
-      'unknown key "bananas" in the top level; expected one of: version, server, providers, routes, default_route, rules, savers, usage, budgets, idempotency, state',
+      'unknown key "bananas" in the top level; expected one of: version, server, providers, routes, default_route, rules, savers, usage, budgets, idempotency, state, telemetry',
     );
   });
 
@@ -464,7 +464,7 @@ describe('llm-route validate', () => {
     const written = String(err.mock.calls[0]?.[0]);
     expect(written.trimEnd().split('\n')).toEqual([
       `${file}:1:10: expected version: 1, got 2 (at version)`,
-      `${file}:4:1: unknown key "extra" in the top level; expected one of: version, server, providers, routes, default_route, rules, savers, usage, budgets, idempotency, state (at extra)`,
+      `${file}:4:1: unknown key "extra" in the top level; expected one of: version, server, providers, routes, default_route, rules, savers, usage, budgets, idempotency, state, telemetry (at extra)`,
     ]);
   });
 });

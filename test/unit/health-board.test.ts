@@ -19,6 +19,7 @@ function board(circuit: Partial<ReturnType<typeof tier>['circuit']> = {}) {
     budgets: [],
     idempotency: { ttl_s: 86_400, wait_ms: 120_000 },
     state: { prefix: 'llm-route:' },
+    telemetry: {},
   };
   const bus = new TelemetryBus();
   const states: TierStateChanged[] = [];
@@ -38,6 +39,9 @@ function board(circuit: Partial<ReturnType<typeof tier>['circuit']> = {}) {
       stream: true,
       blame,
       record: { tier: 'local', attempt: 1, outcome, ms: fields.ms ?? 50, ...(fields.status ? { status: fields.status } : {}) },
+      model: t.model,
+      startMs: 0,
+      endMs: fields.ms ?? 50,
     });
   };
   return { health, bus, t, clock, states, attempt, view: () => health.view('chat', 'local') };
@@ -49,7 +53,7 @@ describe('HealthBoard: answers that say nothing about health', () => {
     for (let i = 0; i < 6; i++) b.attempt(i % 2 === 0 ? 'unsupported' : 'context_length', 'tier', { status: i % 2 === 0 ? 500 : 400 });
     expect(b.states).toEqual([]);
     expect(b.view()).toMatchObject({ state: 'healthy', consecutive_failures: 0, attempts: 0, failures: 0 });
-    expect(b.health.admit(b.t)).toBe(true);
+    expect(b.health.allows(b.t)).toBe(true);
   });
 
   it('a real failure still counts (the control case)', () => {
@@ -87,7 +91,7 @@ describe('HealthBoard: a half-open tier that answers is alive', () => {
     const b = openThenTrial();
     b.attempt('connection_reset', 'tier');
     expect(b.view()?.state).toBe('down');
-    expect(b.health.admit(b.t)).toBe(false);
+    expect(b.health.allows(b.t)).toBe(false);
   });
 
   it('a payload error while the circuit is closed changes nothing', () => {

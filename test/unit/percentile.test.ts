@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { spread } from '../../src/bench-command/stats.js';
 import { RollingWindow } from '../../src/health/rolling-window.js';
-import { SampleWindow } from '../../src/ui/state/sample-window.js';
+import { SampleWindow } from '../../src/ui/model/sample-window.js';
 import { percentile } from '../../src/util/percentile.js';
 
 describe('percentile (nearest rank)', () => {

@@ -5,10 +5,10 @@ import type { TierGate } from '../../src/health/health-view.js';
 import { planTiers } from '../../src/proxy/plan.js';
 import { route, tier } from '../helpers/config.js';
 
-type Gate = Pick<TierGate, 'weight' | 'admit'>;
+type Gate = Pick<TierGate, 'weight' | 'allows'>;
 const configured = (t: Tier): number => t.weight;
-const allHealthy: Gate = { weight: configured, admit: () => true };
-const downSet = (...names: string[]): Gate => ({ weight: configured, admit: (t) => !names.includes(t.name) });
+const allHealthy: Gate = { weight: configured, allows: () => true };
+const downSet = (...names: string[]): Gate => ({ weight: configured, allows: (t) => !names.includes(t.name) });
 const names = (plan: { tiers: { name: string }[] }): string[] => plan.tiers.map((t) => t.name);
 
 describe('planTiers', () => {
@@ -50,16 +50,16 @@ describe('planTiers', () => {
 
   it("uses the gate's weight (a runtime override), not only the configured one", () => {
     const r = route([tier('a'), tier('b')]);
-    const killA: Gate = { weight: (t) => (t.name === 'a' ? 0 : t.weight), admit: () => true };
+    const killA: Gate = { weight: (t) => (t.name === 'a' ? 0 : t.weight), allows: () => true };
     expect(names(planTiers(r, killA))).toEqual(['b']);
   });
 
-  it('asks admit only of tiers that won their draw (a half-open trial is not claimed for nothing)', () => {
+  it('asks allows only of tiers that won their draw (a half-open trial is not claimed for nothing)', () => {
     const asked: string[] = [];
     const r = route([tier('a', { weight: 0 }), tier('b')]);
     planTiers(r, {
       weight: configured,
-      admit: (t) => {
+      allows: (t) => {
         asked.push(t.name);
         return true;
       },
@@ -99,7 +99,7 @@ describe('planTiers with a session (affinity)', () => {
 
   it('lets the draw decide when the session tier is down, switched off, or not in the route', () => {
     expect(planTiers(r, downSet('canary'), wins, always(canary))).toEqual({ tiers: [stable], allDown: false, affinity: false });
-    const killCanary: Gate = { weight: (t) => (t === canary ? 0 : t.weight), admit: () => true };
+    const killCanary: Gate = { weight: (t) => (t === canary ? 0 : t.weight), allows: () => true };
     expect(planTiers(r, killCanary, wins, always(canary))).toEqual({ tiers: [stable], allDown: false, affinity: false });
     expect(planTiers(r, allHealthy, wins, always(tier('gone')))).toEqual({ tiers: [canary, stable], allDown: false, affinity: false });
   });

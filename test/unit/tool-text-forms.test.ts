@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { openingOf } from '../../src/protocols/tool-text/forms.js';
-import { recoverCalls, type Recovery } from '../../src/protocols/tool-text/recover.js';
+import { recoverCalls, type CallsFound } from '../../src/protocols/tool-text/recover.js';
 import { formatOf } from '../../src/protocols/tool-text/forms.js';
 import { HERMES, MISTRAL, MISTRAL_ARGS, PYTHON_TAG, QWEN3_XML, TOOLS } from '../helpers/tool-text-forms.js';
 
-function calls(recovery: Recovery): Array<{ name: string; args: unknown }> {
-  if (recovery.kind !== 'calls') throw new Error(`not calls: ${JSON.stringify(recovery)}`);
-  return recovery.segments.flatMap((s) => (s.type === 'call' ? [{ name: s.name, args: JSON.parse(s.arguments) }] : []));
+function calls(found: CallsFound): Array<{ name: string; args: unknown }> {
+  if (found.kind !== 'calls') throw new Error(`not calls: ${JSON.stringify(found)}`);
+  return found.segments.flatMap((s) => (s.type === 'call' ? [{ name: s.name, args: JSON.parse(s.arguments) }] : []));
 }
 
-function recover(text: string): Recovery {
+function recover(text: string): CallsFound {
   const format = formatOf(text.trimStart());
   if (!format) throw new Error('no format');
   return recoverCalls(text, format, TOOLS);
@@ -23,16 +23,16 @@ describe('tool calls written as text: the forms', () => {
       [MISTRAL_ARGS, 'mistral_args'],
       [PYTHON_TAG, 'python_tag'],
     ] as const) {
-      const recovery = recover(text);
-      expect(recovery).toMatchObject({ kind: 'calls', format, calls: 1, repaired: false });
-      expect(calls(recovery)).toEqual([{ name: 'Bash', args: { command: 'ls -la' } }]);
+      const found = recover(text);
+      expect(found).toMatchObject({ kind: 'calls', format, calls: 1, repaired: false });
+      expect(calls(found)).toEqual([{ name: 'Bash', args: { command: 'ls -la' } }]);
     }
   });
 
   it("reads Qwen3-Coder's XML, each value by its schema type (a string stays text, an integer is read)", () => {
-    const recovery = recover(QWEN3_XML);
-    expect(recovery).toMatchObject({ kind: 'calls', format: 'qwen3_xml', calls: 1 });
-    expect(calls(recovery)).toEqual([{ name: 'Read', args: { file_path: '/tmp/a.txt', limit: 20 } }]);
+    const found = recover(QWEN3_XML);
+    expect(found).toMatchObject({ kind: 'calls', format: 'qwen3_xml', calls: 1 });
+    expect(calls(found)).toEqual([{ name: 'Read', args: { file_path: '/tmp/a.txt', limit: 20 } }]);
   });
 
   it('reads several Hermes calls in a row, and a whole answer that is JSON, bare or fenced, one or a list', () => {
@@ -57,9 +57,9 @@ describe('tool calls written as text: the forms', () => {
       ['<tool_call>\n{"name": "Bash", "arguments": {"command": "ls"', { command: 'ls' }], // left open at the end
     ];
     for (const [text, args] of cases) {
-      const recovery = recover(text);
-      expect(recovery, text).toMatchObject({ kind: 'calls', repaired: true });
-      expect(calls(recovery)[0].args, text).toEqual(args);
+      const found = recover(text);
+      expect(found, text).toMatchObject({ kind: 'calls', repaired: true });
+      expect(calls(found)[0].args, text).toEqual(args);
     }
   });
 

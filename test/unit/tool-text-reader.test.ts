@@ -5,7 +5,6 @@ import type { StreamPart } from '../../src/protocols/core/stream-part.js';
 import { toolTextScope } from '../../src/protocols/tool-text/scope.js';
 import { TextCallReader } from '../../src/protocols/tool-text/text-call-reader.js';
 import { EVENT_BAD_TOOL_CALL, EVENT_CONTENT, EVENT_ERROR, EVENT_REWRITTEN, newFacts } from '../../src/protocols/core/types.js';
-import { tier } from '../helpers/config.js';
 import { chunk } from '../helpers/fake-upstream.js';
 import { CHAT_TOOLS } from '../helpers/tool-text-kit.js';
 import { HERMES } from '../helpers/tool-text-forms.js';
@@ -14,7 +13,7 @@ import { HERMES } from '../helpers/tool-text-forms.js';
 function readerFor(last = false, holdsReasoning = true) {
   const parsed = chatClient.parse({ model: 'chat', messages: [{ role: 'user', content: 'x' }], tools: CHAT_TOOLS }, {});
   if (!parsed.ok) throw new Error(parsed.message);
-  const scope = toolTextScope(tier('local'), parsed.request, chatClient);
+  const scope = toolTextScope(parsed.request, chatClient);
   if (!scope) throw new Error('no scope');
   return { reader: new TextCallReader(chatWire.reader(), scope, { name: 'local', isLast: () => last }, holdsReasoning), scope };
 }

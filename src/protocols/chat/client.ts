@@ -20,7 +20,7 @@ import { describeChatConversation } from './conversation.js';
 import { ChatRenderer, chatStreamError, renderChatResponse } from './render.js';
 import { type ChatIdentity, identityOf } from './tracked-relay.js';
 import { ChatBodySchema, isPlainChatBody } from './schema.js';
-import { chatToNeutral, tools } from './to-neutral.js';
+import { chatMaxTokens, chatToNeutral, tools } from './to-neutral.js';
 import { TrackedChatRelay } from './tracked-relay.js';
 import { chatAsksThinking, chatHasImages, recognizeChat } from './traits.js';
 
@@ -64,6 +64,7 @@ export const chatClient: ClientCodec = {
   offeredTools: (body) => tools(body.tools),
   choosesNoTool: (body) => body.tool_choice === 'none',
   toolCallIdPrefix: 'call_',
+  askedMaxTokens: chatMaxTokens,
   asksThinking: chatAsksThinking,
   hasImages: chatHasImages,
   describeConversation: describeChatConversation,

@@ -34,7 +34,7 @@ export function chatToNeutral(body: Record<string, unknown>): NeutralRequest | U
   const choice = toolChoice(body.tool_choice);
   if (choice) request.toolChoice = choice;
   if (typeof body.parallel_tool_calls === 'boolean') request.parallelToolCalls = body.parallel_tool_calls;
-  const maxTokens = numberField(body.max_completion_tokens) ?? numberField(body.max_tokens);
+  const maxTokens = chatMaxTokens(body);
   if (maxTokens !== undefined) request.maxTokens = maxTokens;
   copyNumber(body.temperature, (v) => (request.temperature = v));
   copyNumber(body.top_p, (v) => (request.topP = v));
@@ -136,4 +136,9 @@ function responseFormat(value: unknown): ResponseFormat | undefined {
     return format;
   }
   return undefined;
+}
+
+/** The answer's cap the body sets (max_completion_tokens, else the older max_tokens). */
+export function chatMaxTokens(body: Record<string, unknown>): number | undefined {
+  return numberField(body.max_completion_tokens) ?? numberField(body.max_tokens);
 }

@@ -59,6 +59,8 @@ export interface ClientCodec {
   choosesNoTool(body: Record<string, unknown>): boolean;
   /** Ids of tool calls llm-route makes in this protocol's style (`toolu_…`, `call_…`). */
   readonly toolCallIdPrefix: string;
+  /** The cap on the answer's tokens the body sets, in this protocol's spelling (none: undefined). */
+  askedMaxTokens(body: Record<string, unknown>): number | undefined;
   /** The body asks the model to reason. */
   asksThinking(body: Record<string, unknown>): boolean;
   /** An image anywhere in the conversation, tool results included. */

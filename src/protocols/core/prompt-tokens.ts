@@ -5,9 +5,10 @@ import { type Encoding, estimateTokens, memoizedCounter, type TokenCounter, toke
 
 /*
  * A request's prompt in tokens, two ways: counted exactly with the tier's encoding for the fit
- * check (PromptCount), and estimated cheaply for admission (promptEstimate). Counting a text is
- * src/tokens/'s; reading the request is the neutral model's, so this sits here, where the
- * Messages codec (its message_start's input tokens) can use it too.
+ * check (PromptCount), and estimated cheaply for its holds on limits and budgets
+ * (promptEstimate). Counting a text is src/tokens/'s; reading the request is the neutral
+ * model's, so this sits here, where the Messages codec (its message_start's input tokens) can
+ * use it too.
  */
 
 /** Tokens a chat template adds around each message (role markers): a small, generous constant. */
@@ -20,23 +21,24 @@ const PER_MESSAGE_TOKENS = 4;
  * one, and only the new turn is really counted.
  */
 export class PromptCount {
-  private readonly counts = new Map<Encoding, number>();
+  /** Made at the first count: most requests are never counted (every request has a PromptCount). */
+  private counts: Map<Encoding, number> | null = null;
 
   constructor(private readonly request: ClientRequest) {}
 
   /** The count made so far (the first made), if any: what silent-truncation detection compares with. */
   get made(): number | undefined {
-    for (const count of this.counts.values()) return count;
+    if (this.counts) for (const count of this.counts.values()) return count;
     return undefined;
   }
 
   async tokens(encoding: Encoding): Promise<number> {
-    const known = this.counts.get(encoding);
+    const known = this.counts?.get(encoding);
     if (known !== undefined) return known;
     const counter = memoizedCounter(await tokenCounter(encoding));
     const neutral = this.request.neutral();
     const count = isUnsupported(neutral) ? counter.count(JSON.stringify(this.request.body)) : countNeutral(neutral, counter);
-    this.counts.set(encoding, count);
+    (this.counts ??= new Map()).set(encoding, count);
     return count;
   }
 }

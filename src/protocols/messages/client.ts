@@ -14,7 +14,7 @@ import { anthropicErrorBody, anthropicRejection } from './errors.js';
 import { MessagesHandover } from './handover.js';
 import { MessagesRenderer, messagesStreamError, renderMessagesResponse, sse } from './render.js';
 import { isPlainMessagesBody, MessagesBodySchema } from './schema.js';
-import { messagesToNeutral } from './to-neutral.js';
+import { messagesMaxTokens, messagesToNeutral } from './to-neutral.js';
 import { messagesAsksThinking, messagesChoosesNoTool, messagesHasImages, messagesTools, recognizeMessages } from './traits.js';
 
 /** Each request's prompt counted once, however many attempts render a message_start for it. */
@@ -67,6 +67,7 @@ export const messagesClient: ClientCodec = {
   offeredTools: messagesTools,
   choosesNoTool: messagesChoosesNoTool,
   toolCallIdPrefix: 'toolu_',
+  askedMaxTokens: messagesMaxTokens,
   asksThinking: messagesAsksThinking,
   hasImages: messagesHasImages,
   describeConversation: describeMessagesConversation,

@@ -41,7 +41,7 @@ export function messagesToNeutral(body: Record<string, unknown>): NeutralRequest
   const choice = toolChoice(body.tool_choice);
   if (choice.choice) request.toolChoice = choice.choice;
   if (choice.parallel === false) request.parallelToolCalls = false;
-  const maxTokens = numberField(body.max_tokens);
+  const maxTokens = messagesMaxTokens(body);
   if (maxTokens !== undefined) request.maxTokens = maxTokens;
   const temperature = numberField(body.temperature);
   if (temperature !== undefined) request.temperature = temperature;
@@ -194,4 +194,9 @@ function toolChoice(value: unknown): { choice?: NeutralToolChoice; parallel?: bo
   if (value.type === 'none') return { choice: 'none', parallel };
   if (value.type === 'tool' && typeof value.name === 'string') return { choice: { name: value.name }, parallel };
   return { parallel };
+}
+
+/** The answer's cap the body sets. */
+export function messagesMaxTokens(body: Record<string, unknown>): number | undefined {
+  return numberField(body.max_tokens);
 }

@@ -10,7 +10,8 @@ import { RelayOutput } from '../stream-output/relay-output.js';
 import { ollamaInfoEndpoints } from './catalog.js';
 import { type OllamaForm, OllamaRenderer, ollamaStreamError, renderOllamaResponse } from './render.js';
 import { isPlainOllamaChat, isPlainOllamaGenerate, OllamaChatSchema, OllamaGenerateSchema } from './schema.js';
-import { functionTools, ollamaChatToNeutral, ollamaGenerateToNeutral } from './to-neutral.js';
+import { functionTools, ollamaChatToNeutral, ollamaGenerateToNeutral, ollamaMaxTokens } from './to-neutral.js';
+import { isRecord } from '../../util/is-record.js';
 import { OllamaHandover } from './handover.js';
 import { TrackedOllamaRelay } from './tracked-relay.js';
 import { describeOllamaConversation, ollamaAsksThinking, ollamaHasImages, recognizeOllama } from './traits.js';
@@ -54,6 +55,7 @@ function ollamaCodec(form: OllamaForm, parse: ClientCodec['parse'], rest: Pick<C
     // Ollama has no tool_choice.
     choosesNoTool: () => false,
     toolCallIdPrefix: 'call_',
+    askedMaxTokens: (body) => (isRecord(body.options) ? ollamaMaxTokens(body.options) : undefined),
     asksThinking: ollamaAsksThinking,
     hasImages: ollamaHasImages,
     describeConversation: describeOllamaConversation,

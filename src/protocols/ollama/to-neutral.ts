@@ -102,8 +102,8 @@ function controls(body: Record<string, unknown>): NeutralRequest {
   set('frequencyPenalty', options.frequency_penalty);
   set('presencePenalty', options.presence_penalty);
   // -1 (no limit) and -2 (fill the context) are Ollama's own: no cap then.
-  const predict = numberField(options.num_predict);
-  if (predict !== undefined && predict > 0) request.maxTokens = predict;
+  const predict = ollamaMaxTokens(options);
+  if (predict !== undefined) request.maxTokens = predict;
   const stop = stringList(options.stop);
   if (stop) request.stop = stop;
   return request;
@@ -130,4 +130,10 @@ const SIGNATURES: Array<[string, string]> = [
 function mediaTypeOf(data: string): string {
   for (const [start, type] of SIGNATURES) if (data.startsWith(start)) return type;
   return 'image/png';
+}
+
+/** The answer's cap `options.num_predict` sets; -1 (no limit) and -2 (fill the context) are Ollama's own: no cap then. */
+export function ollamaMaxTokens(options: Record<string, unknown>): number | undefined {
+  const predict = numberField(options.num_predict);
+  return predict !== undefined && predict > 0 ? predict : undefined;
 }

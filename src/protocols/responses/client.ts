@@ -12,7 +12,7 @@ import { describeResponsesConversation } from './conversation.js';
 import { ResponsesHandover } from './handover.js';
 import { renderResponsesResponse, ResponsesRenderer } from './render.js';
 import { isPlainResponsesBody, ResponsesBodySchema } from './schema.js';
-import { responsesToNeutral } from './to-neutral.js';
+import { responsesMaxTokens, responsesToNeutral } from './to-neutral.js';
 import { recognizeResponses, responsesAsksThinking, responsesHasImages, responsesTools } from './traits.js';
 
 /** OpenAI Responses, as Codex CLI and newer SDKs speak it to llm-route (`POST /v1/responses`). */
@@ -38,6 +38,7 @@ export const responsesClient: ClientCodec = {
   offeredTools: responsesTools,
   choosesNoTool: (body) => body.tool_choice === 'none',
   toolCallIdPrefix: 'call_',
+  askedMaxTokens: responsesMaxTokens,
   asksThinking: responsesAsksThinking,
   hasImages: responsesHasImages,
   describeConversation: describeResponsesConversation,

@@ -27,7 +27,7 @@ export function responsesToNeutral(body: Record<string, unknown>): NeutralReques
   const choice = toolChoice(body.tool_choice);
   if (choice) request.toolChoice = choice;
   if (typeof body.parallel_tool_calls === 'boolean') request.parallelToolCalls = body.parallel_tool_calls;
-  const maxTokens = numberField(body.max_output_tokens);
+  const maxTokens = responsesMaxTokens(body);
   if (maxTokens !== undefined) request.maxTokens = maxTokens;
   const temperature = numberField(body.temperature);
   if (temperature !== undefined) request.temperature = temperature;
@@ -173,4 +173,9 @@ function responseFormat(value: unknown): ResponseFormat | undefined {
     return format;
   }
   return undefined;
+}
+
+/** The answer's cap the body sets. */
+export function responsesMaxTokens(body: Record<string, unknown>): number | undefined {
+  return numberField(body.max_output_tokens);
 }

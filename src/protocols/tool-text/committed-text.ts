@@ -186,15 +186,15 @@ export class CommittedText {
   private deliver(whole: string, id: string, out: StreamPart[]): void {
     const format = this.format ?? formatOf(whole);
     this.close = null;
-    const recovery = format ? recoverCalls(whole, format, this.tools) : null;
-    if (format && recovery?.kind === 'calls') {
+    const found = format ? recoverCalls(whole, format, this.tools) : null;
+    if (format && found?.kind === 'calls') {
       this.space = '';
-      for (const part of segmentParts(recovery.segments, this.idPrefix)) out.push(part);
+      for (const part of segmentParts(found.segments, this.idPrefix)) out.push(part);
       this.afterCall = true;
-      this.delivered({ format, calls: recovery.calls, repaired: recovery.repaired, asText: false });
+      this.delivered({ format, calls: found.calls, repaired: found.repaired, asText: false });
       return;
     }
-    if (format && recovery?.kind === 'invalid') this.delivered({ format, calls: 0, repaired: recovery.repaired, asText: true });
+    if (format && found?.kind === 'invalid') this.delivered({ format, calls: 0, repaired: found.repaired, asText: true });
     this.plain(whole, id, out, false);
   }
 

@@ -6,7 +6,7 @@ import { checkArguments } from './schema-check.js';
 /** A piece of a recovered answer, in order: text the model wrote around its calls, or a call (arguments as JSON text). */
 export type Segment = { type: 'text'; text: string } | { type: 'call'; name: string; arguments: string };
 
-export type Recovery =
+export type CallsFound =
   /** Every call names a tool of the request and its arguments hold to the tool's schema. */
   | { kind: 'calls'; format: ToolTextFormat; segments: Segment[]; calls: number; repaired: boolean }
   /** A call the client cannot run: an unknown tool, arguments unreadable or invalid after repair. */
@@ -34,7 +34,7 @@ interface Read {
  * against the request's tools. `text` may hold several forms (Hermes writes one
  * `<tool_call>` per call) and text around them; a form left open at the end is read as if closed.
  */
-export function recoverCalls(text: string, format: ToolTextFormat, tools: ToolSchemas): Recovery {
+export function recoverCalls(text: string, format: ToolTextFormat, tools: ToolSchemas): CallsFound {
   const read = readForm(text, format, tools);
   if (read === null) return { kind: 'not_a_call' };
   if (typeof read === 'string') return { kind: 'invalid', format, message: read, repaired: false };

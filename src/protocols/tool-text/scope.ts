@@ -1,4 +1,3 @@
-import type { Tier } from '../../config/schema.js';
 import type { ClientCodec } from '../core/client-codec.js';
 import { offersTools } from '../core/client-request.js';
 import type { ClientRequest } from '../core/types.js';
@@ -84,30 +83,15 @@ export function toolTextSummary(reports: readonly ToolTextReport[]): Omit<ToolTe
   return { format, calls, repaired, result };
 }
 
-const scopes = new WeakMap<ClientRequest, ToolTextScope | null>();
-
 /**
- * The request's tool-text scope for `tier`, or null when there is nothing to recover: the tier
- * says `tool_text: off`, the request offers no tools, or its tool_choice is "none". `codec`, the
+ * The request's tool-text scope, made once per request (its routing keeps it, and each tier's
+ * call reads through it unless the tier says `tool_text: off`), or null when there is nothing
+ * to recover: the request offers no tools, or its tool_choice is "none". `codec`, the
  * client's, reads its tools and its choice.
  */
-export function toolTextScope(tier: Tier, request: ClientRequest, codec: ClientCodec): ToolTextScope | null {
-  if (tier.tool_text === 'off' || request.operation === 'count_tokens') return null;
-  // Most requests offer no tools: answered without an entry in the WeakMap, whose every write
-  // the next scavenge pays for (an ephemeron) on each request.
-  if (!offersTools(request.body)) return null;
-  let scope = scopes.get(request);
-  if (scope === undefined) scopes.set(request, (scope = scopeOf(request, codec)));
-  return scope;
-}
-
-/** The request's scope when one was made (the request's end reads its reports). */
-export function reportsOf(request: ClientRequest): readonly ToolTextReport[] {
-  return scopes.get(request)?.reports ?? [];
-}
-
-/** The scope of a request that offers tools. */
-function scopeOf(request: ClientRequest, codec: ClientCodec): ToolTextScope | null {
+export function toolTextScope(request: ClientRequest, codec: ClientCodec): ToolTextScope | null {
+  // Most requests offer no tools: answered from the body's one key, nothing made.
+  if (request.operation === 'count_tokens' || !offersTools(request.body)) return null;
   if (codec.choosesNoTool(request.body)) return null;
   const list = codec.offeredTools(request.body);
   if (list.length === 0) return null;

@@ -201,25 +201,25 @@ export class TextCallReader implements StreamReader {
   /** The form at the answer's start closed at `end` (or the answer ended): its calls, or a failover, or (last tier) the text as written. */
   private closeForm(facts: EventFacts, end: number, finish: StreamPart | null): void {
     const format = this.format ?? 'json';
-    const recovery = recoverCalls(this.text.slice(0, end), format, this.scope.tools);
-    if (recovery.kind === 'not_a_call') return this.release(facts, finish, 'as_written');
-    if (recovery.kind === 'invalid') {
+    const found = recoverCalls(this.text.slice(0, end), format, this.scope.tools);
+    if (found.kind === 'not_a_call') return this.release(facts, finish, 'as_written');
+    if (found.kind === 'invalid') {
       if (this.committed || this.place.isLast() !== undefined) {
-        const verdict = this.judge(facts, recovery.message, recovery.repaired, finish);
+        const verdict = this.judge(facts, found.message, found.repaired, finish);
         if (verdict !== 'released') this.setParts(facts, [{ type: 'error', message: verdict.badCall }], EVENT_ERROR | EVENT_BAD_TOOL_CALL);
         return;
       }
       // Whether a later tier fits is still being counted: everything waits, as written, until the attempt knows (lastTierKnown).
       this.state = 'judging';
-      this.unusable = { message: recovery.message, repaired: recovery.repaired };
+      this.unusable = { message: found.message, repaired: found.repaired };
       if (finish) this.held.push(finish);
       return this.settle(facts);
     }
-    this.report.note(recovery.repaired ? 'repaired' : 'recovered', recovery.calls, recovery.repaired, format);
+    this.report.note(found.repaired ? 'repaired' : 'recovered', found.calls, found.repaired, format);
     // The reasoning before the call is the answer's too; the form's text is replaced by its calls.
     const parts = this.held.filter((part) => part.type.startsWith('reasoning-'));
     for (const part of this.out) parts.push(part);
-    for (const part of segmentParts(recovery.segments, this.scope.idPrefix)) parts.push(part);
+    for (const part of segmentParts(found.segments, this.scope.idPrefix)) parts.push(part);
     const rest = this.text.slice(end);
     this.held = [];
     this.text = '';

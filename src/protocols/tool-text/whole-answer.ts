@@ -30,16 +30,16 @@ export function recoverWholeAnswer(
   if (opens) {
     const format = formatOf(lead) ?? 'json';
     const end = new FormClose(format, text).push(text);
-    const recovery = recoverCalls(end < 0 ? text : text.slice(0, end), format, scope.tools);
-    if (recovery.kind === 'not_a_call') return null;
-    if (recovery.kind === 'invalid') {
+    const found = recoverCalls(end < 0 ? text : text.slice(0, end), format, scope.tools);
+    if (found.kind === 'not_a_call') return null;
+    if (found.kind === 'invalid') {
       const last = place.isLast();
       if (last === undefined) return 'undecided';
-      report.note(last ? 'passed_as_text' : 'failed_over', 0, recovery.repaired, format);
-      return last ? null : { badToolCall: recovery.message };
+      report.note(last ? 'passed_as_text' : 'failed_over', 0, found.repaired, format);
+      return last ? null : { badToolCall: found.message };
     }
-    report.note(recovery.repaired ? 'repaired' : 'recovered', recovery.calls, recovery.repaired, format);
-    for (const part of segmentParts(recovery.segments, scope.idPrefix)) parts.push(part);
+    report.note(found.repaired ? 'repaired' : 'recovered', found.calls, found.repaired, format);
+    for (const part of segmentParts(found.segments, scope.idPrefix)) parts.push(part);
     rest = end < 0 ? '' : text.slice(end);
   }
   const later = new CommittedText(

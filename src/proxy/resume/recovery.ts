@@ -8,8 +8,8 @@ import { redactSecrets } from '../../providers/redact-secrets.js';
 import type { ResumedStream } from '../../telemetry/events.js';
 import { AttemptError } from '../attempt-error.js';
 import type { RoutingRequest } from '../routing.js';
-import { type CommitResult, StreamAttempt } from '../stream-attempt.js';
-import type { StreamEnd, StreamRelay } from '../stream-relay.js';
+import type { CommitResult, StreamAttempt } from '../stream-attempt.js';
+import type { StreamEnd } from '../stream-relay.js';
 import type { CommitPort, StreamSink } from '../stream-sink.js';
 import { RecoveryDecoder, type RecoveryMeans } from './recovery-decoder.js';
 import type { ResumeState } from './resume-state.js';
@@ -39,9 +39,12 @@ export class Recovery {
 
   constructor(private readonly input: RecoveryInput) {}
 
-  /** The stream's end: the first attempt's, or the recovery's when the first was left open for one. */
-  async finish(first: StreamRelay): Promise<StreamEnd> {
-    const end = await first.finished;
+  /**
+   * The stream's end: the first attempt's `end`, or the recovery's when the first was left open
+   * for one. The recovery's tier is charged its own part of the answer; the first tier's part
+   * is its own end's (the caller charges it).
+   */
+  async finish(end: StreamEnd): Promise<StreamEnd> {
     const sink = end.open;
     if (!sink || !end.interruption) return end;
     const { state, plan, at, site } = this.input;
@@ -63,7 +66,7 @@ export class Recovery {
         run = await this.run(tier, 'replay', delivered, sink, true);
       }
       if (!run.committed) {
-        site.req.admission?.leave(tier);
+        site.req.log.left(tier);
         resumed.result = run.diverged() ? 'diverged' : 'failed';
         // Upstream words can echo the key; they go to the client here.
         const why = 'refused' in run ? run.refused : redactSecrets(run.error.message, tier.provider, site.req.request.headers.credential?.secrets);
@@ -74,16 +77,17 @@ export class Recovery {
     return this.giveUp(end, sink, refused ? `${end.interruption.message}; ${refused}` : end.interruption.message);
   }
 
-  /** The recovery's own stream, to its end; its tier settles what it used (the first tier settles at the request's end). */
+  /** The recovery's own stream, to its end; its tier is charged what it used itself (on the tier that broke: added to that one's part). */
   private async second(end: StreamEnd, run: Run & CommitResult & { committed: true }, resumed: ResumedStream, tier: Tier): Promise<StreamEnd> {
     const second = await run.relay.finished;
-    if (tier !== this.input.plan[this.input.at]) this.input.site.req.admission?.settle({ tier, usage: second.usage, completionText: () => second.text });
+    this.input.site.req.log.spent(tier, second.usage, second.text);
     resumed.result = second.interruption ? (run.diverged() ? 'diverged' : 'failed') : 'ok';
     return {
       interruption: second.interruption,
       usage: second.usage ?? end.usage,
       chunkErrors: end.chunkErrors + second.chunkErrors,
       text: resumed.how === 'continue' ? end.text + second.text : second.text,
+      finishReason: second.finishReason,
       open: null,
     };
   }
@@ -95,14 +99,17 @@ export class Recovery {
     return plan[at].retry.attempts > 1 ? [...after, plan[at]] : after;
   }
 
-  /** One recovery attempt, started as any attempt is (src/proxy/attempt-start.ts); `held`: the request holds the tier's room already. */
+  /** One recovery attempt, started as any attempt is (src/proxy/attempt-start.ts); `held`: the request holds the tier already. */
   private async run(tier: Tier, how: RecoveryMeans, delivered: string, sink: StreamSink, held: boolean): Promise<Run> {
-    const { site, state } = this.input;
-    const { req, log } = site;
+    const { site, state, plan } = this.input;
+    const { req } = site;
+    const { log } = req;
     const n = log.records.filter((a) => a.tier === tier.name).length + 1;
     let diverged = false;
     const prepare: Prepare =
-      how === 'continue' ? (t) => continuationCall(t, req, delivered, state.delivered.pieces) : (t) => UpstreamCall.prepare(t, req.codec, req.request);
+      how === 'continue'
+        ? (t) => continuationCall(t, req, delivered, state.delivered.pieces)
+        : (t) => UpstreamCall.prepare(t, req.codec, req.request, req.toolTextFor(t));
     const opening = await openTier(site, tier, { prepare, held, n });
     if (!opening.open) {
       if (opening.why === 'aborted')
@@ -129,11 +136,12 @@ export class Recovery {
         started?.cut(new AttemptError('replay_diverged', message, { phase: 'body', failover: false, retryable: false, blame: null }));
       }),
     );
-    const attempt = startStream(site, tier, opening.call, { output, port });
-    if (!(attempt instanceof StreamAttempt)) {
-      log.failed(tier, n, attempt, 0);
-      return { committed: false, error: attempt, diverged: () => diverged };
+    const flight = startStream(site, plan.indexOf(tier), tier, opening.call, n, { output, port });
+    if (!('attempt' in flight)) {
+      log.failed(tier, n, flight, 0);
+      return { committed: false, error: flight, diverged: () => diverged };
     }
+    const attempt = flight.attempt;
     started = attempt;
     const result = await attempt.committed;
     if (!result.committed) log.failed(tier, n, result.error, attempt.elapsedMs);

@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink';
 import { formatCount, formatDuration, formatMs, formatRate } from '../../util/format.js';
-import type { UsageTodayView } from '../state/usage-today.js';
+import type { UsageTodayView } from '../model/usage-today.js';
 import type { HeldCallView } from '../dashboard-view.js';
 import { formatUsd } from '../../usage/text-table.js';
 

@@ -11,7 +11,7 @@ export function budgetScopes(tier: Pick<Tier, 'route' | 'provider'>): string[] {
   return [`route:${tier.route}`, `provider:${tier.provider.name}`];
 }
 
-/** What admission reserves: the prompt estimate plus every token the answer may have, priced at the tier's price (0 USD when unpriced). */
+/** What a tier's hold reserves: the prompt estimate plus every token the answer may have, priced at the tier's price (0 USD when unpriced). */
 export function worstCase(tier: Pick<Tier, 'price'>, promptTokens: number, maxTokens: number = DEFAULT_MAX_TOKENS): BudgetAmount {
   return {
     tokens: promptTokens + maxTokens,

@@ -28,7 +28,7 @@ export class LedgerClient implements BudgetLedger {
 
   /**
    * Never rejects: with no usage engine to ask (the log is closing) or a call that failed, the
-   * request is admitted unbudgeted rather than failed.
+   * request is let through unbudgeted rather than failed.
    */
   async reserve(scopes: readonly string[], amount: BudgetAmount): Promise<Reservation> {
     if (!scopes.some((scope) => this.scopes.has(scope))) return { ok: true, id: NOTHING_HELD };

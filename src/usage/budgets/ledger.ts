@@ -1,5 +1,5 @@
 /**
- * The budgets ledger: what admission and the end of a request call. Reserve the worst case
+ * The budgets ledger: what a request's holds at its tiers call. Reserve the worst case
  * before a tier is tried, settle to the actual usage (or release) when the request ends. Each
  * call is its own transaction on the shared counters, so concurrent requests, in this process
  * or in others sharing the database, never spend past a limit. An implementation on Redis can

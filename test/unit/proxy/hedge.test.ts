@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type AttemptError, timeoutError } from '../../../src/proxy/attempt-error.js';
-import { type Flight, HedgeDoor, race, type RaceEnd } from '../../../src/proxy/hedge.js';
+import type { Flight } from '../../../src/proxy/attempt-start.js';
+import { HedgeDoor, race, type RaceEnd } from '../../../src/proxy/hedge.js';
 import type { CommitResult, StreamAttempt } from '../../../src/proxy/stream-attempt.js';
 import type { StreamRelay } from '../../../src/proxy/stream-relay.js';
 import type { CommitPort } from '../../../src/proxy/stream-sink.js';

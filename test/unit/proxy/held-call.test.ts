@@ -4,6 +4,7 @@ import type { Tier } from '../../../src/config/schema.js';
 import { UpstreamCall } from '../../../src/protocols/call.js';
 import { clientCodec } from '../../../src/protocols/registry.js';
 import { isUnsupported } from '../../../src/protocols/core/types.js';
+import { toolTextScope } from '../../../src/protocols/tool-text/scope.js';
 import type { AttemptError } from '../../../src/proxy/attempt-error.js';
 import type { LastTier } from '../../../src/proxy/last-tier.js';
 import { StreamAttempt } from '../../../src/proxy/stream-attempt.js';
@@ -70,7 +71,7 @@ function start(opts: Options = {}) {
   const tier = tierAt('http://127.0.0.1:1/v1', { idle_ms: 5_000, total_ms: 10_000, ...opts.timeouts }, 'local');
   const parsed = clientCodec('chat').parse({ model: 'chat', stream: true, messages: [{ role: 'user', content: 'write' }], tools: WRITE_CHAT_TOOLS }, {});
   if (!parsed.ok) throw new Error(parsed.message);
-  const call = UpstreamCall.prepare(tier, clientCodec('chat'), parsed.request);
+  const call = UpstreamCall.prepare(tier, clientCodec('chat'), parsed.request, toolTextScope(parsed.request, clientCodec('chat')));
   if (isUnsupported(call)) throw new Error(call.unsupported);
   const upstream = new PlayedUpstream();
   const port = new RecordingPort();

@@ -1,6 +1,6 @@
 import type { Tier } from '../config/schema.js';
 import { Deadline, type Http } from '../health/deadline.js';
-import { besideApiRoot, getJson, isOllama, servesModel } from '../health/model-list.js';
+import { besideApiRoot, getJson, isOllama, servesModel } from '../health/upstream-models.js';
 import { modelListUrl } from '../health/provider-http.js';
 import { redactSecrets } from '../providers/redact-secrets.js';
 import { isRecord } from '../util/is-record.js';

@@ -30,7 +30,7 @@ async function brokenThenGuarded(guard: Pick<ConfigSpec, 'top'> & { provider?: R
   return { a, b, proxy };
 }
 
-describe('a recovery goes through admission like any attempt', () => {
+describe('a recovery takes its holds on limits and budgets like any attempt', () => {
   it('a budget that cannot hold it refuses it: nothing is sent, the client gets stream_interrupted', async () => {
     const { b, proxy } = await brokenThenGuarded({
       top: { usage: { path: join(tempDir(), 'usage.db') }, budgets: [{ scope: 'provider:p_b', per: 'day', tokens: 5 }] },

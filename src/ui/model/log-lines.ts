@@ -8,6 +8,10 @@ import type {
   StateDegraded,
   StateRecovered,
   TierStateChanged,
+  TraceExportFailing,
+  TraceExportRecovered,
+  UsageDegraded,
+  UsageRecovered,
   WeightChanged,
 } from '../../telemetry/events.js';
 import { formatMs } from '../../util/format.js';
@@ -121,6 +125,22 @@ export function stateLine(event: StateDegraded | StateRecovered): Line {
     return { level: 'bad', text: `shared state (Redis ${event.target}) unreachable: ${event.error}; serving on local state, limits and budgets per instance` };
   }
   return { level: 'good', text: `shared state (Redis ${event.target}) back after ${formatMs(event.downMs)}; rejoined` };
+}
+
+/** The usage log became unusable, or usable again. */
+export function usageLine(event: UsageDegraded | UsageRecovered): Line {
+  if (event.type === 'usage_degraded') {
+    return { level: 'bad', text: `usage log ${event.path}: ${event.error}; requests are served, their rows dropped until it reopens` };
+  }
+  return { level: 'good', text: `usage log ${event.path} usable again (${event.dropped} row${event.dropped === 1 ? '' : 's'} dropped meanwhile)` };
+}
+
+/** Spans could not be exported, or are exported again. */
+export function traceExportLine(event: TraceExportFailing | TraceExportRecovered): Line {
+  if (event.type === 'trace_export_failing') {
+    return { level: 'bad', text: `traces to ${event.endpoint}: ${event.error}; requests are served, spans dropped until it answers` };
+  }
+  return { level: 'good', text: `traces to ${event.endpoint} exported again (${event.dropped} span${event.dropped === 1 ? '' : 's'} dropped meanwhile)` };
 }
 
 /** A tier skipped by llm-route's own limit or budget; `more` skips of it since its last line. */

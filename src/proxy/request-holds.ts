@@ -17,7 +17,7 @@ interface TierRules {
 const rulesOf = new WeakMap<Tier, TierRules | null>();
 const routeHasRules = new WeakMap<Route, boolean>();
 
-/** A tier's rules under its config (remembered: configs are immutable snapshots); null: nothing to admit. */
+/** A tier's rules under its config (remembered: configs are immutable snapshots); null: nothing to hold. */
 function tierRules(tier: Tier, config: Config): TierRules | null {
   let rules = rulesOf.get(tier);
   if (rules === undefined) {
@@ -30,34 +30,33 @@ function tierRules(tier: Tier, config: Config): TierRules | null {
   return rules;
 }
 
-export type TierEntry =
+export type TierReservation =
   | { ok: true }
   /** Skipped: llm-route's own limit or budget said no; `retryAfterMs` is when it should say yes. */
   | { ok: false; outcome: 'budget' | 'rate_limited'; retryAfterMs: number; waitedMs: number; message: string }
   | { ok: false; outcome: 'aborted' };
 
-/** The tier that answered and what it used: the upstream's usage, else its answer's text to estimate from. */
-export interface Answered {
-  tier: Tier;
-  usage: Usage | undefined;
-  completionText: () => string;
-}
-
-interface Held {
+/** What a request holds at one tier: a budget reservation, a limit lease (a concurrency slot, tpm tokens), and what the tier was charged. */
+interface TierHold {
   tier: Tier;
   budget: string | null;
   lease: LimitLease | null;
+  /** What the tier used, as charged so far (null: nothing): its hold settles to it. */
+  used: Usage | null;
 }
 
 /**
- * One request's admission at each tier it tries: before the tier's first attempt, its worst
- * case is reserved on the tier's budgets and room is taken at its provider (waiting up to
- * queue_ms); the tier that answers settles to what it really used, every other tier gives
- * back what it held. Made only for routes where some tier has limits or budgets, so a
- * request on any other route pays nothing.
+ * One request's holds at the tiers it tries, one per tier: before the tier's first attempt,
+ * its worst case is reserved on the tier's budgets and room is taken at its provider (waiting
+ * up to queue_ms). Each hold ends once, in `endHold`: settled to what its tier was charged for
+ * its own tokens (an answer, or the part of one it delivered; a hedge's loser, what its upstream
+ * reported), else given back. A tier's hold ends when the request leaves the tier (the attempt
+ * log says when); every hold still open ends with the request (`end`, from the exchange's
+ * close), so none outlives it. Made only for routes where some tier has limits or budgets, so
+ * a request on any other route pays nothing.
  */
-export class RequestAdmission {
-  private readonly held = new Map<Tier, Held>();
+export class RequestHolds {
+  private readonly holds = new Map<Tier, TierHold>();
   private prompt: number | undefined;
 
   private constructor(
@@ -66,14 +65,14 @@ export class RequestAdmission {
     private readonly request: ClientRequest,
   ) {}
 
-  static for(route: Route, config: Config, state: StateBackend, request: ClientRequest): RequestAdmission | null {
+  static for(route: Route, config: Config, state: StateBackend, request: ClientRequest): RequestHolds | null {
     let has = routeHasRules.get(route);
     if (has === undefined) routeHasRules.set(route, (has = route.tiers.some((tier) => tierRules(tier, config) !== null)));
-    return has ? new RequestAdmission(state, config, request) : null;
+    return has ? new RequestHolds(state, config, request) : null;
   }
 
-  /** Before the tier's first attempt. `maxWaitMs` caps the queue wait (a stream's deadline). */
-  async enter(tier: Tier, client: ClientLifetime, maxWaitMs = Infinity): Promise<TierEntry> {
+  /** Before the tier's first attempt: its hold, or why not. `maxWaitMs` caps the queue wait (a stream's deadline). */
+  async reserve(tier: Tier, client: ClientLifetime, maxWaitMs = Infinity): Promise<TierReservation> {
     const rules = tierRules(tier, this.config);
     if (!rules) return { ok: true };
     const prompt = this.promptTokens();
@@ -102,9 +101,9 @@ export class RequestAdmission {
     const limit = grant ? await grant : null;
     client.offAbort(forward);
 
-    const held: Held = { tier, budget: budget?.ok ? budget.id : null, lease: limit?.ok ? limit.lease : null };
+    const hold: TierHold = { tier, budget: budget?.ok ? budget.id : null, lease: limit?.ok ? limit.lease : null, used: null };
     if (budget && !budget.ok) {
-      this.giveBack(held);
+      this.endHold(hold);
       const amount = budget.unit === 'usd' ? `$${budget.remaining.toFixed(4)}` : `${Math.round(budget.remaining)} tokens`;
       return {
         ok: false,
@@ -115,7 +114,7 @@ export class RequestAdmission {
       };
     }
     if (limit && !limit.ok) {
-      this.giveBack(held);
+      this.endHold(hold);
       if (limit.limit === 'aborted') return { ok: false, outcome: 'aborted' };
       return {
         ok: false,
@@ -125,12 +124,14 @@ export class RequestAdmission {
         message: `provider ${tier.provider.name} at its ${limit.limit} limit`,
       };
     }
-    this.held.set(tier, held);
+    // Never two holds at one tier: one still open (no path leaves it so, but none may leak) ends first.
+    this.leave(tier);
+    this.holds.set(tier, hold);
     return { ok: true };
   }
 
-  /** A retry on the same tier is one more request at its provider: it needs room in the rpm bucket (waiting as `enter` does). */
-  async retry(tier: Tier, client: ClientLifetime, maxWaitMs = Infinity): Promise<boolean> {
+  /** A retry on the same tier is one more request at its provider: it needs room in the rpm bucket (waiting as `reserve` does). */
+  async reserveRetry(tier: Tier, client: ClientLifetime, maxWaitMs = Infinity): Promise<boolean> {
     const limits = tierRules(tier, this.config)?.limits;
     if (!limits?.rpm) return true;
     const waitMs = Math.max(0, Math.min(limits.queue_ms, maxWaitMs));
@@ -138,37 +139,44 @@ export class RequestAdmission {
     return grant.ok;
   }
 
-  /** The tier did not answer (failed, or was passed over): what it held goes back. */
-  leave(tier: Tier): void {
-    const held = this.held.get(tier);
-    if (!held) return;
-    this.held.delete(tier);
-    this.giveBack(held);
-  }
-
   /**
-   * The request ended. The tier that answered (if any) settles its hold to what it used (the
-   * upstream's usage, else estimated); everything else held goes back.
+   * Tokens the tier used for this request: its upstream's usage, else `text` (what it wrote)
+   * estimated with the prompt. Added to what the tier was charged before (a recovery on the
+   * tier that broke); the hold settles to the sum when it ends.
    */
-  end(answered: Answered | null): void {
-    if (answered) this.settle(answered);
-    for (const held of this.held.values()) this.giveBack(held);
-    this.held.clear();
+  charge(tier: Tier, usage: Usage | undefined, text: string): void {
+    const hold = this.holds.get(tier);
+    if (!hold) return;
+    const used = usedTokens(usage, this.promptTokens(), usage ? '' : text);
+    const before = hold.used;
+    hold.used = before
+      ? {
+          prompt_tokens: before.prompt_tokens + used.prompt_tokens,
+          completion_tokens: before.completion_tokens + used.completion_tokens,
+          cached_tokens: (before.cached_tokens ?? 0) + (used.cached_tokens ?? 0),
+        }
+      : used;
   }
 
-  /** A tier answered (a stream's mid-stream recovery answers on a second one): its hold settles to what it used. */
-  settle(answered: Answered): void {
-    const held = this.held.get(answered.tier);
-    if (!held) return;
-    this.held.delete(answered.tier);
-    const used = usedTokens(answered.usage, this.promptTokens(), answered.usage ? '' : answered.completionText());
-    if (held.budget) void this.state.budgets.settle(held.budget, actualSpend(held.tier, used));
-    if (held.lease) void this.state.limits.settle(held.lease, used.prompt_tokens + used.completion_tokens);
+  /** The request is done with the tier: its hold ends now (settled to what it was charged, else given back). */
+  leave(tier: Tier): void {
+    const hold = this.holds.get(tier);
+    if (!hold) return;
+    this.holds.delete(tier);
+    this.endHold(hold);
   }
 
-  private giveBack(held: Held): void {
-    if (held.budget) void this.state.budgets.release(held.budget);
-    if (held.lease) void this.state.limits.settle(held.lease, 0);
+  /** The request ended: every hold still open ends. */
+  end(): void {
+    for (const hold of this.holds.values()) this.endHold(hold);
+    this.holds.clear();
+  }
+
+  /** The one place a hold ends: its budgets and its limit lease settled to what its tier used, or all of it given back. */
+  private endHold(hold: TierHold): void {
+    const used = hold.used;
+    if (hold.budget) void (used ? this.state.budgets.settle(hold.budget, actualSpend(hold.tier, used)) : this.state.budgets.release(hold.budget));
+    if (hold.lease) void this.state.limits.settle(hold.lease, used ? used.prompt_tokens + used.completion_tokens : 0);
   }
 
   private promptTokens(): number {
