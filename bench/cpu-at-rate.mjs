@@ -7,10 +7,11 @@
 // (the woken client or upstream often takes this one), which a --cpu-prof profile counts into the
 // socket write where it happened.
 //
-//   npm run build && node bench/cpu-at-rate.mjs [--rate 3000] [--rounds 10] [--secs 4] [--other ../other-checkout]
+//   npm run build && node bench/cpu-at-rate.mjs [--rate 3000] [--rounds 10] [--secs 4] [--other ../other-checkout] [--usage-off]
 //
 // --other: a second checkout, built (its bin/llm-route.js), e.g. a worktree of the commit before a
 // change: `git worktree add ../before HEAD~1 && (cd ../before && npm ci)`.
+// --usage-off: this checkout's serve once more, its usage log off: the usage row's cost beside it.
 import { parseArgs } from 'node:util';
 import { runLoad } from './overhead/load.mjs';
 import { installCleanup, startAbTargets, stopAll } from './overhead/processes.mjs';
@@ -18,7 +19,7 @@ import { schedNs } from './overhead/procfs.mjs';
 import { median } from './overhead/stats.mjs';
 
 const { values: argv } = parseArgs({
-  options: { rate: { type: 'string' }, rounds: { type: 'string' }, secs: { type: 'string' }, other: { type: 'string' } },
+  options: { rate: { type: 'string' }, rounds: { type: 'string' }, secs: { type: 'string' }, other: { type: 'string' }, 'usage-off': { type: 'boolean' } },
 });
 const RATE = Number(argv.rate ?? 3000);
 const ROUNDS = Number(argv.rounds ?? 10);
@@ -26,7 +27,7 @@ const SECS = Number(argv.secs ?? 4);
 
 installCleanup();
 
-const { targets } = await startAbTargets({ tokens: 100, other: argv.other, tmpPrefix: 'llm-route-rate-' });
+const { targets } = await startAbTargets({ tokens: 100, other: argv.other, tmpPrefix: 'llm-route-rate-', usageOff: argv['usage-off'] });
 
 /** One fixed-rate run: µs a 2xx answer on a CPU (runLoad, exact where the kernel keeps schedstat) and waiting for one. */
 async function run(target, seconds) {
@@ -60,8 +61,10 @@ for (const target of targets) {
   const rps = median(results.map((x) => x.rps));
   console.log(`| ${target.label} | ${cpu.toFixed(1)} | ${(cpu / pipeCpu).toFixed(2)}× | ${wait.toFixed(1)} | ${rps.toFixed(0)} |`);
 }
-if (targets.length === 3) {
-  const [, ours, other] = targets.map((t) => median(rounds.get(t).map((x) => x.onCpuUs)));
-  console.log(`\nllm-route ÷ other: ${(ours / other).toFixed(3)}×`);
-}
+const cpuOf = (label) => {
+  const target = targets.find((t) => t.label === label || (label === 'other' && t.label.startsWith('other (')));
+  return target && median(rounds.get(target).map((x) => x.onCpuUs));
+};
+if (argv.other) console.log(`\nllm-route ÷ other: ${(cpuOf('llm-route') / cpuOf('other')).toFixed(3)}×`);
+if (argv['usage-off']) console.log(`the usage log (its row, on vs off): ${(cpuOf('llm-route') - cpuOf('llm-route, usage log off')).toFixed(1)} µs a request`);
 await stopAll();

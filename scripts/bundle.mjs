@@ -1,30 +1,35 @@
 // Joins tsc's dist/ into a few files in dist/bundle/, which bin/llm-route.js runs. Node's module
 // loader costs about 0.7 ms per file before any code of it runs; `serve` imports ~215 files of
-// llm-route and ~120 of yaml, undici and commander before it can answer, about 150 ms of its
+// llm-route and ~150 of yaml, undici and zod before it can answer, about 150 ms of its
 // start-up (docs/performance.md). The tests that import dist/ modules directly keep doing so.
+// Two entries: main.js, the commander program, and serve-args.js, `serve`'s own way in
+// without it (src/cli/serve-args.ts).
 //   node scripts/bundle.mjs           (npm run build runs it after tsc)
 //
+// zod comes in as its ESM build, tree-shaken to what llm-route uses, English its only locale
+// (src/runtime/bundle-stand-ins.ts; unbundled, src/runtime/zod.ts takes its CommonJS build).
 // Left outside the bundle, loaded from node_modules as before:
 // - better-sqlite3: a native addon;
-// - zod and ioredis: required through createRequire on purpose (src/runtime/zod.ts drops zod's
-//   locales from the module cache; src/redis/redis-link.ts loads Redis only when configured);
+// - ioredis: required through createRequire on purpose (src/redis/redis-link.ts loads Redis only
+//   when configured);
 // - ink, react, execa and gpt-tokenizer: loaded on demand (the live UI, `start:` providers, token
 //   counting), never on `serve --no-ui`'s way to its first answer; as they are, their own files.
 //
 // Node's builtins, and better-sqlite3 (CommonJS), are required, not imported (requireImports);
 // undici's HTTP/2 client does not load node:http2 until it is used, nor undici node:assert until
-// a check fails (src/runtime/bundle-stand-ins.ts, with the rest of the start-up tuning).
+// a check fails, and what its clients require only for a FormData body or a CPU without wasm
+// SIMD stays in node_modules (src/runtime/bundle-stand-ins.ts, with the rest of the start-up tuning).
 // dist/bundle/modules.json names the modules in each chunk, for tests that assert what a start-up
 // loads (test/integration/startup-weight.test.ts).
 import { rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
-import { assertStandIn, http2StandIn } from '../dist/runtime/bundle-stand-ins.js';
+import { assertStandIn, http2StandIn, leftInPackage, PACKAGE_FILES_OUTSIDE_BUNDLE, zodInBundle } from '../dist/runtime/bundle-stand-ins.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const outDir = join(root, 'dist/bundle');
-const EXTERNAL = ['better-sqlite3', 'zod', 'ioredis', 'ink', 'react', 'execa', 'gpt-tokenizer'];
+const EXTERNAL = ['better-sqlite3', 'ioredis', 'ink', 'react', 'execa', 'gpt-tokenizer'];
 
 // Modules the bundle takes through require() where its ESM output would import them. An import of
 // a builtin builds the builtin's ESM facade, which reads every export once, and a read runs the
@@ -77,11 +82,11 @@ const requireImports = {
 rmSync(outDir, { recursive: true, force: true });
 const { output } = await build({
   cwd: root,
-  input: { main: join(root, 'dist/cli/main.js') },
+  input: { main: join(root, 'dist/cli/main.js'), 'serve-args': join(root, 'dist/cli/serve-args.js') },
   platform: 'node',
-  external: (id) => EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)),
+  external: (id) => EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)) || PACKAGE_FILES_OUTSIDE_BUNDLE.includes(id),
   logLevel: 'warn',
-  plugins: [http2StandIn, assertStandIn, requireImports],
+  plugins: [zodInBundle, http2StandIn, assertStandIn, ...leftInPackage, requireImports],
   resolve: {
     // Traces' OTLP serializers (src/tracing/, loaded only when traces are on) from the package's ES
     // module build: its CommonJS main, which has no package.json `exports` to choose by, also
@@ -93,10 +98,14 @@ const { output } = await build({
     format: 'esm',
     entryFileNames: '[name].js',
     chunkFileNames: '[name]-[hash].js',
-    // Modules run in the order their imports say, as they did unbundled (src/util/undici.ts and
-    // src/runtime/zod.ts do their work as they are evaluated).
+    // Modules run in the order their imports say, as they did unbundled (src/util/undici.ts does
+    // its work as it is evaluated).
     strictExecutionOrder: true,
     comments: false,
+    // Non-ASCII written as \u escapes: V8 keeps a module's source for as long as the module
+    // lives, as Latin-1 when it can, else as UTF-16; one "…" in yaml's code doubled the 450 KB
+    // of the config chunk (~1.3 MB less RSS for `serve`).
+    charset: 'ascii',
   },
 });
 

@@ -191,7 +191,7 @@ export function ourCpuMs() {
  * under the routes given as YAML lines (each `  name: {...}`); the tier file and the usage log go
  * to a temp dir. `cli`: another checkout's bin/llm-route.js (an A/B of two builds).
  */
-export async function startServeWith({ providers, routes, tmpPrefix, cli, name }) {
+export async function startServeWith({ providers, routes, tmpPrefix, cli, name, usageOff = false }) {
   const tmp = mkdtempSync(join(tmpdir(), tmpPrefix));
   const config = join(tmp, 'tiers.yaml');
   writeFileSync(
@@ -199,7 +199,7 @@ export async function startServeWith({ providers, routes, tmpPrefix, cli, name }
     [
       'version: 1',
       'server: { port: 0 }',
-      `usage: { path: ${JSON.stringify(join(tmp, 'usage.db'))} }`,
+      usageOff ? 'usage: { enabled: false }' : `usage: { path: ${JSON.stringify(join(tmp, 'usage.db'))} }`,
       'providers:',
       ...Object.entries(providers).map(([name, url]) => `  ${name}: { type: openai, base_url: ${JSON.stringify(url)}, health: { warmup: false } }`),
       'routes:',
@@ -223,17 +223,19 @@ export async function startServeOnMock({ tokens, routes, tmpPrefix }) {
 /**
  * The A/B benches' set (bench/cpu-at-rate.mjs, bench/first-content.mjs): a fast mock (`tokens`
  * per answer) and, in front of it, the json pipe, this checkout's `llm-route serve` and, with
- * `other` (the folder of another checkout, built), that build's. Each target: { label, url, pid, model }.
+ * `other` (the folder of another checkout, built), that build's; with `usageOff`, this checkout's
+ * serve once more with its usage log off (what the usage row costs). Each target: { label, url, pid, model }.
  */
-export async function startAbTargets({ tokens, other, tmpPrefix }) {
+export async function startAbTargets({ tokens, other, tmpPrefix, usageOff = false }) {
   const mock = await startMock('fast', ['--tokens', String(tokens)]);
   const pipe = await startScript('json pipe', './json-pipe.mjs', [mock.url, 'm']);
-  const serveOn = (cli, name) =>
-    startServeWith({ providers: { fast: mock.url }, routes: ['  bench: { tiers: [ { provider: fast, model: m } ] }'], tmpPrefix, cli, name });
+  const serveOn = (cli, name, off = false) =>
+    startServeWith({ providers: { fast: mock.url }, routes: ['  bench: { tiers: [ { provider: fast, model: m } ] }'], tmpPrefix, cli, name, usageOff: off });
   const targets = [
     { label: 'json pipe', url: pipe.url, pid: pipe.pid, model: 'm' },
     { label: 'llm-route', ...(await serveOn(undefined, 'llm-route serve')), model: 'bench' },
   ];
+  if (usageOff) targets.push({ label: 'llm-route, usage log off', ...(await serveOn(undefined, 'llm-route serve, usage log off', true)), model: 'bench' });
   if (other) targets.push({ label: `other (${other})`, ...(await serveOn(resolve(other, 'bin/llm-route.js'), 'other serve')), model: 'bench' });
   return { mock, targets };
 }

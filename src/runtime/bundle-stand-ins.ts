@@ -56,3 +56,45 @@ export const assertStandIn = standIn(
     return null;
   },
 );
+
+/**
+ * Files of undici that its HTTP/1 and HTTP/2 clients require only on a path llm-route never
+ * takes, left out of the bundle: fetch's body code (and with it FormData, WebIDL, data: URLs,
+ * ~160 KB), for a FormData request body; llhttp without SIMD (70 KB of base64), for a CPU
+ * without wasm SIMD or UNDICI_NO_WASM_SIMD=1. The bundle keeps one line in their place that
+ * requires the package's own file, should the path ever be taken (scripts/bundle.mjs treats
+ * these package paths as external). Every file of the bundle that `serve` loads is parsed and
+ * kept in memory in full, whether or not its code runs.
+ */
+const LEFT_IN_PACKAGE: ReadonlyArray<{ requested: string; packagePath: string }> = [
+  { requested: '../web/fetch/body.js', packagePath: 'undici/lib/web/fetch/body.js' },
+  { requested: '../llhttp/llhttp-wasm.js', packagePath: 'undici/lib/llhttp/llhttp-wasm.js' },
+];
+
+/** The package paths the stand-ins below require: external to the bundle. */
+export const PACKAGE_FILES_OUTSIDE_BUNDLE: readonly string[] = LEFT_IN_PACKAGE.map((file) => file.packagePath);
+
+const UNDICI_CLIENT = /node_modules\/undici\/lib\/dispatcher\/client-h[12]\.js$/;
+
+export const leftInPackage: StandInPlugin[] = LEFT_IN_PACKAGE.map(({ requested, packagePath }) => {
+  const id = `\0${packagePath}-left-in-package`;
+  return {
+    name: `${packagePath}-left-in-package`,
+    resolveId: (source, from) => (source === requested && from && UNDICI_CLIENT.test(from) ? id : null),
+    load: (loading) => (loading === id ? `module.exports = require(${JSON.stringify(packagePath)});\n` : null),
+  };
+});
+
+const ZOD_IN_BUNDLE = '\0zod-in-bundle';
+
+/**
+ * `#zod` in the bundle: zod's ESM build, joined in like undici and tree-shaken, rather than its
+ * CommonJS build from node_modules (src/runtime/zod.ts, what dist/ unbundled takes). Of its ~60
+ * locales only English, which its schemas import themselves, is kept; the 33 files it required
+ * one by one are gone, and with them ~25 ms and ~4 MB of a `serve` start-up on Node 20.
+ */
+export const zodInBundle: StandInPlugin = {
+  name: 'zod-in-bundle',
+  resolveId: (requested) => (requested === '#zod' ? ZOD_IN_BUNDLE : null),
+  load: (requested) => (requested === ZOD_IN_BUNDLE ? "export { z } from 'zod';\n" : null),
+};

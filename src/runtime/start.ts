@@ -2,6 +2,7 @@ import { enableCompileCache } from './compile-cache.js';
 import { tuningOff } from './switch.js';
 
 type Cli = { main: (argv: string[]) => Promise<void> };
+type ServeEntry = { serveFromArgs: (args: readonly string[]) => Promise<number | null> };
 
 /**
  * What bin/llm-route.js runs: Node's compile cache on first, so that what follows compiles
@@ -14,4 +15,14 @@ export async function loadCli(): Promise<Cli> {
   // A specifier in a variable: dist/bundle/ is scripts/bundle.mjs's output, not a module of src/.
   const entry = tuningOff('bundle') ? '../cli/main.js' : '../bundle/main.js';
   return (await import(entry)) as Cli;
+}
+
+/**
+ * `serve`'s own way in (bin/llm-route.js), the same way as loadCli's but without the commander
+ * program: src/cli/serve-args.ts, which loads serve alone when its flags need nothing else.
+ */
+export async function loadServe(): Promise<ServeEntry> {
+  enableCompileCache();
+  const entry = tuningOff('bundle') ? '../cli/serve-args.js' : '../bundle/serve-args.js';
+  return (await import(entry)) as ServeEntry;
 }

@@ -106,14 +106,22 @@ function breakStandIn(standIn: string, find: string, replace: string): string {
 describe('the shipped bundle, run as `llm-route`', () => {
   it('serves a stream and a failover through undici on its stand-ins', async () => {
     const urls = await streamAndFailOver(cli.bin);
-    expect(urls.filter((url) => url.endsWith('/dist/bundle/main.js'))).toHaveLength(1);
-    expect(urls.filter((url) => url.endsWith('/dist/cli/main.js'))).toEqual([]);
+    // serve's own way in (src/cli/serve-args.ts), without the commander program
+    expect(urls.filter((url) => url.endsWith('/dist/bundle/serve-args.js'))).toHaveLength(1);
+    expect(urls.filter((url) => url.endsWith('/dist/bundle/main.js') || url.endsWith('/dist/cli/main.js') || url.endsWith('/dist/cli/serve-args.js'))).toEqual(
+      [],
+    );
+  }, 30_000);
+
+  it("does the same on undici's llhttp without wasm SIMD, which the bundle leaves in node_modules (UNDICI_NO_WASM_SIMD=1)", async () => {
+    const urls = await streamAndFailOver(cli.bin, { UNDICI_NO_WASM_SIMD: '1' });
+    expect(urls.filter((url) => url.endsWith('/dist/bundle/serve-args.js'))).toHaveLength(1);
   }, 30_000);
 
   it('does the same with its start-up tuning switched off (LLM_ROUTE_NO_TUNING=1: dist/ unbundled)', async () => {
     const urls = await streamAndFailOver(cli.bin, { LLM_ROUTE_NO_TUNING: '1' });
     expect(urls.filter((url) => url.includes('/dist/bundle/'))).toEqual([]);
-    expect(urls.filter((url) => url.endsWith('/dist/cli/main.js'))).toHaveLength(1);
+    expect(urls.filter((url) => url.endsWith('/dist/cli/serve-args.js'))).toHaveLength(1);
   }, 30_000);
 
   it('fails that check with a broken assert stand-in (the function under a name, as a mistaken ESM default would put it)', async () => {

@@ -99,7 +99,7 @@ describe('serve start-up stays light', () => {
       },
     );
     try {
-      expect(urls.some((url) => url.endsWith('/dist/bundle/main.js'))).toBe(true); // the hook works
+      expect(urls.some((url) => url.endsWith('/dist/bundle/serve-args.js'))).toBe(true); // the hook works
       for (const heavy of ['execa', 'ioredis', 'gpt-tokenizer']) expect([...loaded]).not.toContain(heavy);
     } finally {
       await stop();
@@ -114,13 +114,18 @@ describe('serve start-up stays light', () => {
     const manifest = JSON.parse(readFileSync(join(repoRoot, 'dist/bundle/modules.json'), 'utf8')) as Record<string, string[]>;
     const modules = distUrls.flatMap((url) => manifest[url.slice(url.lastIndexOf('/dist/bundle/') + '/dist/bundle/'.length)] ?? []);
     expect(modules).toContain('dist/server/server.js');
+    // serve starts without the commander program (src/cli/serve-args.ts; bin/llm-route.js).
+    expect(distUrls.some((url) => url.endsWith('/dist/bundle/main.js'))).toBe(false);
+    expect(modules.filter((id) => id.startsWith('node_modules/commander/'))).toEqual([]);
     for (const heavy of ['execa', 'ioredis', 'gpt-tokenizer']) expect(modules.filter((id) => id.startsWith(`node_modules/${heavy}/`))).toEqual([]);
     expect(required.filter((file) => /\/node_modules\/(execa|ioredis|gpt-tokenizer)\//.test(file))).toEqual([]);
     // The main thread takes from undici only what it uses (src/util/undici.ts): not its index, its
-    // WebSocket, caches or mocks (the bundle holds fetch's body code, which its HTTP/1 client
-    // requires only for a FormData body, never evaluated here)...
+    // WebSocket, caches or mocks, nor fetch's body code, which its clients require only for a
+    // FormData body, nor llhttp without SIMD (both left in node_modules: src/runtime/bundle-stand-ins.ts)...
     expect(modules.some((id) => id.startsWith('node_modules/undici/lib/dispatcher/'))).toBe(true);
     expect(modules.filter((id) => /^node_modules\/undici\/(index\.js|lib\/(web\/(websocket|cache|eventsource)|mock|cache)\/)/.test(id))).toEqual([]);
+    expect(modules.filter((id) => id.startsWith('node_modules/undici/lib/web/') || id === 'node_modules/undici/lib/llhttp/llhttp-wasm.js')).toEqual([]);
+    expect(required.filter((file) => file.includes('/node_modules/undici/'))).toEqual([]);
     // ...nor prom-client's default metrics, push gateway and cluster aggregation (src/telemetry/prom.ts)...
     expect(modules).toContain('node_modules/prom-client/lib/registry.js');
     expect(modules).not.toContain('node_modules/prom-client/index.js');
@@ -135,12 +140,13 @@ describe('serve start-up stays light', () => {
     // worker thread), having answered first: SQLite loads after the first answer.
     expect(required.some((file) => file.includes('/node_modules/better-sqlite3/'))).toBe(true);
     expect(sqliteAtFirstAnswer).toBe('false');
-    // zod comes through src/runtime/zod.ts: its CommonJS build, with English and none of its other locales.
+    // zod is in the bundle (scripts/bundle.mjs), with English and none of its other locales, and
+    // nothing of it loads from node_modules.
     expect([...loaded]).not.toContain('zod');
-    expect(modules.some((id) => id.startsWith('node_modules/zod/'))).toBe(false);
-    expect(required.some((file) => file.endsWith('/node_modules/zod/v4/classic/schemas.cjs'))).toBe(true);
-    expect(required.some((file) => file.endsWith('/node_modules/zod/v4/locales/en.cjs'))).toBe(true);
-    expect(required.filter((file) => /\/node_modules\/zod\/v4\/locales\/(?!en\.cjs$|index\.cjs$)/.test(file))).toEqual([]);
+    expect(modules).toContain('node_modules/zod/v4/classic/schemas.js');
+    expect(modules).toContain('node_modules/zod/v4/locales/en.js');
+    expect(modules.filter((id) => /^node_modules\/zod\/v4\/locales\/(?!en\.js$)/.test(id))).toEqual([]);
+    expect(required.filter((file) => file.includes('/node_modules/zod/'))).toEqual([]);
     // Of Node's own modules, none that nothing here uses (scripts/bundle.mjs's requireImports,
     // src/runtime/bundle-stand-ins.ts): Node's copy of undici, which an ESM import of node:http loads on Node 22+
     // for its WebSocket export; http2, which undici's HTTP/2 client requires as it loads; tls,
