@@ -28,7 +28,7 @@ function filesUnder(dir: string): string[] {
 }
 
 /** What in `text` cites a document the tree does not hold: `line: reference` for each. */
-export function unresolvedReferences(text: string, exists: (path: string) => boolean, readmeHeadings: readonly string[]): string[] {
+function unresolvedReferences(text: string, exists: (path: string) => boolean, readmeHeadings: readonly string[]): string[] {
   const found: string[] = [];
   text.split('\n').forEach((line, i) => {
     const outside = OUTSIDE.exec(line);
