@@ -8,7 +8,7 @@
 
 type Body = Record<string, unknown>;
 
-/** Claude Code's billing line (2.1.177's shape, anthropics/claude-code issue 68900), with its per-request nonce. */
+/** Claude Code's billing line (2.1.177's shape, anthropics/claude-code#68900), with its per-request nonce. */
 export function billingLine(nonce: string): string {
   return `x-anthropic-billing-header: cc_version=2.1.177.01c; cc_entrypoint=sdk-cli; cch=${nonce};`;
 }

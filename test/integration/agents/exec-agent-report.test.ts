@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { formatInt, formatUsd } from '../../src/usage/text-table.js';
-import type { UsageReport } from '../../src/usage/usage-report.js';
-import { anthropicTextStream } from '../helpers/anthropic-upstream.js';
-import { buildPrivateCli, type CliProcess, runCli } from '../helpers/cli.js';
-import { withModelList } from '../helpers/control-kit.js';
-import { useHarness } from '../helpers/harness.js';
-import { closedPort } from '../helpers/ports.js';
+import { formatInt, formatUsd } from '../../../src/usage/text-table.js';
+import type { UsageReport } from '../../../src/usage/usage-report.js';
+import { anthropicTextStream } from '../../helpers/anthropic-upstream.js';
+import { buildPrivateCli, type CliProcess, runCli } from '../../helpers/cli.js';
+import { withModelList } from '../../helpers/control-kit.js';
+import { useHarness } from '../../helpers/harness.js';
+import { closedPort } from '../../helpers/ports.js';
 
 /**
  * `exec -- claude` while the agent works (README "While an agent works"): the start-up notice

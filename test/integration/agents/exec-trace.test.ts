@@ -1,11 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPrivateCli, runCli } from '../helpers/cli.js';
-import { completion } from '../helpers/fake-upstream.js';
-import { useHarness } from '../helpers/harness.js';
-import { OtlpReceiver, SERVER } from '../helpers/otlp-receiver.js';
-import { configYaml } from '../helpers/proxy.js';
+import { buildPrivateCli, runCli } from '../../helpers/cli.js';
+import { completion } from '../../helpers/fake-upstream.js';
+import { useHarness } from '../../helpers/harness.js';
+import { OtlpReceiver, SERVER } from '../../helpers/otlp-receiver.js';
+import { configYaml } from '../../helpers/proxy.js';
 
 // `exec --trace` (README "Traces"): the command gets Claude Code's variables for its traces
 // beta, pointed at llm-route's collector, and its traceparent, which it sends to llm-route: the

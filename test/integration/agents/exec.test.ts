@@ -3,9 +3,9 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseMockOptions } from '../../src/mock/options.js';
-import { startMock, type MockServer } from '../../src/mock/server.js';
-import { buildPrivateCli, runCli, type CliProcess } from '../helpers/cli.js';
+import { parseMockOptions } from '../../../src/mock/options.js';
+import { startMock, type MockServer } from '../../../src/mock/server.js';
+import { buildPrivateCli, runCli, type CliProcess } from '../../helpers/cli.js';
 
 const require = createRequire(import.meta.url);
 
@@ -256,7 +256,7 @@ describe('llm-route exec', () => {
     expect(key).toBe('llm-route');
   });
 
-  it("codex gets the route's window as model_context_window when every tier's is known: the largest (issue 34)", async () => {
+  it("codex gets the route's window as model_context_window when every tier's is known: the largest", async () => {
     const bin = join(dir, 'bin');
     mkdirSync(bin, { recursive: true });
     const fakeCodex = join(bin, 'codex');

@@ -1,14 +1,14 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { costUsd } from '../../src/usage/cost.js';
-import { anthropicTextStream } from '../helpers/anthropic-upstream.js';
-import { admin } from '../helpers/control-kit.js';
-import { fetchMetrics, useHarness } from '../helpers/harness.js';
-import type { RunningProxy } from '../helpers/proxy.js';
-import { MESSAGES_TOOLS, sseContent } from '../helpers/tool-text-kit.js';
-import { useTempDirs } from '../helpers/usage-kit.js';
-import { HERMES } from '../helpers/tool-text-forms.js';
+import { costUsd } from '../../../src/usage/cost.js';
+import { anthropicTextStream } from '../../helpers/anthropic-upstream.js';
+import { admin } from '../../helpers/control-kit.js';
+import { fetchMetrics, useHarness } from '../../helpers/harness.js';
+import type { RunningProxy } from '../../helpers/proxy.js';
+import { MESSAGES_TOOLS, sseContent } from '../../helpers/tool-text-kit.js';
+import { useTempDirs } from '../../helpers/usage-kit.js';
+import { HERMES } from '../../helpers/tool-text-forms.js';
 
 /**
  * `GET /admin/sessions/<id>`: what a server saw of one agent session (Claude Code names it in

@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { costUsd } from '../../src/usage/cost.js';
-import { anthropicTextStream } from '../helpers/anthropic-upstream.js';
-import { buildPrivateCli, type CliProcess, runCli } from '../helpers/cli.js';
-import { withModelList } from '../helpers/control-kit.js';
-import { useHarness } from '../helpers/harness.js';
-import { closedPort } from '../helpers/ports.js';
+import { costUsd } from '../../../src/usage/cost.js';
+import { anthropicTextStream } from '../../helpers/anthropic-upstream.js';
+import { buildPrivateCli, type CliProcess, runCli } from '../../helpers/cli.js';
+import { withModelList } from '../../helpers/control-kit.js';
+import { useHarness } from '../../helpers/harness.js';
+import { closedPort } from '../../helpers/ports.js';
 
 /**
  * `llm-route statusline` as Claude Code runs it: its status JSON on stdin, one line on stdout,

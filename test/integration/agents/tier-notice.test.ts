@@ -1,14 +1,14 @@
 import { createServer, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { loadConfigText } from '../../src/config/load.js';
-import { tierNotice, tierNoticeText } from '../../src/health/tier-notice.js';
-import { withModelList } from '../helpers/control-kit.js';
-import { healthyStream } from '../helpers/fake-upstream.js';
-import { FakeLlamaServer } from '../helpers/fake-llama-server.js';
-import { useHarness } from '../helpers/harness.js';
-import { ollamaTextStream } from '../helpers/ollama-upstream.js';
-import { closedPort } from '../helpers/ports.js';
+import { loadConfigText } from '../../../src/config/load.js';
+import { tierNotice, tierNoticeText } from '../../../src/health/tier-notice.js';
+import { withModelList } from '../../helpers/control-kit.js';
+import { healthyStream } from '../../helpers/fake-upstream.js';
+import { FakeLlamaServer } from '../../helpers/fake-llama-server.js';
+import { useHarness } from '../../helpers/harness.js';
+import { ollamaTextStream } from '../../helpers/ollama-upstream.js';
+import { closedPort } from '../../helpers/ports.js';
 
 /**
  * The start-up notice's check against real sockets: which tier is unreachable or lacks its

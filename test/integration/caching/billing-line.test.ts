@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { anthropicMessage } from '../helpers/anthropic-upstream.js';
-import { LOADING_BODY } from '../helpers/fake-llama-server.js';
-import { completion } from '../helpers/fake-upstream.js';
-import { useHarness } from '../helpers/harness.js';
-import { ollamaWhole } from '../helpers/ollama-upstream.js';
-import type { RunningProxy } from '../helpers/proxy.js';
-import { billingLine, CLAUDE_CODE_IDENTITY, claudeCodeTurns } from '../helpers/agent-conversations.js';
+import { anthropicMessage } from '../../helpers/anthropic-upstream.js';
+import { LOADING_BODY } from '../../helpers/fake-llama-server.js';
+import { completion } from '../../helpers/fake-upstream.js';
+import { useHarness } from '../../helpers/harness.js';
+import { ollamaWhole } from '../../helpers/ollama-upstream.js';
+import type { RunningProxy } from '../../helpers/proxy.js';
+import { billingLine, CLAUDE_CODE_IDENTITY, claudeCodeTurns } from '../../helpers/agent-conversations.js';
 
 /** Claude Code's billing line (a nonce that changes every request) reaches Anthropic only. */
 

@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
-import { FakeLlamaServer } from '../helpers/fake-llama-server.js';
-import type { ScriptContext } from '../helpers/fake-upstream.js';
-import { fetchMetrics, logLine, metric, readAll, useHarness } from '../helpers/harness.js';
-import { ollamaLine, startOllamaStream } from '../helpers/ollama-upstream.js';
-import { chat, type RunningProxy } from '../helpers/proxy.js';
-import { readRequests, useTempDirs } from '../helpers/usage-kit.js';
+import { FakeLlamaServer } from '../../helpers/fake-llama-server.js';
+import type { ScriptContext } from '../../helpers/fake-upstream.js';
+import { fetchMetrics, logLine, metric, readAll, useHarness } from '../../helpers/harness.js';
+import { ollamaLine, startOllamaStream } from '../../helpers/ollama-upstream.js';
+import { chat, type RunningProxy } from '../../helpers/proxy.js';
+import { readRequests, useTempDirs } from '../../helpers/usage-kit.js';
 
 /**
  * The prompt tokens a server read from its KV cache, from every server that reports them, in

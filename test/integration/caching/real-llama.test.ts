@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { claudeCodeTurns } from '../helpers/agent-conversations.js';
-import { logLine, useHarness } from '../helpers/harness.js';
-import type { RunningProxy } from '../helpers/proxy.js';
-import { realLlamaBuilt, startRealLlama } from '../helpers/real-llama.js';
-import { readRequests, useTempDirs } from '../helpers/usage-kit.js';
+import { claudeCodeTurns } from '../../helpers/agent-conversations.js';
+import { logLine, useHarness } from '../../helpers/harness.js';
+import type { RunningProxy } from '../../helpers/proxy.js';
+import { realLlamaBuilt, startRealLlama } from '../../helpers/real-llama.js';
+import { readRequests, useTempDirs } from '../../helpers/usage-kit.js';
 
 /**
  * A local agent turn read from the real llama-server's KV cache (scripts/real-llama/, one

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createRandom } from '../../src/mock/random.js';
-import { completion } from '../helpers/fake-upstream.js';
-import { fetchMetrics, logLine, useHarness } from '../helpers/harness.js';
-import type { RunningProxy } from '../helpers/proxy.js';
+import { createRandom } from '../../../src/mock/random.js';
+import { completion } from '../../helpers/fake-upstream.js';
+import { fetchMetrics, logLine, useHarness } from '../../helpers/harness.js';
+import type { RunningProxy } from '../../helpers/proxy.js';
 
 /**
  * A session stays on the tier that answered its last turn while that tier is healthy, instead

@@ -2,15 +2,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TierResult } from '../../src/bench-command/aggregate.js';
-import { loadConfig } from '../../src/config/load.js';
-import { parseMockOptions } from '../../src/mock/options.js';
-import { startMock } from '../../src/mock/server.js';
-import { ProxyServer } from '../../src/server/server.js';
-import { buildPrivateCli, runCli } from '../helpers/cli.js';
-import { FakeUpstream } from '../helpers/fake-upstream.js';
-import { useHarness } from '../helpers/harness.js';
-import { FakeLlamaServer } from '../helpers/fake-llama-server.js';
+import type { TierResult } from '../../../src/bench-command/aggregate.js';
+import { loadConfig } from '../../../src/config/load.js';
+import { parseMockOptions } from '../../../src/mock/options.js';
+import { startMock } from '../../../src/mock/server.js';
+import { ProxyServer } from '../../../src/server/server.js';
+import { buildPrivateCli, runCli } from '../../helpers/cli.js';
+import { FakeUpstream } from '../../helpers/fake-upstream.js';
+import { useHarness } from '../../helpers/harness.js';
+import { FakeLlamaServer } from '../../helpers/fake-llama-server.js';
 
 /** The real `llm-route bench`, compiled from the current sources, against in-process upstreams. */
 

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import { repoRoot } from '../helpers/cli.js';
-import { processAlive } from '../helpers/ports.js';
+import { repoRoot } from '../../helpers/cli.js';
+import { processAlive } from '../../helpers/ports.js';
 
 /** The pids whose parent is `pid`. */
 function childrenOf(pid: number): number[] {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPrivateCli, explainRunner } from '../helpers/cli.js';
-import { llamaProps, openaiServer } from '../helpers/fit-servers.js';
-import { useHarness } from '../helpers/harness.js';
-import { configYaml } from '../helpers/proxy.js';
+import { buildPrivateCli, explainRunner } from '../../helpers/cli.js';
+import { llamaProps, openaiServer } from '../../helpers/fit-servers.js';
+import { useHarness } from '../../helpers/harness.js';
+import { configYaml } from '../../helpers/proxy.js';
 
 const h = useHarness();
 
@@ -101,7 +101,7 @@ describe('the real CLI: llm-route explain FILE.json', () => {
     expect(wrong.stderr).toContain('--protocol must be one of chat, responses, messages, ollama');
   });
 
-  it('a tier whose server answers nothing is still tried, as serve would (issue 34): try, reason unreachable', async () => {
+  it('a tier whose server answers nothing is still tried, as serve would: try, reason unreachable', async () => {
     const yaml = configYaml({ tiers: [{ name: 'gone', url: 'http://127.0.0.1:1/v1' }] });
     const run = await explain(yaml, { model: 'chat', messages: [{ role: 'user', content: 'hi' }] }, ['--json']);
     expect(run.code, run.stderr).toBe(0);

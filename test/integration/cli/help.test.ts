@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot } from '../helpers/cli.js';
+import { repoRoot } from '../../helpers/cli.js';
 
-/** Every command's --help ends with its exit codes and examples (issue 34); bad flags exit 2 everywhere. */
+/** Every command's --help ends with its exit codes and examples; bad flags exit 2 everywhere. */
 
 function cli(args: string[]): { code: number | null; out: string; err: string } {
   const run = spawnSync(process.execPath, [join(repoRoot, 'bin/llm-route.js'), ...args], { encoding: 'utf8', env: { ...process.env, COLUMNS: '200' } });

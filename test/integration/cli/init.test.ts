@@ -3,9 +3,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load.js';
-import { buildPrivateCli, repoRoot, runCli } from '../helpers/cli.js';
-import { llamaCppServer, lmStudioModels, ollamaTags, type PathServer, pathServer, vllmModels } from '../helpers/model-servers.js';
+import { loadConfig } from '../../../src/config/load.js';
+import { buildPrivateCli, repoRoot, runCli } from '../../helpers/cli.js';
+import { llamaCppServer, lmStudioModels, ollamaTags, type PathServer, pathServer, vllmModels } from '../../helpers/model-servers.js';
 
 const SECRET = 'sk-ant-api03-very-secret-value-0123456789';
 const open: PathServer[] = [];
@@ -202,7 +202,7 @@ describe('llm-route init', () => {
     expect(config.routes.get('chat')?.tiers.map((t) => t.name)).toEqual(['openai', 'openrouter', 'gemini']);
   }, 30_000);
 
-  it("honours OLLAMA_HOST (as Ollama reads it) and llama-server's LLAMA_ARG_PORT, and says where it asked (issue 34)", async () => {
+  it("honours OLLAMA_HOST (as Ollama reads it) and llama-server's LLAMA_ARG_PORT, and says where it asked", async () => {
     const ollama = await serverOf(ollamaTags(['llama3.2:latest']));
     const llama = await serverOf(llamaCppServer('tiny.gguf'));
     const closed = await closedPort();

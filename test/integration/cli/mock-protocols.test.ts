@@ -3,11 +3,11 @@ import { createInterface } from 'node:readline';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { resetTierFacts } from '../../src/fit/tier-facts.js';
-import { parseMockOptions } from '../../src/mock/options.js';
-import { type MockServer, startMock } from '../../src/mock/server.js';
-import { repoRoot } from '../helpers/build.js';
-import { requestLog, useHarness, waitFor } from '../helpers/harness.js';
+import { resetTierFacts } from '../../../src/fit/tier-facts.js';
+import { parseMockOptions } from '../../../src/mock/options.js';
+import { type MockServer, startMock } from '../../../src/mock/server.js';
+import { repoRoot } from '../../helpers/build.js';
+import { requestLog, useHarness, waitFor } from '../../helpers/harness.js';
 
 /**
  * `llm-route mock --protocol ollama|anthropic`: the wire as Ollama and api.anthropic.com write

@@ -2,10 +2,10 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import OpenAI, { APIError } from 'openai';
 import { describe, expect, it } from 'vitest';
-import { MockOptionsError, parseMockOptions } from '../../src/mock/options.js';
-import { startMock, type MockServer } from '../../src/mock/server.js';
-import { repoRoot } from '../helpers/build.js';
-import { useHarness } from '../helpers/harness.js';
+import { MockOptionsError, parseMockOptions } from '../../../src/mock/options.js';
+import { startMock, type MockServer } from '../../../src/mock/server.js';
+import { repoRoot } from '../../helpers/build.js';
+import { useHarness } from '../../helpers/harness.js';
 
 const messages = [{ role: 'user' as const, content: 'say something nice please' }];
 

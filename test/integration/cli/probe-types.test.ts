@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfigText } from '../../src/config/load.js';
-import type { Tier } from '../../src/config/schema.js';
-import { checkTier } from '../../src/health/check-tier.js';
-import { anthropicText, endAnthropicStream, startAnthropicStream } from '../helpers/anthropic-upstream.js';
-import { useHarness } from '../helpers/harness.js';
-import { ollamaDone, ollamaLine, startOllamaStream } from '../helpers/ollama-upstream.js';
-import { configYaml, type TierSpec } from '../helpers/proxy.js';
+import { loadConfigText } from '../../../src/config/load.js';
+import type { Tier } from '../../../src/config/schema.js';
+import { checkTier } from '../../../src/health/check-tier.js';
+import { anthropicText, endAnthropicStream, startAnthropicStream } from '../../helpers/anthropic-upstream.js';
+import { useHarness } from '../../helpers/harness.js';
+import { ollamaDone, ollamaLine, startOllamaStream } from '../../helpers/ollama-upstream.js';
+import { configYaml, type TierSpec } from '../../helpers/proxy.js';
 
 const h = useHarness();
 

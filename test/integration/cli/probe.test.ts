@@ -5,16 +5,16 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { loadConfigText } from '../../src/config/load.js';
-import type { Tier } from '../../src/config/schema.js';
-import { checkTier } from '../../src/health/check-tier.js';
-import { parseMockOptions } from '../../src/mock/options.js';
-import { startMock } from '../../src/mock/server.js';
-import { buildPrivateCli, runCli } from '../helpers/cli.js';
-import { chunk, healthyStream } from '../helpers/fake-upstream.js';
-import { FakeLlamaServer } from '../helpers/fake-llama-server.js';
-import { useHarness, waitFor } from '../helpers/harness.js';
-import { llamaProps, openaiServer } from '../helpers/fit-servers.js';
+import { loadConfigText } from '../../../src/config/load.js';
+import type { Tier } from '../../../src/config/schema.js';
+import { checkTier } from '../../../src/health/check-tier.js';
+import { parseMockOptions } from '../../../src/mock/options.js';
+import { startMock } from '../../../src/mock/server.js';
+import { buildPrivateCli, runCli } from '../../helpers/cli.js';
+import { chunk, healthyStream } from '../../helpers/fake-upstream.js';
+import { FakeLlamaServer } from '../../helpers/fake-llama-server.js';
+import { useHarness, waitFor } from '../../helpers/harness.js';
+import { llamaProps, openaiServer } from '../../helpers/fit-servers.js';
 
 const h = useHarness();
 const REFUSED_URL = 'http://127.0.0.1:1/v1';
@@ -439,7 +439,7 @@ describe('the real CLI: llm-route probe', () => {
     expect(run.stdout).toContain('1 of 2 tiers healthy');
   }, 30_000);
 
-  it("a healthy tier's note goes in the NOTE column, its ERROR cell says - (issue 34)", async () => {
+  it("a healthy tier's note goes in the NOTE column, its ERROR cell says -", async () => {
     const llama = await FakeLlamaServer.start();
     h.defer(() => llama.close());
     const run = await probe(tierFile([{ name: 'local', url: llama.url, model: 'qwen2.5-7b-instruct' }]));

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../helpers/clock.js';
-import { healthyStream } from '../helpers/fake-upstream.js';
-import { fetchMetrics, metric, useHarness, waitFor } from '../helpers/harness.js';
-import { DEAD_URL } from '../helpers/proxy.js';
-import { ask, controlYaml, healthzTiers, startFileProxy, withModelList } from '../helpers/control-kit.js';
+import { ManualClock } from '../../helpers/clock.js';
+import { healthyStream } from '../../helpers/fake-upstream.js';
+import { fetchMetrics, metric, useHarness, waitFor } from '../../helpers/harness.js';
+import { DEAD_URL } from '../../helpers/proxy.js';
+import { ask, controlYaml, healthzTiers, startFileProxy, withModelList } from '../../helpers/control-kit.js';
 
 /**
  * Active health checks (`health.interval_ms` on a provider) and warm-ups of local tiers, in a

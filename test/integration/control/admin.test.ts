@@ -1,10 +1,10 @@
 import { IncomingMessage, type ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { handleAdmin } from '../../src/control/admin-api.js';
-import { ManualClock } from '../helpers/clock.js';
-import { fetchMetrics, metric, openaiError, useHarness } from '../helpers/harness.js';
-import { admin, adminTiers, answer, ask, controlYaml } from '../helpers/control-kit.js';
+import { handleAdmin } from '../../../src/control/admin-api.js';
+import { ManualClock } from '../../helpers/clock.js';
+import { fetchMetrics, metric, openaiError, useHarness } from '../../helpers/harness.js';
+import { admin, adminTiers, answer, ask, controlYaml } from '../../helpers/control-kit.js';
 
 /**
  * The admin API under /admin on the proxy's port: the routes view, runtime weight overrides

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fetchMetrics, metric, openaiError, useHarness } from '../helpers/harness.js';
-import { admin, adminTiers, answer, ask, controlYaml } from '../helpers/control-kit.js';
+import { fetchMetrics, metric, openaiError, useHarness } from '../../helpers/harness.js';
+import { admin, adminTiers, answer, ask, controlYaml } from '../../helpers/control-kit.js';
 
 /**
  * POST /admin/alerts with Alertmanager webhooks (payload version 4): a firing alert whose

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { healthyStream } from '../helpers/fake-upstream.js';
-import { ManualClock } from '../helpers/clock.js';
-import { fetchMetrics, metric, useHarness } from '../helpers/harness.js';
-import { sseText } from '../helpers/proxy.js';
-import { admin, ask, controlYaml, healthzTiers } from '../helpers/control-kit.js';
+import { healthyStream } from '../../helpers/fake-upstream.js';
+import { ManualClock } from '../../helpers/clock.js';
+import { fetchMetrics, metric, useHarness } from '../../helpers/harness.js';
+import { sseText } from '../../helpers/proxy.js';
+import { admin, ask, controlYaml, healthzTiers } from '../../helpers/control-kit.js';
 
 /**
  * A flapping primary with default circuit settings (3 failures open it; cooldowns 1, 2, 4,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../helpers/clock.js';
-import { healthyStream, type Script } from '../helpers/fake-upstream.js';
-import { useHarness } from '../helpers/harness.js';
-import { sseText } from '../helpers/proxy.js';
-import { ask, controlYaml } from '../helpers/control-kit.js';
+import { ManualClock } from '../../helpers/clock.js';
+import { healthyStream, type Script } from '../../helpers/fake-upstream.js';
+import { useHarness } from '../../helpers/harness.js';
+import { sseText } from '../../helpers/proxy.js';
+import { ask, controlYaml } from '../../helpers/control-kit.js';
 
 /**
  * Cold starts: a local tier that holds its response headers while "loading the model" gets

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../helpers/clock.js';
-import { ask, controlYaml } from '../helpers/control-kit.js';
-import { healthyStream } from '../helpers/fake-upstream.js';
-import { useHarness } from '../helpers/harness.js';
-import { DEAD_URL } from '../helpers/proxy.js';
+import { ManualClock } from '../../helpers/clock.js';
+import { ask, controlYaml } from '../../helpers/control-kit.js';
+import { healthyStream } from '../../helpers/fake-upstream.js';
+import { useHarness } from '../../helpers/harness.js';
+import { DEAD_URL } from '../../helpers/proxy.js';
 
-/** /healthz's top-level status follows the tiers: ok, degraded when no tier is healthy, down when all are (issue 34). */
+/** /healthz's top-level status follows the tiers: ok, degraded when no tier is healthy, down when all are (docs/operations.md). */
 
 const h = useHarness();
 

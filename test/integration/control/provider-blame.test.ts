@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../helpers/clock.js';
-import { healthyStream, resetAtOnce, type Script } from '../helpers/fake-upstream.js';
-import { useHarness } from '../helpers/harness.js';
-import { DEAD_URL } from '../helpers/proxy.js';
-import { ask, controlYaml, healthzTiers } from '../helpers/control-kit.js';
+import { ManualClock } from '../../helpers/clock.js';
+import { healthyStream, resetAtOnce, type Script } from '../../helpers/fake-upstream.js';
+import { useHarness } from '../../helpers/harness.js';
+import { DEAD_URL } from '../../helpers/proxy.js';
+import { ask, controlYaml, healthzTiers } from '../../helpers/control-kit.js';
 
 /**
  * Whose fault is a failure? A transport failure (refused, reset) is the provider's: it counts

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { checkReadiness } from '../../src/health/readiness.js';
-import { FakeLlamaServer } from '../helpers/fake-llama-server.js';
-import { useHarness } from '../helpers/harness.js';
-import { DEAD_URL } from '../helpers/proxy.js';
+import { checkReadiness } from '../../../src/health/readiness.js';
+import { FakeLlamaServer } from '../../helpers/fake-llama-server.js';
+import { useHarness } from '../../helpers/harness.js';
+import { DEAD_URL } from '../../helpers/proxy.js';
 
 /** "Can it serve?" as llama.cpp, vLLM, Ollama and other OpenAI-compatible servers answer it. */
 

@@ -1,9 +1,9 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { loadConfigText } from '../../src/config/load.js';
-import { completion } from '../helpers/fake-upstream.js';
-import { useHarness } from '../helpers/harness.js';
-import { configYaml } from '../helpers/proxy.js';
+import { loadConfigText } from '../../../src/config/load.js';
+import { completion } from '../../helpers/fake-upstream.js';
+import { useHarness } from '../../helpers/harness.js';
+import { configYaml } from '../../helpers/proxy.js';
 
 const h = useHarness();
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { healthyStream } from '../helpers/fake-upstream.js';
-import { fetchMetrics, metric, readAll, useHarness, waitFor } from '../helpers/harness.js';
-import { errorEvents, sseText } from '../helpers/proxy.js';
-import { admin, adminTiers, answer, ask, type ControlSpec, controlYaml, type FileProxy, startFileProxy } from '../helpers/control-kit.js';
+import { healthyStream } from '../../helpers/fake-upstream.js';
+import { fetchMetrics, metric, readAll, useHarness, waitFor } from '../../helpers/harness.js';
+import { errorEvents, sseText } from '../../helpers/proxy.js';
+import { admin, adminTiers, answer, ask, type ControlSpec, controlYaml, type FileProxy, startFileProxy } from '../../helpers/control-kit.js';
 
 /**
  * Hot reload from a real tier file: the watcher (watch: true) and POST /admin/reload. A valid

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../helpers/clock.js';
-import type { Script } from '../helpers/fake-upstream.js';
-import { fetchMetrics, metric, useHarness, waitFor } from '../helpers/harness.js';
-import { sseText } from '../helpers/proxy.js';
-import { admin, adminTiers, answer, ask, type ControlTier, controlYaml, startFileProxy } from '../helpers/control-kit.js';
+import { ManualClock } from '../../helpers/clock.js';
+import type { Script } from '../../helpers/fake-upstream.js';
+import { fetchMetrics, metric, useHarness, waitFor } from '../../helpers/harness.js';
+import { sseText } from '../../helpers/proxy.js';
+import { admin, adminTiers, answer, ask, type ControlTier, controlYaml, startFileProxy } from '../../helpers/control-kit.js';
 
 /**
  * Automated rollback: `rollback: { ttft_p99_ms, error_rate, window_s, min_requests,

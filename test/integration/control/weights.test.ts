@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { healthyStream } from '../helpers/fake-upstream.js';
-import { fetchMetrics, metric, useHarness } from '../helpers/harness.js';
-import { sseText } from '../helpers/proxy.js';
-import { answer, ask, controlYaml, seeded } from '../helpers/control-kit.js';
+import { healthyStream } from '../../helpers/fake-upstream.js';
+import { fetchMetrics, metric, useHarness } from '../../helpers/harness.js';
+import { sseText } from '../../helpers/proxy.js';
+import { answer, ask, controlYaml, seeded } from '../../helpers/control-kit.js';
 
 /**
  * Canary weights through the proxy: each request draws once per weighted tier (the proxy's

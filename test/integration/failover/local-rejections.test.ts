@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { healthyStream, type Script } from '../helpers/fake-upstream.js';
-import { IMAGE_NOT_SUPPORTED } from '../helpers/fake-llama-server.js';
-import { requestLog, sleep, useHarness } from '../helpers/harness.js';
-import { ask, healthzTiers } from '../helpers/control-kit.js';
-import { sseText } from '../helpers/proxy.js';
+import { healthyStream, type Script } from '../../helpers/fake-upstream.js';
+import { IMAGE_NOT_SUPPORTED } from '../../helpers/fake-llama-server.js';
+import { requestLog, sleep, useHarness } from '../../helpers/harness.js';
+import { ask, healthzTiers } from '../../helpers/control-kit.js';
+import { sseText } from '../../helpers/proxy.js';
 
 /**
  * What llama.cpp answers a payload it cannot carry, through the proxy: the next tier serves it,
- * no retry, and the local tier's health is untouched (issue 12, items 1 and 5).
+ * no retry, and the local tier's health is untouched (docs/routing.md, "An input the tier cannot take").
  */
 
 const h = useHarness();

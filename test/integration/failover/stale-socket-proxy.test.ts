@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { completion, healthyStream } from '../helpers/fake-upstream.js';
-import { FakeLlamaServer } from '../helpers/fake-llama-server.js';
-import { logLine, readAll, useHarness } from '../helpers/harness.js';
-import { sseText } from '../helpers/proxy.js';
+import { completion, healthyStream } from '../../helpers/fake-upstream.js';
+import { FakeLlamaServer } from '../../helpers/fake-llama-server.js';
+import { logLine, readAll, useHarness } from '../../helpers/harness.js';
+import { sseText } from '../../helpers/proxy.js';
 
 const h = useHarness();
 
 /**
  * llama-server advertises keep-alive and closes the socket after every stream: a pooled socket
  * reused at once is dead. Through the proxy that costs nothing: the request goes again, at once,
- * on a new connection, and is neither an attempt, nor a failure, nor a failover (issue 12 item 3).
+ * on a new connection, and is neither an attempt, nor a failure, nor a failover (docs/routing.md, "A stale pooled socket").
  */
 describe('a stale keep-alive socket to a llama-server', () => {
   it('is retried once on a new connection: no failover, one attempt, health untouched', async () => {

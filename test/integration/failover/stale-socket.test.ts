@@ -1,11 +1,11 @@
 import { Agent, Pool } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfigText } from '../../src/config/load.js';
-import { checkTier } from '../../src/health/check-tier.js';
-import { createStaleAwareAgent, createStaleAwarePool, sendRetryingStale } from '../../src/util/stale-socket-pool.js';
-import { isStaleSocketFailure } from '../../src/util/stale-socket.js';
-import { completion, FakeUpstream, healthyStream } from '../helpers/fake-upstream.js';
-import { FakeLlamaServer } from '../helpers/fake-llama-server.js';
+import { loadConfigText } from '../../../src/config/load.js';
+import { checkTier } from '../../../src/health/check-tier.js';
+import { createStaleAwareAgent, createStaleAwarePool, sendRetryingStale } from '../../../src/util/stale-socket-pool.js';
+import { isStaleSocketFailure } from '../../../src/util/stale-socket.js';
+import { completion, FakeUpstream, healthyStream } from '../../helpers/fake-upstream.js';
+import { FakeLlamaServer } from '../../helpers/fake-llama-server.js';
 
 /**
  * llama-server closes its socket after every streamed answer while advertising keep-alive: the

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { chunk, headersThenSilence, healthyStream, neverAnswer, roleThenSilence, type Script, taggedChunk } from '../helpers/fake-upstream.js';
-import { fetchMetrics, metric, requestLog, sleep, socketClosed, useHarness } from '../helpers/harness.js';
-import { chat, roleChunks, sseText } from '../helpers/proxy.js';
+import { chunk, headersThenSilence, healthyStream, neverAnswer, roleThenSilence, type Script, taggedChunk } from '../../helpers/fake-upstream.js';
+import { fetchMetrics, metric, requestLog, sleep, socketClosed, useHarness } from '../../helpers/harness.js';
+import { chat, roleChunks, sseText } from '../../helpers/proxy.js';
 
 /**
  * Streams before commit: the TTFT budget, events held until the first content event, a

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { completion, headersThenSilence, healthyStream, resetAtOnce } from '../helpers/fake-upstream.js';
-import { fetchMetrics, metric, requestLog, sleep, socketClosed, useHarness } from '../helpers/harness.js';
-import { chat, DEAD_URL, sseText } from '../helpers/proxy.js';
+import { completion, headersThenSilence, healthyStream, resetAtOnce } from '../../helpers/fake-upstream.js';
+import { fetchMetrics, metric, requestLog, sleep, socketClosed, useHarness } from '../../helpers/harness.js';
+import { chat, DEAD_URL, sseText } from '../../helpers/proxy.js';
 
 /**
  * Streams: which upstream failures before commit fail over, which are retried on the same
- * tier, and which go to the client as they are (SPEC "Routing semantics").
+ * tier, and which go to the client as they are (docs/routing.md).
  */
 
 const h = useHarness();

@@ -2,10 +2,10 @@ import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI, { APIError } from 'openai';
 import { describe, expect, it } from 'vitest';
-import { completion, type Script } from '../helpers/fake-upstream.js';
-import { fetchMetrics, logLine, metric, openaiError, useHarness, waitFor } from '../helpers/harness.js';
-import { chat, DEAD_URL, type RunningProxy } from '../helpers/proxy.js';
-import { readAttempts, readRequests, useTempDirs } from '../helpers/usage-kit.js';
+import { completion, type Script } from '../../helpers/fake-upstream.js';
+import { fetchMetrics, logLine, metric, openaiError, useHarness, waitFor } from '../../helpers/harness.js';
+import { chat, DEAD_URL, type RunningProxy } from '../../helpers/proxy.js';
+import { readAttempts, readRequests, useTempDirs } from '../../helpers/usage-kit.js';
 
 const h = useHarness();
 const tempDir = useTempDirs();

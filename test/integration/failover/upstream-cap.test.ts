@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_ANSWER_BYTES, MAX_EVENT_BYTES } from '../../src/proxy/stream-errors.js';
-import { chunk, completion, healthyStream, type ScriptContext } from '../helpers/fake-upstream.js';
-import { anthropicEvent, startAnthropicStream } from '../helpers/anthropic-upstream.js';
-import { logLine, readAll, requestLog, socketClosed, useHarness } from '../helpers/harness.js';
-import { errorEvents, sseData, sseText } from '../helpers/proxy.js';
-import { type ClientProtocolName, streamWith } from '../helpers/resume-clients.js';
+import { MAX_ANSWER_BYTES, MAX_EVENT_BYTES } from '../../../src/proxy/stream-errors.js';
+import { chunk, completion, healthyStream, type ScriptContext } from '../../helpers/fake-upstream.js';
+import { anthropicEvent, startAnthropicStream } from '../../helpers/anthropic-upstream.js';
+import { logLine, readAll, requestLog, socketClosed, useHarness } from '../../helpers/harness.js';
+import { errorEvents, sseData, sseText } from '../../helpers/proxy.js';
+import { type ClientProtocolName, streamWith } from '../../helpers/resume-clients.js';
 
 const h = useHarness();
 

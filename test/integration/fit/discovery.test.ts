@@ -1,14 +1,14 @@
 import OpenAI from 'openai';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { loadConfigText } from '../../src/config/load.js';
-import type { Tier } from '../../src/config/schema.js';
-import { discoverTier } from '../../src/fit/discover-tier.js';
-import { resetTierFacts, tierFit } from '../../src/fit/tier-facts.js';
-import { completion } from '../helpers/fake-upstream.js';
-import { llamaProps, lmStudioModels, ollamaPs, ollamaServer, ollamaShow, openaiServer, pathOf, vllmModels } from '../helpers/fit-servers.js';
-import { useHarness, waitFor } from '../helpers/harness.js';
-import { configYaml } from '../helpers/proxy.js';
-import { controlYaml, startFileProxy } from '../helpers/control-kit.js';
+import { loadConfigText } from '../../../src/config/load.js';
+import type { Tier } from '../../../src/config/schema.js';
+import { discoverTier } from '../../../src/fit/discover-tier.js';
+import { resetTierFacts, tierFit } from '../../../src/fit/tier-facts.js';
+import { completion } from '../../helpers/fake-upstream.js';
+import { llamaProps, lmStudioModels, ollamaPs, ollamaServer, ollamaShow, openaiServer, pathOf, vllmModels } from '../../helpers/fit-servers.js';
+import { useHarness, waitFor } from '../../helpers/harness.js';
+import { configYaml } from '../../helpers/proxy.js';
+import { controlYaml, startFileProxy } from '../../helpers/control-kit.js';
 
 const h = useHarness();
 beforeEach(() => resetTierFacts());
@@ -106,7 +106,7 @@ describe("discovery reads each server's own documented endpoints", () => {
     const llama = await h.fake();
     llama.always(openaiServer({ '/props': llamaProps(1024) }));
     const tier = tierAt(llama.url, 'openai', 'tiny', { context: 8000 });
-    const { recordDiscovered } = await import('../../src/fit/tier-facts.js');
+    const { recordDiscovered } = await import('../../../src/fit/tier-facts.js');
     recordDiscovered(tier, (await discoverTier(tier, { timeoutMs: 1000 })).facts);
     expect(tierFit(tier)).toMatchObject({ context: 8000, contextSource: 'config', vision: false });
     const ollamaTier = tierAt('http://127.0.0.1:1', 'ollama', 'qwen3:8b', { ollama: { num_ctx: 16384 } });

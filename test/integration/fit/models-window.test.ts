@@ -1,16 +1,16 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Tier } from '../../src/config/schema.js';
-import { discoverTier } from '../../src/fit/discover-tier.js';
-import { recordDiscovered, resetTierFacts } from '../../src/fit/tier-facts.js';
-import { llamaProps, openaiServer } from '../helpers/fit-servers.js';
-import { useHarness } from '../helpers/harness.js';
+import type { Tier } from '../../../src/config/schema.js';
+import { discoverTier } from '../../../src/fit/discover-tier.js';
+import { recordDiscovered, resetTierFacts } from '../../../src/fit/tier-facts.js';
+import { llamaProps, openaiServer } from '../../helpers/fit-servers.js';
+import { useHarness } from '../../helpers/harness.js';
 
 const h = useHarness();
 beforeEach(() => resetTierFacts());
 
-// SPEC "Routing by purpose": /v1/models gives each route the window a client may plan with.
+// docs/operations.md, "Endpoints": /v1/models gives each route the window a client may plan with.
 describe("GET /v1/models: each route's window", () => {
   it("the largest known window among the route's tiers (configured or discovered); none known: left out", async () => {
     const llama = await h.fake();

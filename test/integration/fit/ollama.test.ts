@@ -1,11 +1,11 @@
 import OpenAI from 'openai';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { resetTierFacts } from '../../src/fit/tier-facts.js';
-import { completion } from '../helpers/fake-upstream.js';
-import { ollamaPs, ollamaServer, ollamaShow, pathOf } from '../helpers/fit-servers.js';
-import { useHarness, waitFor } from '../helpers/harness.js';
-import { ollamaWhole } from '../helpers/ollama-upstream.js';
-import { readRequests, useTempDirs } from '../helpers/usage-kit.js';
+import { resetTierFacts } from '../../../src/fit/tier-facts.js';
+import { completion } from '../../helpers/fake-upstream.js';
+import { ollamaPs, ollamaServer, ollamaShow, pathOf } from '../../helpers/fit-servers.js';
+import { useHarness, waitFor } from '../../helpers/harness.js';
+import { ollamaWhole } from '../../helpers/ollama-upstream.js';
+import { readRequests, useTempDirs } from '../../helpers/usage-kit.js';
 import { join } from 'node:path';
 
 const h = useHarness();

@@ -1,9 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { resetTierFacts } from '../../src/fit/tier-facts.js';
-import { useHarness, waitFor } from '../helpers/harness.js';
-import { type RealLlama, realLlamaBuilt, startRealLlama } from '../helpers/real-llama.js';
+import { resetTierFacts } from '../../../src/fit/tier-facts.js';
+import { useHarness, waitFor } from '../../helpers/harness.js';
+import { type RealLlama, realLlamaBuilt, startRealLlama } from '../../helpers/real-llama.js';
 
 /**
  * Against a real llama.cpp llama-server (scripts/real-llama/) started with `-c 2048`: two slots

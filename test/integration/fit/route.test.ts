@@ -1,9 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { completion, healthyStream } from '../helpers/fake-upstream.js';
-import { logLine, useHarness } from '../helpers/harness.js';
-import { anthropicMessage } from '../helpers/anthropic-upstream.js';
+import { completion, healthyStream } from '../../helpers/fake-upstream.js';
+import { logLine, useHarness } from '../../helpers/harness.js';
+import { anthropicMessage } from '../../helpers/anthropic-upstream.js';
 
 const h = useHarness();
 

@@ -1,9 +1,9 @@
 import OpenAI from 'openai';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { resetTierFacts, tierFit } from '../../src/fit/tier-facts.js';
-import { completion } from '../helpers/fake-upstream.js';
-import { pathOf } from '../helpers/fit-servers.js';
-import { fetchMetrics, logLine, metric, sleep, useHarness, waitFor } from '../helpers/harness.js';
+import { resetTierFacts, tierFit } from '../../../src/fit/tier-facts.js';
+import { completion } from '../../helpers/fake-upstream.js';
+import { pathOf } from '../../helpers/fit-servers.js';
+import { fetchMetrics, logLine, metric, sleep, useHarness, waitFor } from '../../helpers/harness.js';
 
 const h = useHarness();
 beforeEach(() => resetTierFacts());

@@ -1,15 +1,15 @@
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { anthropicEvent, anthropicText, endAnthropicStream, startAnthropicStream } from '../helpers/anthropic-upstream.js';
-import { healthyStream, type Script, taggedChunk } from '../helpers/fake-upstream.js';
-import { fetchMetrics, metric, useHarness, waitFor } from '../helpers/harness.js';
-import type { RunningProxy } from '../helpers/proxy.js';
-import { streamWith } from '../helpers/resume-clients.js';
-import { PROTOCOLS, WORDS } from '../helpers/resume-scripts.js';
-import { readRequests, useTempDirs } from '../helpers/usage-kit.js';
+import { anthropicEvent, anthropicText, endAnthropicStream, startAnthropicStream } from '../../helpers/anthropic-upstream.js';
+import { healthyStream, type Script, taggedChunk } from '../../helpers/fake-upstream.js';
+import { fetchMetrics, metric, useHarness, waitFor } from '../../helpers/harness.js';
+import type { RunningProxy } from '../../helpers/proxy.js';
+import { streamWith } from '../../helpers/resume-clients.js';
+import { PROTOCOLS, WORDS } from '../../helpers/resume-scripts.js';
+import { readRequests, useTempDirs } from '../../helpers/usage-kit.js';
 import { join } from 'node:path';
 
-// Hedged first tokens (SPEC "Warm models and hedged first tokens"): routes.<r>.hedge_ms.
+// Hedged first tokens (docs/hedging.md): routes.<r>.hedge_ms.
 
 const h = useHarness();
 const tempDir = useTempDirs();

@@ -2,20 +2,20 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { stringify } from 'yaml';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfigText } from '../../src/config/load.js';
-import type { Tier } from '../../src/config/schema.js';
-import { loadedOf, readLoaded, resetLoadedModels } from '../../src/health/loaded-models.js';
-import { runProbe } from '../../src/cli/probe.js';
-import { healthyStream, type Script } from '../helpers/fake-upstream.js';
-import { llamaRouterModels, llamaSwapRunning, lmStudioModels, ollamaPs, ollamaServer, openaiServer, pathOf } from '../helpers/fit-servers.js';
-import { requestLog, useHarness, waitFor } from '../helpers/harness.js';
-import { chat } from '../helpers/proxy.js';
-import { streamWith } from '../helpers/resume-clients.js';
-import { WORDS } from '../helpers/resume-scripts.js';
-import { useTempDirs } from '../helpers/usage-kit.js';
-import { ManualClock } from '../helpers/clock.js';
+import { loadConfigText } from '../../../src/config/load.js';
+import type { Tier } from '../../../src/config/schema.js';
+import { loadedOf, readLoaded, resetLoadedModels } from '../../../src/health/loaded-models.js';
+import { runProbe } from '../../../src/cli/probe.js';
+import { healthyStream, type Script } from '../../helpers/fake-upstream.js';
+import { llamaRouterModels, llamaSwapRunning, lmStudioModels, ollamaPs, ollamaServer, openaiServer, pathOf } from '../../helpers/fit-servers.js';
+import { requestLog, useHarness, waitFor } from '../../helpers/harness.js';
+import { chat } from '../../helpers/proxy.js';
+import { streamWith } from '../../helpers/resume-clients.js';
+import { WORDS } from '../../helpers/resume-scripts.js';
+import { useTempDirs } from '../../helpers/usage-kit.js';
+import { ManualClock } from '../../helpers/clock.js';
 
-// Loaded or cold from the server (SPEC "Warm models and hedged first tokens").
+// Loaded or cold from the server (docs/hedging.md).
 
 const h = useHarness();
 const tempDir = useTempDirs();

@@ -1,10 +1,10 @@
 import { readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { healthyStream } from '../helpers/fake-upstream.js';
-import { requestLog, useHarness, waitFor } from '../helpers/harness.js';
-import { streamWith } from '../helpers/resume-clients.js';
-import { WORDS } from '../helpers/resume-scripts.js';
-import { realLlamaBuilt, startRealLlama } from '../helpers/real-llama.js';
+import { healthyStream } from '../../helpers/fake-upstream.js';
+import { requestLog, useHarness, waitFor } from '../../helpers/harness.js';
+import { streamWith } from '../../helpers/resume-clients.js';
+import { WORDS } from '../../helpers/resume-scripts.js';
+import { realLlamaBuilt, startRealLlama } from '../../helpers/real-llama.js';
 
 /**
  * A hedge against a real llama.cpp server (scripts/real-llama/): a long prompt makes its prefill

@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { loadConfigText } from '../../src/config/load.js';
-import { loadedOf, resetLoadedModels } from '../../src/health/loaded-models.js';
-import { warmTiers } from '../../src/health/warm-models.js';
-import { llamaRouterModels, lmStudioModels, pathOf } from '../helpers/fit-servers.js';
-import type { Script } from '../helpers/fake-upstream.js';
-import { useHarness } from '../helpers/harness.js';
+import { loadConfigText } from '../../../src/config/load.js';
+import { loadedOf, resetLoadedModels } from '../../../src/health/loaded-models.js';
+import { warmTiers } from '../../../src/health/warm-models.js';
+import { llamaRouterModels, lmStudioModels, pathOf } from '../../helpers/fit-servers.js';
+import type { Script } from '../../helpers/fake-upstream.js';
+import { useHarness } from '../../helpers/harness.js';
 
-// warm: true (SPEC "Warm models and hedged first tokens"): the server is asked to load the model at start.
+// warm: true (docs/hedging.md): the server is asked to load the model at start.
 
 const h = useHarness();
 afterEach(() => resetLoadedModels());

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { buildPrivateCli, runCli } from '../helpers/cli.js';
-import { pathOf } from '../helpers/fit-servers.js';
-import { useHarness, waitFor } from '../helpers/harness.js';
+import { buildPrivateCli, runCli } from '../../helpers/cli.js';
+import { pathOf } from '../../helpers/fit-servers.js';
+import { useHarness, waitFor } from '../../helpers/harness.js';
 
 /** `warm: true` through the real CLI: `serve` and `exec` ask Ollama to load the model at start. */
 

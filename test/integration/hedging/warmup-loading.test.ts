@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { FakeLlamaServer } from '../helpers/fake-llama-server.js';
-import { useHarness, waitFor } from '../helpers/harness.js';
-import { controlYaml, healthzTiers, startFileProxy } from '../helpers/control-kit.js';
+import { FakeLlamaServer } from '../../helpers/fake-llama-server.js';
+import { useHarness, waitFor } from '../../helpers/harness.js';
+import { controlYaml, healthzTiers, startFileProxy } from '../../helpers/control-kit.js';
 
 /**
  * A warm-up of a llama-server still loading its model (503 Loading model on every endpoint):

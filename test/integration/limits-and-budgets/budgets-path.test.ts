@@ -2,11 +2,11 @@ import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { expect, it } from 'vitest';
-import { completion, type Script } from '../helpers/fake-upstream.js';
-import { fetchMetrics, metric, useHarness, waitFor } from '../helpers/harness.js';
-import type { RunningProxy } from '../helpers/proxy.js';
-import { describeEachBackend, instances, useRedis } from '../helpers/state-kit.js';
-import { useTempDirs } from '../helpers/usage-kit.js';
+import { completion, type Script } from '../../helpers/fake-upstream.js';
+import { fetchMetrics, metric, useHarness, waitFor } from '../../helpers/harness.js';
+import type { RunningProxy } from '../../helpers/proxy.js';
+import { describeEachBackend, instances, useRedis } from '../../helpers/state-kit.js';
+import { useTempDirs } from '../../helpers/usage-kit.js';
 
 const h = useHarness();
 const redis = useRedis();

@@ -3,14 +3,14 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfigText } from '../../src/config/load.js';
-import { TelemetryBus } from '../../src/telemetry/bus.js';
-import { Metrics } from '../../src/telemetry/metrics.js';
-import { budgetWindow } from '../../src/usage/budgets/windows.js';
-import { UsageLog } from '../../src/usage/usage-log.js';
-import { buildPrivateCli } from '../helpers/cli.js';
-import { configYaml } from '../helpers/proxy.js';
-import { useTempDirs } from '../helpers/usage-kit.js';
+import { loadConfigText } from '../../../src/config/load.js';
+import { TelemetryBus } from '../../../src/telemetry/bus.js';
+import { Metrics } from '../../../src/telemetry/metrics.js';
+import { budgetWindow } from '../../../src/usage/budgets/windows.js';
+import { UsageLog } from '../../../src/usage/usage-log.js';
+import { buildPrivateCli } from '../../helpers/cli.js';
+import { configYaml } from '../../helpers/proxy.js';
+import { useTempDirs } from '../../helpers/usage-kit.js';
 
 const tempDir = useTempDirs();
 

@@ -1,14 +1,14 @@
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { expect, it } from 'vitest';
-import { anthropicEvent, anthropicText, endAnthropicStream, startAnthropicStream } from '../helpers/anthropic-upstream.js';
-import type { Script } from '../helpers/fake-upstream.js';
-import { useHarness, waitFor } from '../helpers/harness.js';
-import type { RunningProxy } from '../helpers/proxy.js';
-import { streamWith } from '../helpers/resume-clients.js';
-import { breakAfter, WORDS } from '../helpers/resume-scripts.js';
-import { describeEachBackend, instances, useRedis } from '../helpers/state-kit.js';
-import { useTempDirs } from '../helpers/usage-kit.js';
+import { anthropicEvent, anthropicText, endAnthropicStream, startAnthropicStream } from '../../helpers/anthropic-upstream.js';
+import type { Script } from '../../helpers/fake-upstream.js';
+import { useHarness, waitFor } from '../../helpers/harness.js';
+import type { RunningProxy } from '../../helpers/proxy.js';
+import { streamWith } from '../../helpers/resume-clients.js';
+import { breakAfter, WORDS } from '../../helpers/resume-scripts.js';
+import { describeEachBackend, instances, useRedis } from '../../helpers/state-kit.js';
+import { useTempDirs } from '../../helpers/usage-kit.js';
 
 // What a request's holds at its tiers are charged (README "Usage, cost and budgets", "Limits"):
 // each tier for the tokens it used itself — a hedge's loser for what its upstream reported

@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { completion, healthyStream, roleThenSilence, type Script } from '../helpers/fake-upstream.js';
-import { useHarness, waitFor } from '../helpers/harness.js';
-import type { RunningProxy, TierSpec } from '../helpers/proxy.js';
-import { streamWith } from '../helpers/resume-clients.js';
-import { breakAfter, WORDS } from '../helpers/resume-scripts.js';
-import { useTempDirs } from '../helpers/usage-kit.js';
+import { completion, healthyStream, roleThenSilence, type Script } from '../../helpers/fake-upstream.js';
+import { useHarness, waitFor } from '../../helpers/harness.js';
+import type { RunningProxy, TierSpec } from '../../helpers/proxy.js';
+import { streamWith } from '../../helpers/resume-clients.js';
+import { breakAfter, WORDS } from '../../helpers/resume-scripts.js';
+import { useTempDirs } from '../../helpers/usage-kit.js';
 
 // A request's holds at its tiers — a concurrency slot and tpm tokens at each tier's provider, a
 // budget reservation — end however the request ends (src/proxy/request-holds.ts): every kind of

@@ -1,9 +1,9 @@
 import OpenAI, { RateLimitError } from 'openai';
 import { describe, expect, it } from 'vitest';
-import { completion, healthyStream, type Script } from '../helpers/fake-upstream.js';
-import { fetchMetrics, metric, sleep, useHarness } from '../helpers/harness.js';
-import { chat, type RunningProxy } from '../helpers/proxy.js';
-import { describeEachBackend, instances, useRedis } from '../helpers/state-kit.js';
+import { completion, healthyStream, type Script } from '../../helpers/fake-upstream.js';
+import { fetchMetrics, metric, sleep, useHarness } from '../../helpers/harness.js';
+import { chat, type RunningProxy } from '../../helpers/proxy.js';
+import { describeEachBackend, instances, useRedis } from '../../helpers/state-kit.js';
 
 const h = useHarness();
 const redis = useRedis();

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { healthyStream } from '../helpers/fake-upstream.js';
-import { sleep, useHarness } from '../helpers/harness.js';
-import { chat, type RunningProxy } from '../helpers/proxy.js';
+import { healthyStream } from '../../helpers/fake-upstream.js';
+import { sleep, useHarness } from '../../helpers/harness.js';
+import { chat, type RunningProxy } from '../../helpers/proxy.js';
 
 /**
  * `aliases: ["*"]` (what `init` writes) answers any model name, a typo too: the request log
- * says once per name when a request reached its route only through `*` (issue 34).
+ * says once per name when a request reached its route only through `*` (docs/protocols.md, "Route names and aliases").
  */
 
 const h = useHarness();

@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
-import { chunk, completion, healthyStream } from '../helpers/fake-upstream.js';
-import { fetchMetrics, logLine, metric, readAll, useHarness } from '../helpers/harness.js';
+import { chunk, completion, healthyStream } from '../../helpers/fake-upstream.js';
+import { fetchMetrics, logLine, metric, readAll, useHarness } from '../../helpers/harness.js';
 import {
   anthropicError,
   anthropicEvent,
@@ -11,8 +11,8 @@ import {
   anthropicToolUse,
   endAnthropicStream,
   startAnthropicStream,
-} from '../helpers/anthropic-upstream.js';
-import type { RunningProxy } from '../helpers/proxy.js';
+} from '../../helpers/anthropic-upstream.js';
+import type { RunningProxy } from '../../helpers/proxy.js';
 
 const h = useHarness();
 

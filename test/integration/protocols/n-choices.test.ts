@@ -1,8 +1,8 @@
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import type { Script } from '../helpers/fake-upstream.js';
-import { useHarness } from '../helpers/harness.js';
-import { chat, sseEvents } from '../helpers/proxy.js';
+import type { Script } from '../../helpers/fake-upstream.js';
+import { useHarness } from '../../helpers/harness.js';
+import { chat, sseEvents } from '../../helpers/proxy.js';
 
 /** `n > 1`: every choice reaches the client intact, streamed or not. */
 

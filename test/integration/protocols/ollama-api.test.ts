@@ -1,10 +1,10 @@
 import { Ollama } from 'ollama';
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { anthropicTextStream } from '../helpers/anthropic-upstream.js';
-import { chunk, completion, type FakeUpstream, healthyStream } from '../helpers/fake-upstream.js';
-import { readAll, requestLog, useHarness, waitFor } from '../helpers/harness.js';
-import { rawRequest } from '../helpers/raw-client.js';
+import { anthropicTextStream } from '../../helpers/anthropic-upstream.js';
+import { chunk, completion, type FakeUpstream, healthyStream } from '../../helpers/fake-upstream.js';
+import { readAll, requestLog, useHarness, waitFor } from '../../helpers/harness.js';
+import { rawRequest } from '../../helpers/raw-client.js';
 
 /**
  * Ollama's API at its edges: the probes and the routes as models (what VS Code's Copilot asks,

@@ -1,12 +1,19 @@
 import { Ollama } from 'ollama';
 import { describe, expect, it } from 'vitest';
-import { anthropicEvent, anthropicMessage, anthropicText, anthropicToolUse, endAnthropicStream, startAnthropicStream } from '../helpers/anthropic-upstream.js';
-import { chunk, completion, healthyStream, type ScriptContext } from '../helpers/fake-upstream.js';
-import { logLine, readAll, requestLog, useHarness } from '../helpers/harness.js';
-import { ollamaDone, ollamaGenerateStream, ollamaLine, ollamaLineText, ollamaWhole, startOllamaStream } from '../helpers/ollama-upstream.js';
-import type { TierSpec } from '../helpers/proxy.js';
-import { HERMES } from '../helpers/tool-text-forms.js';
-import { CHAT_TOOLS, ollamaContent, piecesOf, sseContent } from '../helpers/tool-text-kit.js';
+import {
+  anthropicEvent,
+  anthropicMessage,
+  anthropicText,
+  anthropicToolUse,
+  endAnthropicStream,
+  startAnthropicStream,
+} from '../../helpers/anthropic-upstream.js';
+import { chunk, completion, healthyStream, type ScriptContext } from '../../helpers/fake-upstream.js';
+import { logLine, readAll, requestLog, useHarness } from '../../helpers/harness.js';
+import { ollamaDone, ollamaGenerateStream, ollamaLine, ollamaLineText, ollamaWhole, startOllamaStream } from '../../helpers/ollama-upstream.js';
+import type { TierSpec } from '../../helpers/proxy.js';
+import { HERMES } from '../../helpers/tool-text-forms.js';
+import { CHAT_TOOLS, ollamaContent, piecesOf, sseContent } from '../../helpers/tool-text-kit.js';
 
 /**
  * Ollama's API in front of tiers, with the real ollama-js client (0.6.4) on the other side:

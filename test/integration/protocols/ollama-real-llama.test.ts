@@ -1,7 +1,7 @@
 import { Ollama } from 'ollama';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestLog, useHarness } from '../helpers/harness.js';
-import { type RealLlama, realLlamaBuilt, startRealLlama } from '../helpers/real-llama.js';
+import { requestLog, useHarness } from '../../helpers/harness.js';
+import { type RealLlama, realLlamaBuilt, startRealLlama } from '../../helpers/real-llama.js';
 
 /**
  * ollama-js in front of a real llama.cpp llama-server (random weights, real server, see

@@ -1,9 +1,9 @@
 import { Ollama } from 'ollama';
 import { describe, expect, it } from 'vitest';
-import { healthyStream, type Script } from '../helpers/fake-upstream.js';
-import { fetchMetrics, metric, requestLog, useHarness } from '../helpers/harness.js';
-import { ollamaDone, ollamaLine, startOllamaStream } from '../helpers/ollama-upstream.js';
-import { breakAfter, FULL, lastMessage, resumeRoute, taggedStream, WORDS } from '../helpers/resume-scripts.js';
+import { healthyStream, type Script } from '../../helpers/fake-upstream.js';
+import { fetchMetrics, metric, requestLog, useHarness } from '../../helpers/harness.js';
+import { ollamaDone, ollamaLine, startOllamaStream } from '../../helpers/ollama-upstream.js';
+import { breakAfter, FULL, lastMessage, resumeRoute, taggedStream, WORDS } from '../../helpers/resume-scripts.js';
 
 /**
  * Mid-stream recovery (`on_break: resume`) and hedged first tokens for a client on Ollama's API:

@@ -1,10 +1,10 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { completion, healthyStream } from '../helpers/fake-upstream.js';
-import { logLine, readAll, useHarness } from '../helpers/harness.js';
-import { ollamaDone, ollamaLine, ollamaTextStream, ollamaWhole, startOllamaStream } from '../helpers/ollama-upstream.js';
-import { errorEvents, sseText } from '../helpers/proxy.js';
+import { completion, healthyStream } from '../../helpers/fake-upstream.js';
+import { logLine, readAll, useHarness } from '../../helpers/harness.js';
+import { ollamaDone, ollamaLine, ollamaTextStream, ollamaWhole, startOllamaStream } from '../../helpers/ollama-upstream.js';
+import { errorEvents, sseText } from '../../helpers/proxy.js';
 
 const h = useHarness();
 

@@ -1,9 +1,9 @@
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { loadConfigText } from '../../src/config/load.js';
-import { completion } from '../helpers/fake-upstream.js';
-import { openaiError, useHarness } from '../helpers/harness.js';
-import { configYaml, type RunningProxy } from '../helpers/proxy.js';
+import { loadConfigText } from '../../../src/config/load.js';
+import { completion } from '../../helpers/fake-upstream.js';
+import { openaiError, useHarness } from '../../helpers/harness.js';
+import { configYaml, type RunningProxy } from '../../helpers/proxy.js';
 
 const h = useHarness();
 

@@ -1,13 +1,13 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { completion, healthyStream } from '../helpers/fake-upstream.js';
-import { useHarness, waitFor } from '../helpers/harness.js';
-import { anthropicMessage } from '../helpers/anthropic-upstream.js';
-import { ollamaWhole } from '../helpers/ollama-upstream.js';
-import type { RunningProxy } from '../helpers/proxy.js';
+import { completion, healthyStream } from '../../helpers/fake-upstream.js';
+import { useHarness, waitFor } from '../../helpers/harness.js';
+import { anthropicMessage } from '../../helpers/anthropic-upstream.js';
+import { ollamaWhole } from '../../helpers/ollama-upstream.js';
+import type { RunningProxy } from '../../helpers/proxy.js';
 
-/** Reasoning controls mapped across vendors, and never a 400 from one the client did not aim at the tier (issue 19). */
+/** Reasoning controls mapped across vendors, and never a 400 from one the client did not aim at the tier (docs/protocols.md, "Reasoning controls"). */
 
 const h = useHarness();
 

@@ -1,11 +1,11 @@
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { anthropicText, anthropicToolUse, endAnthropicStream, startAnthropicStream } from '../helpers/anthropic-upstream.js';
-import { chunk, completion, healthyStream } from '../helpers/fake-upstream.js';
-import { logLine, readAll, useHarness } from '../helpers/harness.js';
-import type { RunningProxy } from '../helpers/proxy.js';
-import { ResponsesScript, responsesTextStream } from '../helpers/responses-upstream.js';
-import { sseEvents } from '../helpers/proxy.js';
+import { anthropicText, anthropicToolUse, endAnthropicStream, startAnthropicStream } from '../../helpers/anthropic-upstream.js';
+import { chunk, completion, healthyStream } from '../../helpers/fake-upstream.js';
+import { logLine, readAll, useHarness } from '../../helpers/harness.js';
+import type { RunningProxy } from '../../helpers/proxy.js';
+import { ResponsesScript, responsesTextStream } from '../../helpers/responses-upstream.js';
+import { sseEvents } from '../../helpers/proxy.js';
 
 const h = useHarness();
 

@@ -2,12 +2,12 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { completion, healthyStream, type Script } from '../helpers/fake-upstream.js';
-import { useHarness } from '../helpers/harness.js';
-import { anthropicEvent, anthropicMessage, endAnthropicStream, startAnthropicStream } from '../helpers/anthropic-upstream.js';
-import type { RunningProxy } from '../helpers/proxy.js';
+import { completion, healthyStream, type Script } from '../../helpers/fake-upstream.js';
+import { useHarness } from '../../helpers/harness.js';
+import { anthropicEvent, anthropicMessage, endAnthropicStream, startAnthropicStream } from '../../helpers/anthropic-upstream.js';
+import type { RunningProxy } from '../../helpers/proxy.js';
 
-/** What a client gets through a translated tier that it would get from the server itself (issue 19). */
+/** What a client gets through a translated tier that it would get from the server itself (docs/protocols.md, "What is translated"). */
 
 const h = useHarness();
 

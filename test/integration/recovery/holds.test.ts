@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { healthyStream } from '../helpers/fake-upstream.js';
-import { requestLog, useHarness, waitFor } from '../helpers/harness.js';
-import type { ConfigSpec } from '../helpers/proxy.js';
-import { streamWith } from '../helpers/resume-clients.js';
-import { breakAfter, WORDS } from '../helpers/resume-scripts.js';
-import { useTempDirs } from '../helpers/usage-kit.js';
+import { healthyStream } from '../../helpers/fake-upstream.js';
+import { requestLog, useHarness, waitFor } from '../../helpers/harness.js';
+import type { ConfigSpec } from '../../helpers/proxy.js';
+import { streamWith } from '../../helpers/resume-clients.js';
+import { breakAfter, WORDS } from '../../helpers/resume-scripts.js';
+import { useTempDirs } from '../../helpers/usage-kit.js';
 
 // A mid-stream recovery starts its attempt as any attempt starts (src/proxy/attempt-start.ts):
 // llm-route's own limits and budgets can refuse it, and the client then gets the clean error event.

@@ -1,8 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestLog, useHarness } from '../helpers/harness.js';
-import { type RealLlama, realLlamaBuilt, startRealLlama } from '../helpers/real-llama.js';
+import { requestLog, useHarness } from '../../helpers/harness.js';
+import { type RealLlama, realLlamaBuilt, startRealLlama } from '../../helpers/real-llama.js';
 
 /**
  * Mid-stream recovery against two real llama.cpp servers (scripts/real-llama/), the first

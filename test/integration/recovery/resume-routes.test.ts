@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { anthropicError, anthropicEvent, anthropicTextStream, startAnthropicStream } from '../helpers/anthropic-upstream.js';
-import { chunk, healthyStream, type Script } from '../helpers/fake-upstream.js';
-import { requestLog, useHarness, waitFor } from '../helpers/harness.js';
-import { streamWith } from '../helpers/resume-clients.js';
-import { breakAfter, FULL, lastMessage, resumeRoute as resumeOn, WORDS } from '../helpers/resume-scripts.js';
-import { readAttempts, readRequests, useTempDirs } from '../helpers/usage-kit.js';
+import { anthropicError, anthropicEvent, anthropicTextStream, startAnthropicStream } from '../../helpers/anthropic-upstream.js';
+import { chunk, healthyStream, type Script } from '../../helpers/fake-upstream.js';
+import { requestLog, useHarness, waitFor } from '../../helpers/harness.js';
+import { streamWith } from '../../helpers/resume-clients.js';
+import { breakAfter, FULL, lastMessage, resumeRoute as resumeOn, WORDS } from '../../helpers/resume-scripts.js';
+import { readAttempts, readRequests, useTempDirs } from '../../helpers/usage-kit.js';
 
 const h = useHarness();
 const tempDir = useTempDirs();

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { chunk, healthyStream, type Script } from '../helpers/fake-upstream.js';
-import { fetchMetrics, metric, requestLog, useHarness } from '../helpers/harness.js';
-import { streamWith } from '../helpers/resume-clients.js';
-import { breakAfter, FULL, lastMessage, PROTOCOLS, resumeRoute as resumeOn, taggedStream, WORDS } from '../helpers/resume-scripts.js';
+import { chunk, healthyStream, type Script } from '../../helpers/fake-upstream.js';
+import { fetchMetrics, metric, requestLog, useHarness } from '../../helpers/harness.js';
+import { streamWith } from '../../helpers/resume-clients.js';
+import { breakAfter, FULL, lastMessage, PROTOCOLS, resumeRoute as resumeOn, taggedStream, WORDS } from '../../helpers/resume-scripts.js';
 
 const h = useHarness();
 const resumeRoute = (first: Script, second: Script, opts?: Parameters<typeof resumeOn>[3]) => resumeOn(h, first, second, opts);

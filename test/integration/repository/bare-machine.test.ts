@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../helpers/cli.js';
-import { realLlamaSkipNote } from '../helpers/real-llama.js';
-import { REDIS_SKIP_NOTE, redisServerOnPath } from '../helpers/redis-available.js';
+import { repoRoot } from '../../helpers/cli.js';
+import { realLlamaSkipNote } from '../../helpers/real-llama.js';
+import { REDIS_SKIP_NOTE, redisServerOnPath } from '../../helpers/redis-available.js';
 
 // A PATH holding only `node`: a machine with no redis-server (whatever this one has).
 const bareBin = mkdtempSync(join(tmpdir(), 'llm-route-bare-bin-'));
@@ -34,7 +34,7 @@ describe('npm test on a machine without redis-server', () => {
   });
 
   it('passes with the Redis tests skipped, saying so once and how to run them', async () => {
-    const { code, out } = await vitest(['test/integration/state-redis.test.ts'], {});
+    const { code, out } = await vitest(['test/integration/shared-state/redis.test.ts'], {});
     expect(out, out).toContain(REDIS_SKIP_NOTE);
     expect(out.split(REDIS_SKIP_NOTE).length - 1).toBe(1);
     expect(out).toMatch(/skipped/);
@@ -43,7 +43,7 @@ describe('npm test on a machine without redis-server', () => {
   }, 120_000);
 
   it("the run's last line says how many Redis tests were skipped and why; they stay registered, so the count does not change", async () => {
-    const files = ['test/integration/idempotency.test.ts', 'test/integration/state-redis.test.ts'];
+    const files = ['test/integration/shared-state/idempotency.test.ts', 'test/integration/shared-state/redis.test.ts'];
     const bare = await vitest(files, {});
     expect(bare.code, bare.out).toBe(0);
     const totals = testTotals(bare.out);
@@ -60,7 +60,7 @@ describe('npm test on a machine without redis-server', () => {
   }, 180_000);
 
   it('with CI=true the Redis tests run, and a missing redis-server fails the run with a plain reason', async () => {
-    const { code, out } = await vitest(['test/integration/state-redis.test.ts'], { CI: 'true' });
+    const { code, out } = await vitest(['test/integration/shared-state/redis.test.ts'], { CI: 'true' });
     expect(out).not.toContain(REDIS_SKIP_NOTE);
     expect(out).toContain('cannot start redis-server (ENOENT)');
     expect(code, out).not.toBe(0);
@@ -71,7 +71,7 @@ describe('npm test on a machine without a llama-server build', () => {
   it("skips the real-llama tests, and the run's last line says how many, why, and the script that builds one", async () => {
     const noBuild = mkdtempSync(join(tmpdir(), 'llm-route-no-llama-'));
     try {
-      const { code, out } = await vitest(['test/integration/fit-real-llama.test.ts', 'test/integration/real-llama-hedge.test.ts'], { LLAMA_DIR: noBuild });
+      const { code, out } = await vitest(['test/integration/fit/real-llama.test.ts', 'test/integration/hedging/real-llama.test.ts'], { LLAMA_DIR: noBuild });
       expect(code, out).toBe(0);
       const totals = testTotals(out);
       expect(totals).toEqual({ passed: 0, skipped: 3, total: 3 });

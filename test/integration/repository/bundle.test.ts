@@ -2,10 +2,10 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPrivateCli, runCli } from '../helpers/cli.js';
-import { completion, healthyStream, roleThenSilence } from '../helpers/fake-upstream.js';
-import { useHarness, waitFor } from '../helpers/harness.js';
-import { configYaml } from '../helpers/proxy.js';
+import { buildPrivateCli, runCli } from '../../helpers/cli.js';
+import { completion, healthyStream, roleThenSilence } from '../../helpers/fake-upstream.js';
+import { useHarness, waitFor } from '../../helpers/harness.js';
+import { configYaml } from '../../helpers/proxy.js';
 
 // The package as it ships (buildPrivateCli: npm pack's files, run through bin's shebang as
 // `llm-route` is), serving through undici: a stream and a failover. undici runs in the bundle on

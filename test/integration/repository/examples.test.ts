@@ -2,10 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load.js';
-import type { Provider } from '../../src/config/schema.js';
+import { loadConfig } from '../../../src/config/load.js';
+import type { Provider } from '../../../src/config/schema.js';
 
-const dir = join(import.meta.dirname, '../../examples');
+const dir = join(import.meta.dirname, '../../../examples');
 const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
 const env = { OPENAI_API_KEY: 'sk-example', ANTHROPIC_API_KEY: 'sk-ant-example' };
 

@@ -5,13 +5,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../helpers/cli.js';
-import { closedPort } from '../helpers/ports.js';
+import { repoRoot } from '../../helpers/cli.js';
+import { closedPort } from '../../helpers/ports.js';
 
 /**
  * The README's first lines, run as a newcomer would, in a fresh `git clone` of this repository
- * (its committed HEAD) with the command installed by `npm link` into a private npm prefix
- * (issue 34). Two departures, both said here: `npm ci` is replaced by a link to this checkout's
+ * (its committed HEAD) with the command installed by `npm link` into a private npm prefix.
+ * Two departures, both said here: `npm ci` is replaced by a link to this checkout's
  * node_modules (no network install), and `npm test` (the whole suite) is not run. Port 4141 is
  * held throughout, as on the machine where the demo used to hang: every command must end.
  */

@@ -3,10 +3,10 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../helpers/cli.js';
-import { completion, healthyStream } from '../helpers/fake-upstream.js';
-import { useHarness } from '../helpers/harness.js';
-import type { RunningProxy } from '../helpers/proxy.js';
+import { repoRoot } from '../../helpers/cli.js';
+import { completion, healthyStream } from '../../helpers/fake-upstream.js';
+import { useHarness } from '../../helpers/harness.js';
+import type { RunningProxy } from '../../helpers/proxy.js';
 
 /**
  * The README's recipes for pointing a client at llm-route, wherever they stand in it, run as

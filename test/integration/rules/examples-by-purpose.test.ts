@@ -3,16 +3,16 @@ import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { resetTierFacts } from '../../src/fit/tier-facts.js';
-import { anthropicMessage } from '../helpers/anthropic-upstream.js';
-import { pathOf } from '../helpers/fit-servers.js';
-import { useHarness } from '../helpers/harness.js';
-import { ollamaWhole } from '../helpers/ollama-upstream.js';
+import { resetTierFacts } from '../../../src/fit/tier-facts.js';
+import { anthropicMessage } from '../../helpers/anthropic-upstream.js';
+import { pathOf } from '../../helpers/fit-servers.js';
+import { useHarness } from '../../helpers/harness.js';
+import { ollamaWhole } from '../../helpers/ollama-upstream.js';
 
 const h = useHarness();
 beforeEach(() => resetTierFacts());
 
-const examples = join(import.meta.dirname, '../../examples');
+const examples = join(import.meta.dirname, '../../../examples');
 const CLAUDE_CODE = { 'user-agent': 'claude-cli/2.1.328 (external, cli)' };
 
 /** An Ollama fake that answers /api/chat and documents nothing else (window unknown). */

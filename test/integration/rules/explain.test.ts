@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPrivateCli, explainRunner } from '../helpers/cli.js';
-import { openaiServer } from '../helpers/fit-servers.js';
-import { useHarness } from '../helpers/harness.js';
+import { buildPrivateCli, explainRunner } from '../../helpers/cli.js';
+import { openaiServer } from '../../helpers/fit-servers.js';
+import { useHarness } from '../../helpers/harness.js';
 
 const h = useHarness();
 

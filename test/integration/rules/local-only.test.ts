@@ -1,10 +1,10 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { completion } from '../helpers/fake-upstream.js';
-import { logLine, useHarness } from '../helpers/harness.js';
-import type { RunningProxy } from '../helpers/proxy.js';
-import { connectProxy, httpsJsonServer, saveProxyEnv, selfSignedCert } from '../helpers/tls-upstream.js';
+import { completion } from '../../helpers/fake-upstream.js';
+import { logLine, useHarness } from '../../helpers/harness.js';
+import type { RunningProxy } from '../../helpers/proxy.js';
+import { connectProxy, httpsJsonServer, saveProxyEnv, selfSignedCert } from '../../helpers/tls-upstream.js';
 
 const h = useHarness();
 

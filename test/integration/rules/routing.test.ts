@@ -1,10 +1,10 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { tokenCounter } from '../../src/tokens/count.js';
-import { completion } from '../helpers/fake-upstream.js';
-import { logLine, useHarness } from '../helpers/harness.js';
-import type { RunningProxy } from '../helpers/proxy.js';
+import { tokenCounter } from '../../../src/tokens/count.js';
+import { completion } from '../../helpers/fake-upstream.js';
+import { logLine, useHarness } from '../../helpers/harness.js';
+import type { RunningProxy } from '../../helpers/proxy.js';
 
 const h = useHarness();
 

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countTokens as cl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { countTokens as o200k } from 'gpt-tokenizer/encoding/o200k_base';
-import { contentTokens } from '../../src/savers/view.js';
-import { buildPrivateCli, repoRoot, runCli } from '../helpers/cli.js';
+import { contentTokens } from '../../../src/savers/view.js';
+import { buildPrivateCli, repoRoot, runCli } from '../../helpers/cli.js';
 
 const FIXTURES = join(repoRoot, 'test/fixtures/savers');
 const CONFIG = join(FIXTURES, 'llm-route.yaml');

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { contentTokens } from '../../src/savers/view.js';
-import { tokenCounter } from '../../src/tokens/count.js';
-import { anthropicMessage } from '../helpers/anthropic-upstream.js';
-import { completion } from '../helpers/fake-upstream.js';
-import { logLine, useHarness } from '../helpers/harness.js';
-import { configYaml } from '../helpers/proxy.js';
+import { contentTokens } from '../../../src/savers/view.js';
+import { tokenCounter } from '../../../src/tokens/count.js';
+import { anthropicMessage } from '../../helpers/anthropic-upstream.js';
+import { completion } from '../../helpers/fake-upstream.js';
+import { logLine, useHarness } from '../../helpers/harness.js';
+import { configYaml } from '../../helpers/proxy.js';
 
 const h = useHarness();
 

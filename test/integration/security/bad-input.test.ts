@@ -1,9 +1,9 @@
 import { request } from 'node:http';
 import OpenAI, { APIError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { completion, FakeUpstream } from '../helpers/fake-upstream.js';
-import { logLine, openaiError, rawExchange, sleep, waitFor } from '../helpers/harness.js';
-import { type RunningProxy, startProxy } from '../helpers/proxy.js';
+import { completion, FakeUpstream } from '../../helpers/fake-upstream.js';
+import { logLine, openaiError, rawExchange, sleep, waitFor } from '../../helpers/harness.js';
+import { type RunningProxy, startProxy } from '../../helpers/proxy.js';
 
 const MAX_BODY = 4096;
 

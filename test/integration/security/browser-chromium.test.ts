@@ -1,14 +1,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { loadConfigText } from '../../src/config/load.js';
-import { ProxyServer } from '../../src/server/server.js';
-import { browserUnavailable, launchChromium, type Target } from '../helpers/chromium.js';
-import { adminTiers, answer, controlYaml } from '../helpers/control-kit.js';
-import { useHarness, waitFor } from '../helpers/harness.js';
+import { loadConfigText } from '../../../src/config/load.js';
+import { ProxyServer } from '../../../src/server/server.js';
+import { browserUnavailable, launchChromium, type Target } from '../../helpers/chromium.js';
+import { adminTiers, answer, controlYaml } from '../../helpers/control-kit.js';
+import { useHarness, waitFor } from '../../helpers/harness.js';
 
 /**
- * SPEC "Browsers: a web page cannot use llm-route", with a real headless Chromium in a network
+ * A web page cannot use llm-route (docs/security.md, "Browsers and web pages"), with a real headless Chromium in a network
  * namespace of its own (loopback only). One run walks three pages:
  * 1. a page from another loopback origin (127.0.0.2) fetches llm-route and /admin with
  *    text/plain and JSON bodies, cors and no-cors;

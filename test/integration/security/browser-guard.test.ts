@@ -1,19 +1,19 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config/errors.js';
-import { loadConfigText } from '../../src/config/load.js';
-import { admin, adminTiers, answer, controlYaml } from '../helpers/control-kit.js';
-import type { FakeUpstream } from '../helpers/fake-upstream.js';
-import { useHarness } from '../helpers/harness.js';
-import type { RunningProxy } from '../helpers/proxy.js';
-import { rawRequest, type RawReply } from '../helpers/raw-client.js';
+import { ConfigError } from '../../../src/config/errors.js';
+import { loadConfigText } from '../../../src/config/load.js';
+import { admin, adminTiers, answer, controlYaml } from '../../helpers/control-kit.js';
+import type { FakeUpstream } from '../../helpers/fake-upstream.js';
+import { useHarness } from '../../helpers/harness.js';
+import type { RunningProxy } from '../../helpers/proxy.js';
+import { rawRequest, type RawReply } from '../../helpers/raw-client.js';
 
 /**
- * SPEC "Browsers: a web page cannot use llm-route", at the HTTP level: forged Host (DNS
+ * A web page cannot use llm-route (docs/security.md, "Browsers and web pages"), at the HTTP level: forged Host (DNS
  * rebinding), Origin and Sec-Fetch-Site (a page's fetch), JSON-only admin bodies, and CORS for
  * server.cors_origins. Every refusal is a 403 in the endpoint's protocol that reaches no
- * upstream. test/integration/browser-chromium.test.ts does the same with a real browser.
+ * upstream. test/integration/security/browser-chromium.test.ts does the same with a real browser.
  */
 
 const h = useHarness();

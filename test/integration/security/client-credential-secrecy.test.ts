@@ -2,12 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anthropicError, anthropicMessage, anthropicTextStream } from '../helpers/anthropic-upstream.js';
-import { buildPrivateCli, runCli, type CliProcess } from '../helpers/cli.js';
-import { completion, healthyStream, type Script } from '../helpers/fake-upstream.js';
-import { useHarness, waitFor } from '../helpers/harness.js';
-import { configYaml } from '../helpers/proxy.js';
-import { readRequests, useTempDirs } from '../helpers/usage-kit.js';
+import { anthropicError, anthropicMessage, anthropicTextStream } from '../../helpers/anthropic-upstream.js';
+import { buildPrivateCli, runCli, type CliProcess } from '../../helpers/cli.js';
+import { completion, healthyStream, type Script } from '../../helpers/fake-upstream.js';
+import { useHarness, waitFor } from '../../helpers/harness.js';
+import { configYaml } from '../../helpers/proxy.js';
+import { readRequests, useTempDirs } from '../../helpers/usage-kit.js';
 
 // A real `llm-route serve` with a from_client tier, asked with a distinctive credential:
 // answered, refused with an upstream 401 and a 500 that both echo it, failed over, rejected

@@ -1,11 +1,11 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { anthropicError, anthropicMessage, anthropicTextStream } from '../helpers/anthropic-upstream.js';
-import { completion, type FakeUpstream, healthyStream } from '../helpers/fake-upstream.js';
-import { requestLog, useHarness, waitFor } from '../helpers/harness.js';
-import type { RunningProxy, TierSpec } from '../helpers/proxy.js';
-import { checkTier } from '../../src/health/check-tier.js';
+import { anthropicError, anthropicMessage, anthropicTextStream } from '../../helpers/anthropic-upstream.js';
+import { completion, type FakeUpstream, healthyStream } from '../../helpers/fake-upstream.js';
+import { requestLog, useHarness, waitFor } from '../../helpers/harness.js';
+import type { RunningProxy, TierSpec } from '../../helpers/proxy.js';
+import { checkTier } from '../../../src/health/check-tier.js';
 
 // `api_key: from_client` (README "Your own login as the cloud tier"): the client's own key or
 // login goes to that provider only, as received; never to another tier; none is a 401 in the

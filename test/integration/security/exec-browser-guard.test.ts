@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildPrivateCli, runCli } from '../helpers/cli.js';
-import { answer } from '../helpers/control-kit.js';
-import { FakeUpstream } from '../helpers/fake-upstream.js';
+import { buildPrivateCli, runCli } from '../../helpers/cli.js';
+import { answer } from '../../helpers/control-kit.js';
+import { FakeUpstream } from '../../helpers/fake-upstream.js';
 
-// `llm-route exec`'s private proxy keeps web pages out like `serve` does (SPEC "Browsers"):
+// `llm-route exec`'s private proxy keeps web pages out like `serve` does (docs/security.md):
 // the child sends what a rebinding page, a cross-site page and a simple admin POST would, then
 // a plain request; only the plain one reaches the tier.
 

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { completion } from '../helpers/fake-upstream.js';
-import { useHarness } from '../helpers/harness.js';
+import { completion } from '../../helpers/fake-upstream.js';
+import { useHarness } from '../../helpers/harness.js';
 
 const h = useHarness();
 

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ClientProtocol } from '../../src/telemetry/events.js';
-import { anthropicMessage, anthropicTextStream } from '../helpers/anthropic-upstream.js';
-import { completion, FakeUpstream, healthyStream } from '../helpers/fake-upstream.js';
-import { waitFor } from '../helpers/harness.js';
-import { ENDPOINT, protocolError } from '../helpers/protocol-errors.js';
-import { type RunningProxy, startProxy } from '../helpers/proxy.js';
+import type { ClientProtocol } from '../../../src/telemetry/events.js';
+import { anthropicMessage, anthropicTextStream } from '../../helpers/anthropic-upstream.js';
+import { completion, FakeUpstream, healthyStream } from '../../helpers/fake-upstream.js';
+import { waitFor } from '../../helpers/harness.js';
+import { ENDPOINT, protocolError } from '../../helpers/protocol-errors.js';
+import { type RunningProxy, startProxy } from '../../helpers/proxy.js';
 
 /**
  * The ingress of every client protocol's endpoints under random JSON and random bytes: every

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfigText } from '../../src/config/load.js';
-import { completion, FakeUpstream, healthyStream } from '../helpers/fake-upstream.js';
-import { logLine, readAll, sleep, waitFor } from '../helpers/harness.js';
-import { ENDPOINT, protocolError, validBody } from '../helpers/protocol-errors.js';
-import { configYaml, type RunningProxy, sseData, sseText, startProxy } from '../helpers/proxy.js';
-import { rawRequest } from '../helpers/raw-client.js';
-import type { ClientProtocol } from '../../src/telemetry/events.js';
+import { loadConfigText } from '../../../src/config/load.js';
+import { completion, FakeUpstream, healthyStream } from '../../helpers/fake-upstream.js';
+import { logLine, readAll, sleep, waitFor } from '../../helpers/harness.js';
+import { ENDPOINT, protocolError, validBody } from '../../helpers/protocol-errors.js';
+import { configYaml, type RunningProxy, sseData, sseText, startProxy } from '../../helpers/proxy.js';
+import { rawRequest } from '../../helpers/raw-client.js';
+import type { ClientProtocol } from '../../../src/telemetry/events.js';
 
 const MAX_BODY = 64 * 1024;
 const MAX_HEADERS = 4096;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { completion, healthyStream, type FakeUpstream } from '../helpers/fake-upstream.js';
-import { rawExchange, useHarness } from '../helpers/harness.js';
-import type { RunningProxy } from '../helpers/proxy.js';
+import { completion, healthyStream, type FakeUpstream } from '../../helpers/fake-upstream.js';
+import { rawExchange, useHarness } from '../../helpers/harness.js';
+import type { RunningProxy } from '../../helpers/proxy.js';
 
 const h = useHarness();
 const UPSTREAM_KEY = 'sk-upstream-key-0123456789';

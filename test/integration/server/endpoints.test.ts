@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import OpenAI, { APIError } from 'openai';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfigText } from '../../src/config/load.js';
-import { ProxyServer } from '../../src/server/server.js';
-import { buildPrivateCli, runCli } from '../helpers/cli.js';
-import { completion, healthyStream } from '../helpers/fake-upstream.js';
-import { fetchMetrics, logLine, metric, openaiError, readAll, sleep, tryConnect, useHarness, waitFor } from '../helpers/harness.js';
-import { chat, configYaml, DEAD_URL, type RunningProxy, sseData, sseText, startProxy } from '../helpers/proxy.js';
+import { loadConfigText } from '../../../src/config/load.js';
+import { ProxyServer } from '../../../src/server/server.js';
+import { buildPrivateCli, runCli } from '../../helpers/cli.js';
+import { completion, healthyStream } from '../../helpers/fake-upstream.js';
+import { fetchMetrics, logLine, metric, openaiError, readAll, sleep, tryConnect, useHarness, waitFor } from '../../helpers/harness.js';
+import { chat, configYaml, DEAD_URL, type RunningProxy, sseData, sseText, startProxy } from '../../helpers/proxy.js';
 
 const h = useHarness();
 
@@ -137,7 +137,7 @@ describe('secrets never leak', () => {
 });
 
 describe('GET /metrics', () => {
-  it('has every SPEC metric, labelled by route and tier, after a few requests', async () => {
+  it('has every metric docs/operations.md lists, labelled by route and tier, after a few requests', async () => {
     const cloud = await h.fake();
     // A stream with one malformed event after the first token; then a slow stream; then unary.
     cloud
@@ -416,7 +416,7 @@ describe('graceful shutdown', () => {
     await sleep(50);
     await p.server.close(300);
     const { text } = await reading;
-    // SPEC: "A mid-stream failure is one SSE event data: {"error":{...,"code":"stream_interrupted"}}".
+    // docs/routing.md, "After commit": a mid-stream failure is one SSE event data: {"error":{...,"code":"stream_interrupted"}}.
     const last = sseData(text).at(-1) ?? '';
     expect(last).toContain('"stream_interrupted"');
     const line = await logLine(p, res.headers.get('x-request-id'));

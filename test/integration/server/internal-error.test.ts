@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
-import { healthyStream } from '../helpers/fake-upstream.js';
-import { logLine, openaiError, useHarness } from '../helpers/harness.js';
-import { chat, sseText } from '../helpers/proxy.js';
-import { answer } from '../helpers/control-kit.js';
+import { healthyStream } from '../../helpers/fake-upstream.js';
+import { logLine, openaiError, useHarness } from '../../helpers/harness.js';
+import { chat, sseText } from '../../helpers/proxy.js';
+import { answer } from '../../helpers/control-kit.js';
 
 /**
  * A bug in llm-route (here: a control-plane call that throws) must cost the one request it

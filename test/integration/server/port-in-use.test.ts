@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { buildPrivateCli, repoRoot, runCli, type CliProcess } from '../helpers/cli.js';
-import { sleep, useHarness } from '../helpers/harness.js';
-import { busyPort, processAlive } from '../helpers/ports.js';
+import { buildPrivateCli, repoRoot, runCli, type CliProcess } from '../../helpers/cli.js';
+import { sleep, useHarness } from '../../helpers/harness.js';
+import { busyPort, processAlive } from '../../helpers/ports.js';
 
 /**
- * Issue 34: every command that binds a port says a busy port the way `serve` does (its test:
+ * Every command that binds a port says a busy port the way `serve` does (its test:
  * serve-port.test.ts), exits 1 at once, and leaves no process behind: `demo` used to hang with
  * its two mock children running, `exec` printed the raw `listen EADDRINUSE`.
  */

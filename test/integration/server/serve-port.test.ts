@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { buildPrivateCli, runCli } from '../helpers/cli.js';
-import { healthyStream } from '../helpers/fake-upstream.js';
-import { sleep, useHarness } from '../helpers/harness.js';
-import { withModelList } from '../helpers/control-kit.js';
-import { busyPort } from '../helpers/ports.js';
+import { buildPrivateCli, runCli } from '../../helpers/cli.js';
+import { healthyStream } from '../../helpers/fake-upstream.js';
+import { sleep, useHarness } from '../../helpers/harness.js';
+import { withModelList } from '../../helpers/control-kit.js';
+import { busyPort } from '../../helpers/ports.js';
 
 /** `llm-route serve` binds its port before anything else: a busy port sends nothing upstream. */
 

@@ -2,12 +2,12 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClientProtocol } from '../../src/telemetry/events.js';
-import { buildPrivateCli, runCli } from '../helpers/cli.js';
-import { tryConnect, useHarness, waitFor } from '../helpers/harness.js';
-import { ENDPOINT, validBody } from '../helpers/protocol-errors.js';
-import { configYaml } from '../helpers/proxy.js';
-import { streamEnding } from '../helpers/stream-ending.js';
+import type { ClientProtocol } from '../../../src/telemetry/events.js';
+import { buildPrivateCli, runCli } from '../../helpers/cli.js';
+import { tryConnect, useHarness, waitFor } from '../../helpers/harness.js';
+import { ENDPOINT, validBody } from '../../helpers/protocol-errors.js';
+import { configYaml } from '../../helpers/proxy.js';
+import { streamEnding } from '../../helpers/stream-ending.js';
 
 const h = useHarness();
 const STREAMS = 200;

@@ -3,13 +3,13 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Provider } from '../../src/config/schema.js';
-import { spawnGroup } from '../../src/launch/process-group.js';
-import { checkReadiness } from '../../src/health/readiness.js';
-import { ensureProviderStarted, startProviders, type OutputStream, type StartedProvider } from '../../src/launch/start-provider.js';
-import { parseMockOptions } from '../../src/mock/options.js';
-import { startMock } from '../../src/mock/server.js';
-import { buildPrivateCli, runCli } from '../helpers/cli.js';
+import type { Provider } from '../../../src/config/schema.js';
+import { spawnGroup } from '../../../src/launch/process-group.js';
+import { checkReadiness } from '../../../src/health/readiness.js';
+import { ensureProviderStarted, startProviders, type OutputStream, type StartedProvider } from '../../../src/launch/start-provider.js';
+import { parseMockOptions } from '../../../src/mock/options.js';
+import { startMock } from '../../../src/mock/server.js';
+import { buildPrivateCli, runCli } from '../../helpers/cli.js';
 
 // Local tiers that start themselves: a real child process tree is started, waited for and
 // stopped, and no process may be left behind.

@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../helpers/cli.js';
-import { completion } from '../helpers/fake-upstream.js';
-import { useHarness } from '../helpers/harness.js';
+import { repoRoot } from '../../helpers/cli.js';
+import { completion } from '../../helpers/fake-upstream.js';
+import { useHarness } from '../../helpers/harness.js';
 
 const h = useHarness();
 const dir = mkdtempSync(join(tmpdir(), 'llm-route-startup-'));

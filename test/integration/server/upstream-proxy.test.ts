@@ -1,10 +1,10 @@
 import { networkInterfaces } from 'node:os';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfigText } from '../../src/config/load.js';
-import { completion } from '../helpers/fake-upstream.js';
-import { useHarness } from '../helpers/harness.js';
-import { chat, configYaml } from '../helpers/proxy.js';
-import { connectProxy, httpsJsonServer, saveProxyEnv, selfSignedCert } from '../helpers/tls-upstream.js';
+import { loadConfigText } from '../../../src/config/load.js';
+import { completion } from '../../helpers/fake-upstream.js';
+import { useHarness } from '../../helpers/harness.js';
+import { chat, configYaml } from '../../helpers/proxy.js';
+import { connectProxy, httpsJsonServer, saveProxyEnv, selfSignedCert } from '../../helpers/tls-upstream.js';
 
 const h = useHarness();
 

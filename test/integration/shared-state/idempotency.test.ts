@@ -1,9 +1,9 @@
 import OpenAI from 'openai';
 import { expect, it } from 'vitest';
-import { completion, healthyStream, type Script } from '../helpers/fake-upstream.js';
-import { fetchMetrics, metric, socketClosed, useHarness, waitFor } from '../helpers/harness.js';
-import { chat, type RunningProxy, sseText } from '../helpers/proxy.js';
-import { describeEachBackend, instances, useRedis } from '../helpers/state-kit.js';
+import { completion, healthyStream, type Script } from '../../helpers/fake-upstream.js';
+import { fetchMetrics, metric, socketClosed, useHarness, waitFor } from '../../helpers/harness.js';
+import { chat, type RunningProxy, sseText } from '../../helpers/proxy.js';
+import { describeEachBackend, instances, useRedis } from '../../helpers/state-kit.js';
 
 const h = useHarness();
 const redis = useRedis();

@@ -1,23 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import type { Budget } from '../../src/config/schema.js';
-import { ClientLifetime } from '../../src/util/client-lifetime.js';
-import { LocalIdempotency } from '../../src/state/local-idempotency.js';
-import { LocalLimiter } from '../../src/state/local-limiter.js';
-import { RedisIdempotency } from '../../src/state/redis-idempotency.js';
-import { RedisLedger } from '../../src/usage/budgets/redis-ledger.js';
-import { RedisLimiter } from '../../src/state/redis-limiter.js';
-import { RedisLink } from '../../src/redis/redis-link.js';
-import type { IdempotencyRecordKey, LimitLease, StoredAnswer } from '../../src/state/types.js';
-import { TelemetryBus } from '../../src/telemetry/bus.js';
-import { budgetWindow } from '../../src/usage/budgets/windows.js';
-import { completion } from '../helpers/fake-upstream.js';
-import { sleep, useHarness, waitFor } from '../helpers/harness.js';
-import { chat, configYaml } from '../helpers/proxy.js';
-import { RedisRelay } from '../helpers/redis-relay.js';
-import { useRedis } from '../helpers/state-kit.js';
-import { SKIP_REDIS } from '../helpers/redis-available.js';
+import type { Budget } from '../../../src/config/schema.js';
+import { ClientLifetime } from '../../../src/util/client-lifetime.js';
+import { LocalIdempotency } from '../../../src/state/local-idempotency.js';
+import { LocalLimiter } from '../../../src/state/local-limiter.js';
+import { RedisIdempotency } from '../../../src/state/redis-idempotency.js';
+import { RedisLedger } from '../../../src/usage/budgets/redis-ledger.js';
+import { RedisLimiter } from '../../../src/state/redis-limiter.js';
+import { RedisLink } from '../../../src/redis/redis-link.js';
+import type { IdempotencyRecordKey, LimitLease, StoredAnswer } from '../../../src/state/types.js';
+import { TelemetryBus } from '../../../src/telemetry/bus.js';
+import { budgetWindow } from '../../../src/usage/budgets/windows.js';
+import { completion } from '../../helpers/fake-upstream.js';
+import { sleep, useHarness, waitFor } from '../../helpers/harness.js';
+import { chat, configYaml } from '../../helpers/proxy.js';
+import { RedisRelay } from '../../helpers/redis-relay.js';
+import { useRedis } from '../../helpers/state-kit.js';
+import { SKIP_REDIS } from '../../helpers/redis-available.js';
 
 /**
  * The Redis backend's parts across network trouble that keeps Redis's data (a partition, or

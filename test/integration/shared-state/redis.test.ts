@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { completion } from '../helpers/fake-upstream.js';
-import { fetchMetrics, metric, sleep, useHarness, waitFor } from '../helpers/harness.js';
-import { chat, configYaml, type ConfigSpec, type RunningProxy } from '../helpers/proxy.js';
-import { RedisServer } from '../helpers/redis-server.js';
-import { instances, useRedis } from '../helpers/state-kit.js';
-import { SKIP_REDIS } from '../helpers/redis-available.js';
+import { completion } from '../../helpers/fake-upstream.js';
+import { fetchMetrics, metric, sleep, useHarness, waitFor } from '../../helpers/harness.js';
+import { chat, configYaml, type ConfigSpec, type RunningProxy } from '../../helpers/proxy.js';
+import { RedisServer } from '../../helpers/redis-server.js';
+import { instances, useRedis } from '../../helpers/state-kit.js';
+import { SKIP_REDIS } from '../../helpers/redis-available.js';
 
 const h = useHarness();
 const redis = useRedis();

@@ -1,9 +1,9 @@
 import { type IncomingMessage, request } from 'node:http';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { chunk, healthyStream, type Script } from '../helpers/fake-upstream.js';
-import { fetchMetrics, metric, requestLog, sleep, socketClosed, useHarness, waitFor } from '../helpers/harness.js';
-import { chat, errorEvents, sseData, sseText, usageOnlyChunks } from '../helpers/proxy.js';
+import { chunk, healthyStream, type Script } from '../../helpers/fake-upstream.js';
+import { fetchMetrics, metric, requestLog, sleep, socketClosed, useHarness, waitFor } from '../../helpers/harness.js';
+import { chat, errorEvents, sseData, sseText, usageOnlyChunks } from '../../helpers/proxy.js';
 
 /**
  * Streams after commit: the relay (byte for byte, flushed per event), breaks and stalls

@@ -1,8 +1,8 @@
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { healthyStream } from '../helpers/fake-upstream.js';
-import { useHarness } from '../helpers/harness.js';
-import { chat, DEAD_URL, sseText } from '../helpers/proxy.js';
+import { healthyStream } from '../../helpers/fake-upstream.js';
+import { useHarness } from '../../helpers/harness.js';
+import { chat, DEAD_URL, sseText } from '../../helpers/proxy.js';
 
 const h = useHarness();
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { chunk } from '../helpers/fake-upstream.js';
-import { chat, sseData, sseText } from '../helpers/proxy.js';
-import { sleep, useHarness } from '../helpers/harness.js';
+import { chunk } from '../../helpers/fake-upstream.js';
+import { chat, sseData, sseText } from '../../helpers/proxy.js';
+import { sleep, useHarness } from '../../helpers/harness.js';
 
 /** Edge cases found in review: each test failed before its fix. */
 const h = useHarness();
@@ -101,9 +101,9 @@ describe('stream edge cases', () => {
     const { writeFileSync, mkdtempSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
-    const { loadConfig } = await import('../../src/config/load.js');
-    const { ProxyServer } = await import('../../src/server/server.js');
-    const { configYaml } = await import('../helpers/proxy.js');
+    const { loadConfig } = await import('../../../src/config/load.js');
+    const { ProxyServer } = await import('../../../src/server/server.js');
+    const { configYaml } = await import('../../helpers/proxy.js');
     const oldHost = await h.fake();
     const newHost = await h.fake();
     oldHost.next((ctx) => ctx.error(503, 'busy', { headers: { 'retry-after': '0.4' } }));

@@ -2,12 +2,12 @@ import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { tokenCounter } from '../../src/tokens/count.js';
-import { anthropicEvent, startAnthropicStream } from '../helpers/anthropic-upstream.js';
-import type { Script } from '../helpers/fake-upstream.js';
-import { fetchMetrics, metric, readAll, useHarness, waitFor } from '../helpers/harness.js';
-import { chat, errorEvents, type RunningProxy, sseData, sseText } from '../helpers/proxy.js';
-import { readRequests, useTempDirs } from '../helpers/usage-kit.js';
+import { tokenCounter } from '../../../src/tokens/count.js';
+import { anthropicEvent, startAnthropicStream } from '../../helpers/anthropic-upstream.js';
+import type { Script } from '../../helpers/fake-upstream.js';
+import { fetchMetrics, metric, readAll, useHarness, waitFor } from '../../helpers/harness.js';
+import { chat, errorEvents, type RunningProxy, sseData, sseText } from '../../helpers/proxy.js';
+import { readRequests, useTempDirs } from '../../helpers/usage-kit.js';
 
 /**
  * After commit a stream is bounded by idle_ms, not total_ms: a slow model that keeps flowing

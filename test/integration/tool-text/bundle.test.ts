@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anthropicTextStream } from '../helpers/anthropic-upstream.js';
-import { buildPrivateCli, repoRoot, runCli } from '../helpers/cli.js';
-import type { Script } from '../helpers/fake-upstream.js';
-import { useHarness, waitFor } from '../helpers/harness.js';
-import { ollamaWhole } from '../helpers/ollama-upstream.js';
-import { MESSAGES_TOOLS, ollamaContent, piecesOf, recordingFetch } from '../helpers/tool-text-kit.js';
-import { HERMES, QWEN3_XML } from '../helpers/tool-text-forms.js';
+import { anthropicTextStream } from '../../helpers/anthropic-upstream.js';
+import { buildPrivateCli, repoRoot, runCli } from '../../helpers/cli.js';
+import type { Script } from '../../helpers/fake-upstream.js';
+import { useHarness, waitFor } from '../../helpers/harness.js';
+import { ollamaWhole } from '../../helpers/ollama-upstream.js';
+import { MESSAGES_TOOLS, ollamaContent, piecesOf, recordingFetch } from '../../helpers/tool-text-kit.js';
+import { HERMES, QWEN3_XML } from '../../helpers/tool-text-forms.js';
 
 // What ships: `llm-route serve` from the bundle, with examples/claude-code-local-qwen.yaml,
 // its local tier a fake Ollama and its cloud tier a fake Anthropic; Claude Code's protocol.

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { completion, healthyStream } from '../helpers/fake-upstream.js';
-import { fetchMetrics, metric, readAll, requestLog, useHarness, waitFor } from '../helpers/harness.js';
-import { ollamaWhole } from '../helpers/ollama-upstream.js';
-import { chat, sseText } from '../helpers/proxy.js';
+import { completion, healthyStream } from '../../helpers/fake-upstream.js';
+import { fetchMetrics, metric, readAll, requestLog, useHarness, waitFor } from '../../helpers/harness.js';
+import { ollamaWhole } from '../../helpers/ollama-upstream.js';
+import { chat, sseText } from '../../helpers/proxy.js';
 import {
   anthropicClient,
   CHAT_TOOLS,
@@ -16,11 +16,11 @@ import {
   piecesOf,
   recordingFetch,
   sseContent,
-} from '../helpers/tool-text-kit.js';
-import { HERMES } from '../helpers/tool-text-forms.js';
-import { readAttempts, readRequests, useTempDirs } from '../helpers/usage-kit.js';
+} from '../../helpers/tool-text-kit.js';
+import { HERMES } from '../../helpers/tool-text-forms.js';
+import { readAttempts, readRequests, useTempDirs } from '../../helpers/usage-kit.js';
 
-// SPEC "Tool calls written as text": a call the client cannot run fails over before the client
+// docs/tool-text.md: a call the client cannot run fails over before the client
 // has seen a byte of it (proven by the bytes it got); on the last tier it goes out as written;
 // a plain answer on a route with tools is the byte relay it always was.
 const h = useHarness();

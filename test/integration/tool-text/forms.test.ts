@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { requestLog, useHarness } from '../helpers/harness.js';
-import { anthropicClient, CHAT_TOOLS, MESSAGES_TOOLS, ollamaContent, openaiClient, piecesOf, recordingFetch, sseContent } from '../helpers/tool-text-kit.js';
-import { HERMES, MISTRAL, MISTRAL_ARGS, PYTHON_TAG, QWEN3_XML } from '../helpers/tool-text-forms.js';
+import { requestLog, useHarness } from '../../helpers/harness.js';
+import { anthropicClient, CHAT_TOOLS, MESSAGES_TOOLS, ollamaContent, openaiClient, piecesOf, recordingFetch, sseContent } from '../../helpers/tool-text-kit.js';
+import { HERMES, MISTRAL, MISTRAL_ARGS, PYTHON_TAG, QWEN3_XML } from '../../helpers/tool-text-forms.js';
 
 // README "Agents on local models": every form a local model writes a call in, streamed token by
 // token at a model's pace through a real proxy, reaches the agent as native calls — on a relayed

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { healthyStream } from '../helpers/fake-upstream.js';
-import { readAll, requestLog, socketClosed, useHarness, waitFor } from '../helpers/harness.js';
-import { chat, errorEvents, sseData } from '../helpers/proxy.js';
+import { healthyStream } from '../../helpers/fake-upstream.js';
+import { readAll, requestLog, socketClosed, useHarness, waitFor } from '../../helpers/harness.js';
+import { chat, errorEvents, sseData } from '../../helpers/proxy.js';
 import {
   anthropicClient,
   CHAT_TOOLS,
@@ -17,8 +17,8 @@ import {
   sseContent,
   WRITE_CHAT_TOOLS,
   WRITE_MESSAGES_TOOLS,
-} from '../helpers/tool-text-kit.js';
-import { DashboardState } from '../../src/ui/dashboard-state.js';
+} from '../../helpers/tool-text-kit.js';
+import { DashboardState } from '../../../src/ui/dashboard-state.js';
 
 // README "Agents on local models": a form's first bytes within ttft_ms meet the tier's TTFT;
 // the hold then lasts while bytes keep arriving, and only idle_ms of silence, stream_max_ms

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { anthropicMessage } from '../helpers/anthropic-upstream.js';
-import { completion } from '../helpers/fake-upstream.js';
-import { readAll, requestLog, useHarness } from '../helpers/harness.js';
-import { ollamaWhole } from '../helpers/ollama-upstream.js';
-import { chat, sseData, type TierSpec } from '../helpers/proxy.js';
+import { anthropicMessage } from '../../helpers/anthropic-upstream.js';
+import { completion } from '../../helpers/fake-upstream.js';
+import { readAll, requestLog, useHarness } from '../../helpers/harness.js';
+import { ollamaWhole } from '../../helpers/ollama-upstream.js';
+import { chat, sseData, type TierSpec } from '../../helpers/proxy.js';
 import {
   anthropicClient,
   anthropicContent,
@@ -16,8 +16,8 @@ import {
   RESPONSES_TOOLS,
   responsesContent,
   sseContent,
-} from '../helpers/tool-text-kit.js';
-import { HERMES } from '../helpers/tool-text-forms.js';
+} from '../../helpers/tool-text-kit.js';
+import { HERMES } from '../../helpers/tool-text-forms.js';
 
 // README "Agents on local models": text first, then a call written as text — the text goes out
 // as it comes, the form after it becomes a native call of the client's protocol, on relayed

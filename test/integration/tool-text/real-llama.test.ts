@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestLog, useHarness } from '../helpers/harness.js';
-import { nativeBashCall, WRITE_CHAT_TOOLS, anthropicClient, CHAT_TOOLS, MESSAGES_TOOLS, openaiClient, recordingFetch } from '../helpers/tool-text-kit.js';
-import { HERMES } from '../helpers/tool-text-forms.js';
-import { type RealLlama, realLlamaBuilt, startRealLlama } from '../helpers/real-llama.js';
+import { requestLog, useHarness } from '../../helpers/harness.js';
+import { nativeBashCall, WRITE_CHAT_TOOLS, anthropicClient, CHAT_TOOLS, MESSAGES_TOOLS, openaiClient, recordingFetch } from '../../helpers/tool-text-kit.js';
+import { HERMES } from '../../helpers/tool-text-forms.js';
+import { type RealLlama, realLlamaBuilt, startRealLlama } from '../../helpers/real-llama.js';
 
 /**
  * A real llama.cpp llama-server (scripts/real-llama/) whose random-weight model is forced by

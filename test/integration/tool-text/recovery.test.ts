@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { completion } from '../helpers/fake-upstream.js';
-import { fetchMetrics, metric, requestLog, useHarness } from '../helpers/harness.js';
-import { ollamaWhole } from '../helpers/ollama-upstream.js';
+import { completion } from '../../helpers/fake-upstream.js';
+import { fetchMetrics, metric, requestLog, useHarness } from '../../helpers/harness.js';
+import { ollamaWhole } from '../../helpers/ollama-upstream.js';
 import {
   anthropicClient,
   CHAT_TOOLS,
@@ -12,10 +12,10 @@ import {
   recordingFetch,
   RESPONSES_TOOLS,
   sseContent,
-} from '../helpers/tool-text-kit.js';
-import { HERMES, MISTRAL, PYTHON_TAG, QWEN3_XML } from '../helpers/tool-text-forms.js';
+} from '../../helpers/tool-text-kit.js';
+import { HERMES, MISTRAL, PYTHON_TAG, QWEN3_XML } from '../../helpers/tool-text-forms.js';
 
-// SPEC "Tool calls written as text": a local model's call written as text reaches each client
+// docs/tool-text.md: a local model's call written as text reaches each client
 // as a native call of its own protocol, streamed and whole; the raw form never reaches it.
 const h = useHarness();
 

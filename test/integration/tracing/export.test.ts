@@ -1,12 +1,12 @@
 import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { loadConfigText } from '../../src/config/load.js';
-import { ProxyServer } from '../../src/server/server.js';
-import { healthyStream } from '../helpers/fake-upstream.js';
-import { fetchMetrics, metric, sleep, useHarness, waitFor } from '../helpers/harness.js';
-import { OtlpReceiver, SERVER } from '../helpers/otlp-receiver.js';
-import { chat, configYaml, type RunningProxy, sseText, type TierSpec } from '../helpers/proxy.js';
+import { loadConfigText } from '../../../src/config/load.js';
+import { ProxyServer } from '../../../src/server/server.js';
+import { healthyStream } from '../../helpers/fake-upstream.js';
+import { fetchMetrics, metric, sleep, useHarness, waitFor } from '../../helpers/harness.js';
+import { OtlpReceiver, SERVER } from '../../helpers/otlp-receiver.js';
+import { chat, configYaml, type RunningProxy, sseText, type TierSpec } from '../../helpers/proxy.js';
 
 // README "Traces": exporting never slows or fails a request. A collector that is down or refuses
 // spans drops them (counted, said once, and again once it takes them), a full queue drops its

@@ -1,11 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPrivateCli, repoRoot, runCli } from '../helpers/cli.js';
-import { healthyStream } from '../helpers/fake-upstream.js';
-import { useHarness, waitFor } from '../helpers/harness.js';
-import { CLIENT, OtlpReceiver, SERVER } from '../helpers/otlp-receiver.js';
-import { configYaml } from '../helpers/proxy.js';
+import { buildPrivateCli, repoRoot, runCli } from '../../helpers/cli.js';
+import { healthyStream } from '../../helpers/fake-upstream.js';
+import { useHarness, waitFor } from '../../helpers/harness.js';
+import { CLIENT, OtlpReceiver, SERVER } from '../../helpers/otlp-receiver.js';
+import { configYaml } from '../../helpers/proxy.js';
 
 // README "Traces", with the package as it ships (the bundle, run through bin's shebang): `serve`
 // with the standard OTEL_* variables loads its tracing bundle file and nothing else of them, sends

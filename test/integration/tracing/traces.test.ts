@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { completion, healthyStream } from '../helpers/fake-upstream.js';
-import { useHarness, waitFor } from '../helpers/harness.js';
-import { CLIENT, OtlpReceiver, type ReceivedSpan, SERVER } from '../helpers/otlp-receiver.js';
-import { chat, type ConfigSpec, DEAD_URL, sseText } from '../helpers/proxy.js';
+import { completion, healthyStream } from '../../helpers/fake-upstream.js';
+import { useHarness, waitFor } from '../../helpers/harness.js';
+import { CLIENT, OtlpReceiver, type ReceivedSpan, SERVER } from '../../helpers/otlp-receiver.js';
+import { chat, type ConfigSpec, DEAD_URL, sseText } from '../../helpers/proxy.js';
 
 // README "Traces": a SERVER span per request and a CLIENT span per attempt, sent over OTLP/HTTP
 // to a local receiver that decodes them with OpenTelemetry's own protobuf definitions (or as
@@ -163,7 +163,7 @@ describe('the routing decisions as spans', () => {
 
   it('a recovery (on_break: resume): the broken stream ends where the recovery starts; the recovery is marked resumed', async () => {
     const r = await receiver();
-    const { breakAfter, taggedStream, WORDS, FULL } = await import('../helpers/resume-scripts.js');
+    const { breakAfter, taggedStream, WORDS, FULL } = await import('../../helpers/resume-scripts.js');
     const a = await h.fake();
     const b = await h.fake();
     a.always(breakAfter(4));
@@ -198,8 +198,8 @@ describe('the routing decisions as spans', () => {
 
   it('a tool call written as text: the attempt that failed over for it and the one whose call was recovered', async () => {
     const r = await receiver();
-    const { HERMES } = await import('../helpers/tool-text-forms.js');
-    const { CHAT_TOOLS, ollamaContent, piecesOf } = await import('../helpers/tool-text-kit.js');
+    const { HERMES } = await import('../../helpers/tool-text-forms.js');
+    const { CHAT_TOOLS, ollamaContent, piecesOf } = await import('../../helpers/tool-text-kit.js');
     const local = await h.fake();
     const second = await h.fake();
     local.always(ollamaContent(piecesOf(HERMES.replace('Bash', 'Nope'))));

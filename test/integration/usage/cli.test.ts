@@ -2,14 +2,14 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load.js';
-import { TelemetryBus } from '../../src/telemetry/bus.js';
-import type { RequestFinished } from '../../src/telemetry/events.js';
-import { tokenCounter } from '../../src/tokens/count.js';
-import { UsageLog } from '../../src/usage/usage-log.js';
-import { buildPrivateCli } from '../helpers/cli.js';
-import { configYaml } from '../helpers/proxy.js';
-import { finished, useTempDirs } from '../helpers/usage-kit.js';
+import { loadConfig } from '../../../src/config/load.js';
+import { TelemetryBus } from '../../../src/telemetry/bus.js';
+import type { RequestFinished } from '../../../src/telemetry/events.js';
+import { tokenCounter } from '../../../src/tokens/count.js';
+import { UsageLog } from '../../../src/usage/usage-log.js';
+import { buildPrivateCli } from '../../helpers/cli.js';
+import { configYaml } from '../../helpers/proxy.js';
+import { finished, useTempDirs } from '../../helpers/usage-kit.js';
 
 const tempDir = useTempDirs();
 let cli: ReturnType<typeof buildPrivateCli>;
@@ -62,7 +62,7 @@ const viaCloud = (fields: Partial<RequestFinished>): RequestFinished =>
   });
 
 describe('llm-route usage', () => {
-  it("--json has SPEC's shape and numbers recomputed from rows written by the public writer", async () => {
+  it('--json has the shape docs/usage.md gives and numbers recomputed from rows written by the public writer', async () => {
     const { file, bus, log } = setup();
     const now = Date.now();
     const at = (minutesAgo: number): number => now - minutesAgo * 60_000;

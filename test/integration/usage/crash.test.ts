@@ -2,11 +2,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPrivateCli, runCli, type CliProcess } from '../helpers/cli.js';
-import { completion } from '../helpers/fake-upstream.js';
-import { sleep, useHarness } from '../helpers/harness.js';
-import { configYaml } from '../helpers/proxy.js';
-import { readRequests, useTempDirs } from '../helpers/usage-kit.js';
+import { buildPrivateCli, runCli, type CliProcess } from '../../helpers/cli.js';
+import { completion } from '../../helpers/fake-upstream.js';
+import { sleep, useHarness } from '../../helpers/harness.js';
+import { configYaml } from '../../helpers/proxy.js';
+import { readRequests, useTempDirs } from '../../helpers/usage-kit.js';
 
 const h = useHarness();
 const tempDir = useTempDirs();

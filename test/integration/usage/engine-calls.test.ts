@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfigText } from '../../src/config/load.js';
-import { TelemetryBus } from '../../src/telemetry/bus.js';
-import { UsageLog } from '../../src/usage/usage-log.js';
-import { configYaml } from '../helpers/proxy.js';
-import { finished, readRequests, useTempDirs } from '../helpers/usage-kit.js';
+import { loadConfigText } from '../../../src/config/load.js';
+import { TelemetryBus } from '../../../src/telemetry/bus.js';
+import { UsageLog } from '../../../src/usage/usage-log.js';
+import { configYaml } from '../../helpers/proxy.js';
+import { finished, readRequests, useTempDirs } from '../../helpers/usage-kit.js';
 
 const tempDir = useTempDirs();
 

@@ -2,11 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPrivateCli } from '../helpers/cli.js';
-import { healthyStream } from '../helpers/fake-upstream.js';
-import { readAll, useHarness, waitFor } from '../helpers/harness.js';
-import { chat, configYaml } from '../helpers/proxy.js';
-import { readRequests, useTempDirs } from '../helpers/usage-kit.js';
+import { buildPrivateCli } from '../../helpers/cli.js';
+import { healthyStream } from '../../helpers/fake-upstream.js';
+import { readAll, useHarness, waitFor } from '../../helpers/harness.js';
+import { chat, configYaml } from '../../helpers/proxy.js';
+import { readRequests, useTempDirs } from '../../helpers/usage-kit.js';
 
 const h = useHarness();
 const tempDir = useTempDirs();

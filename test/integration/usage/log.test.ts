@@ -1,16 +1,16 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfigText } from '../../src/config/load.js';
-import { TelemetryBus } from '../../src/telemetry/bus.js';
-import type { AttemptRecord } from '../../src/telemetry/events.js';
-import { Metrics } from '../../src/telemetry/metrics.js';
-import { tokenCounter } from '../../src/tokens/count.js';
-import { costUsd } from '../../src/usage/cost.js';
-import { UsageLog } from '../../src/usage/usage-log.js';
-import { completion, healthyStream } from '../helpers/fake-upstream.js';
-import { fetchMetrics, metric, readAll, useHarness, waitFor } from '../helpers/harness.js';
-import { chat, configYaml, DEAD_URL } from '../helpers/proxy.js';
-import { finished, readAttempts, readRequests, useTempDirs } from '../helpers/usage-kit.js';
+import { loadConfigText } from '../../../src/config/load.js';
+import { TelemetryBus } from '../../../src/telemetry/bus.js';
+import type { AttemptRecord } from '../../../src/telemetry/events.js';
+import { Metrics } from '../../../src/telemetry/metrics.js';
+import { tokenCounter } from '../../../src/tokens/count.js';
+import { costUsd } from '../../../src/usage/cost.js';
+import { UsageLog } from '../../../src/usage/usage-log.js';
+import { completion, healthyStream } from '../../helpers/fake-upstream.js';
+import { fetchMetrics, metric, readAll, useHarness, waitFor } from '../../helpers/harness.js';
+import { chat, configYaml, DEAD_URL } from '../../helpers/proxy.js';
+import { finished, readAttempts, readRequests, useTempDirs } from '../../helpers/usage-kit.js';
 
 const h = useHarness();
 const tempDir = useTempDirs();
@@ -18,7 +18,7 @@ const tempDir = useTempDirs();
 const CLOUD_PRICE = { input_per_mtok: 0.15, output_per_mtok: 0.6, cached_input_per_mtok: 0.075 };
 
 describe('the usage log through a real proxy', () => {
-  it('stores one row per request with the tokens the upstream reported, stream and non-stream, priced per SPEC', async () => {
+  it('stores one row per request with the tokens the upstream reported, stream and non-stream, priced as docs/usage.md says', async () => {
     const dir = tempDir();
     const db = join(dir, 'usage.db');
     const fake = await h.fake();

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPrivateCli } from '../helpers/cli.js';
-import { useTempDirs } from '../helpers/usage-kit.js';
+import { buildPrivateCli } from '../../helpers/cli.js';
+import { useTempDirs } from '../../helpers/usage-kit.js';
 
 const tempDir = useTempDirs();
 

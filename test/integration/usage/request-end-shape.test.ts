@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { RequestFinished, TelemetryEvent } from '../../src/telemetry/events.js';
-import { completion, healthyStream } from '../helpers/fake-upstream.js';
-import { useHarness } from '../helpers/harness.js';
-import { chat } from '../helpers/proxy.js';
+import type { RequestFinished, TelemetryEvent } from '../../../src/telemetry/events.js';
+import { completion, healthyStream } from '../../helpers/fake-upstream.js';
+import { useHarness } from '../../helpers/harness.js';
+import { chat } from '../../helpers/proxy.js';
 
 /**
- * Every request_end has the same keys in the same order, however the request ended (issue 33):
+ * Every request_end has the same keys in the same order, however the request ended:
  * one hidden class for the event the log, metrics, usage log and health board all read, where
  * events spread from whichever fields an ending had came in dozens of shapes.
  */

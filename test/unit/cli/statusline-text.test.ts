@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type SessionAnswer, notRunningText, statuslineText } from '../../src/cli/statusline-text.js';
+import { type SessionAnswer, notRunningText, statuslineText } from '../../../src/cli/statusline-text.js';
 
 // The status line's one line, from a session summary (colours off unless asked).
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfigText } from '../../src/config/load.js';
-import { DEFAULT_TIMEOUTS, ProviderHealthSchema, ServerSchema } from '../../src/config/schema.js';
+import { loadConfigText } from '../../../src/config/load.js';
+import { DEFAULT_TIMEOUTS, ProviderHealthSchema, ServerSchema } from '../../../src/config/schema.js';
 
 const MINIMAL = `version: 1
 providers:

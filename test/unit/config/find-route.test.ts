@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findRoute } from '../../src/config/find-route.js';
-import { loadConfigText } from '../../src/config/load.js';
+import { findRoute } from '../../../src/config/find-route.js';
+import { loadConfigText } from '../../../src/config/load.js';
 
 const config = loadConfigText(
   `

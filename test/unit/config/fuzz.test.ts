@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { ConfigError } from '../../src/config/errors.js';
-import { loadConfigText } from '../../src/config/load.js';
+import { ConfigError } from '../../../src/config/errors.js';
+import { loadConfigText } from '../../../src/config/load.js';
 
-const EXAMPLES = join(import.meta.dirname, '../../examples');
+const EXAMPLES = join(import.meta.dirname, '../../../examples');
 const examples = readdirSync(EXAMPLES)
   .filter((name) => name.endsWith('.yaml'))
   .map((name) => readFileSync(join(EXAMPLES, name), 'utf8'));

@@ -2,11 +2,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { runValidate } from '../../src/cli/validate.js';
-import { expandString } from '../../src/config/env.js';
-import { ConfigError, formatPath, formatProblem, type ConfigProblem } from '../../src/config/errors.js';
-import { loadConfig, loadConfigText, resolveConfigPath } from '../../src/config/load.js';
-import { closestMatch } from '../../src/config/suggest.js';
+import { runValidate } from '../../../src/cli/validate.js';
+import { expandString } from '../../../src/config/env.js';
+import { ConfigError, formatPath, formatProblem, type ConfigProblem } from '../../../src/config/errors.js';
+import { loadConfig, loadConfigText, resolveConfigPath } from '../../../src/config/load.js';
+import { closestMatch } from '../../../src/config/suggest.js';
 
 const SPEC_EXAMPLE = `version: 1
 server:
@@ -434,7 +434,7 @@ describe('config discovery', () => {
     expect(() => resolveConfigPath(undefined, {}, cwd)).toThrow(
       `no -c/--config was given, $LLM_ROUTE_CONFIG is not set, and ${join(cwd, 'llm-route.yaml')} does not exist`,
     );
-    // And how to get one (issue 34).
+    // And how to get one.
     expect(() => resolveConfigPath(undefined, {}, cwd)).toThrow('run `llm-route init` to write one for this machine');
     expect(() => resolveConfigPath('missing.yaml', {}, cwd)).toThrow(`\`llm-route init -c ${join(cwd, 'missing.yaml')}\` writes one`);
   });
@@ -485,7 +485,7 @@ describe('helpers', () => {
 });
 
 describe('warnings speak English', () => {
-  it('an anthropic / an ollama base_url with /v1 (issue 34: not "a anthropic")', () => {
+  it('an anthropic / an ollama base_url with /v1 (not "a anthropic")', () => {
     const yaml = [
       'version: 1',
       'providers:',

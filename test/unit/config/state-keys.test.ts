@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, formatProblem } from '../../src/config/errors.js';
-import { loadConfigText } from '../../src/config/load.js';
+import { ConfigError, formatProblem } from '../../../src/config/errors.js';
+import { loadConfigText } from '../../../src/config/load.js';
 
 const BASE = `version: 1
 providers:

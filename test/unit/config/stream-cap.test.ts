@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, type ConfigProblem } from '../../src/config/errors.js';
-import { loadConfigText } from '../../src/config/load.js';
+import { ConfigError, type ConfigProblem } from '../../../src/config/errors.js';
+import { loadConfigText } from '../../../src/config/load.js';
 
 /** timeouts.stream_max_ms: the opt-in wall-clock cap on a streaming attempt (0 = none, the default). */
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, formatProblem } from '../../src/config/errors.js';
-import { loadConfigText } from '../../src/config/load.js';
-import { shownEndpoint, traceExport } from '../../src/config/trace-export.js';
-import { clientContext, isSampled, SpanIds } from '../../src/tracing/trace-context.js';
+import { ConfigError, formatProblem } from '../../../src/config/errors.js';
+import { loadConfigText } from '../../../src/config/load.js';
+import { shownEndpoint, traceExport } from '../../../src/config/trace-export.js';
+import { clientContext, isSampled, SpanIds } from '../../../src/tracing/trace-context.js';
 
 const BASE = `version: 1
 providers:

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, formatProblem } from '../../src/config/errors.js';
-import { loadConfigText } from '../../src/config/load.js';
-import { defaultUsagePath, usagePath } from '../../src/usage/paths.js';
+import { ConfigError, formatProblem } from '../../../src/config/errors.js';
+import { loadConfigText } from '../../../src/config/load.js';
+import { defaultUsagePath, usagePath } from '../../../src/usage/paths.js';
 
 const BASE = `version: 1
 providers:

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfigText } from '../../src/config/load.js';
-import { SessionBoard } from '../../src/control/session-board.js';
-import { TelemetryBus } from '../../src/telemetry/bus.js';
-import { finished } from '../helpers/usage-kit.js';
+import { loadConfigText } from '../../../src/config/load.js';
+import { SessionBoard } from '../../../src/control/session-board.js';
+import { TelemetryBus } from '../../../src/telemetry/bus.js';
+import { finished } from '../../helpers/usage-kit.js';
 
 // The server's per-session summaries: bounded (the least recently used session goes first),
 // kinds and prices from the config in force when asked.

@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { PromptCount } from '../../src/protocols/core/prompt-tokens.js';
-import { resetTierFacts, tierFit } from '../../src/fit/tier-facts.js';
-import { type Truncation, watchTruncation } from '../../src/fit/truncation.js';
-import { tier } from '../helpers/config.js';
+import type { PromptCount } from '../../../src/protocols/core/prompt-tokens.js';
+import { resetTierFacts, tierFit } from '../../../src/fit/tier-facts.js';
+import { type Truncation, watchTruncation } from '../../../src/fit/truncation.js';
+import { tier } from '../../helpers/config.js';
 
 beforeEach(() => resetTierFacts());
 

@@ -1,12 +1,12 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { windowFor } from '../../src/fit/ollama-window.js';
-import { payloadFailure } from '../../src/fit/payload-failure.js';
-import { PromptCount } from '../../src/protocols/core/prompt-tokens.js';
-import { resetTierFacts, tierFit } from '../../src/fit/tier-facts.js';
-import { detectTruncation } from '../../src/fit/truncation.js';
-import { clientCodec } from '../../src/protocols/registry.js';
-import { AttemptError } from '../../src/proxy/attempt-error.js';
-import { tier } from '../helpers/config.js';
+import { windowFor } from '../../../src/fit/ollama-window.js';
+import { payloadFailure } from '../../../src/fit/payload-failure.js';
+import { PromptCount } from '../../../src/protocols/core/prompt-tokens.js';
+import { resetTierFacts, tierFit } from '../../../src/fit/tier-facts.js';
+import { detectTruncation } from '../../../src/fit/truncation.js';
+import { clientCodec } from '../../../src/protocols/registry.js';
+import { AttemptError } from '../../../src/proxy/attempt-error.js';
+import { tier } from '../../helpers/config.js';
 
 beforeEach(() => resetTierFacts());
 

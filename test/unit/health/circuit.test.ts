@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Circuit } from '../../src/health/circuit.js';
+import { Circuit } from '../../../src/health/circuit.js';
 
 const settings = { failures: 3, cooldown_ms: 1000, max_cooldown_ms: 8000, slow_ttft_ms: 8000 };
 

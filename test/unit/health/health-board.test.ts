@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { type Config, ServerSchema } from '../../src/config/schema.js';
-import { HealthBoard } from '../../src/health/health-board.js';
-import { TelemetryBus } from '../../src/telemetry/bus.js';
-import type { AttemptFinished, AttemptOutcome, HealthChecked, TelemetryEvent, TierStateChanged } from '../../src/telemetry/events.js';
-import { route, tier } from '../helpers/config.js';
+import { type Config, ServerSchema } from '../../../src/config/schema.js';
+import { HealthBoard } from '../../../src/health/health-board.js';
+import { TelemetryBus } from '../../../src/telemetry/bus.js';
+import type { AttemptFinished, AttemptOutcome, HealthChecked, TelemetryEvent, TierStateChanged } from '../../../src/telemetry/events.js';
+import { route, tier } from '../../helpers/config.js';
 
 /** A board over one route `chat` with a tier `local`, on a clock the test moves. */
 function board(circuit: Partial<ReturnType<typeof tier>['circuit']> = {}) {

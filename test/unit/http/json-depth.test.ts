@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../src/http/json-depth.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../../src/http/json-depth.js';
 
 /** The nesting depth of a parsed value, without recursion (the reference the byte scan must agree with). */
 function depthOf(value: unknown): number {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { discoverOptionsFromEnv, ollamaOrigin } from '../../src/init/server-env.js';
-import { withArticle } from '../../src/util/format.js';
+import { discoverOptionsFromEnv, ollamaOrigin } from '../../../src/init/server-env.js';
+import { withArticle } from '../../../src/util/format.js';
 
 describe('OLLAMA_HOST, read as Ollama reads it (envconfig.Host)', () => {
   it.each([

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { withoutBillingLine } from '../../src/protocols/messages/billing-line.js';
+import { withoutBillingLine } from '../../../src/protocols/messages/billing-line.js';
 
 /**
  * Claude Code's billing line, in the shapes it has been seen in: its own first system block
- * (2.1.42 as captured in llama.cpp issue 19494; 2.1.177 in anthropics/claude-code 68900), and
+ * (2.1.42 as captured in ggml-org/llama.cpp#19494; 2.1.177 in anthropics/claude-code 68900), and
  * at the start of a longer text.
  */
 const LINE_2_1_42 = 'x-anthropic-billing-header: cc_version=2.1.42.834; cc_entrypoint=cli; cch=65abc;';

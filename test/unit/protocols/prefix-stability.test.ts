@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfigText } from '../../src/config/load.js';
-import type { Tier } from '../../src/config/schema.js';
-import { clientCodec, wireCodec } from '../../src/protocols/registry.js';
-import { isUnsupported, type WireProtocol } from '../../src/protocols/core/types.js';
-import type { ClientProtocol } from '../../src/protocols/core/names.js';
-import { chatAgentTurns, claudeCodeTurns, codexTurns } from '../helpers/agent-conversations.js';
+import { loadConfigText } from '../../../src/config/load.js';
+import type { Tier } from '../../../src/config/schema.js';
+import { clientCodec, wireCodec } from '../../../src/protocols/registry.js';
+import { isUnsupported, type WireProtocol } from '../../../src/protocols/core/types.js';
+import type { ClientProtocol } from '../../../src/protocols/core/names.js';
+import { chatAgentTurns, claudeCodeTurns, codexTurns } from '../../helpers/agent-conversations.js';
 
 /**
  * A local server reuses its KV cache only for an identical token prefix: a conversation's turn

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { clientCodec, wireCodec } from '../../src/protocols/registry.js';
-import type { StreamPart } from '../../src/protocols/core/stream-part.js';
-import { TranslatedOutput } from '../../src/protocols/stream-output/translated-output.js';
+import { clientCodec, wireCodec } from '../../../src/protocols/registry.js';
+import type { StreamPart } from '../../../src/protocols/core/stream-part.js';
+import { TranslatedOutput } from '../../../src/protocols/stream-output/translated-output.js';
 import {
   EVENT_CONTENT,
   EVENT_DONE,
@@ -11,7 +11,7 @@ import {
   newFacts,
   type EventFacts,
   type WireProtocol,
-} from '../../src/protocols/core/types.js';
+} from '../../../src/protocols/core/types.js';
 
 /**
  * Each wire's reader: every event decoded once into parts (blocks with start / delta / end and

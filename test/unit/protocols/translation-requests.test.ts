@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfigText } from '../../src/config/load.js';
-import type { Tier } from '../../src/config/schema.js';
-import { clientCodec, wireCodec } from '../../src/protocols/registry.js';
-import { isUnsupported, type WireProtocol } from '../../src/protocols/core/types.js';
-import type { ClientProtocol } from '../../src/telemetry/events.js';
+import { loadConfigText } from '../../../src/config/load.js';
+import type { Tier } from '../../../src/config/schema.js';
+import { clientCodec, wireCodec } from '../../../src/protocols/registry.js';
+import { isUnsupported, type WireProtocol } from '../../../src/protocols/core/types.js';
+import type { ClientProtocol } from '../../../src/telemetry/events.js';
 
 /** Request translation, table-driven: a client's body in one protocol, the body a tier in another protocol gets. */
 
@@ -376,7 +376,7 @@ describe('responses → chat, messages and ollama', () => {
   });
 });
 
-describe('structured output and reasoning controls across vendors (issue 19)', () => {
+describe('structured output and reasoning controls across vendors', () => {
   const schema = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] };
   const messagesBody = {
     model: 'r',

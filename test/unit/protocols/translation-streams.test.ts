@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { clientCodec, wireCodec } from '../../src/protocols/registry.js';
-import type { StreamPart } from '../../src/protocols/core/stream-part.js';
-import { newFacts, type WireProtocol } from '../../src/protocols/core/types.js';
-import type { ClientProtocol } from '../../src/telemetry/events.js';
-import { type NeutralEvent, partsOf, eventsOf } from '../helpers/stream-events.js';
+import { clientCodec, wireCodec } from '../../../src/protocols/registry.js';
+import type { StreamPart } from '../../../src/protocols/core/stream-part.js';
+import { newFacts, type WireProtocol } from '../../../src/protocols/core/types.js';
+import type { ClientProtocol } from '../../../src/telemetry/events.js';
+import { type NeutralEvent, partsOf, eventsOf } from '../../helpers/stream-events.js';
 
 /**
  * Stream translation, table-driven: recorded upstream event sequences (each server's exact

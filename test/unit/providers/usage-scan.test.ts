@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { chatWire } from '../../src/protocols/chat/wire.js';
-import { findUsageObject } from '../../src/providers/usage-scan.js';
+import { chatWire } from '../../../src/protocols/chat/wire.js';
+import { findUsageObject } from '../../../src/providers/usage-scan.js';
 
 const usageOf = (value: unknown): ReturnType<typeof chatWire.readUsage> =>
   chatWire.readUsage(Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)));

@@ -1,9 +1,9 @@
-import { createRandom } from '../../src/mock/random.js';
+import { createRandom } from '../../../src/mock/random.js';
 import { describe, expect, it } from 'vitest';
-import type { Tier } from '../../src/config/schema.js';
-import type { TierGate } from '../../src/health/health-view.js';
-import { planTiers } from '../../src/proxy/plan.js';
-import { route, tier } from '../helpers/config.js';
+import type { Tier } from '../../../src/config/schema.js';
+import type { TierGate } from '../../../src/health/health-view.js';
+import { planTiers } from '../../../src/proxy/plan.js';
+import { route, tier } from '../../helpers/config.js';
 
 type Gate = Pick<TierGate, 'weight' | 'allows'>;
 const configured = (t: Tier): number => t.weight;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { StreamPart } from '../../src/protocols/core/stream-part.js';
-import { newFacts, type PartStage } from '../../src/protocols/core/types.js';
-import { RecoveryDecoder, type RecoveryMeans } from '../../src/proxy/resume/recovery-decoder.js';
-import { eventsOf, partsOf, type NeutralEvent } from '../helpers/stream-events.js';
+import type { StreamPart } from '../../../src/protocols/core/stream-part.js';
+import { newFacts, type PartStage } from '../../../src/protocols/core/types.js';
+import { RecoveryDecoder, type RecoveryMeans } from '../../../src/proxy/resume/recovery-decoder.js';
+import { eventsOf, partsOf, type NeutralEvent } from '../../helpers/stream-events.js';
 
 /** A stage whose parts are the test's: each `feed` is one upstream event. */
 class Scripted implements PartStage {

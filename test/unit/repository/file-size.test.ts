@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot } from '../helpers/cli.js';
+import { repoRoot } from '../../helpers/cli.js';
 
 /** The house keeps each source file under 300 lines: one idea a file, a file a person can hold. */
 const MAX_LINES = 300;

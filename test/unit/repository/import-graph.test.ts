@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../helpers/cli.js';
+import { repoRoot } from '../../helpers/cli.js';
 
 interface Graph {
   files: number;

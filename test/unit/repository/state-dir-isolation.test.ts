@@ -2,8 +2,8 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { repoRoot } from '../helpers/cli.js';
-import { defaultUsagePath } from '../../src/usage/paths.js';
+import { repoRoot } from '../../helpers/cli.js';
+import { defaultUsagePath } from '../../../src/usage/paths.js';
 
 describe("the test suite never touches the user's state dir", () => {
   it('points $XDG_STATE_HOME at a temporary dir of the test file (test/setup/state-dir.ts)', () => {

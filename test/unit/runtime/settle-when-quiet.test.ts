@@ -1,6 +1,6 @@
 import v8 from 'node:v8';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { QUIET_MS, settleWhenQuiet } from '../../src/runtime/settle-when-quiet.js';
+import { QUIET_MS, settleWhenQuiet } from '../../../src/runtime/settle-when-quiet.js';
 
 // The timer and Date.now() are vitest's fake ones: time moves only when a test moves it.
 describe('settleWhenQuiet', () => {

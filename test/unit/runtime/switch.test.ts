@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { QUIET_MS, settleWhenQuiet } from '../../src/runtime/settle-when-quiet.js';
-import { tuningOff } from '../../src/runtime/switch.js';
+import { QUIET_MS, settleWhenQuiet } from '../../../src/runtime/settle-when-quiet.js';
+import { tuningOff } from '../../../src/runtime/switch.js';
 
 describe('the start-up tuning switch (src/runtime/switch.ts)', () => {
   afterEach(() => {

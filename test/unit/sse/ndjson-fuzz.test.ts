@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { NdjsonFramer } from '../../src/sse/ndjson.js';
-import { type Framed, feedFramer, framerProperties, type Run } from '../helpers/framer-feed.js';
+import { NdjsonFramer } from '../../../src/sse/ndjson.js';
+import { type Framed, feedFramer, framerProperties, type Run } from '../../helpers/framer-feed.js';
 
 const feed = (bytes: Buffer, cuts: number[]): Run => feedFramer(new NdjsonFramer(), bytes, cuts);
 

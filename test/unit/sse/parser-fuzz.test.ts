@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SseParser } from '../../src/sse/parser.js';
-import { cutsFor, type Framed, feedFramer, framerProperties, type Run } from '../helpers/framer-feed.js';
+import { SseParser } from '../../../src/sse/parser.js';
+import { cutsFor, type Framed, feedFramer, framerProperties, type Run } from '../../helpers/framer-feed.js';
 
 const feed = (bytes: Buffer, cuts: number[]): Run => feedFramer(new SseParser(), bytes, cuts);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SseParser } from '../../src/sse/parser.js';
+import { SseParser } from '../../../src/sse/parser.js';
 
 interface Parsed {
   raw: string;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ClientLifetime } from '../../src/util/client-lifetime.js';
-import { bucketRates, fullBuckets, refill, take } from '../../src/state/bucket-math.js';
-import { LocalIdempotency } from '../../src/state/local-idempotency.js';
-import { LocalLimiter } from '../../src/state/local-limiter.js';
-import type { LimitAsk } from '../../src/state/types.js';
-import { canonicalJson, jsonFingerprint } from '../../src/util/canonical-json.js';
+import { ClientLifetime } from '../../../src/util/client-lifetime.js';
+import { bucketRates, fullBuckets, refill, take } from '../../../src/state/bucket-math.js';
+import { LocalIdempotency } from '../../../src/state/local-idempotency.js';
+import { LocalLimiter } from '../../../src/state/local-limiter.js';
+import type { LimitAsk } from '../../../src/state/types.js';
+import { canonicalJson, jsonFingerprint } from '../../../src/util/canonical-json.js';
 
 describe('token buckets', () => {
   it('hold one second of the rate (at least one request) and refill continuously', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SessionAffinity } from '../../src/state/session-affinity.js';
-import { ManualClock } from '../helpers/clock.js';
+import { SessionAffinity } from '../../../src/state/session-affinity.js';
+import { ManualClock } from '../../helpers/clock.js';
 
 describe('SessionAffinity', () => {
   it("remembers each session's tier per route", () => {

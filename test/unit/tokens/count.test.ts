@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { countTokens as o200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { countTokens as cl100k } from 'gpt-tokenizer/encoding/cl100k_base';
-import { loadedTokenCounter, tokenCounter } from '../../src/tokens/count.js';
+import { loadedTokenCounter, tokenCounter } from '../../../src/tokens/count.js';
 
 describe('tokenCounter', () => {
   it('counts with the named encoding, o200k_base by default, and is loaded once', async () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { dashboardActions } from '../../src/cli/dashboard.js';
-import type { TelemetryEvent } from '../../src/telemetry/events.js';
-import { DashboardState } from '../../src/ui/dashboard-state.js';
-import { FakeUpstream, healthyStream } from '../helpers/fake-upstream.js';
-import { useHarness } from '../helpers/harness.js';
-import { chat, type RunningProxy, startProxy } from '../helpers/proxy.js';
+import { dashboardActions } from '../../../src/cli/dashboard.js';
+import type { TelemetryEvent } from '../../../src/telemetry/events.js';
+import { DashboardState } from '../../../src/ui/dashboard-state.js';
+import { FakeUpstream, healthyStream } from '../../helpers/fake-upstream.js';
+import { useHarness } from '../../helpers/harness.js';
+import { chat, type RunningProxy, startProxy } from '../../helpers/proxy.js';
 
 const h = useHarness();
 
@@ -38,7 +38,7 @@ describe('the UI keys act on the running proxy', () => {
     expect(quits).toEqual(['q']);
   });
 
-  it('k on a rolled-back tier never restores it: its kill switch comes and goes, the rollback stays (issue 34)', async () => {
+  it('k on a rolled-back tier never restores it: its kill switch comes and goes, the rollback stays', async () => {
     const local = await h.fake();
     const cloud = await h.fake();
     local.always(healthyStream(['local']));

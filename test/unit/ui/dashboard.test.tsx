@@ -1,11 +1,11 @@
 import { render as inkRender } from 'ink';
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Config } from '../../src/config/schema.js';
-import { TelemetryBus } from '../../src/telemetry/bus.js';
-import type { TelemetryEvent } from '../../src/telemetry/events.js';
-import { Dashboard } from '../../src/ui/app.js';
-import { NO_LAYERS } from '../../src/ui/model/weight-layers.js';
+import type { Config } from '../../../src/config/schema.js';
+import { TelemetryBus } from '../../../src/telemetry/bus.js';
+import type { TelemetryEvent } from '../../../src/telemetry/events.js';
+import { Dashboard } from '../../../src/ui/app.js';
+import { NO_LAYERS } from '../../../src/ui/model/weight-layers.js';
 import { requestEvents, testConfig } from './fixtures.js';
 import {
   FakeStdout,
@@ -237,7 +237,7 @@ describe('Dashboard: keys', () => {
     ui.stdin.write('k');
     await until(() => expect(actions.setKill).toHaveBeenLastCalledWith('embed', 'main', false));
 
-    // A rolled-back tier (weight 0, no kill switch): k turns the kill switch on, never restores it (issue 34).
+    // A rolled-back tier (weight 0, no kill switch): k turns the kill switch on, never restores it.
     emit({
       type: 'weight',
       route: 'embed',
@@ -264,7 +264,7 @@ describe('Dashboard: keys', () => {
     let frame = await waitForFrame(ui, (f) => expect(f).toContain('kill switch of the selected tier'));
     expect(frame).toContain('reload the tier file');
     expect(frame).toContain('time to first token, last 60 s');
-    // Every word the table and header show is explained (issue 34): ttft trend, ctx, pending.
+    // Every word the table and header show is explained: ttft trend, ctx, pending.
     expect(frame).toMatch(/ttft trend\s+time to first token of its last 12 streams, oldest first/);
     expect(frame).toMatch(/ctx\s+context window in tokens the fit check uses/);
     expect(frame).toMatch(/cache\s+prompt tokens its server read from its cache/);

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { recordDiscovered, resetTierFacts } from '../../src/fit/tier-facts.js';
-import { DashboardState } from '../../src/ui/dashboard-state.js';
-import { tierCellText } from '../../src/ui/layout/tier-cells.js';
+import { recordDiscovered, resetTierFacts } from '../../../src/fit/tier-facts.js';
+import { DashboardState } from '../../../src/ui/dashboard-state.js';
+import { tierCellText } from '../../../src/ui/layout/tier-cells.js';
 import { requestEvents, testConfig } from './fixtures.js';
 
 const config = testConfig();

@@ -1,6 +1,6 @@
-import { loadConfigText } from '../../src/config/load.js';
-import type { Config } from '../../src/config/schema.js';
-import type { AttemptRecord, RequestFinished, TelemetryEvent } from '../../src/telemetry/events.js';
+import { loadConfigText } from '../../../src/config/load.js';
+import type { Config } from '../../../src/config/schema.js';
+import type { AttemptRecord, RequestFinished, TelemetryEvent } from '../../../src/telemetry/events.js';
 
 const YAML = `
 version: 1

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { render } from 'ink-testing-library';
 import { type Mock, vi } from 'vitest';
-import type { DashboardActions } from '../../src/ui/actions.js';
+import type { DashboardActions } from '../../../src/ui/actions.js';
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the ANSI colour codes stripped here.
 const ANSI = /\u001B\[[0-9;]*m/g;
@@ -53,7 +53,7 @@ export async function until(check: () => void): Promise<void> {
   await vi.waitFor(check, { timeout: 3000, interval: 20 });
 }
 
-export { sleep } from '../helpers/harness.js';
+export { sleep } from '../../helpers/harness.js';
 
 /** A stdout that keeps frames, for renders that ink-testing-library cannot set up. */
 export class FakeStdout extends EventEmitter {

@@ -1,7 +1,7 @@
 import { render } from 'ink-testing-library';
 import { describe, expect, it } from 'vitest';
-import { RecentRequests } from '../../src/ui/components/recent-requests.js';
-import { DashboardState } from '../../src/ui/dashboard-state.js';
+import { RecentRequests } from '../../../src/ui/components/recent-requests.js';
+import { DashboardState } from '../../../src/ui/dashboard-state.js';
 import { requestEvents, testConfig } from './fixtures.js';
 
 const AT = Date.UTC(2025, 2, 3, 12, 0, 0);
@@ -9,7 +9,7 @@ const config = testConfig();
 const [route] = [...config.routes.values()];
 const [local] = route.tiers;
 
-// SPEC "Routing by purpose" in the dashboard: the route a rule chose, and a truncation found after the answer.
+// Routing by purpose (docs/rules.md) in the dashboard: the route a rule chose, and a truncation found after the answer.
 describe('the dashboard and routing by purpose', () => {
   it('the recent list shows the route a rule chose and names the rule; a request no rule chose shows none', () => {
     const state = new DashboardState();

@@ -1,8 +1,8 @@
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TelemetryBus } from '../../src/telemetry/bus.js';
-import { Dashboard } from '../../src/ui/app.js';
-import { DashboardState } from '../../src/ui/dashboard-state.js';
+import { TelemetryBus } from '../../../src/telemetry/bus.js';
+import { Dashboard } from '../../../src/ui/app.js';
+import { DashboardState } from '../../../src/ui/dashboard-state.js';
 import { requestEvents, testConfig } from './fixtures.js';
 import { fakeActions, waitForFrame, type Rendered } from './render-helpers.js';
 

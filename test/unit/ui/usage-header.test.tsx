@@ -1,10 +1,10 @@
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfigText } from '../../src/config/load.js';
-import { TelemetryBus } from '../../src/telemetry/bus.js';
-import { Dashboard } from '../../src/ui/app.js';
-import { DashboardState } from '../../src/ui/dashboard-state.js';
-import type { DayTotals } from '../../src/usage/store.js';
+import { loadConfigText } from '../../../src/config/load.js';
+import { TelemetryBus } from '../../../src/telemetry/bus.js';
+import { Dashboard } from '../../../src/ui/app.js';
+import { DashboardState } from '../../../src/ui/dashboard-state.js';
+import type { DayTotals } from '../../../src/usage/store.js';
 import { requestEvents } from './fixtures.js';
 import { fakeActions, sleep, waitForFrame, type Rendered } from './render-helpers.js';
 

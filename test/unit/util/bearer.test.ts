@@ -3,8 +3,8 @@ import { describe, expect, it, vi } from 'vitest';
 
 // Records what the comparison is given, to show that it never depends on the lengths.
 const compared = vi.hoisted(() => [] as Array<[number, number]>);
-vi.mock('../../src/util/node-crypto.js', async (importOriginal) => {
-  const { nodeCrypto } = await importOriginal<typeof import('../../src/util/node-crypto.js')>();
+vi.mock('../../../src/util/node-crypto.js', async (importOriginal) => {
+  const { nodeCrypto } = await importOriginal<typeof import('../../../src/util/node-crypto.js')>();
   const crypto = nodeCrypto();
   const recording = {
     ...crypto,
@@ -16,7 +16,7 @@ vi.mock('../../src/util/node-crypto.js', async (importOriginal) => {
   return { nodeCrypto: () => recording };
 });
 
-const { hasBearer, sameSecret } = await import('../../src/util/bearer.js');
+const { hasBearer, sameSecret } = await import('../../../src/util/bearer.js');
 
 function request(authorization?: string | string[]): IncomingMessage {
   return { headers: authorization === undefined ? {} : { authorization } } as unknown as IncomingMessage;

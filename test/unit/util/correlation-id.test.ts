@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { newId } from '../../src/protocols/core/ids.js';
-import { correlationToken, correlationUuid } from '../../src/util/correlation-id.js';
+import { newId } from '../../../src/protocols/core/ids.js';
+import { correlationToken, correlationUuid } from '../../../src/util/correlation-id.js';
 
 describe('correlation ids (src/util/correlation-id.ts)', () => {
   it('a UUID has version 4 and the RFC 9562 variant, and 10,000 of them are all different', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorText } from '../../src/util/error-text.js';
+import { errorText } from '../../../src/util/error-text.js';
 
 describe('errorText', () => {
   it("takes the error's own words from the shapes upstreams use", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config/errors.js';
-import { loadConfigText } from '../../src/config/load.js';
-import { compileGlobs, compileHeaderGlobs, isHeaderGlob, matchesGlob } from '../../src/util/glob.js';
+import { ConfigError } from '../../../src/config/errors.js';
+import { loadConfigText } from '../../../src/config/load.js';
+import { compileGlobs, compileHeaderGlobs, isHeaderGlob, matchesGlob } from '../../../src/util/glob.js';
 
 describe('globs', () => {
   it('* matches any run of characters, none included; the rest is literal', () => {

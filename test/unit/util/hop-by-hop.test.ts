@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { connectionTokens, isHopByHop, withoutHopByHop } from '../../src/util/hop-by-hop.js';
+import { connectionTokens, isHopByHop, withoutHopByHop } from '../../../src/util/hop-by-hop.js';
 
 describe('hop-by-hop headers', () => {
   it('knows the fixed list in any case, and nothing else', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hostName, isLocalNetworkHost, isLoopbackHost } from '../../src/util/loopback.js';
+import { hostName, isLocalNetworkHost, isLoopbackHost } from '../../../src/util/loopback.js';
 
 describe('host names', () => {
   it('loopback: localhost, 127/8, ::1 (also v4-mapped), nothing else', () => {

@@ -2,9 +2,9 @@ import { lookup } from 'node:dns/promises';
 import { connect, createServer, type Server } from 'node:net';
 import { Pool } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { errnoCode, networkFailure } from '../../src/util/network-error.js';
-import { useHarness } from '../helpers/harness.js';
-import { DEAD_URL } from '../helpers/proxy.js';
+import { errnoCode, networkFailure } from '../../../src/util/network-error.js';
+import { useHarness } from '../../helpers/harness.js';
+import { DEAD_URL } from '../../helpers/proxy.js';
 
 const h = useHarness();
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { spread } from '../../src/bench-command/stats.js';
-import { RollingWindow } from '../../src/health/rolling-window.js';
-import { SampleWindow } from '../../src/ui/model/sample-window.js';
-import { percentile } from '../../src/util/percentile.js';
+import { spread } from '../../../src/bench-command/stats.js';
+import { RollingWindow } from '../../../src/health/rolling-window.js';
+import { SampleWindow } from '../../../src/ui/model/sample-window.js';
+import { percentile } from '../../../src/util/percentile.js';
 
 describe('percentile (nearest rank)', () => {
   const hundred = Array.from({ length: 100 }, (_, i) => i + 1);

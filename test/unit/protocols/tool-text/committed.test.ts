@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { StreamPart } from '../../src/protocols/core/stream-part.js';
-import { EVENT_HELD, EVENT_REWRITTEN } from '../../src/protocols/core/types.js';
-import { CommittedText, type LaterForm } from '../../src/protocols/tool-text/committed-text.js';
-import { MessagesHandover } from '../../src/protocols/messages/handover.js';
-import { MessagesRenderer } from '../../src/protocols/messages/render.js';
-import { HERMES, MISTRAL, MISTRAL_ARGS, PYTHON_TAG, TOOLS } from '../helpers/tool-text-forms.js';
+import type { StreamPart } from '../../../../src/protocols/core/stream-part.js';
+import { EVENT_HELD, EVENT_REWRITTEN } from '../../../../src/protocols/core/types.js';
+import { CommittedText, type LaterForm } from '../../../../src/protocols/tool-text/committed-text.js';
+import { MessagesHandover } from '../../../../src/protocols/messages/handover.js';
+import { MessagesRenderer } from '../../../../src/protocols/messages/render.js';
+import { HERMES, MISTRAL, MISTRAL_ARGS, PYTHON_TAG, TOOLS } from '../../../helpers/tool-text-forms.js';
 
 // An answer's text after commit, read for forms that come later (committed-text.ts): what each
 // event's parts become, and the flags that tell a relay to wait (EVENT_HELD) or to render from

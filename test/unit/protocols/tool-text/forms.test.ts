@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { openingOf } from '../../src/protocols/tool-text/forms.js';
-import { recoverCalls, type CallsFound } from '../../src/protocols/tool-text/recover.js';
-import { formatOf } from '../../src/protocols/tool-text/forms.js';
-import { HERMES, MISTRAL, MISTRAL_ARGS, PYTHON_TAG, QWEN3_XML, TOOLS } from '../helpers/tool-text-forms.js';
+import { openingOf } from '../../../../src/protocols/tool-text/forms.js';
+import { recoverCalls, type CallsFound } from '../../../../src/protocols/tool-text/recover.js';
+import { formatOf } from '../../../../src/protocols/tool-text/forms.js';
+import { HERMES, MISTRAL, MISTRAL_ARGS, PYTHON_TAG, QWEN3_XML, TOOLS } from '../../../helpers/tool-text-forms.js';
 
 function calls(found: CallsFound): Array<{ name: string; args: unknown }> {
   if (found.kind !== 'calls') throw new Error(`not calls: ${JSON.stringify(found)}`);

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { chatWire } from '../../src/protocols/chat/wire.js';
-import { chatClient } from '../../src/protocols/chat/client.js';
-import type { StreamPart } from '../../src/protocols/core/stream-part.js';
-import { toolTextScope } from '../../src/protocols/tool-text/scope.js';
-import { TextCallReader } from '../../src/protocols/tool-text/text-call-reader.js';
-import { EVENT_BAD_TOOL_CALL, EVENT_CONTENT, EVENT_ERROR, EVENT_REWRITTEN, newFacts } from '../../src/protocols/core/types.js';
-import { chunk } from '../helpers/fake-upstream.js';
-import { CHAT_TOOLS } from '../helpers/tool-text-kit.js';
-import { HERMES } from '../helpers/tool-text-forms.js';
+import { chatWire } from '../../../../src/protocols/chat/wire.js';
+import { chatClient } from '../../../../src/protocols/chat/client.js';
+import type { StreamPart } from '../../../../src/protocols/core/stream-part.js';
+import { toolTextScope } from '../../../../src/protocols/tool-text/scope.js';
+import { TextCallReader } from '../../../../src/protocols/tool-text/text-call-reader.js';
+import { EVENT_BAD_TOOL_CALL, EVENT_CONTENT, EVENT_ERROR, EVENT_REWRITTEN, newFacts } from '../../../../src/protocols/core/types.js';
+import { chunk } from '../../../helpers/fake-upstream.js';
+import { CHAT_TOOLS } from '../../../helpers/tool-text-kit.js';
+import { HERMES } from '../../../helpers/tool-text-forms.js';
 
 // The hold as a reader: what the commit rule (EVENT_CONTENT) sees of each Chat event.
 function readerFor(last = false, holdsReasoning = true) {
