@@ -20,7 +20,7 @@
 // a check fails, and what its clients require only for a FormData body or a CPU without wasm
 // SIMD stays in node_modules (src/runtime/bundle-stand-ins.ts, with the rest of the start-up tuning).
 // dist/bundle/modules.json names the modules in each chunk, for tests that assert what a start-up
-// loads (test/integration/startup-weight.test.ts).
+// loads (test/integration/server/startup-weight.test.ts).
 import { rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds what the real-llama tests (test/integration/*real-llama*.test.ts) run against: llama.cpp's
+# Builds what the real-llama tests (test/integration/*/*real-llama*.test.ts) run against: llama.cpp's
 # own `llama-server`, CPU only, and a small GGUF model whose weights are random but whose tokenizer
 # and chat template are real (Qwen2's). Its answers are gibberish; everything on the wire (stream
 # framing, errors, a context overflow, a cancelled task, a killed server) is what llama-server

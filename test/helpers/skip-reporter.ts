@@ -25,7 +25,7 @@ export default class SkipReporter implements Reporter {
   }
 }
 
-/** A Redis test: one in a state-redis*.test.ts file, or in a suite over backends named "(redis)" (state-kit.ts). */
+/** A Redis test: one in a shared-state/redis*.test.ts file, or in a suite over backends named "(redis)" (state-kit.ts). */
 export function isRedisTest(test: TestCase): boolean {
-  return /[\\/]state-redis[^\\/]*\.test\.ts$/.test(test.module.moduleId) || test.fullName.includes('(redis)');
+  return /[\\/]shared-state[\\/]redis[^\\/]*\.test\.ts$/.test(test.module.moduleId) || test.fullName.includes('(redis)');
 }

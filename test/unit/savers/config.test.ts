@@ -40,7 +40,7 @@ describe('savers: in the tier file', () => {
     ]);
   });
 
-  it('the SPEC example, in file order with options; a route of its own wins over the default', () => {
+  it('the docs/savers.md example, in file order with options; a route of its own wins over the default', () => {
     const spec =
       '    savers: [whitespace, dedupe_system, minify_tool_json, { truncate_tool_output: { max_tokens: 2000 } }, { trim_history: { max_tokens: 8000, keep_last: 6 } }]';
     const config = loadConfigText(file('savers: [whitespace]', spec), 'llm-route.yaml', {});
