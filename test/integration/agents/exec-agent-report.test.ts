@@ -13,7 +13,7 @@ import { useHarness } from '../../helpers/harness.js';
 import { closedPort } from '../../helpers/ports.js';
 
 /**
- * `exec -- claude` while the agent works (README "While an agent works"): the start-up notice
+ * `exec -- claude` while the agent works (docs/agents.md): the start-up notice
  * before the command starts, llm-route's status line installed through Claude Code's
  * `--settings` (unless the user has one), and the exit summary, whose numbers are the usage
  * log's for the run — also while another llm-route writes the same database.

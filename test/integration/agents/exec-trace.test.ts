@@ -7,7 +7,7 @@ import { useHarness } from '../../helpers/harness.js';
 import { OtlpReceiver, SERVER } from '../../helpers/otlp-receiver.js';
 import { configYaml } from '../../helpers/proxy.js';
 
-// `exec --trace` (README "Traces"): the command gets Claude Code's variables for its traces
+// `exec --trace` (docs/traces.md): the command gets Claude Code's variables for its traces
 // beta, pointed at llm-route's collector, and its traceparent, which it sends to llm-route: the
 // request's span is then the child of the command's. The child here is a stand-in that sends
 // a traceparent as Claude Code does with those variables (the real one is in the README).

@@ -99,7 +99,7 @@ describe('llm-route exec', () => {
     expect(report.status).toBe(200);
     expect(report.tier).toBe('m');
     expect(report.content).toMatch(/^\[m\]/);
-    // stderr: only the exit summary, once the child has exited (README "While an agent works").
+    // stderr: only the exit summary, once the child has exited (docs/agents.md).
     expect(run.stderr).toMatch(
       /^llm-route: this run \(\d+s\): 1 request, 1 local \/ 0 cloud \(chat\/m 1\); 0 fallbacks; 0 tool calls recovered; 1 in \+ 20 out tokens; \$0\nllm-route: the same from the usage log: llm-route usage -c \S+ --since \S+ --run [0-9a-z]{10} --by tier\n$/,
     );

@@ -25,7 +25,7 @@ function loadable(answers: Record<string, unknown>, loadPath: string): Script {
 describe('warm: true', () => {
   it("Ollama gets its documented load request (the model, no prompt, the tier's keep_alive as written); llama.cpp's router /models/load, LM Studio /api/v1/models/load when not loaded; tiers without warm get nothing", async () => {
     const ollama = await h.fake();
-    // Ollama's answer to a load request (docs/api.md "Load a model").
+    // Ollama's answer to a load request (github.com/ollama/ollama/blob/main/docs/api.md, "Load a model").
     ollama.always((ctx) => ctx.json(200, { model: 'qwen3:8b', created_at: '2026-12-03T13:40:00.000Z', response: '', done: true, done_reason: 'load' }));
     const router = await h.fake();
     router.always(loadable({ '/models': llamaRouterModels([{ id: 'gemma-3-4b', value: 'unloaded' }]) }, '/models/load'));

@@ -27,7 +27,7 @@ async function ollamaFake() {
   const fake = await h.fake();
   fake.always((ctx) => {
     const path = pathOf(ctx);
-    // Ollama's answer to a load request (docs/api.md "Load a model"); anything else: an empty list.
+    // Ollama's answer to a load request (github.com/ollama/ollama/blob/main/docs/api.md, "Load a model"); anything else: an empty list.
     if (path === '/api/generate')
       return ctx.json(200, { model: 'qwen3:8b', created_at: '2026-12-03T13:40:00.000Z', response: '', done: true, done_reason: 'load' });
     return ctx.json(200, { models: [] });

@@ -10,7 +10,7 @@ import { breakAfter, WORDS } from '../../helpers/resume-scripts.js';
 import { describeEachBackend, instances, useRedis } from '../../helpers/state-kit.js';
 import { useTempDirs } from '../../helpers/usage-kit.js';
 
-// What a request's holds at its tiers are charged (README "Usage, cost and budgets", "Limits"):
+// What a request's holds at its tiers are charged (docs/usage.md and docs/shared-state.md, "Provider limits"):
 // each tier for the tokens it used itself — a hedge's loser for what its upstream reported
 // before it was stopped, each tier of a recovered stream for its own part of the answer.
 

@@ -7,7 +7,7 @@ import { requestLog, useHarness, waitFor } from '../../helpers/harness.js';
 import type { RunningProxy, TierSpec } from '../../helpers/proxy.js';
 import { checkTier } from '../../../src/health/check-tier.js';
 
-// `api_key: from_client` (README "Your own login as the cloud tier"): the client's own key or
+// `api_key: from_client` (docs/client-credentials.md): the client's own key or
 // login goes to that provider only, as received; never to another tier; none is a 401 in the
 // client's protocol; its 401/403 costs no health; checks never send it.
 

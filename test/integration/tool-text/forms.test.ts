@@ -3,7 +3,7 @@ import { requestLog, useHarness } from '../../helpers/harness.js';
 import { anthropicClient, CHAT_TOOLS, MESSAGES_TOOLS, ollamaContent, openaiClient, piecesOf, recordingFetch, sseContent } from '../../helpers/tool-text-kit.js';
 import { HERMES, MISTRAL, MISTRAL_ARGS, PYTHON_TAG, QWEN3_XML } from '../../helpers/tool-text-forms.js';
 
-// README "Agents on local models": every form a local model writes a call in, streamed token by
+// docs/tool-text.md: every form a local model writes a call in, streamed token by
 // token at a model's pace through a real proxy, reaches the agent as native calls — on a relayed
 // stream (an OpenAI-compatible server to a Chat client) and a rendered one (Ollama to Claude
 // Code's Messages) — and the log says which form and how many calls.

@@ -20,7 +20,7 @@ import {
 } from '../../helpers/tool-text-kit.js';
 import { DashboardState } from '../../../src/ui/dashboard-state.js';
 
-// README "Agents on local models": a form's first bytes within ttft_ms meet the tier's TTFT;
+// docs/tool-text.md: a form's first bytes within ttft_ms meet the tier's TTFT;
 // the hold then lasts while bytes keep arriving, and only idle_ms of silence, stream_max_ms
 // (when set) or the answer cap end it as bad_tool_call — a long Write call that a slow local
 // model spends many times ttft_ms on reaches the agent as one native call.

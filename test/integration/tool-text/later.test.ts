@@ -19,7 +19,7 @@ import {
 } from '../../helpers/tool-text-kit.js';
 import { HERMES } from '../../helpers/tool-text-forms.js';
 
-// README "Agents on local models": text first, then a call written as text — the text goes out
+// docs/tool-text.md: text first, then a call written as text — the text goes out
 // as it comes, the form after it becomes a native call of the client's protocol, on relayed
 // (same-protocol) streams as on rendered ones, and in whole answers; a form that holds no usable
 // call after text goes out as the text it was (the stream has committed).

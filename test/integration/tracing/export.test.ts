@@ -8,7 +8,7 @@ import { fetchMetrics, metric, sleep, useHarness, waitFor } from '../../helpers/
 import { OtlpReceiver, SERVER } from '../../helpers/otlp-receiver.js';
 import { chat, configYaml, type RunningProxy, sseText, type TierSpec } from '../../helpers/proxy.js';
 
-// README "Traces": exporting never slows or fails a request. A collector that is down or refuses
+// docs/traces.md: exporting never slows or fails a request. A collector that is down or refuses
 // spans drops them (counted, said once, and again once it takes them), a full queue drops its
 // oldest, a stopping server flushes what it holds, and a reload turns traces on, elsewhere and off.
 

@@ -7,7 +7,7 @@ import { useHarness, waitFor } from '../../helpers/harness.js';
 import { CLIENT, OtlpReceiver, SERVER } from '../../helpers/otlp-receiver.js';
 import { configYaml } from '../../helpers/proxy.js';
 
-// README "Traces", with the package as it ships (the bundle, run through bin's shebang): `serve`
+// docs/traces.md, with the package as it ships (the bundle, run through bin's shebang): `serve`
 // with the standard OTEL_* variables loads its tracing bundle file and nothing else of them, sends
 // a request's spans, in the client's trace, and flushes what it holds when it is stopped.
 const h = useHarness();

@@ -4,7 +4,7 @@ import { useHarness, waitFor } from '../../helpers/harness.js';
 import { CLIENT, OtlpReceiver, type ReceivedSpan, SERVER } from '../../helpers/otlp-receiver.js';
 import { chat, type ConfigSpec, DEAD_URL, sseText } from '../../helpers/proxy.js';
 
-// README "Traces": a SERVER span per request and a CLIENT span per attempt, sent over OTLP/HTTP
+// docs/traces.md: a SERVER span per request and a CLIENT span per attempt, sent over OTLP/HTTP
 // to a local receiver that decodes them with OpenTelemetry's own protobuf definitions (or as
 // OTLP/JSON), as a collector would.
 

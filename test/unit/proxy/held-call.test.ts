@@ -17,8 +17,7 @@ import { RecordingPort, sseEvent, tierAt } from '../../helpers/proxy-parts.js';
 import { WRITE_CHAT_TOOLS } from '../../helpers/tool-text-kit.js';
 
 /**
- * A tool call written as text, held by a StreamAttempt while it grows (README "Agents on local
- * models"), over minutes of fake time: vitest's fake timers and clock, and an upstream played
+ * A tool call written as text, held by a StreamAttempt while it grows (docs/tool-text.md), over minutes of fake time: vitest's fake timers and clock, and an upstream played
  * through undici's dispatch-handler interface (what a pool calls), so every timer is exact and
  * no test waits for real. What the client gets is the commit port's recording sink.
  */
