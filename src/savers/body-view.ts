@@ -2,6 +2,7 @@ import type { ContentOptions, ConversationBuilder } from '../protocols/core/conv
 import type { ClientProtocol } from '../telemetry/events.js';
 import { isRecord } from '../util/is-record.js';
 import type { ConversationView, CountTokens, Edit, TextPart, ViewMessage, ViewRole } from './types.js';
+import { isOneOf } from '../protocols/core/fields.js';
 
 /**
  * The view's machinery, whatever the protocol: the client codec describes its body's
@@ -99,7 +100,7 @@ export class BodyView implements ConversationView, ConversationBuilder {
 
   addContentItem(message: Message, array: unknown[], index: number, path: string, options: ContentOptions): void {
     const item = array[index];
-    if (!isRecord(item) || typeof item.text !== 'string' || !options.textTypes.has(String(item.type))) return;
+    if (!isRecord(item) || typeof item.text !== 'string' || !isOneOf(options.textTypes, item.type)) return;
     const removal: Removal = { kind: 'item', array, item, whenEmpty: options.whenEmpty ?? 'message' };
     message.slots.push(new Slot(message, item, 'text', `${path}.text`, options.toolResult, removal));
   }

@@ -1,5 +1,6 @@
 import { isRecord } from '../../util/is-record.js';
 import type { ConversationBuilder, ConversationRole } from '../core/conversation.js';
+import { entryNamed } from '../core/fields.js';
 
 const TEXT = new Set(['text']);
 const ROLES: Record<string, ConversationRole> = { system: 'system', developer: 'system', user: 'user', assistant: 'assistant', tool: 'tool', function: 'tool' };
@@ -18,7 +19,7 @@ export function describeChatConversation(body: Record<string, unknown>, view: Co
       view.addMessage('other', path, raw, messages);
       return;
     }
-    const role = ROLES[String(raw.role)] ?? 'other';
+    const role = entryNamed(ROLES, raw.role) ?? 'other';
     const message = view.addMessage(role, path, raw, messages);
     if (role === 'tool') {
       const callId = raw.role === 'function' ? legacyCall : typeof raw.tool_call_id === 'string' ? raw.tool_call_id : undefined;

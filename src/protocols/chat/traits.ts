@@ -1,6 +1,7 @@
 import { isRecord } from '../../util/is-record.js';
 import { holdsPartOf, type Recognition } from '../core/conversation.js';
 import { NO_REASONING_EFFORTS } from '../core/neutral.js';
+import { isOneOf } from '../core/fields.js';
 
 const IMAGE = new Set(['image_url']);
 
@@ -27,14 +28,14 @@ export function recognizeChat(body: Record<string, unknown>): Recognition {
   if (!Array.isArray(body.messages)) return null;
   for (const message of body.messages) {
     if (!isRecord(message)) continue;
-    if (CHAT_ROLES.has(String(message.role)) || message.tool_call_id !== undefined) return 'own';
+    if (isOneOf(CHAT_ROLES, message.role) || message.tool_call_id !== undefined) return 'own';
     if (
       Array.isArray(message.tool_calls) &&
       message.tool_calls.some((call) => isRecord(call) && isRecord(call.function) && typeof call.function.arguments === 'string')
     ) {
       return 'own';
     }
-    if (Array.isArray(message.content) && message.content.some((part) => isRecord(part) && CHAT_PARTS.has(String(part.type)))) return 'own';
+    if (Array.isArray(message.content) && message.content.some((part) => isRecord(part) && isOneOf(CHAT_PARTS, part.type))) return 'own';
   }
   return 'fits';
 }

@@ -7,6 +7,20 @@ export function stringField(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/**
+ * The entry of `table` a body's value names: only a string, and only the table's own keys (a
+ * role of "constructor" or "toString" names nothing). Never converts the value: `String()` of a
+ * body's `[{"toString":0}]` throws.
+ */
+export function entryNamed<T>(table: Readonly<Record<string, T>>, value: unknown): T | undefined {
+  return typeof value === 'string' && Object.hasOwn(table, value) ? table[value] : undefined;
+}
+
+/** Whether a body's value is one of these names (only a string is; never converted). */
+export function isOneOf(names: ReadonlySet<string>, value: unknown): boolean {
+  return typeof value === 'string' && names.has(value);
+}
+
 export function numberField(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }

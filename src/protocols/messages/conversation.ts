@@ -1,5 +1,6 @@
 import { isRecord } from '../../util/is-record.js';
 import type { ConversationBuilder, ConversationEntry, ConversationRole } from '../core/conversation.js';
+import { entryNamed, isOneOf } from '../core/fields.js';
 
 const TEXT = new Set(['text']);
 const ROLES: Record<string, ConversationRole> = { user: 'user', assistant: 'assistant' };
@@ -25,7 +26,7 @@ export function describeMessagesConversation(body: Record<string, unknown>, view
       view.addMessage('other', path, raw, messages);
       return;
     }
-    const message = view.addMessage(ROLES[String(raw.role)] ?? 'other', path, raw, messages);
+    const message = view.addMessage(entryNamed(ROLES, raw.role) ?? 'other', path, raw, messages);
     const content = raw.content;
     if (!Array.isArray(content)) view.addContent(message, raw, 'content', path, { textTypes: TEXT });
     else content.forEach((_block, at) => addBlock(view, message, content, at, `${path}.content[${at}]`));
@@ -40,7 +41,7 @@ function addBlock(view: ConversationBuilder, message: ConversationEntry, content
     view.addContentItem(message, content, index, path, { textTypes: TEXT });
     return;
   }
-  if (CALLS.has(String(block.type)) && typeof block.id === 'string') {
+  if (isOneOf(CALLS, block.type) && typeof block.id === 'string') {
     message.calls.push(block.id);
     if (block.input !== undefined) message.fixedTexts.push(JSON.stringify(block.input));
     return;

@@ -3,6 +3,7 @@ import { holdsPartOf, type Recognition } from '../core/conversation.js';
 import type { NeutralTool } from '../core/neutral.js';
 import { isUnsupported } from '../core/types.js';
 import { toolList } from './to-neutral.js';
+import { isOneOf } from '../core/fields.js';
 
 /** `thinking.type` enabled or adaptive. */
 export function messagesAsksThinking(body: Record<string, unknown>): boolean {
@@ -37,7 +38,7 @@ export function recognizeMessages(body: Record<string, unknown>): Recognition {
   for (const message of body.messages) {
     if (!isRecord(message) || !Array.isArray(message.content)) continue;
     for (const block of message.content) {
-      if (isRecord(block) && (BLOCKS.has(String(block.type)) || (block.type === 'image' && isRecord(block.source)))) return 'own';
+      if (isRecord(block) && (isOneOf(BLOCKS, block.type) || (block.type === 'image' && isRecord(block.source)))) return 'own';
     }
   }
   return 'fits';

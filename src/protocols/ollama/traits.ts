@@ -1,5 +1,6 @@
 import { isRecord } from '../../util/is-record.js';
 import type { ConversationBuilder, ConversationRole, Recognition } from '../core/conversation.js';
+import { entryNamed } from '../core/fields.js';
 
 /** `think`: true or a level ("low", "medium", "high"); false or absent asks for none. */
 export function ollamaAsksThinking(body: Record<string, unknown>): boolean {
@@ -64,7 +65,7 @@ export function describeOllamaConversation(body: Record<string, unknown>, view: 
       view.addMessage('other', path, raw, messages);
       return;
     }
-    const role = ROLES[String(raw.role)] ?? 'other';
+    const role = entryNamed(ROLES, raw.role) ?? 'other';
     const message = view.addMessage(role, path, raw, messages);
     if (role === 'tool') {
       const byName = typeof raw.tool_name === 'string' ? nth(answered, raw.tool_name) : '';

@@ -1,5 +1,6 @@
 import { isRecord } from '../../util/is-record.js';
 import type { ConversationBuilder, ConversationRole } from '../core/conversation.js';
+import { entryNamed } from '../core/fields.js';
 
 const MESSAGE_TEXT = new Set(['input_text', 'output_text']);
 const OUTPUT_TEXT = new Set(['input_text']);
@@ -33,7 +34,7 @@ function addItem(view: ConversationBuilder, input: unknown[], raw: unknown, path
   }
   const type = raw.type;
   if (type === 'message' || (type === undefined && typeof raw.role === 'string')) {
-    const message = view.addMessage(ROLES[String(raw.role)] ?? 'other', path, raw, input);
+    const message = view.addMessage(entryNamed(ROLES, raw.role) ?? 'other', path, raw, input);
     view.addContent(message, raw, 'content', path, { textTypes: MESSAGE_TEXT });
     return;
   }

@@ -106,7 +106,7 @@ function inputItems(items: unknown[], request: NeutralRequest): Unsupported | un
         break;
       }
       default:
-        return { unsupported: `a "${String(type)}" input item needs a tier that serves the Responses API itself` };
+        return { unsupported: `a ${JSON.stringify(type) ?? 'typeless'} input item needs a tier that serves the Responses API itself` };
     }
   }
   flush();

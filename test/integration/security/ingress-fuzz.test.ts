@@ -368,6 +368,22 @@ describe('ingress under random JSON and random bytes', () => {
     );
   }, 120_000);
 
+  it('a name that is not text where a codec reads one (`[{"toString":0}]` cannot be made a string), or an inherited one ("constructor"): a clean 4xx or an answer', async () => {
+    const odd = [[{ toString: 0 }], { toString: 0 }, 'constructor', '__proto__'];
+    for (const model of ['chat', 'claude']) {
+      for (const name of odd) {
+        await check('chat', JSON.stringify({ model, messages: [{ role: name, content: 'hi' }] }));
+        await check('chat', JSON.stringify({ model, messages: [{ role: 'user', content: [{ type: name, text: 'hi' }] }] }));
+        await check('responses', JSON.stringify({ model, input: [{ type: name }] }));
+        await check('responses', JSON.stringify({ model, input: [{ role: name, content: 'hi' }] }));
+        await check('responses', JSON.stringify({ model, input: [{ role: 'user', content: [{ type: name, text: 'hi' }] }] }));
+        await check('messages', JSON.stringify({ model, max_tokens: 8, messages: [{ role: name, content: 'hi' }] }));
+        await check('messages', JSON.stringify({ model, max_tokens: 8, messages: [{ role: 'user', content: [{ type: name, text: 'hi' }] }] }));
+        await check('ollama', JSON.stringify({ model, messages: [{ role: name, content: 'hi' }] }));
+      }
+    }
+  });
+
   it('afterwards: the server is up, nothing is in flight, nothing was reported as an internal error, and both kinds of answer were seen', async () => {
     expect((await fetch(`${p.origin}/healthz`)).status).toBe(200);
     await waitFor(() => p.server.app.inFlight.size === 0 && p.server.app.streams.open === 0, 3000, 'nothing in flight');

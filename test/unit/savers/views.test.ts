@@ -331,3 +331,31 @@ describe('contentTokens', () => {
     expect(contentTokens('chat', { not: 'a conversation' }, () => 1)).toBe(0);
   });
 });
+
+describe('every view, with names that are not text or are inherited', () => {
+  // `String([{ toString: 0 }])` throws, and a table's lookup of "constructor" finds Object's own:
+  // both are a body's to send, and each is simply a message of no known role.
+  const odd = [[{ toString: 0 }], { toString: 0 }, 'constructor', '__proto__', 'toString'];
+  const bodies = (name: unknown): Array<['chat' | 'responses' | 'messages' | 'ollama', Record<string, unknown>]> => [
+    [
+      'chat',
+      {
+        model: 'm',
+        messages: [
+          { role: name, content: 'hi' },
+          { role: 'user', content: [{ type: name, text: 'x' }] },
+        ],
+      },
+    ],
+    ['responses', { model: 'm', input: [{ role: name, content: 'hi' }] }],
+    ['messages', { model: 'm', max_tokens: 8, messages: [{ role: name, content: [{ type: name, id: 'x' }] }] }],
+    ['ollama', { model: 'm', messages: [{ role: name, content: 'hi' }] }],
+  ];
+  it.each(odd.map((name) => [JSON.stringify(name), name]))('role or type %s: the message is "other", nothing throws', (_, name) => {
+    for (const [protocol, body] of bodies(name)) {
+      const view = viewOf(protocol, body);
+      expect(view, protocol).not.toBeNull();
+      expect(view?.messages[0].role, protocol).toBe('other');
+    }
+  });
+});
