@@ -1,3 +1,5 @@
+import { entryNamed } from '../core/fields.js';
+
 /**
  * Reasoning controls across vendors: OpenAI's effort (`reasoning_effort`, Responses'
  * `reasoning.effort`), Anthropic's `thinking.budget_tokens` and Ollama's `think` say the same
@@ -21,7 +23,7 @@ export function effortOfBudget(budget: number): string {
  * and at least 1024); undefined when the effort asks for none or there is no room for it.
  */
 export function budgetOfEffort(effort: string, maxTokens: number): number | undefined {
-  const wanted = BUDGET[effort];
+  const wanted = entryNamed(BUDGET, effort);
   if (wanted === undefined || maxTokens <= BUDGET.minimal + 1) return undefined;
   return Math.min(wanted, maxTokens - 1);
 }

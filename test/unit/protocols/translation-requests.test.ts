@@ -3,6 +3,7 @@ import { loadConfigText } from '../../../src/config/load.js';
 import type { Tier } from '../../../src/config/schema.js';
 import { clientCodec, wireCodec } from '../../../src/protocols/registry.js';
 import { isUnsupported, type WireProtocol } from '../../../src/protocols/core/types.js';
+import { budgetOfEffort } from '../../../src/protocols/translate/reasoning.js';
 import type { ClientProtocol } from '../../../src/telemetry/events.js';
 
 /** Request translation, table-driven: a client's body in one protocol, the body a tier in another protocol gets. */
@@ -410,5 +411,13 @@ describe('structured output and reasoning controls across vendors', () => {
       tools: [{ name: 'json_answer', input_schema: schema }],
       tool_choice: { type: 'tool', name: 'json_answer' },
     });
+  });
+});
+
+describe('an effort that is no effort', () => {
+  it('an inherited name ("constructor", "toString") gets no thinking budget, a known one its own', () => {
+    expect(budgetOfEffort('constructor', 4096)).toBeUndefined();
+    expect(budgetOfEffort('toString', 4096)).toBeUndefined();
+    expect(budgetOfEffort('low', 4096)).toBe(2048);
   });
 });
