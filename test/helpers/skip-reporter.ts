@@ -14,26 +14,20 @@ import { REDIS_SKIP_NOTE, SKIP_REDIS } from './redis-available.js';
  */
 export default class SkipReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
-    const skipped = (belongs: (test: TestCase) => boolean): number => {
-      let count = 0;
-      for (const module of testModules) for (const test of module.children.allTests('skipped')) if (belongs(test)) count++;
-      return count;
-    };
+    const skipped = testModules.flatMap((module) => [...module.children.allTests('skipped')]);
+    const redis = SKIP_REDIS ? skipped.filter(isRedisTest) : [];
+    const realLlama = realLlamaBuilt() ? [] : skipped.filter((test) => isRealLlamaFile(test.module.moduleId));
+    // The rest skip on a condition written in the test itself, most for an older Node (V8 < 12):
+    // named, so none goes unexplained, and first, so the last lines say what to install.
+    const others = skipped.filter((test) => !redis.includes(test) && !realLlama.includes(test));
     const notes: string[] = [];
-    if (SKIP_REDIS) notes.push(`${skipped(isRedisTest)} ${REDIS_SKIP_NOTE}`);
-    if (!realLlamaBuilt()) notes.push(`${skipped((test) => isRealLlamaFile(test.module.moduleId))} ${realLlamaSkipNote()}`);
-    // The rest skip on a condition written in the test itself, most for an older Node (V8 < 12): named, so none goes unexplained.
-    const known = (test: TestCase) => (SKIP_REDIS && isRedisTest(test)) || (!realLlamaBuilt() && isRealLlamaFile(test.module.moduleId));
-    const others = testModules.flatMap((module) => [...module.children.allTests('skipped')].filter((test) => !known(test)));
     if (others.length > 0) {
       const names = others.map((test) => `  ${relative(process.cwd(), test.module.moduleId)}: ${test.name}`);
-      // First, so the last lines stay the ones that say what to install.
-      notes.unshift(
-        `${others.length} skipped by a condition of their own on this machine (Node ${process.version}; see each test's skipIf):\n${names.join('\n')}`,
-      );
+      notes.push(`${others.length} skipped by a condition of their own on this machine (Node ${process.version}; see each test's skipIf):`, ...names);
     }
-    const said = notes.filter((note) => !note.startsWith('0 '));
-    if (said.length > 0) process.stdout.write(`\n${said.join('\n')}\n`);
+    if (redis.length > 0) notes.push(`${redis.length} ${REDIS_SKIP_NOTE}`);
+    if (realLlama.length > 0) notes.push(`${realLlama.length} ${realLlamaSkipNote()}`);
+    if (notes.length > 0) process.stdout.write(`\n${notes.join('\n')}\n`);
   }
 }
 
