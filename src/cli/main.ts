@@ -11,7 +11,9 @@ const STATUSLINE = '../cli/statusline.js';
 export async function main(argv: string[]): Promise<void> {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   const program = new Command('llm-route')
-    .description('One endpoint (OpenAI Chat Completions and Responses, Anthropic Messages) in front of ordered model tiers: local first, cloud as fallback.')
+    .description(
+      "One endpoint (OpenAI Chat Completions and Responses, Anthropic Messages, Ollama's API) in front of ordered model tiers: local first, cloud as fallback.",
+    )
     .version(pkg.version)
     .showHelpAfterError()
     // A bad flag or argument exits 2, like a bad tier file, for every command (inherited):

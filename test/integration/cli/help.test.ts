@@ -40,6 +40,11 @@ describe('llm-route --help', () => {
     expect(help.out).toContain(`\nExamples:\n  $ llm-route ${name}`);
   });
 
+  it("names every client protocol it answers, Ollama's API among them", () => {
+    const help = cli(['--help']).out.replace(/\s+/g, ' ');
+    expect(help).toContain("(OpenAI Chat Completions and Responses, Anthropic Messages, Ollama's API) in front of ordered model tiers");
+  });
+
   it('mock --help shows its numeric defaults as numbers', () => {
     const help = cli(['mock', '--help']).out;
     expect(help).toContain('completion length in tokens (default: 20)');

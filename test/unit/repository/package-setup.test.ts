@@ -28,7 +28,7 @@ describe('package.json says what is supported and what may run at install', () =
     expect(ci).toMatch(/export CI=true/);
   });
 
-  it('the description names the three protocols', () => {
-    expect(pkg.description).toMatch(/OpenAI Chat, OpenAI Responses and Anthropic Messages/);
+  it('the description names the four client protocols', () => {
+    expect(pkg.description).toMatch(/OpenAI Chat, OpenAI Responses, Anthropic Messages and Ollama API/);
   });
 });
