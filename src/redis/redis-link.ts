@@ -88,7 +88,10 @@ export class RedisLink {
     this.cmd.on('close', () => this.onDown('connection closed'));
     this.cmd.on('error', (err: Error) => this.onDown(err.message));
     this.sub.on('error', () => undefined); // the command connection reports the outage
-    this.sub.on('ready', () => void this.runRejoin());
+    // The hooks read what others changed while this instance was away: only once its channels
+    // hear again (ioredis resubscribes on its own, but does not say when that is done), so that a
+    // change made between the read and the resubscription is not missed.
+    this.sub.on('ready', () => void this.resubscribe().then(() => this.runRejoin()));
     this.sub.on('message', (channel: string, message: string) => this.messageHooks.get(channel)?.(message));
     this.cmd.connect().catch(() => undefined);
     this.sub.connect().catch(() => undefined);
@@ -140,6 +143,11 @@ export class RedisLink {
     if (this.ready) return this.run(call, call);
     this.replayLater(call);
     return UNAVAILABLE;
+  }
+
+  private async resubscribe(): Promise<void> {
+    const channels = [...this.messageHooks.keys()];
+    if (channels.length > 0) await this.sub.subscribe(...channels).catch(() => undefined);
   }
 
   async close(): Promise<void> {

@@ -231,8 +231,20 @@ redis.call('PUBLISH', ARGV[2], KEYS[1])
 return 1
 `;
 
-/** A tier's overrides, stored and announced in one step: KEYS hash; ARGV field, value, channel, message. */
+/**
+ * A tier's overrides, stored and announced in one step unless Redis holds a change as new or newer
+ * (two instances back from an outage push at once: the older must not land last); that stored
+ * change is then the reply. KEYS hash; ARGV field, value, channel, message, the value's updatedAt.
+ */
 const WEIGHTS_PUT = `
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if current then
+  local ok, stored = pcall(cjson.decode, current)
+  if ok and type(stored) == 'table' and type(stored.layers) == 'table' then
+    local at = tonumber(stored.layers.updatedAt)
+    if at and at >= tonumber(ARGV[5]) then return current end
+  end
+end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('PUBLISH', ARGV[3], ARGV[4])
 return 1
@@ -253,7 +265,8 @@ export interface Scripts {
   llmIdemRenew: Call<number>;
   llmIdemComplete: Call<number>;
   llmIdemAbandon: Call<number>;
-  llmWeightsPut: Call<number>;
+  /** 1 when stored, else the stored change that is as new or newer. */
+  llmWeightsPut: Call<number | string>;
 }
 
 const DEFINITIONS: Record<string, { numberOfKeys?: number; lua: string }> = {

@@ -59,8 +59,13 @@ export class RedisWeights implements WeightSync {
     if (!change) return;
     const stored: Stored = { layers: change.layers, source: change.source, ...(change.reason ? { reason: change.reason } : {}) };
     const announcement: Announcement = { ...stored, origin: this.origin, route, tier };
-    const reply = await this.link.run((redis) => redis.llmWeightsPut(this.hash, k, JSON.stringify(stored), this.channel, JSON.stringify(announcement)));
-    if (reply !== UNAVAILABLE && this.unsent.get(k) === change) this.unsent.delete(k);
+    const reply = await this.link.run((redis) =>
+      redis.llmWeightsPut(this.hash, k, JSON.stringify(stored), this.channel, JSON.stringify(announcement), stored.layers.updatedAt),
+    );
+    if (reply === UNAVAILABLE) return;
+    if (this.unsent.get(k) === change) this.unsent.delete(k);
+    // Another instance's change of this tier is as new or newer: it stays, and this one takes it.
+    if (typeof reply === 'string') this.applyStored(route, tier, reply);
   }
 
   private onMessage(message: string): void {
@@ -83,21 +88,32 @@ export class RedisWeights implements WeightSync {
     for (const [k, value] of Object.entries(all)) {
       const [route, tier] = k.split('\u0000');
       if (route === undefined || tier === undefined) continue;
-      try {
-        const stored = JSON.parse(value) as Stored;
-        const pending = this.unsent.get(k);
-        if (pending && pending.layers.updatedAt >= stored.layers.updatedAt) continue;
-        if (pending) this.unsent.delete(k);
-        this.apply(route, tier, stored);
-      } catch {
-        // a field another version wrote: ignored
-      }
+      const stored = parseStored(value);
+      if (!stored) continue; // a field another version wrote: ignored
+      const pending = this.unsent.get(k);
+      if (pending && pending.layers.updatedAt >= stored.layers.updatedAt) continue;
+      if (pending) this.unsent.delete(k);
+      this.apply(route, tier, stored);
     }
     for (const change of [...this.unsent.values()]) await this.push(change.route, change.tier);
   }
 
+  private applyStored(route: string, tier: string, value: string): void {
+    const stored = parseStored(value);
+    if (stored) this.apply(route, tier, stored);
+  }
+
   private apply(route: string, tier: string, stored: Stored): void {
     this.weights?.applyShared(route, tier, stored.layers, stored.source, stored.reason);
+  }
+}
+
+function parseStored(value: string): Stored | null {
+  try {
+    const stored = JSON.parse(value) as Stored;
+    return typeof stored?.layers?.updatedAt === 'number' ? stored : null;
+  } catch {
+    return null;
   }
 }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { completion } from '../../helpers/fake-upstream.js';
 import { fetchMetrics, metric, sleep, useHarness, waitFor } from '../../helpers/harness.js';
@@ -195,6 +196,29 @@ describe.skipIf(SKIP_REDIS)('several instances on one Redis', () => {
     await waitFor(async () => (await tierRow(a, 'local')).weight === 20 && (await tierRow(b, 'cloud')).weight === 30, 10_000, 'the newer changes on both');
     expect((await tierRow(b, 'local')).weight).toBe(20);
     expect((await tierRow(a, 'cloud')).weight).toBe(30);
+  });
+
+  it('a change older than the one Redis holds does not land over it (two instances back from an outage push at once): the pusher takes the newer', async () => {
+    const fake = await h.fake();
+    fake.always((ctx) => ctx.json(200, completion('x')));
+    const prefix = `older-${randomUUID().slice(0, 8)}:`;
+    const p = await h.proxy(configYaml({ tiers: [{ name: 'local', url: fake.url }], top: { state: { redis: redis().url, prefix } } }));
+    await waitFor(() => p.server.state.up, 5000, 'the instance to reach Redis');
+    const client = new Redis(redis().url);
+    h.defer(() => client.quit());
+    const field = 'chat\u0000local';
+    expect((await put(p, 'local', { weight: 10 })).status).toBe(200);
+    await waitFor(async () => (await client.hget(`${prefix}weights`, field)) !== null, 2000, 'the change stored');
+    // Another instance's change, a minute newer, stored while this one's announcement was not heard.
+    const newer = JSON.parse((await client.hget(`${prefix}weights`, field)) as string) as { layers: { updatedAt: number; admin: { weight: number } } };
+    newer.layers.updatedAt += 60_000;
+    newer.layers.admin.weight = 70;
+    await client.hset(`${prefix}weights`, field, JSON.stringify(newer));
+
+    expect((await put(p, 'local', { weight: 40 })).status).toBe(200);
+    await waitFor(async () => (await tierRow(p, 'local')).weight === 70, 2000, 'the newer change taken');
+    const stored = JSON.parse((await client.hget(`${prefix}weights`, field)) as string) as typeof newer;
+    expect(stored.layers).toMatchObject({ updatedAt: newer.layers.updatedAt, admin: { weight: 70 } });
   });
 
   it('Redis not there at start: the instance serves on local state and says so, then joins when Redis comes up', async () => {
