@@ -3,6 +3,7 @@ import { findRoute } from '../config/find-route.js';
 import type { Config, Route } from '../config/schema.js';
 import { tierFit } from '../fit/tier-facts.js';
 import { LLM_ROUTE_TOKEN_HEADER } from '../protocols/core/credential.js';
+import { profileOf } from '../protocols/profiles.js';
 import type { TraceExport } from '../config/trace-export.js';
 
 /** What a command run by `exec` gets so that OpenAI, Anthropic and Codex clients inside it reach the private proxy. */
@@ -67,10 +68,11 @@ export function clientSetup(url: string, config: Config, command: string[], rout
   };
 }
 
-/** The provider types a route sends the client's own credential to (`api_key: from_client`). */
+/** The APIs whose keys a route sends the client's own credential for (`api_key: from_client`). */
 function clientCredentialApis(config: Config): Set<string> {
   const apis = new Set<string>();
-  for (const route of config.routes.values()) for (const tier of route.tiers) if (tier.provider.from_client) apis.add(tier.provider.type);
+  for (const route of config.routes.values())
+    for (const tier of route.tiers) if (tier.provider.from_client) apis.add(profileOf(tier.provider).credentialApi ?? '');
   return apis;
 }
 

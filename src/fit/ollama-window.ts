@@ -3,6 +3,7 @@ import { askedMaxTokens, type PromptCount } from '../protocols/core/prompt-token
 import type { ClientRequest } from '../protocols/core/types.js';
 import { OUTPUT_RESERVE_CAP } from './fit-check.js';
 import { type Discovered, discoveredOf } from './tier-facts.js';
+import { profileOf } from '../protocols/profiles.js';
 
 /** Ollama's windows grow in these steps: 4096·2^k. */
 const STEP = 4096;
@@ -16,7 +17,7 @@ const MARGIN = 1.2;
  * known (the server's own default applies) or the tier sets num_ctx itself.
  */
 export function ollamaNumCtx(tier: Tier, request: ClientRequest, body: string, prompt: PromptCount): number | undefined | Promise<number | undefined> {
-  if (tier.provider.type !== 'ollama' || tier.ollama.num_ctx !== undefined) return undefined;
+  if (!profileOf(tier.provider).windowPerRequest || tier.ollama.num_ctx !== undefined) return undefined;
   const found = discoveredOf(tier);
   // A configured `context` caps the window too (the user's choice of memory), else the model's own.
   const configured = tier.fit.context === 'auto' ? undefined : tier.fit.context;

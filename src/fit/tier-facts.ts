@@ -1,23 +1,13 @@
 import type { Tier } from '../config/schema.js';
+import type { Discovered } from '../protocols/core/provider-profile.js';
+import { profileOf } from '../protocols/profiles.js';
 
 /**
  * What llm-route knows of each tier's model limits (docs/fit.md): what discovery read
  * from its server, and the window a silent truncation taught. Kept per server and model (not
  * per Tier object: a reload makes new ones, and the server's answer still holds).
  */
-export interface Discovered {
-  /** The window a request gets, in tokens (llama.cpp: one slot's). */
-  context?: number;
-  /** Where `context` was read: `ollama /api/show`, `llama.cpp /props`, `vllm /v1/models`, `lmstudio /api/v0/models`. */
-  source?: string;
-  vision?: boolean;
-  tools?: boolean;
-  /** The model reasons (Ollama lists `thinking` among its capabilities). */
-  thinking?: boolean;
-  /** Ollama: the most the model takes (`<arch>.context_length`) and the loaded runner's window. */
-  modelContext?: number;
-  loadedContext?: number;
-}
+export type { Discovered };
 
 /** A tier's limits as the fit check uses them; `context` undefined: unknown, no pre-check. */
 export interface TierFit {
@@ -61,14 +51,15 @@ export function tierFit(tier: Tier): TierFit {
   // Plain assignments, not `[a, b] = [x, y]`: this runs for every tier a request opens.
   let context: number | undefined;
   let contextSource: TierFit['contextSource'];
+  let window: number | undefined;
   if (config.context !== 'auto') {
     context = config.context;
     contextSource = 'config';
   } else if (taught !== undefined) {
     context = taught;
     contextSource = 'learned';
-  } else if (tier.provider.type === 'ollama' && tier.ollama.num_ctx !== undefined) {
-    context = tier.ollama.num_ctx;
+  } else if ((window = profileOf(tier.provider).configuredWindow(tier)) !== undefined) {
+    context = window;
     contextSource = 'config';
   } else if (found?.context !== undefined) {
     context = found.context;

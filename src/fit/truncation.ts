@@ -2,6 +2,7 @@ import type { Tier } from '../config/schema.js';
 import type { Usage } from '../protocols/core/usage.js';
 import type { PromptCount } from '../protocols/core/prompt-tokens.js';
 import { learnWindow } from './tier-facts.js';
+import { profileOf } from '../protocols/profiles.js';
 
 /** A tier that reports reading under this share of the prompt counted before sending cut it (Ollama does so silently). */
 const TRUNCATED_BELOW = 0.7;
@@ -62,7 +63,7 @@ export function watchTruncation(tier: Tier, usage: Usage | undefined, prompt: Pr
 // Local servers cut silently; a cloud API refuses instead, and its usage (cache accounting,
 // gateways that report 0) must never teach it a tiny window it would keep.
 function cutsSilently(tier: Tier): boolean {
-  return tier.provider.local || tier.provider.type === 'ollama';
+  return tier.provider.local || profileOf(tier.provider).truncatesSilently(tier.provider);
 }
 
 /**
@@ -72,7 +73,7 @@ function cutsSilently(tier: Tier): boolean {
  * instead — and seen in Claude Code's real run: a low usage figure there must not teach a window.
  */
 function servesOpenModels(tier: Tier): boolean {
-  return tier.provider.type === 'ollama' || (tier.provider.type === 'openai' && tier.provider.local);
+  return profileOf(tier.provider).truncatesSilently(tier.provider);
 }
 
 function judge(tier: Tier, sent: number, read: number): Truncation | undefined {

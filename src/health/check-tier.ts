@@ -5,7 +5,8 @@ import { redactSecrets } from '../providers/redact-secrets.js';
 import { describeFailure } from './check-failure.js';
 import { Deadline, type Http } from './deadline.js';
 import { StillLoading, timeFirstToken } from './first-token.js';
-import { isOllama, listModels, missingModel, ollamaLoaded, servesModel, type ModelListing } from './upstream-models.js';
+import { profileOf } from '../protocols/profiles.js';
+import { askServer, listModels, missingModel, servesModel, type ModelListing } from './upstream-models.js';
 
 /**
  * One active check of one tier: can its provider be reached, does it serve the tier's model,
@@ -19,7 +20,7 @@ export interface TierCheck {
   modelPresent: boolean | null;
   /** From sending the 1-token request to its first content event; null when not measured. */
   ttftMs: number | null;
-  /** Ollama only: the model was in memory before the check (false: the next request loads it); null when unknown. */
+  /** The server's word (Ollama's /api/ps, llama-swap's /running, …): the model was in memory before the check (false: the next request loads it); null when asking failed; absent when its server says nothing. */
   loaded?: boolean | null;
   /** `loading`: the server answered 503 while loading its model; not ready, not broken. */
   status: 'healthy' | 'unhealthy' | 'loading';
@@ -70,12 +71,13 @@ export async function checkTier(tier: Tier, opts: CheckTierOptions): Promise<Tie
     const missing = listing.kind === 'listed' && !modelPresent ? missingModel(tier.model, listing.models) : null;
 
     // Asked before the 1-token request, which would load the model itself.
-    const loaded = isOllama(provider)
-      ? await ollamaLoaded(provider, http).then(
-          (names) => (names ? servesModel(names, tier.model) : null),
-          () => null,
-        )
-      : undefined;
+    const loaded = await profileOf(provider)
+      .loadedState(tier, askServer(provider, http))
+      .then(
+        (word) => word?.loaded,
+        () => null,
+      );
+
     let ttftMs: number | null = null;
     let ttftProblem: string | null = null;
     let loading = false;

@@ -1,8 +1,8 @@
 import type { Tier } from '../config/schema.js';
-import { isRecord } from '../util/is-record.js';
-import { isLocalNetworkHost } from '../util/loopback.js';
+import type { ServerWord } from '../protocols/core/provider-profile.js';
+import { profileOf } from '../protocols/profiles.js';
 import type { Http } from './deadline.js';
-import { besideApiRoot, getJson, isOllama, ollamaLoaded, servesModel } from './upstream-models.js';
+import { askServer } from './upstream-models.js';
 
 /**
  * Whether a tier's model is in its server's memory, in the server's own words (docs/hedging.md): Ollama `GET /api/ps`, llama-swap `GET /running`
@@ -31,13 +31,8 @@ export function resetLoadedModels(): void {
   said.clear();
 }
 
-type Reader = (tier: Tier, http: Http) => Promise<boolean | undefined>;
-
 /** Which server said it, and what: whether the tier's model is loaded. */
-export interface ServerWord {
-  server: 'ollama' | 'llama-swap' | 'llama.cpp router' | 'lmstudio';
-  loaded: boolean;
-}
+export type { ServerWord };
 
 /**
  * Asks the tier's server whether its model is loaded; undefined when it documents none of
@@ -47,53 +42,7 @@ export async function readLoaded(tier: Tier, http: Http): Promise<boolean | unde
   return (await readServerWord(tier, http))?.loaded;
 }
 
-export async function readServerWord(tier: Tier, http: Http): Promise<ServerWord | undefined> {
-  if (tier.provider.type === 'anthropic') return undefined;
-  if (isOllama(tier.provider)) {
-    const loaded = await ollama(tier, http);
-    return loaded === undefined ? undefined : { server: 'ollama', loaded };
-  }
-  if (!isLocalNetworkHost(new URL(tier.provider.base_url).hostname)) return undefined;
-  for (const [server, reader] of OPENAI_TYPE_READERS) {
-    const loaded = await reader(tier, http);
-    if (loaded !== undefined) return { server, loaded };
-  }
-  return undefined;
+/** The server's own word, as its provider's profile reads it. */
+export function readServerWord(tier: Tier, http: Http): Promise<ServerWord | undefined> {
+  return profileOf(tier.provider).loadedState(tier, askServer(tier.provider, http));
 }
-
-const ollama: Reader = async (tier, http) => {
-  const names = await ollamaLoaded(tier.provider, http);
-  return names ? servesModel(names, tier.model) : undefined;
-};
-
-/** `{"running":[{"model":"qwen","state":"ready"}]}`: listed and ready is loaded; starting, or not listed, is not. */
-const llamaSwap: Reader = async (tier, http) => {
-  const answer = await getJson(besideApiRoot(new URL(tier.provider.base_url), '/running'), tier.provider, http);
-  if (answer.status !== 200 || !isRecord(answer.json) || !Array.isArray(answer.json.running)) return undefined;
-  const entry = answer.json.running.find((m: unknown) => isRecord(m) && m.model === tier.model);
-  return isRecord(entry) && entry.state === 'ready';
-};
-
-/** Router mode: `{"data":[{"id":"m","status":{"value":"loaded"|"loading"|"unloaded"}}]}`; a single-model server has no status. */
-const llamaCppRouter: Reader = async (tier, http) => {
-  const answer = await getJson(besideApiRoot(new URL(tier.provider.base_url), '/models'), tier.provider, http);
-  if (answer.status !== 200 || !isRecord(answer.json) || !Array.isArray(answer.json.data)) return undefined;
-  const entry = answer.json.data.find((m: unknown) => isRecord(m) && m.id === tier.model);
-  if (!isRecord(entry) || !isRecord(entry.status) || typeof entry.status.value !== 'string') return undefined;
-  return entry.status.value === 'loaded';
-};
-
-/** `{"data":[{"id":"m","state":"loaded"|"not-loaded"}]}`. */
-const lmStudio: Reader = async (tier, http) => {
-  const answer = await getJson(besideApiRoot(new URL(tier.provider.base_url), '/api/v0/models'), tier.provider, http);
-  if (answer.status !== 200 || !isRecord(answer.json) || !Array.isArray(answer.json.data)) return undefined;
-  const entry = answer.json.data.find((m: unknown) => isRecord(m) && m.id === tier.model);
-  if (!isRecord(entry) || typeof entry.state !== 'string') return undefined;
-  return entry.state === 'loaded';
-};
-
-const OPENAI_TYPE_READERS: ReadonlyArray<[ServerWord['server'], Reader]> = [
-  ['llama-swap', llamaSwap],
-  ['llama.cpp router', llamaCppRouter],
-  ['lmstudio', lmStudio],
-];

@@ -3,8 +3,8 @@ import { request } from '../util/undici.js';
 import type { Provider } from '../config/schema.js';
 import { classifyStatus } from '../protocols/errors/classify-status.js';
 import { errnoCode } from '../util/network-error.js';
-import { besideApiRoot } from './upstream-models.js';
-import { checkHeaders, modelListUrl } from './provider-http.js';
+import { profileOf } from '../protocols/profiles.js';
+import { checkHeaders } from './provider-http.js';
 
 /**
  * Can the server behind a provider serve requests now? Not "does a port answer": llama-server
@@ -31,24 +31,18 @@ export interface ReadinessOptions {
   dispatcher?: Dispatcher;
 }
 
-const OLLAMA_PORT = '11434';
-
 type ReadinessTarget = Pick<Provider, 'type' | 'base_url' | 'api_key' | 'headers'>;
 
 export async function checkReadiness(provider: ReadinessTarget, opts: ReadinessOptions = {}): Promise<Readiness> {
-  const base = new URL(provider.base_url);
   const get = (url: URL) => getStatus(url, provider, opts);
+  const plan = profileOf(provider).readiness(provider);
   try {
-    const ollamaFirst = provider.type === 'ollama' || base.port === OLLAMA_PORT;
-    if (ollamaFirst && (await get(besideApiRoot(base, '/api/version'))).status === 200) return { state: 'ready', via: 'GET /api/version 200' };
-
-    const health = await get(besideApiRoot(base, '/health'));
-    if (health.status === 200) return { state: 'ready', via: 'GET /health 200' };
-    if (health.status === 503) return { state: 'loading', detail: health.message };
-
-    if (!ollamaFirst && (await get(besideApiRoot(base, '/api/version'))).status === 200) return { state: 'ready', via: 'GET /api/version 200' };
-
-    const list = modelListUrl(provider);
+    for (const probe of plan.probes) {
+      const answer = await get(probe.url);
+      if (answer.status === 200) return { state: 'ready', via: `GET ${probe.url.pathname} 200` };
+      if (answer.status === 503 && probe.loadingOn503) return { state: 'loading', detail: answer.message };
+    }
+    const list = plan.list;
     const models = await get(list);
     if (models.status >= 200 && models.status < 300) return { state: 'ready', via: `GET ${list.pathname} ${models.status}` };
     if (models.status === 503) return { state: 'loading', detail: models.message };

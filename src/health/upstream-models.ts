@@ -1,9 +1,13 @@
 import { getGlobalDispatcher, request } from '../util/undici.js';
 import type { Provider } from '../config/schema.js';
-import { isRecord } from '../util/is-record.js';
 import { sendRetryingStale } from '../util/stale-socket-pool.js';
 import { classifyStatus } from '../protocols/errors/classify-status.js';
-import { checkHeaders, modelListUrl } from './provider-http.js';
+import { checkHeaders } from './provider-http.js';
+import { profileOf } from '../protocols/profiles.js';
+
+import type { ServerAnswer, ServerAsk } from '../protocols/core/provider-profile.js';
+
+export { besideApiRoot, servesModel } from '../protocols/core/provider-profile.js';
 import type { Http } from './deadline.js';
 
 // Step 1 of a tier check: is the provider reachable, and does it list the tier's model?
@@ -17,50 +21,36 @@ export type ModelListing =
   /** 503 while it loads its model (llama.cpp answers so on every endpoint): not ready yet, not broken. */
   | { kind: 'loading'; message: string };
 
-const OLLAMA_PORT = '11434';
-
 /**
- * OpenAI's `GET {base_url}/models` (Anthropic's `/v1/models`), or Ollama's `GET /api/tags`:
- * first for an ollama-type provider or Ollama's usual port, otherwise as the fallback when
- * /models gives no list. Network failures throw (unreachable).
+ * The provider's model lists, in the order its profile gives (Ollama's `/api/tags` first for an
+ * Ollama server; OpenAI's `GET {base_url}/models`, Anthropic's `/v1/models` first otherwise):
+ * the first list read answers; else the decisive list's status says why there is none. Network
+ * failures throw (unreachable).
  */
 export async function listModels(provider: Provider, http: Http): Promise<ModelListing> {
-  const base = new URL(provider.base_url);
-  const ollamaFirst = isOllama(provider);
-  if (ollamaFirst) {
-    const tags = await ollamaTags(provider, base, http);
-    if (tags) return { kind: 'listed', models: tags };
-  }
-
-  const answer = await getJson(modelListUrl(provider), provider, http);
-  if (answer.status >= 200 && answer.status < 300) {
-    const ids = openaiModelIds(answer.json);
-    if (ids) return { kind: 'listed', models: ids };
-  } else if (answer.status === 401 || answer.status === 403) {
-    // A provider sent the client's own credential (api_key: from_client) is checked with none: it answered, so it is reachable.
-    if (provider.from_client) return { kind: 'unlisted' };
-    return { kind: 'rejected', auth: true, error: keyProblem(provider, answer) };
-  } else if (isLoadingAnswer(answer.status, answer.message)) {
-    return { kind: 'loading', message: answer.message };
-  }
-
-  if (!ollamaFirst) {
-    const tags = await ollamaTags(provider, base, http);
-    if (tags) return { kind: 'listed', models: tags };
+  let decisive: JsonAnswer | undefined;
+  for (const source of profileOf(provider).modelLists(provider)) {
+    const answer = await getJson(source.url, provider, http);
+    const names = answer.status >= 200 && answer.status < 300 ? source.names(answer.json) : null;
+    if (names) return { kind: 'listed', models: names };
+    if (!source.decisive) continue;
+    decisive = answer;
+    if (answer.status === 401 || answer.status === 403) {
+      // A provider sent the client's own credential (api_key: from_client) is checked with none: it answered, so it is reachable.
+      if (provider.from_client) return { kind: 'unlisted' };
+      return { kind: 'rejected', auth: true, error: keyProblem(provider, answer) };
+    }
+    if (isLoadingAnswer(answer.status, answer.message)) return { kind: 'loading', message: answer.message };
   }
   // 404/405/501: the server has no model list (llama.cpp builds, some gateways); 2xx: a shape we cannot read.
-  if (answer.status < 300 || answer.status === 404 || answer.status === 405 || answer.status === 501) return { kind: 'unlisted' };
-  return { kind: 'rejected', auth: false, error: `the model list answered HTTP ${answer.status}: ${answer.message}` };
+  const status = decisive?.status ?? 404;
+  if (status < 300 || status === 404 || status === 405 || status === 501) return { kind: 'unlisted' };
+  return { kind: 'rejected', auth: false, error: `the model list answered HTTP ${status}: ${decisive?.message}` };
 }
 
 /** A 503 that says the server is loading (llama.cpp: `Loading model`), not one that says it is overloaded. */
 export function isLoadingAnswer(status: number, message: string): boolean {
   return status === 503 && /\bloading\b|\bnot (yet )?loaded\b/i.test(message);
-}
-
-/** Exact, except that Ollama's implicit tag counts: `llama3` is `llama3:latest`. */
-export function servesModel(models: string[], model: string): boolean {
-  return models.some((name) => name === model || name === `${model}:latest` || `${name}:latest` === model);
 }
 
 export function missingModel(model: string, models: string[]): string {
@@ -73,53 +63,11 @@ function keyProblem(provider: Provider, answer: JsonAnswer): string {
   return `the provider ${what}: HTTP ${answer.status}: ${answer.message}`;
 }
 
-/**
- * The models an Ollama server has in memory now (`GET /api/ps`), or null when it does not
- * answer that: a model not loaded will be loaded by the next request (a cold start).
- */
-export async function ollamaLoaded(provider: Provider, http: Http): Promise<string[] | null> {
-  const answer = await getJson(besideApiRoot(new URL(provider.base_url), '/api/ps'), provider, http);
-  if (answer.status < 200 || answer.status >= 300 || !isRecord(answer.json) || !Array.isArray(answer.json.models)) return null;
-  return answer.json.models.flatMap((model: unknown) => (isRecord(model) && typeof model.name === 'string' ? [model.name] : []));
-}
+export type JsonAnswer = ServerAnswer;
 
-/** Whether a provider is (probably) an Ollama server: its type, or Ollama's usual port. */
-export function isOllama(provider: Provider): boolean {
-  return provider.type === 'ollama' || new URL(provider.base_url).port === OLLAMA_PORT;
-}
-
-/** Ollama's tag names, or null when the server does not answer /api/tags with a tag list. */
-async function ollamaTags(provider: Provider, base: URL, http: Http): Promise<string[] | null> {
-  const answer = await getJson(ollamaTagsUrl(base), provider, http);
-  if (answer.status < 200 || answer.status >= 300 || !isRecord(answer.json) || !Array.isArray(answer.json.models)) return null;
-  return answer.json.models.flatMap((model: unknown) => (isRecord(model) && typeof model.name === 'string' ? [model.name] : []));
-}
-
-function openaiModelIds(json: unknown): string[] | null {
-  if (!isRecord(json) || !Array.isArray(json.data)) return null;
-  return json.data.flatMap((model: unknown) => (isRecord(model) && typeof model.id === 'string' ? [model.id] : []));
-}
-
-/**
- * A path beside the OpenAI API root: Ollama's native API, llama.cpp's and vLLM's `/health` sit
- * next to `/v1` (also behind a reverse proxy that adds a path prefix).
- */
-export function besideApiRoot(base: URL, path: string): URL {
-  const url = new URL(base);
-  url.pathname = `${base.pathname.replace(/\/+$/, '').replace(/\/v1$/, '')}${path}`;
-  url.search = '';
-  return url;
-}
-
-function ollamaTagsUrl(base: URL): URL {
-  return besideApiRoot(base, '/api/tags');
-}
-
-export interface JsonAnswer {
-  status: number;
-  json: unknown;
-  /** The upstream's error message (or the start of its body). */
-  message: string;
+/** The provider's server asked under one check's deadline: what its profile's readers call. */
+export function askServer(provider: Provider, http: Http): ServerAsk {
+  return (url, post) => getJson(url, provider, http, post);
 }
 
 /** A GET (or, with `post`, a POST of that JSON: Ollama's /api/show) of a server's JSON answer. */

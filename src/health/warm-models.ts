@@ -3,8 +3,9 @@ import type { Config, Tier } from '../config/schema.js';
 import { allTiers } from '../config/all-tiers.js';
 import { redactSecrets } from '../providers/redact-secrets.js';
 import { Deadline } from './deadline.js';
-import { readServerWord, recordLoaded, type ServerWord } from './loaded-models.js';
-import { besideApiRoot, getJson, isOllama } from './upstream-models.js';
+import { profileOf } from '../protocols/profiles.js';
+import { recordLoaded } from './loaded-models.js';
+import { askServer } from './upstream-models.js';
 
 /**
  * `warm: true` (docs/hedging.md): at serve's and exec's start, the
@@ -16,36 +17,21 @@ import { besideApiRoot, getJson, isOllama } from './upstream-models.js';
  * instance). llama-swap documents no load request (a model loads on its first request).
  */
 export async function warmModel(tier: Tier, opts: { timeoutMs: number; dispatcher?: Dispatcher }): Promise<{ ok: boolean; message: string }> {
-  const base = new URL(tier.provider.base_url);
   const deadline = new Deadline(opts.timeoutMs, undefined);
   const http = { signal: deadline.signal, dispatcher: opts.dispatcher };
   try {
-    if (isOllama(tier.provider)) {
-      const body: Record<string, unknown> = { model: tier.model };
-      if (tier.ollama.keep_alive !== undefined) body.keep_alive = tier.ollama.keep_alive;
-      const answer = await getJson(besideApiRoot(base, '/api/generate'), tier.provider, http, body);
-      return settle(tier, answer.status, answer.message);
-    }
-    const word = await readServerWord(tier, http);
-    if (word?.loaded) return { ok: true, message: 'already loaded' };
-    const path = word ? LOAD_PATHS[word.server] : undefined;
-    if (!path) return { ok: false, message: `${word?.server ?? tier.provider.type} documents no load request` };
-    const answer = await getJson(besideApiRoot(base, path), tier.provider, http, { model: tier.model });
-    return settle(tier, answer.status, answer.message);
+    const answer = await profileOf(tier.provider).warm(tier, askServer(tier.provider, http));
+    if ('noLoad' in answer) return { ok: false, message: `${answer.noLoad} documents no load request` };
+    if (answer.already) return { ok: true, message: 'already loaded' };
+    const ok = answer.status >= 200 && answer.status < 300;
+    // Ollama answers once the model is in memory; llama.cpp's router once it started loading it.
+    if (ok && answer.loadedNow) recordLoaded(tier, true);
+    return { ok, message: ok ? 'load requested' : `HTTP ${answer.status}: ${redactSecrets(answer.message, tier.provider)}` };
   } catch (error) {
     return { ok: false, message: redactSecrets(deadline.timedOut ? `no answer within ${opts.timeoutMs} ms` : (error as Error).message, tier.provider) };
   } finally {
     deadline.dispose();
   }
-}
-
-const LOAD_PATHS: Partial<Record<ServerWord['server'], string>> = { 'llama.cpp router': '/models/load', lmstudio: '/api/v1/models/load' };
-
-function settle(tier: Tier, status: number, message: string): { ok: boolean; message: string } {
-  const ok = status >= 200 && status < 300;
-  // Ollama answers once the model is in memory; llama.cpp's router once it started loading it.
-  if (ok && isOllama(tier.provider)) recordLoaded(tier, true);
-  return { ok, message: ok ? 'load requested' : `HTTP ${status}: ${redactSecrets(message, tier.provider)}` };
 }
 
 /** Every `warm: true` tier of the config (each server and model once), in the background; never throws. */

@@ -9,6 +9,7 @@ import { ollamaWire } from './ollama/wire.js';
 import { responsesClient } from './responses/client.js';
 import { responsesWire } from './responses/wire.js';
 import type { WireCodec, WireProtocol } from './core/types.js';
+import { profileOf } from './profiles.js';
 import type { ClientCodec, ClientEndpoint } from './core/client-codec.js';
 
 /** Every protocol llm-route speaks, registered once: a new protocol is new files plus a line here. */
@@ -24,13 +25,6 @@ const WIRES: Record<WireProtocol, WireCodec> = {
   responses: responsesWire,
   messages: messagesWire,
   ollama: ollamaWire,
-};
-
-/** The wire protocol a provider type speaks natively. */
-const NATIVE: Record<Provider['type'], WireProtocol> = {
-  openai: 'chat',
-  anthropic: 'messages',
-  ollama: 'ollama',
 };
 
 /** The client codecs in the order they are registered (Chat Completions first: the shape of answers to paths no protocol owns). */
@@ -74,15 +68,15 @@ export function wireCodec(protocol: WireProtocol): WireCodec {
 
 /** The wire a provider is called on for a client speaking `protocol`: that protocol when the server speaks it (relay), else its own. */
 export function wireFor(provider: Provider, protocol: ClientProtocol): WireCodec {
-  return wireCodec(speaks(provider, protocol) ? protocol : NATIVE[provider.type]);
+  return wireCodec(speaks(provider, protocol) ? protocol : profileOf(provider).wire);
 }
 
 /** The provider's native wire (health checks, probes, bench). */
 export function nativeWire(provider: Provider): WireCodec {
-  return wireCodec(NATIVE[provider.type]);
+  return wireCodec(profileOf(provider).wire);
 }
 
 /** Whether a provider's server speaks `protocol` itself: natively, or declared in `passthrough`. */
 export function speaks(provider: Provider, protocol: WireProtocol): boolean {
-  return NATIVE[provider.type] === protocol || (provider.passthrough?.includes(protocol as 'responses' | 'messages') ?? false);
+  return profileOf(provider).wire === protocol || (provider.passthrough?.includes(protocol as 'responses' | 'messages') ?? false);
 }

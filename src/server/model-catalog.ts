@@ -3,6 +3,7 @@ import type { TierGate } from '../health/health-view.js';
 import { discoveredOf, tierFit } from '../fit/tier-facts.js';
 import type { CatalogModel, ModelCatalog } from '../protocols/core/endpoints.js';
 import { isLocalTier, localOnly } from '../rules/local-only.js';
+import { profileOf } from '../protocols/profiles.js';
 
 /** What a route can do, from what llm-route knows of the tiers that may answer it (a local-only route's local ones). */
 export interface RouteFacts {
@@ -12,7 +13,7 @@ export interface RouteFacts {
   tools: boolean;
   /** Some tier takes images: the tier file or discovery says so, or a cloud tier nothing says cannot. */
   vision: boolean;
-  /** Some tier reasons: discovery says so (Ollama's `thinking`), or an Anthropic tier (Claude's extended thinking). */
+  /** Some tier reasons: discovery says so (Ollama's `thinking`), or its provider's models do (Claude's extended thinking). */
   thinking: boolean;
 }
 
@@ -25,7 +26,7 @@ export function routeFacts(route: Route): RouteFacts {
     if (fit.tools !== false) facts.tools = true;
     // A local server says what its model takes (discovery); a hosted model commonly takes images.
     if (fit.vision === true || (fit.vision === undefined && !isLocalTier(tier))) facts.vision = true;
-    if (discoveredOf(tier)?.thinking === true || tier.provider.type === 'anthropic') facts.thinking = true;
+    if (discoveredOf(tier)?.thinking === true || profileOf(tier.provider).reasons) facts.thinking = true;
   }
   return facts;
 }

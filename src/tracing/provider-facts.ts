@@ -1,4 +1,5 @@
 import type { Config, Provider } from '../config/schema.js';
+import { profileOf } from '../protocols/profiles.js';
 
 /** What a CLIENT span says of the server an attempt went to: `gen_ai.provider.name`, `server.address`, `server.port`. */
 export interface ProviderFacts {
@@ -34,7 +35,7 @@ export function providerFacts(provider: Provider): ProviderFacts {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const known = WELL_KNOWN_HOSTS.find(([pattern]) => pattern.test(host));
   return {
-    genAi: known ? known[1] : provider.type,
+    genAi: known ? known[1] : profileOf(provider).genAiName,
     address: host,
     port: url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80,
   };

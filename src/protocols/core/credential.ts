@@ -1,12 +1,14 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Provider } from '../../config/schema.js';
 import { LLM_ROUTE_TOKEN_HEADER, sameSecret } from '../../util/bearer.js';
+import { profileOf } from '../profiles.js';
 
 // A client's own key or login, for a provider with `api_key: from_client`
 // (docs/client-credentials.md): taken once at ingress, sent to such a provider of its own API only.
 
-/** The APIs a client's credential can be for: the provider types that take one. */
-export type CredentialApi = 'anthropic' | 'openai';
+import type { CredentialApi } from './names.js';
+
+export type { CredentialApi };
 
 /** What a client protocol says of its clients' credentials (each client codec has one). */
 export interface CredentialSpec {
@@ -95,7 +97,7 @@ function single(value: string | string[] | undefined): string | undefined {
  * request has none of its API), or null: it can, or it has a key of its own (or needs none).
  */
 export function missingCredential(provider: Provider, credential: ClientCredential | undefined): string | null {
-  if (!provider.from_client || credential?.api === provider.type) return null;
+  if (!provider.from_client || credential?.api === profileOf(provider).credentialApi) return null;
   if (!credential) return 'the request carries no credential of the client (Authorization or x-api-key) for this api_key: from_client provider';
   return `the client's credential is for ${API_NAMES[credential.api]}; this api_key: from_client provider is type ${provider.type}`;
 }
@@ -114,7 +116,7 @@ export function withCredential(
   keyHeader: 'authorization' | 'x-api-key',
 ): Record<string, string> {
   if (provider.from_client) {
-    if (credential?.api === provider.type) Object.assign(headers, credential.headers);
+    if (credential && credential.api === profileOf(provider).credentialApi) Object.assign(headers, credential.headers);
   } else if (provider.api_key) {
     headers[keyHeader] = keyHeader === 'authorization' ? `Bearer ${provider.api_key}` : provider.api_key;
   }

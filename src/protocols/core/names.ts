@@ -7,6 +7,9 @@
 /** The protocol a client spoke to llm-route: OpenAI Chat Completions, OpenAI Responses, Anthropic Messages, Ollama's API. */
 export type ClientProtocol = 'chat' | 'responses' | 'messages' | 'ollama';
 
+/** The APIs a client's own credential can be for: the provider types that take one (api_key: from_client). */
+export type CredentialApi = 'anthropic' | 'openai';
+
 /**
  * Why one upstream attempt gave no answer (`AttemptError.reason`): the name the request log,
  * the usage database, the metrics and a 502's `attempts` list give it.

@@ -15,8 +15,11 @@ import { forForeignServer } from './foreign-server.js';
 import { messagesFromNeutral } from './from-neutral.js';
 import { MessagesReader } from './reader.js';
 import { anthropicUsage } from './usage.js';
+import { ANTHROPIC_VERSION } from './profile.js';
+import { nativelySpeaks } from '../profiles.js';
 
-export const ANTHROPIC_VERSION = '2023-06-01';
+export { ANTHROPIC_VERSION };
+
 const MAX_TOKENS_FIELDS = ['max_tokens'] as const;
 
 /**
@@ -33,7 +36,7 @@ export const messagesWire: WireCodec = {
     const upstreamBody: Record<string, unknown> = { ...body, model: tier.model };
     if (upstreamBody.max_tokens === undefined) upstreamBody.max_tokens = tier.max_tokens;
     capBodyTokens(upstreamBody, MAX_TOKENS_FIELDS, tier);
-    if (provider.type !== 'anthropic') forForeignServer(upstreamBody);
+    if (!nativelySpeaks(provider, 'messages')) forForeignServer(upstreamBody);
     return messagesRequest(provider, JSON.stringify(upstreamBody), stream, headers);
   },
 
@@ -73,7 +76,7 @@ export function messagesRequest(provider: Provider, body: string, stream: boolea
   headers['anthropic-version'] = client.anthropicVersion ?? ANTHROPIC_VERSION;
   if (client.anthropicBeta) headers['anthropic-beta'] = client.anthropicBeta;
   let path: string;
-  if (provider.type === 'anthropic') {
+  if (nativelySpeaks(provider, 'messages')) {
     withCredential(headers, provider, client.credential, 'x-api-key');
     path = upstreamPath(provider.base_url, `/v1/messages${suffix}`);
   } else {
