@@ -31,6 +31,8 @@ export interface ProviderProfile {
   discovery(provider: Provider): readonly DiscoveryReader[];
   /** Whether a tier's model is in its server's memory, in the server's own words; undefined: it says nothing. Throws what a request threw. */
   loadedState(tier: Tier, ask: ServerAsk): Promise<ServerWord | undefined>;
+  /** Its server says what is loaded in one request of its own API (Ollama's `/api/ps`): a tier check asks it too. */
+  loadedInOneAsk(provider: Pick<Provider, 'base_url'>): boolean;
   /** Asks its server to load a tier's model (`warm: true`), or says which server documents no load request. */
   warm(tier: Tier, ask: ServerAsk): Promise<WarmAnswer | NoLoadRequest>;
   /** Its servers cut a prompt longer than their window and answer 200 (a late check of the reported prompt is sound). */
