@@ -50,6 +50,8 @@ export interface ClientCodec {
   session(request: ClientRequest): string | undefined;
   /** A relay a mid-stream recovery can carry on in the same message (see ResumableRelay); absent: resumes render from the start. */
   resumableRelay?(relay: StreamOutput, delivered: PartStage, renderer: StreamRenderer): ResumableRelay | null;
+  /** Requests that ask only that the model be loaded or unloaded (Ollama's empty prompt): absent, every request asks for an answer. */
+  readonly loading?: ModelLoading;
 
   // What a request is, read off its body as sent (no neutral form made): rules, tool text and savers ask.
 
@@ -69,6 +71,21 @@ export interface ClientCodec {
   describeConversation(body: Record<string, unknown>, into: ConversationBuilder): boolean;
   /** Whether a body of unknown protocol is written in this one. */
   recognize(body: Record<string, unknown>): Recognition;
+}
+
+/** What a model-load request asks of its server. */
+export type LoadAsk = 'load' | 'unload';
+
+/**
+ * A protocol in which a request may ask only that the server load its model (or unload it),
+ * not answer anything: such a request is no generation. It never enters the routing loop, so
+ * it never counts against a tier's health (see proxy/model-load.ts).
+ */
+export interface ModelLoading {
+  /** What the body asks: a load, an unload, or (undefined) an answer like any request. */
+  asks(body: Record<string, unknown>): LoadAsk | undefined;
+  /** The protocol's answer to it when llm-route answers it itself (no tier that speaks the protocol took it). */
+  answer(model: string, done: LoadAsk): Record<string, unknown>;
 }
 
 /** A byte relay whose events are also decoded (the text the client has); `carryOn` makes the renderer go on under the relay's ids. */

@@ -13,6 +13,7 @@ import { isPlainOllamaChat, isPlainOllamaGenerate, OllamaChatSchema, OllamaGener
 import { functionTools, ollamaChatToNeutral, ollamaGenerateToNeutral, ollamaMaxTokens } from './to-neutral.js';
 import { isRecord } from '../../util/is-record.js';
 import { OllamaHandover } from './handover.js';
+import { ollamaLoading } from './load.js';
 import { TrackedOllamaRelay } from './tracked-relay.js';
 import { describeOllamaConversation, ollamaAsksThinking, ollamaHasImages, recognizeOllama } from './traits.js';
 
@@ -49,6 +50,8 @@ function ollamaCodec(form: OllamaForm, parse: ClientCodec['parse'], rest: Pick<C
     renderResponse: (response, request) => renderOllamaResponse(response, request.model, form, arrivedAt(request)),
     // A recovery goes on in the same stream under the model the relayed lines named (see tracked-relay.ts).
     resumableRelay: (relay, delivered, renderer) => (renderer instanceof OllamaRenderer ? new TrackedOllamaRelay(relay, delivered, renderer) : null),
+    // An empty prompt (no messages) loads the model: answered apart from the routing loop.
+    loading: ollamaLoading(form),
     // Ollama's API names no conversation (no id, no cache key): its requests have no session.
     session: () => undefined,
     offeredTools: (body) => functionTools(body.tools),
