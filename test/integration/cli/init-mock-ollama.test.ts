@@ -75,6 +75,9 @@ describe('README: no Ollama yet?', () => {
     const file = join(dir, 'llm-route.yaml');
     const validate = runCli(cli.bin, ['validate'], {}, { cwd: dir });
     expect((await validate.exited).code, validate.stderr()).toBe(0);
+    // init says of the file it wrote what validate says of it, in the same words.
+    expect(validate.lines[0]).toMatch(/^ok: .*llm-route\.yaml — 1 route \(chat: ollama\), 1 provider$/);
+    expect(init.lines).toContain(validate.lines[0]);
     const config = loadConfig(file, {});
     const tier = config.routes.get('chat')?.tiers[0];
     expect([tier?.provider.type, tier?.provider.base_url, tier?.model]).toEqual(['ollama', `http://127.0.0.1:${port}`, model]);
