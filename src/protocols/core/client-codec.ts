@@ -36,12 +36,16 @@ export interface ClientCodec {
   translateRejection(status: number, message: string): string;
   /** The relay policy for a stream relayed from a server speaking this same protocol. */
   relay(request: ClientRequest): StreamOutput;
-  /** A renderer of stream parts into this protocol, for a stream from another one. */
-  renderer(request: ClientRequest): StreamRenderer;
+  /**
+   * A renderer of stream parts into this protocol, for a stream from another one. `model`: what
+   * the answer names as its model, the tier's (a relayed answer names it as the tier wrote it;
+   * never the route's name: docs/protocols.md, "Relay or translation").
+   */
+  renderer(request: ClientRequest, model: string): StreamRenderer;
   /** What a relay of this protocol showed its client, for a renderer to take over in the middle of the answer. */
-  handover(request: ClientRequest): RelayHandover;
-  /** A whole neutral answer in this protocol. */
-  renderResponse(response: NeutralResponse, request: ClientRequest): string;
+  handover(request: ClientRequest, model: string): RelayHandover;
+  /** A whole neutral answer in this protocol, naming `model` (the tier's). */
+  renderResponse(response: NeutralResponse, request: ClientRequest, model: string): string;
   /**
    * The conversation the request belongs to, as its client names it (a header of a known
    * client, else a field of this protocol's body); undefined when it names none. Session
