@@ -9,7 +9,7 @@ import { buildPrivateCli, type CliProcess, repoRoot, runCli } from '../../helper
 import { closedPort } from '../../helpers/ports.js';
 
 /**
- * The README's "No Ollama yet?" recipe, run as written: the mock on Ollama's port is the Ollama
+ * The README's recipe for a machine without Ollama (in "Quick start"), run as written: the mock on Ollama's port is the Ollama
  * `init` finds, and the tier file init writes serves from it. Ollama's port is the one thing
  * moved (to a free one, through LLM_ROUTE_INIT_PORTS, where init looks for Ollama), so a real
  * Ollama on this machine neither answers in its place nor is disturbed.
