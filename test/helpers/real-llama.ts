@@ -49,7 +49,10 @@ const run = promisify(execFile);
 export async function startRealLlama(args: string[] = []): Promise<RealLlama> {
   const port = await closedPort();
   const pidFile = `${REAL_LLAMA_DIR}/llama-server.${port}.pid`;
-  const launch = () => run(START, [String(port), ...args], { env: { ...process.env, LLAMA_DIR: REAL_LLAMA_DIR }, timeout: 180_000 }).then(() => undefined);
+  // The server dies with this test runner, however it ends (a SIGKILL too): its worker, and the
+  // vitest process that forked it, are watched (scripts/real-llama/watchdog.sh).
+  const env = { ...process.env, LLAMA_DIR: REAL_LLAMA_DIR, WATCH_PIDS: `${process.pid} ${process.ppid}` };
+  const launch = () => run(START, [String(port), ...args], { env, timeout: 180_000 }).then(() => undefined);
   await launch();
   const pid = (): number => Number(readFileSync(pidFile, 'utf8'));
   const log = `${REAL_LLAMA_DIR}/llama-server.${port}.log`;
@@ -71,7 +74,7 @@ export async function startRealLlama(args: string[] = []): Promise<RealLlama> {
       }
       // Each run takes new ports: what a stopped server leaves would pile up in LLAMA_DIR. (A test's
       // SIGKILL keeps them: it may start the server again.)
-      if (signal !== 'SIGKILL') for (const file of [pidFile, log]) rmSync(file, { force: true });
+      if (signal !== 'SIGKILL') for (const file of [pidFile, log, `${REAL_LLAMA_DIR}/llama-server.${port}.watchdog.pid`]) rmSync(file, { force: true });
     },
   };
 }
