@@ -141,7 +141,7 @@ describe.skipIf(!isGitCheckout)('the README quick start, in a fresh clone, with 
     const readme = readFileSync(join(clone, 'README.md'), 'utf8');
     const top = shBlock(readme, '# llm-route');
     const quick = shBlock(readme, '## Quick start');
-    expect(top).toEqual(['npm ci && npm link && llm-route demo', 'npm test']);
+    expect(top).toEqual(['npm ci && npm link && llm-route demo', 'npm run test:unit', 'npm test']);
     expect(quick).toEqual(['npm ci && npm link', 'llm-route init', 'llm-route serve', 'llm-route exec -- claude']);
     expect(readme).not.toContain('npx llm-route');
 
