@@ -15,7 +15,7 @@ const OPTIONS = z.looseObject({}, '"options" must be an object').optional();
  */
 export const OllamaChatSchema = z.looseObject({
   model: MODEL,
-  // None, or none at all, asks Ollama to load the model (see load.ts).
+  // An empty list, or none at all, asks Ollama to load the model (see load.ts).
   messages: z
     .array(
       z.looseObject({ role: z.string('each message needs a "role"'), images: IMAGES.nullish() }, 'each message must be an object'),
