@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../helpers/cli.js';
-import { closedPort, processAlive } from '../../helpers/ports.js';
+import { closedPort, processAlive, processRunning as running } from '../../helpers/ports.js';
 
 /**
  * A server a test starts dies with the test runner (docs/development.md, "Real llama.cpp tests"):
@@ -37,17 +37,6 @@ afterAll(() => {
   for (const pid of started) if (processAlive(pid)) process.kill(pid, 'SIGKILL');
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** Alive and not a zombie (a killed process its parent has not reaped yet is gone for this purpose). */
-function running(pid: number): boolean {
-  if (!processAlive(pid)) return false;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
-  } catch {
-    return true;
-  }
-}
 
 async function until(check: () => boolean, ms: number, what: string): Promise<void> {
   const deadline = Date.now() + ms;
