@@ -61,7 +61,8 @@ export async function runInit(opts: InitOptions): Promise<number> {
   }
   writeFileSync(file, text, { mode: 0o644 });
   out(`Wrote ${file}`);
-  out(summary.replace(/^ok: /, 'valid: '));
+  // The line `validate` prints for this file, word for word.
+  out(summary);
   const flag = opts.config ? ` -c ${opts.config}` : '';
   out('Next:');
   out(`  llm-route serve${flag}              # the proxy on http://127.0.0.1:4141/v1`);

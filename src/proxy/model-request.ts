@@ -10,6 +10,7 @@ import { Exchange, type ProxyView } from './exchange.js';
 import { enterIdempotent, type IdempotentRun } from './idempotent-request.js';
 import { routeRequest } from './route-request.js';
 import { refuseStream } from './refuse-stream.js';
+import { serveModelLoad } from './model-load.js';
 import { chooseRoute } from '../rules/choose-route.js';
 import { takesClientCredentials } from '../config/all-tiers.js';
 import { captureCredential, type ClientCredential } from '../protocols/core/credential.js';
@@ -25,6 +26,10 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
   try {
     const incoming = await readRequest(req, exchange);
     if (!incoming) return;
+    // A request that only loads (or unloads) the model is no generation: answered apart (model-load.ts).
+    const loading = exchange.codec.loading;
+    const asked = loading?.asks(incoming.request.body);
+    if (loading && asked) return await serveModelLoad(exchange, app, incoming.route, incoming.request, loading, asked);
     // Most routes have no savers: no call and no await for them.
     const saved = incoming.route.savers.length === 0 ? null : await saveTokens(exchange, incoming.route, incoming.request, req);
     const request = saved?.request ?? incoming.request;

@@ -36,12 +36,16 @@ export interface ClientCodec {
   translateRejection(status: number, message: string): string;
   /** The relay policy for a stream relayed from a server speaking this same protocol. */
   relay(request: ClientRequest): StreamOutput;
-  /** A renderer of stream parts into this protocol, for a stream from another one. */
-  renderer(request: ClientRequest): StreamRenderer;
+  /**
+   * A renderer of stream parts into this protocol, for a stream from another one. `model`: what
+   * the answer names as its model, the tier's (a relayed answer names it as the tier wrote it;
+   * never the route's name: docs/protocols.md, "Relay or translation").
+   */
+  renderer(request: ClientRequest, model: string): StreamRenderer;
   /** What a relay of this protocol showed its client, for a renderer to take over in the middle of the answer. */
-  handover(request: ClientRequest): RelayHandover;
-  /** A whole neutral answer in this protocol. */
-  renderResponse(response: NeutralResponse, request: ClientRequest): string;
+  handover(request: ClientRequest, model: string): RelayHandover;
+  /** A whole neutral answer in this protocol, naming `model` (the tier's). */
+  renderResponse(response: NeutralResponse, request: ClientRequest, model: string): string;
   /**
    * The conversation the request belongs to, as its client names it (a header of a known
    * client, else a field of this protocol's body); undefined when it names none. Session
@@ -50,6 +54,8 @@ export interface ClientCodec {
   session(request: ClientRequest): string | undefined;
   /** A relay a mid-stream recovery can carry on in the same message (see ResumableRelay); absent: resumes render from the start. */
   resumableRelay?(relay: StreamOutput, delivered: PartStage, renderer: StreamRenderer): ResumableRelay | null;
+  /** Requests that ask only that the model be loaded or unloaded (Ollama's empty prompt): absent, every request asks for an answer. */
+  readonly loading?: ModelLoading;
 
   // What a request is, read off its body as sent (no neutral form made): rules, tool text and savers ask.
 
@@ -69,6 +75,21 @@ export interface ClientCodec {
   describeConversation(body: Record<string, unknown>, into: ConversationBuilder): boolean;
   /** Whether a body of unknown protocol is written in this one. */
   recognize(body: Record<string, unknown>): Recognition;
+}
+
+/** What a model-load request asks of its server. */
+export type LoadAsk = 'load' | 'unload';
+
+/**
+ * A protocol in which a request may ask only that the server load its model (or unload it),
+ * not answer anything: such a request is no generation. It never enters the routing loop, so
+ * it never counts against a tier's health (see proxy/model-load.ts).
+ */
+export interface ModelLoading {
+  /** What the body asks: a load, an unload, or (undefined) an answer like any request. */
+  asks(body: Record<string, unknown>): LoadAsk | undefined;
+  /** The protocol's answer to it when llm-route answers it itself (no tier that speaks the protocol took it). */
+  answer(model: string, done: LoadAsk): Record<string, unknown>;
 }
 
 /** A byte relay whose events are also decoded (the text the client has); `carryOn` makes the renderer go on under the relay's ids. */

@@ -10,7 +10,7 @@ export function ollamaChatToNeutral(body: Record<string, unknown>): NeutralReque
   // each result answers the oldest call of its tool still unanswered (ids made up in order).
   const unanswered: Array<{ id: string; name: string }> = [];
   let calls = 0;
-  for (const message of body.messages as unknown[]) {
+  for (const message of Array.isArray(body.messages) ? body.messages : []) {
     if (!isRecord(message)) continue;
     const text = typeof message.content === 'string' ? message.content : '';
     if (message.role === 'system') {

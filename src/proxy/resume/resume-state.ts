@@ -24,7 +24,7 @@ export class ResumeState {
   private readonly relay: ResumableRelay | null;
 
   constructor(call: UpstreamCall, codec: ClientCodec, request: ClientRequest) {
-    this.renderer = codec.renderer(request);
+    this.renderer = codec.renderer(request, call.model);
     this.delivered = new DeliveredText(readParts);
     this.relay = call.relayed ? (codec.resumableRelay?.(call.streamOutput(), this.delivered, this.renderer) ?? null) : null;
     this.output = this.relay ?? new TranslatedOutput(this.renderer, this.delivered);

@@ -250,7 +250,7 @@ function render(client: 'chat' | 'messages' | 'responses', wire: WireProtocol, p
   const body = client === 'responses' ? { model: 'r', input: 'x', stream: true } : { model: 'r', messages: [], stream: true };
   const parsed = codec.parse(body, {});
   if (!parsed.ok) throw new Error(parsed.message);
-  const output = new TranslatedOutput(codec.renderer(parsed.request));
+  const output = new TranslatedOutput(codec.renderer(parsed.request, parsed.request.model));
   const reader = wireCodec(wire).reader();
   const facts: EventFacts = newFacts();
   let out = '';
@@ -287,7 +287,7 @@ describe("renderers follow the parts' blocks", () => {
     const codec = clientCodec('responses');
     const parsed = codec.parse({ model: 'r', input: 'x', stream: true }, {});
     if (!parsed.ok) throw new Error(parsed.message);
-    const renderer = codec.renderer(parsed.request);
+    const renderer = codec.renderer(parsed.request, parsed.request.model);
     renderer.render([
       { type: 'text-start', id: 't' },
       { type: 'text-delta', id: 't', delta: 'Hi' },
