@@ -42,6 +42,7 @@ export function route(tiers: Tier[], name = 'chat'): Route {
     savers: [],
     on_break: 'error',
     resume_max: 1,
+    stall: { factor: 20, floor_ms: 2_000, after: 16 },
     hedge_ms: null,
   };
 }
