@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, type ConfigProblem } from '../../../src/config/errors.js';
 import { loadConfigText } from '../../../src/config/load.js';
+import { problemsOf } from '../../helpers/config.js';
 
 /** routes.<r>.stall: the learned stall of a resume route (docs/recovery.md). */
 
@@ -14,16 +14,6 @@ routes:
       - provider: llama
         model: m
 ${routeKeys}`;
-}
-
-function problemsOf(text: string): ConfigProblem[] {
-  try {
-    loadConfigText(text, 'llm-route.yaml', {});
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected the config to be rejected');
 }
 
 const stallOf = (text: string) => loadConfigText(text, 'llm-route.yaml', {}).routes.get('code')?.stall;
