@@ -126,4 +126,23 @@ describe('a guess never cuts a stream nothing could continue', () => {
     expect(b.requests).toHaveLength(0);
     expect((await requestLog(proxy)).resumed).toBeUndefined();
   }, 30_000);
+
+  it('after its finish (the terminator late): not cut by the learned stall, and nothing continues it', async () => {
+    const finishedThenSilent: Script = async (ctx) => {
+      ctx.startStream();
+      ctx.role();
+      for (const word of SIXTY.slice(0, 20)) {
+        ctx.content(word);
+        await ctx.wait(15);
+      }
+      ctx.finish();
+      await ctx.closed;
+    };
+    const { b, proxy } = await resumeRoute(finishedThenSilent, continuesOrReplays(SIXTY), { idleMs: 4_000 });
+    const started = performance.now();
+    await streamWith('chat', proxy);
+    expect(performance.now() - started).toBeGreaterThan(4_000);
+    expect(b.requests).toHaveLength(0);
+    expect((await requestLog(proxy)).resumed).toBeUndefined();
+  }, 30_000);
 });

@@ -38,4 +38,8 @@ describe('DeliveredText.resumable', () => {
     expect(deliveredAfter([text('Searching.'), [{ type: 'opaque' }]]).resumable).toBe(false);
     expect(deliveredAfter([text('Searching.'), [{ type: 'opaque' }], text(' Found it.')]).resumable).toBe(true);
   });
+
+  it('once the answer has finished: no (a stall or break before the terminator has nothing left to continue)', () => {
+    expect(deliveredAfter([text('All done.'), [{ type: 'finish', reason: 'stop' }]]).resumable).toBe(false);
+  });
 });
