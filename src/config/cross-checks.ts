@@ -111,8 +111,8 @@ function unknownProviderMessage(provider: string, providers: readonly string[]):
 
 /**
  * What is valid but probably a mistake: an `anthropic` or `ollama` base URL ending in /v1
- * (those types add their own paths: /v1/messages, /api/chat), and an alias an earlier route
- * already claims (it never matches here).
+ * (those types add their own paths: /v1/messages, /api/chat), an alias an earlier route
+ * already claims (it never matches here), and `stall` on a route that does not resume.
  */
 export function configWarnings(data: unknown, report: Reporter): ConfigProblem[] {
   const warnings: ConfigProblem[] = [];
@@ -137,6 +137,14 @@ export function configWarnings(data: unknown, report: Reporter): ConfigProblem[]
   if (isRecord(data.routes)) {
     const claimed = new Map<string, string>();
     for (const [routeName, route] of Object.entries(data.routes)) {
+      if (isRecord(route) && route.stall !== undefined && route.on_break !== 'resume')
+        warnings.push(
+          report.at(
+            'key',
+            ['routes', routeName, 'stall'],
+            'warning: stall is read only on a route with on_break: resume (nothing could mend a stream cut on it)',
+          ),
+        );
       if (!isRecord(route) || !Array.isArray(route.aliases)) continue;
       route.aliases.forEach((alias: unknown, index: number) => {
         if (typeof alias !== 'string') return;

@@ -14,6 +14,7 @@ import {
   DEFAULT_CIRCUIT,
   DEFAULT_MAX_TOKENS,
   DEFAULT_RETRY,
+  DEFAULT_STALL,
   DEFAULT_TIMEOUTS,
   FROM_CLIENT,
   type Budget,
@@ -146,6 +147,7 @@ function buildConfig(raw: RawConfig, file: string, warnings: string[]): Config {
       savers,
       on_break: route.on_break,
       resume_max: route.resume?.max ?? 1,
+      stall: route.stall ?? DEFAULT_STALL,
       hedge_ms: route.hedge_ms ?? null,
       ...(route.local_only ? { local_only: true } : {}),
     });

@@ -193,11 +193,13 @@ export interface HedgedStream {
   result: 'first_won' | 'second_won';
 }
 
-/** A mid-stream recovery: from which tier to which, by which means, after how much text, and how it went. */
+/** A mid-stream recovery: from which tier to which, by which means, why, after how much text, and how it went. */
 export interface ResumedStream {
   from: string;
   to: string;
   how: 'replay' | 'continue';
+  /** What ended the first stream: silence past its own pace (`stall_learned`), past idle_ms (`idle`), or a break. */
+  why: 'stall_learned' | 'idle' | 'break';
   at_chars: number;
   result: 'ok' | 'diverged' | 'failed';
 }

@@ -25,6 +25,8 @@ export type AttemptReason =
   | 'ttft_timeout'
   | 'total_timeout'
   | 'idle_timeout'
+  // a committed stream on a resume route silent far longer than its own pace (src/proxy/silence-guard.ts)
+  | 'stall_timeout'
   | 'deadline'
   // a non-2xx answer, as the wire codec classified it
   | 'rate_limited'

@@ -51,6 +51,7 @@ export const EVENT_DONE = 64; // the protocol's terminator: nothing meaningful f
 export const EVENT_REWRITTEN = 128; // its parts are not what the upstream's bytes say (a tool call recovered from text): a relay renders from here on
 export const EVENT_BAD_TOOL_CALL = 256; // with EVENT_ERROR: a tool call written as text that the client cannot run (src/protocols/tool-text/)
 export const EVENT_HELD = 512; // after commit, its text is held back undecided (it may begin a tool call written as text): a relay waits for the next event
+export const EVENT_PROGRESS = 1024; // the upstream's event carried content as it came (set with EVENT_CONTENT, kept when a tool-text hold takes the content back): the stream is not silent; a keep-alive never is
 
 const NO_PARTS: readonly StreamPart[] = Object.freeze([]);
 

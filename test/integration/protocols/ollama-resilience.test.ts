@@ -49,7 +49,7 @@ describe('mid-stream recovery, Ollama client', () => {
     // One message to the end, under the model that began it.
     expect(seen).toEqual({ text: FULL, models: new Set(['a-model']), done: true, failed: null });
     expect(lastMessage(b.requests[0].body)).toEqual({ role: 'assistant', content: 'The quick brown fox ' });
-    expect((await requestLog(proxy)).resumed).toEqual({ from: 'a', to: 'b', how: 'continue', at_chars: 20, result: 'ok' });
+    expect((await requestLog(proxy)).resumed).toEqual({ from: 'a', to: 'b', how: 'continue', why: 'break', at_chars: 20, result: 'ok' });
   });
 
   it('relayed (Ollama tiers): the first tier’s lines go out as their bytes, the recovery carries on under the model they named', async () => {

@@ -6,6 +6,7 @@ import {
   EVENT_CONTENT,
   EVENT_DONE,
   EVENT_FINISH,
+  EVENT_PROGRESS,
   EVENT_USAGE,
   EVENT_USAGE_ONLY,
   newFacts,
@@ -196,7 +197,7 @@ describe('responses reader', () => {
       { type: 'finish', reason: 'tool_calls' },
     ]);
     expect(flags.map(committed)).toEqual([false, false, true, false, true, true, false, true]);
-    expect(flags.at(-1)).toBe(EVENT_FINISH | EVENT_CONTENT | EVENT_DONE);
+    expect(flags.at(-1)).toBe(EVENT_FINISH | EVENT_CONTENT | EVENT_PROGRESS | EVENT_DONE);
   });
 
   it('an item or delta of a kind only Responses has (a custom tool call) is opaque content: it commits a relay', () => {
