@@ -2,6 +2,8 @@ import type { Provider } from '../config/schema.js';
 import type { ClientProtocol } from './core/names.js';
 import { chatClient } from './chat/client.js';
 import { chatWire } from './chat/wire.js';
+import { geminiClient } from './gemini/client.js';
+import { geminiWire } from './gemini/wire.js';
 import { messagesClient } from './messages/client.js';
 import { messagesWire } from './messages/wire.js';
 import { ollamaClient } from './ollama/client.js';
@@ -18,6 +20,7 @@ const CLIENTS: Record<ClientProtocol, ClientCodec> = {
   responses: responsesClient,
   messages: messagesClient,
   ollama: ollamaClient,
+  gemini: geminiClient,
 };
 
 const WIRES: Record<WireProtocol, WireCodec> = {
@@ -25,6 +28,7 @@ const WIRES: Record<WireProtocol, WireCodec> = {
   responses: responsesWire,
   messages: messagesWire,
   ollama: ollamaWire,
+  gemini: geminiWire,
 };
 
 /** The client codecs in the order they are registered (Chat Completions first: the shape of answers to paths no protocol owns). */

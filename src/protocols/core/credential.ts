@@ -102,7 +102,7 @@ export function missingCredential(provider: Provider, credential: ClientCredenti
   return `the client's credential is for ${API_NAMES[credential.api]}; this api_key: from_client provider is type ${provider.type}`;
 }
 
-const API_NAMES: Record<CredentialApi, string> = { anthropic: "Anthropic's API", openai: "OpenAI's API" };
+const API_NAMES: Record<CredentialApi, string> = { anthropic: "Anthropic's API", openai: "OpenAI's API", gemini: "Gemini's API" };
 
 /**
  * Adds a call's credential to its headers: for a from_client provider the client's own (as
