@@ -199,6 +199,8 @@ export interface ClientRequest {
   readonly operation?: 'generate' | 'count_tokens';
   /** The tier's path for a relay when the protocol has several (Ollama's `/api/generate` beside `/api/chat`). */
   readonly endpoint?: string;
+  /** The content type of its stream when not its codec's (Gemini's stream asked without `alt=sse`: one JSON array). */
+  readonly streamType?: string;
   /** The neutral form, made on first use (only a translated tier needs it); a 400 message when it cannot be made. */
   neutral(): NeutralRequest | Unsupported;
 }
