@@ -65,6 +65,22 @@ describe('captureCredential', () => {
     expect(captureCredential({ 'x-llm-route-token': 'x', authorization: `Bearer ${LOGIN}` }, messages, undefined)?.secrets).toEqual([LOGIN]);
   });
 
+  it("Gemini's: x-goog-api-key, else ?key= (sent on as x-goog-api-key), never Authorization; llm-route's token in either is no credential", () => {
+    const gemini = clientCodec('gemini').credential;
+    const byHeader = captureCredential({ 'x-goog-api-key': 'AIza-own', authorization: 'Bearer other' }, gemini, undefined);
+    expect(byHeader?.api).toBe('gemini');
+    expect(byHeader?.headers).toEqual({ 'x-goog-api-key': 'AIza-own' });
+    expect(byHeader?.secrets).toEqual(['AIza-own']);
+    const byQuery = captureCredential({}, gemini, undefined, new URLSearchParams('alt=sse&key=AIza-query'));
+    expect(byQuery?.headers).toEqual({ 'x-goog-api-key': 'AIza-query' });
+    expect(captureCredential({ authorization: 'Bearer AIza' }, gemini, undefined)).toBeUndefined();
+    expect(captureCredential({ 'x-goog-api-key': '' }, gemini, undefined, new URLSearchParams('key='))).toBeUndefined();
+    // With auth_token, the key is the token's place unless x-llm-route-token carries the token.
+    expect(captureCredential({ 'x-goog-api-key': 'tok' }, gemini, 'tok')).toBeUndefined();
+    expect(captureCredential({ 'x-goog-api-key': 'AIza-own', 'x-llm-route-token': 'tok' }, gemini, 'tok')?.headers).toEqual({ 'x-goog-api-key': 'AIza-own' });
+    expect(captureCredential({ 'x-llm-route-token': 'tok' }, gemini, 'tok', new URLSearchParams('key=tok'))).toBeUndefined();
+  });
+
   it('never shows its secrets when serialized or inspected', () => {
     const credential = captureCredential({ authorization: `Bearer ${LOGIN}` }, messages, undefined);
     expect(JSON.stringify({ headers: { credential } })).not.toContain(LOGIN);
