@@ -1,5 +1,5 @@
 import { isRecord } from '../../util/is-record.js';
-import { entryNamed, numberField, stringList } from '../core/fields.js';
+import { assignNumbers, entryNamed, numberField, stringList } from '../core/fields.js';
 import type { NeutralRequest, ResponseFormat } from '../core/neutral.js';
 import { effortOfBudget } from '../translate/reasoning.js';
 import { geminiToJsonSchema } from './json-schema.js';
@@ -18,16 +18,8 @@ export function generationConfig(body: Record<string, unknown>): Record<string, 
  */
 export function applyGeneration(body: Record<string, unknown>, request: NeutralRequest): void {
   const config = generationConfig(body);
-  const set = <K extends 'temperature' | 'topP' | 'topK' | 'seed' | 'frequencyPenalty' | 'presencePenalty'>(key: K, value: unknown): void => {
-    const n = numberField(value);
-    if (n !== undefined) request[key] = n;
-  };
-  set('temperature', config.temperature);
-  set('topP', config.topP);
-  set('topK', config.topK);
-  set('seed', config.seed);
-  set('frequencyPenalty', config.frequencyPenalty);
-  set('presencePenalty', config.presencePenalty);
+  const { temperature, topP, topK, seed, frequencyPenalty, presencePenalty } = config;
+  assignNumbers(request, { temperature, topP, topK, seed, frequencyPenalty, presencePenalty });
   const maxTokens = geminiMaxTokens(body);
   if (maxTokens !== undefined) request.maxTokens = maxTokens;
   const stop = stringList(config.stopSequences);

@@ -1,7 +1,7 @@
 import { isRecord } from '../../util/is-record.js';
-import type { ResumableRelay } from '../core/client-codec.js';
 import type { StreamPart } from '../core/stream-part.js';
 import type { EventFacts, PartStage, RAW, RelayHandover, StreamOutput, StreamRenderer } from '../core/types.js';
+import { TrackedRelay } from '../stream-output/tracked-relay.js';
 import type { GeminiRenderer, RelayedSoFar } from './render.js';
 
 /** What the chunks a client had from a relay showed: their response id and model version, and that some went out. */
@@ -38,46 +38,25 @@ export class GeminiHandover implements RelayHandover {
 }
 
 /**
- * A Gemini stream relayed on a resume route: the relay stays, and each chunk is also decoded by
- * `delivered` (the text the client has). A recovery carries on under the response id and model
- * version the relayed chunks named, in the array they opened.
+ * A Gemini stream relayed on a resume route (see TrackedRelay): a recovery carries on under the
+ * response id and model version the relayed chunks named, in the array they opened.
  */
-export class TrackedGeminiRelay implements ResumableRelay {
-  readonly relays = true;
+export class TrackedGeminiRelay extends TrackedRelay {
   private readonly sofar = new SoFar();
-  private readonly scratch: StreamPart[] = [];
 
   constructor(
-    private readonly relay: StreamOutput,
-    private readonly delivered: PartStage,
+    relay: StreamOutput,
+    delivered: PartStage,
     private readonly renderer: GeminiRenderer,
-  ) {}
+  ) {
+    super(relay, delivered);
+  }
 
   carryOn(): void {
     this.renderer.continueAs(this.sofar.seen);
   }
 
-  event(facts: EventFacts, raw: Buffer): typeof RAW | Buffer | null {
-    this.delivered.decode(facts, this.scratch);
-    this.scratch.length = 0;
-    const out = this.relay.event(facts, raw);
+  protected noted(facts: EventFacts, _parts: readonly StreamPart[], out: typeof RAW | Buffer | null): void {
     if (out !== null) this.sofar.note(facts.json);
-    return out;
-  }
-
-  keepAlive(raw: Buffer): Buffer | null {
-    return this.relay.keepAlive(raw);
-  }
-
-  complete(terminated: boolean): Buffer | null {
-    return this.relay.complete(terminated);
-  }
-
-  upstreamError(raw: Buffer, facts: EventFacts): Buffer {
-    return this.relay.upstreamError(raw, facts);
-  }
-
-  interrupted(message: string): Buffer {
-    return this.relay.interrupted(message);
   }
 }

@@ -1,4 +1,5 @@
 import { newId } from '../core/ids.js';
+import { WholeCalls } from '../core/whole-calls.js';
 import { parseArguments } from '../core/fields.js';
 import type { FinishReason, NeutralResponse } from '../core/neutral.js';
 import type { StreamPart } from '../core/stream-part.js';
@@ -38,8 +39,7 @@ export class GeminiRenderer implements StreamRenderer {
   private readonly frames: GeminiFrames;
   private finish: FinishReason = 'stop';
   private usage: Usage | undefined;
-  /** Tool calls whose arguments are still coming, by id. */
-  private readonly pending = new Map<string, { name: string; args: string }>();
+  private readonly calls = new WholeCalls();
   private tail = '';
   private readonly pieces: string[] = [];
 
@@ -64,18 +64,10 @@ export class GeminiRenderer implements StreamRenderer {
           if (part.delta !== '' && this.shape.thoughts) pieces.push(`{"text":${JSON.stringify(part.delta)},"thought":true}`);
           break;
         case 'tool-input-start':
-          this.pending.set(part.id, { name: part.toolName, args: '' });
-          break;
-        case 'tool-input-delta': {
-          const call = this.pending.get(part.id);
-          if (call) call.args += part.delta;
-          break;
-        }
+        case 'tool-input-delta':
         case 'tool-input-end': {
-          const call = this.pending.get(part.id);
-          if (!call) break;
-          this.pending.delete(part.id);
-          pieces.push(this.functionCall(part.id, call.name, call.args));
+          const call = this.calls.take(part);
+          if (call) pieces.push(this.functionCall(call.id, call.name, call.args));
           break;
         }
         case 'finish':
@@ -101,9 +93,7 @@ export class GeminiRenderer implements StreamRenderer {
 
   end(): string {
     // A stream that broke inside a call's arguments never completes it: what is there is sent.
-    const parts: string[] = [];
-    for (const [id, call] of this.pending) parts.push(this.functionCall(id, call.name, call.args));
-    this.pending.clear();
+    const parts = this.calls.drain().map((call) => this.functionCall(call.id, call.name, call.args));
     if (parts.length === 0) parts.push('{"text":""}');
     const usage = this.usage ? `,"usageMetadata":${JSON.stringify(usageMetadata(this.usage))}` : '';
     const last = `{"candidates":[{"content":{"parts":[${parts.join(',')}],"role":"model"},"finishReason":"${geminiFinish(this.finish)}","index":0}]${usage}${this.tail}`;
