@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { GOOGLE_KEY_HEADER, GOOGLE_KEY_PARAM } from '../../util/bearer.js';
 import type { InfoAnswer, InfoAsk, InfoEndpoint } from '../core/client-codec.js';
 import type { CatalogModel } from '../core/endpoints.js';
-import { googleStatus } from './errors.js';
+import { googleStatus } from './error-body.js';
 
 /** What each route answers: the two methods llm-route serves for it. */
 const METHODS = ['generateContent', 'countTokens'];

@@ -9,7 +9,7 @@ import { checkedBody } from '../core/plain-body.js';
 import type { ClientRequest, ParseResult } from '../core/types.js';
 import { geminiCatalogEndpoints } from './catalog.js';
 import { geminiTokenCounting } from './count-tokens.js';
-import { geminiErrorBody, geminiRejection } from './errors.js';
+import { geminiErrorBody, geminiRejection } from './error-body.js';
 import { JSON_TYPE } from './frames.js';
 import { geminiAsksThinking, geminiMaxTokens, showsThoughts } from './generation.js';
 import { GeminiHandover, TrackedGeminiRelay } from './handover.js';

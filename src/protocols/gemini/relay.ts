@@ -1,7 +1,7 @@
 import { eventData } from '../../sse/parser.js';
 import type { EventFacts, StreamOutput } from '../core/types.js';
 import { RelayOutput } from '../stream-output/relay-output.js';
-import { streamErrorJson } from './errors.js';
+import { streamErrorJson } from './error-body.js';
 import { ArrayFrames, SseFrames } from './frames.js';
 
 /**

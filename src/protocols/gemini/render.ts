@@ -5,7 +5,7 @@ import type { FinishReason, NeutralResponse } from '../core/neutral.js';
 import type { StreamPart } from '../core/stream-part.js';
 import type { StreamRenderer } from '../core/types.js';
 import { mergeUsage, type Usage } from '../core/usage.js';
-import { streamErrorJson } from './errors.js';
+import { streamErrorJson } from './error-body.js';
 import { ArrayFrames, type GeminiFrames, SseFrames } from './frames.js';
 import { geminiFinish, usageMetadata } from './usage.js';
 

@@ -1,5 +1,8 @@
 import type { ErrorSpec } from '../core/types.js';
 
+// Google's error shape as llm-route writes it to a Gemini client (what a gemini tier's own errors
+// mean is the wire's to read).
+
 /** Google's canonical status for an HTTP status, as Gemini's API names its errors. */
 export function googleStatus(code: number): string {
   switch (code) {
