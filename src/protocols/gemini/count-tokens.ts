@@ -1,4 +1,5 @@
 import type { TokenCounting } from '../core/client-codec.js';
+import { asTokenCount } from '../core/client-request.js';
 import { requestText } from '../core/neutral.js';
 import { type ClientRequest, isUnsupported } from '../core/types.js';
 import { generationOf } from './schema.js';
@@ -9,9 +10,7 @@ import { generationOf } from './schema.js';
  * llm-route with a real tokenizer, answered as Gemini does: `{"totalTokens": n}`.
  */
 export const geminiTokenCounting: TokenCounting = {
-  asCount(request: ClientRequest): ClientRequest {
-    return { ...request, stream: false, operation: 'count_tokens' };
-  },
+  asCount: asTokenCount,
 
   estimate(request: ClientRequest, count: (text: string) => number): { totalTokens: number } {
     const neutral = request.neutral();
