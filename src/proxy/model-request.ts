@@ -93,7 +93,9 @@ export async function readRequest(
     exchange.fail(error, { outcome: 'bad_request' }, closesConnection(body) ? { connection: 'close' } : {});
     return null;
   }
-  const parsed = exchange.codec.parse(withDefaultModel(body.value, exchange.config), req.headers, credentialOf(req, exchange, target), target);
+  // A route named in the path (Gemini's) is never a body's: the body keeps no `model` it did not send.
+  const sent = target.model === undefined ? withDefaultModel(body.value, exchange.config) : body.value;
+  const parsed = exchange.codec.parse(sent, req.headers, credentialOf(req, exchange, target), target);
   if (!parsed.ok) {
     exchange.fail({ status: 400, kind: 'invalid_request', code: 'invalid_request', message: parsed.message }, { outcome: 'bad_request' });
     return null;

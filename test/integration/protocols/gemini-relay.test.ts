@@ -54,7 +54,8 @@ function stream(events: string[], end: 'end' | 'break' = 'end'): Script {
 
 async function proxyOn(fake: FakeUpstream, provider: Record<string, unknown> = { api_key: 'AIza-provider' }) {
   const tier: TierSpec = { name: 'gem', url: `http://127.0.0.1:${fake.port}`, model: 'gemini-2.5-flash', provider: { type: 'gemini', ...provider } };
-  return h.proxy({ tiers: [{ name: 'dead', url: DEAD_URL }, tier] });
+  // A default route is for bodies that name none: a Gemini body names its route in the path and gets no `model` added.
+  return h.proxy({ tiers: [{ name: 'dead', url: DEAD_URL }, tier], top: { default_route: 'chat' } });
 }
 
 const post = (origin: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
