@@ -6,6 +6,7 @@ import { chunk, type ScriptContext } from '../../helpers/fake-upstream.js';
 import { repoRoot } from '../../helpers/cli.js';
 import { useHarness } from '../../helpers/harness.js';
 import { bridgeTargets, netnsUnavailable, spawnInNetns, stop } from '../../helpers/netns.js';
+import { geminiWire } from '../../../src/protocols/gemini/wire.js';
 
 /**
  * The real Gemini CLI through `llm-route exec`, in a loopback-only network namespace (it phones
@@ -61,18 +62,64 @@ async function localModel(ctx: ScriptContext): Promise<void> {
   ctx.done();
 }
 
+/** `llm-route exec -c <tiers> -- gemini -p "list the files here"` in a namespace reaching only `port`; its exit code and output. */
+async function runGemini(
+  tierLines: string[],
+  port: number,
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const work = join(dir, `work-${port}`);
+  mkdirSync(work);
+  writeFileSync(join(work, 'notes.txt'), 'hello\n');
+  const tiers = join(dir, `llm-route-${port}.yaml`);
+  writeFileSync(tiers, ['version: 1', ...tierLines, ''].join('\n'));
+  const target = { host: '127.0.0.1', port };
+  const bridges = await bridgeTargets(dir, [target]);
+  h.defer(() => bridges.forEach((bridge) => bridge.close()));
+  const command = [process.execPath, join(repoRoot, 'bin', 'llm-route.js'), 'exec', '-c', tiers, '--', GEMINI_CLI as string, '-p', 'list the files here'];
+  const childEnv = {
+    ...process.env,
+    PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+    HOME: join(dir, 'home'),
+    XDG_STATE_HOME: state,
+    // The user's call, not exec's: a headless run in a folder Gemini CLI has not been told to trust.
+    GEMINI_CLI_TRUST_WORKSPACE: 'true',
+    ...env,
+  };
+  const child = spawnInNetns(dir, [target], command, { cwd: work, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  h.defer(() => stop(child));
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d) => (stdout += String(d)));
+  child.stderr?.on('data', (d) => (stderr += String(d)));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { code, stdout, stderr };
+}
+
+/** Google's API as Gemini CLI reads it: the model's own GET, then a list_directory call (signed), then what it found. */
+async function googleModel(ctx: ScriptContext): Promise<void> {
+  if (ctx.req.method === 'GET') return ctx.json(200, { name: 'models/gemini-2.5-flash', inputTokenLimit: 1048576, outputTokenLimit: 65536 });
+  const contents = (ctx.body.contents ?? []) as Array<{ parts?: Array<Record<string, unknown>> }>;
+  const answered = contents.some((content) => content.parts?.some((part) => part.functionResponse));
+  const parts = answered
+    ? [{ text: 'The folder holds notes.txt.' }]
+    : [{ functionCall: { name: 'list_directory', args: { dir_path: '.' } }, thoughtSignature: 'c2lnbmVkLWJ5LWdvb2dsZQ==' }];
+  ctx.res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const chunk = {
+    candidates: [{ content: { parts, role: 'model' }, finishReason: 'STOP', index: 0 }],
+    usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 4, totalTokenCount: 13 },
+    modelVersion: 'gemini-2.5-flash',
+    responseId: 'r1',
+  };
+  ctx.res.end(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
+}
+
 describe.skipIf(unavailable !== null)('the real Gemini CLI through exec', () => {
   it('gemini -p answers from the second tier with the first down, its function call and response carried across turns', { timeout: 180_000 }, async () => {
     const fake = await h.fake();
     fake.always(localModel);
-    const work = join(dir, 'work');
-    mkdirSync(work);
-    writeFileSync(join(work, 'notes.txt'), 'hello\n');
-    const tiers = join(dir, 'llm-route.yaml');
-    writeFileSync(
-      tiers,
+    const { code, stdout, stderr } = await runGemini(
       [
-        'version: 1',
         'providers:',
         '  dead: { type: openai, base_url: "http://127.0.0.1:1/v1" }',
         `  local: { type: openai, base_url: "${fake.url}" }`,
@@ -81,28 +128,9 @@ describe.skipIf(unavailable !== null)('the real Gemini CLI through exec', () => 
         '    tiers:',
         '      - { provider: dead, model: m }',
         '      - { provider: local, model: qwen }',
-        '',
-      ].join('\n'),
+      ],
+      fake.port,
     );
-    const target = { host: '127.0.0.1', port: fake.port };
-    const bridges = await bridgeTargets(dir, [target]);
-    h.defer(() => bridges.forEach((bridge) => bridge.close()));
-    const command = [process.execPath, join(repoRoot, 'bin', 'llm-route.js'), 'exec', '-c', tiers, '--', GEMINI_CLI as string, '-p', 'list the files here'];
-    const env = {
-      ...process.env,
-      PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
-      HOME: join(dir, 'home'),
-      XDG_STATE_HOME: state,
-      // The user's call, not exec's: a headless run in a folder Gemini CLI has not been told to trust.
-      GEMINI_CLI_TRUST_WORKSPACE: 'true',
-    };
-    const child = spawnInNetns(dir, [target], command, { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    h.defer(() => stop(child));
-    let stdout = '';
-    let stderr = '';
-    child.stdout?.on('data', (d) => (stdout += String(d)));
-    child.stderr?.on('data', (d) => (stderr += String(d)));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code, `${stdout}\n${stderr}`).toBe(0);
     expect(stdout).toContain('The folder holds notes.txt.');
     expect(stderr).toMatch(/this run \(\d+s\): 2 requests, 2 local \/ 0 cloud \(local\/local 2\); 2 fallbacks \(local\/dead connection_refused ×2\)/);
@@ -117,4 +145,39 @@ describe.skipIf(unavailable !== null)('the real Gemini CLI through exec', () => 
     expect(result.content).toContain('notes.txt');
     expect(JSON.stringify(fake.requests.map((request) => request.body))).not.toContain('thoughtSignature');
   });
+
+  // The gemini tier is the other half of Gemini's work: until its wire is built here, this waits.
+  it.skipIf(!('framer' in geminiWire))(
+    "with the local tier down, Gemini CLI's own key reaches only the gemini tier (api_key: from_client), its call's signature untouched",
+    { timeout: 180_000 },
+    async () => {
+      const google = await h.fake();
+      google.always(googleModel);
+      const { code, stdout, stderr } = await runGemini(
+        [
+          'providers:',
+          '  dead: { type: openai, base_url: "http://127.0.0.1:1/v1" }',
+          `  gemini: { type: gemini, base_url: "http://127.0.0.1:${google.port}", api_key: from_client }`,
+          'routes:',
+          '  local:',
+          '    aliases: ["gemini-*"]',
+          '    tiers:',
+          '      - { provider: dead, model: qwen }',
+          '      - { provider: gemini, model: gemini-2.5-flash }',
+        ],
+        google.port,
+        { GEMINI_API_KEY: 'AIza-users-own-key' },
+      );
+      expect(code, `${stdout}\n${stderr}`).toBe(0);
+      expect(stdout).toContain('The folder holds notes.txt.');
+      const turns = google.requests.filter((request) => request.url.includes(':streamGenerateContent'));
+      expect(turns).toHaveLength(2);
+      expect(turns.map((request) => request.headers['x-goog-api-key'])).toEqual(['AIza-users-own-key', 'AIza-users-own-key']);
+      // Discovery asks the model list with no key: a client's key goes with its own requests only.
+      const checks = google.requests.filter((request) => !request.url.includes(':'));
+      expect(checks.every((request) => request.headers['x-goog-api-key'] === undefined)).toBe(true);
+      expect(JSON.stringify(turns[1].body)).toContain('c2lnbmVkLWJ5LWdvb2dsZQ==');
+      expect(stderr).not.toContain('AIza-users-own-key');
+    },
+  );
 });
