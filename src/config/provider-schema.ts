@@ -38,6 +38,7 @@ export const NEVER_FORWARDED_HEADERS: ReadonlySet<string> = new Set([
   'authorization',
   'proxy-authorization',
   'x-api-key',
+  'x-goog-api-key',
   'x-llm-route-token',
   'cookie',
   'host',
