@@ -1,7 +1,7 @@
 import { eventObject } from '../core/json.js';
 import { settledFinish } from '../core/neutral.js';
 import { readFactsOfParts } from '../core/part-facts.js';
-import { blockEnd, type StreamPart } from '../core/stream-part.js';
+import { BlockRuns, type StreamPart } from '../core/stream-part.js';
 import type { EventFacts, StreamReader } from '../core/types.js';
 import { googleError } from './errors.js';
 import { answerFinish, callId, firstCandidate, partsOf, readGeminiPart } from './parts.js';
@@ -20,8 +20,7 @@ import { geminiUsage } from './usage.js';
  */
 export class GeminiReader implements StreamReader {
   private readonly parts: StreamPart[] = [];
-  private open: { kind: 'text' | 'reasoning'; id: string } | null = null;
-  private blocks = 0;
+  private readonly runs = new BlockRuns(this.parts);
   private calls = 0;
   private finished = false;
 
@@ -40,20 +39,13 @@ export class GeminiReader implements StreamReader {
     for (const raw of partsOf(candidate)) {
       const part = readGeminiPart(raw);
       if (part === null) continue;
-      if (part.kind === 'text') this.run('text', part.text);
-      else if (part.kind === 'thought') this.run('reasoning', part.text);
-      else if (part.kind === 'call') {
-        this.close();
-        const id = callId(part.id, chunk.responseId, this.calls++);
-        parts.push(
-          { type: 'tool-input-start', id, toolName: part.name },
-          { type: 'tool-input-delta', id, delta: part.arguments },
-          { type: 'tool-input-end', id },
-        );
-      } else parts.push({ type: 'opaque' });
+      if (part.kind === 'text') this.runs.run('text', part.text);
+      else if (part.kind === 'thought') this.runs.run('reasoning', part.text);
+      else if (part.kind === 'call') this.runs.wholeCall(callId(part.id, chunk.responseId, this.calls++), part.name, part.arguments);
+      else parts.push({ type: 'opaque' });
     }
     const finish = answerFinish(chunk, candidate);
-    if (finish !== undefined) this.close();
+    if (finish !== undefined) this.runs.close();
     const usage = geminiUsage(chunk.usageMetadata);
     if (usage) parts.push({ type: 'usage', usage });
     // One finish an answer: a chunk after it (usage alone) adds nothing to it.
@@ -62,23 +54,5 @@ export class GeminiReader implements StreamReader {
       parts.push({ type: 'finish', reason: settledFinish(finish, this.calls > 0) });
     }
     readFactsOfParts(parts, facts);
-  }
-
-  private run(kind: 'text' | 'reasoning', delta: string): void {
-    let open = this.open;
-    if (open?.kind !== kind) {
-      this.close();
-      open = this.open = { kind, id: `${kind}-${this.blocks++}` };
-      this.parts.push({ type: kind === 'text' ? 'text-start' : 'reasoning-start', id: open.id });
-    }
-    this.parts.push(kind === 'text' ? { type: 'text-delta', id: open.id, delta } : { type: 'reasoning-delta', id: open.id, delta });
-  }
-
-  private close(): void {
-    const open = this.open;
-    if (open === null) return;
-    this.open = null;
-    const end = blockEnd(open);
-    if (end) this.parts.push(end);
   }
 }
