@@ -5,6 +5,7 @@ import { isUnsupported, type Unsupported } from '../core/types.js';
 import { capTokens } from '../translate/max-tokens.js';
 import { budgetOfEffort } from '../translate/reasoning.js';
 import { geminiContents } from './contents.js';
+import { withoutSchemaDialect } from './schema-dialect.js';
 
 /**
  * A neutral request as a Gemini `generateContent` body for `tier`: `contents`, the system prompt
@@ -32,7 +33,8 @@ export function geminiFromNeutral(request: NeutralRequest, tier: Tier): Record<s
 }
 
 /**
- * A tool as a function declaration, its JSON Schema as `parametersJsonSchema`, as sent. Gemini's
+ * A tool as a function declaration, its JSON Schema as `parametersJsonSchema`, as sent but for
+ * `$schema` (the one keyword that field refuses: withoutSchemaDialect). Gemini's
  * `parameters` is its own `Schema` message, which refuses every JSON Schema word it has no field
  * for (`additionalProperties`, `$schema`, `const`, `$ref`, a list of types: "Invalid JSON payload
  * received. Unknown name …", 400); `parametersJsonSchema` takes the schema as JSON Schema, so a
@@ -42,7 +44,7 @@ export function geminiFromNeutral(request: NeutralRequest, tier: Tier): Record<s
 function functionDeclaration(tool: NeutralTool): Record<string, unknown> {
   const declaration: Record<string, unknown> = { name: tool.name };
   if (tool.description) declaration.description = tool.description;
-  if (takesArguments(tool.parameters)) declaration.parametersJsonSchema = tool.parameters;
+  if (takesArguments(tool.parameters)) declaration.parametersJsonSchema = withoutSchemaDialect(tool.parameters);
   return declaration;
 }
 
@@ -75,7 +77,7 @@ function generationConfig(request: NeutralRequest, tier: Tier): Record<string, u
   else if (format?.type === 'json_schema') {
     // As JSON Schema, for the reason tools go as parametersJsonSchema.
     config.responseMimeType = 'application/json';
-    config.responseJsonSchema = format.schema;
+    config.responseJsonSchema = withoutSchemaDialect(format.schema);
   }
   if (request.reasoningEffort) {
     const thinking = thinkingConfig(request.reasoningEffort, maxTokens);

@@ -174,6 +174,12 @@ describe('a gemini tier gets', () => {
     expect(choice('none')).toEqual({ functionCallingConfig: { mode: 'NONE' } });
     expect(choice({ type: 'function', function: { name: 'now' } })).toEqual({ functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['now'] } });
     expect(bodyOf('chat', { model: 'r', messages: message }).tools).toBeUndefined();
+    // An MCP server's schema names its dialect: the one keyword parametersJsonSchema refuses.
+    const mcp = { name: 'search', parameters: { $schema: 'https://json-schema.org/draft/2020-12/schema', ...WEATHER } };
+    const declared = bodyOf('chat', { model: 'r', messages: message, tools: [{ type: 'function', function: mcp }] }).tools as Array<{
+      functionDeclarations: unknown[];
+    }>;
+    expect(declared[0].functionDeclarations).toEqual([{ name: 'search', parametersJsonSchema: WEATHER }]);
   });
 
   it('sampling, stops, seed and max tokens (within the tier cap) in generationConfig; a JSON schema as responseJsonSchema', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { geminiToJsonSchema, jsonSchemaToGemini } from '../../../../src/protocols/gemini/json-schema.js';
+import { withoutSchemaDialect } from '../../../../src/protocols/gemini/schema-dialect.js';
 
 // Gemini's Schema (OpenAPI 3.0's subset: types in capitals, nullable, counts as int64 strings)
 // and JSON Schema, each into the other.
@@ -93,5 +94,36 @@ describe('JSON Schema → Gemini Schema', () => {
       properties: { q: { type: 'STRING', nullable: true, enum: ['a', 'b'] }, n: { type: 'ARRAY', items: { type: 'NUMBER' }, minItems: '1' } },
     };
     expect(jsonSchemaToGemini(geminiToJsonSchema(gemini))).toEqual(gemini);
+  });
+});
+
+describe('JSON Schema as parametersJsonSchema takes it', () => {
+  it('$schema left out at every level, everything else as written; a property named $schema and data kept', () => {
+    const schema = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        $schema: { type: 'string', description: 'a property of that name' },
+        place: { $ref: '#/$defs/Place' },
+        tags: { type: 'array', items: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'string' } },
+        either: { anyOf: [{ $schema: 'x', type: 'string' }, { type: 'null' }], default: { $schema: 'data, not a schema' } },
+      },
+      $defs: { Place: { $schema: 'x', type: 'object', properties: { city: { type: 'string' } } } },
+    };
+    expect(withoutSchemaDialect(schema)).toEqual({
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        $schema: { type: 'string', description: 'a property of that name' },
+        place: { $ref: '#/$defs/Place' },
+        tags: { type: 'array', items: { type: 'string' } },
+        either: { anyOf: [{ type: 'string' }, { type: 'null' }], default: { $schema: 'data, not a schema' } },
+      },
+      $defs: { Place: { type: 'object', properties: { city: { type: 'string' } } } },
+    });
+    expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+    const plain = { type: 'object', properties: { q: { type: 'string' } } };
+    expect(withoutSchemaDialect(plain)).toBe(plain);
   });
 });
