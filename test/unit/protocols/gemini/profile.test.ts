@@ -4,6 +4,7 @@ import type { ServerAnswer, ServerAsk } from '../../../../src/protocols/core/pro
 import { geminiModelNames } from '../../../../src/protocols/gemini/profile.js';
 import { profileOf } from '../../../../src/protocols/profiles.js';
 import { tier } from '../../../helpers/config.js';
+import { geminiModel } from '../../../helpers/gemini-upstream.js';
 
 // What a `type: gemini` provider answers other rooms: its key header, where its model list and
 // a model's limits are. test/integration/fit/ and control/ run the same against a fake Gemini
@@ -46,19 +47,7 @@ describe('the gemini profile', () => {
   });
 
   it("discovery reads the model's inputTokenLimit, outputTokenLimit and thinking at /v1beta/models/{model}", async () => {
-    const entry = {
-      name: 'models/gemini-2.5-flash',
-      version: '001',
-      displayName: 'Gemini 2.5 Flash',
-      inputTokenLimit: 1048576,
-      outputTokenLimit: 65536,
-      supportedGenerationMethods: ['generateContent', 'countTokens', 'createCachedContent', 'batchGenerateContent'],
-      temperature: 1,
-      topP: 0.95,
-      topK: 64,
-      maxTemperature: 2,
-      thinking: true,
-    };
+    const entry = geminiModel('gemini-2.5-flash', 1048576, 65536);
     const server = serverOf({ '/v1beta/models/gemini-2.5-flash': { status: 200, json: entry, message: '' } });
     const onGemini = tier('g', { provider: gemini({ api_key: 'k' }), model: 'gemini-2.5-flash' });
     const [reader] = profileOf(onGemini.provider).discovery(onGemini.provider);
