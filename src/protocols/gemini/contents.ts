@@ -35,6 +35,7 @@ export function geminiContents(messages: readonly NeutralMessage[]): GeminiConte
     const parts: Part[] = [];
     if (message.role === 'tool') {
       const text = message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
+      // A result whose call is not in the history (a client's own editing) still needs a name.
       const response: Part = {
         name: message.name || callNames.get(message.toolCallId) || 'tool',
         response: message.isError ? { error: text } : { output: text },

@@ -33,13 +33,13 @@ export function geminiFromNeutral(request: NeutralRequest, tier: Tier): Record<s
 }
 
 /**
- * A tool as a function declaration, its JSON Schema as `parametersJsonSchema`, as sent but for
- * `$schema` (the one keyword that field refuses: withoutSchemaDialect). Gemini's
- * `parameters` is its own `Schema` message, which refuses every JSON Schema word it has no field
- * for (`additionalProperties`, `$schema`, `const`, `$ref`, a list of types: "Invalid JSON payload
- * received. Unknown name …", 400); `parametersJsonSchema` takes the schema as JSON Schema, so a
- * client's arbitrary schema (an MCP server's) goes as it is, nothing lost in a conversion. A
- * function that takes nothing declares nothing.
+ * A tool as a function declaration, its JSON Schema as `parametersJsonSchema`. Gemini's other
+ * field, `parameters`, is its own `Schema` message, which refuses every JSON Schema word it has no
+ * field for (`additionalProperties`, `const`, `$ref`, a list of types: "Invalid JSON payload
+ * received. Unknown name …", 400); `parametersJsonSchema` takes JSON Schema itself, so a client's
+ * arbitrary schema (an MCP server's) goes as it is, nothing lost in a conversion, but for
+ * `$schema`, the one keyword it refuses (withoutSchemaDialect). A function that takes nothing
+ * declares nothing.
  */
 function functionDeclaration(tool: NeutralTool): Record<string, unknown> {
   const declaration: Record<string, unknown> = { name: tool.name };
