@@ -130,7 +130,7 @@ export function withCredential(
   headers: Record<string, string>,
   provider: Provider,
   credential: ClientCredential | undefined,
-  keyHeader: 'authorization' | 'x-api-key',
+  keyHeader: 'authorization' | 'x-api-key' | 'x-goog-api-key',
 ): Record<string, string> {
   if (provider.from_client) {
     if (credential && credential.api === profileOf(provider).credentialApi) Object.assign(headers, credential.headers);

@@ -83,6 +83,8 @@ export interface StatusVerdict {
   message: string;
   /** Says nothing about the tier's health (an input this server cannot take). */
   healthNeutral?: boolean;
+  /** When the server says to try again, if its body says so (Google's RetryInfo); else the Retry-After header decides. */
+  retryAfterMs?: number;
 }
 
 /** The upstream's own answer, kept so a payload error can reach the client as it was. */

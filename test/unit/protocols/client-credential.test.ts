@@ -124,7 +124,7 @@ describe('api_key: from_client in the tier file', () => {
       error = err;
     }
     expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).format()).toContain('api_key: from_client is for anthropic and openai providers');
+    expect((error as ConfigError).format()).toContain('api_key: from_client is for anthropic, openai and gemini providers');
   });
 });
 
