@@ -6,7 +6,6 @@ import { chunk, type ScriptContext } from '../../helpers/fake-upstream.js';
 import { repoRoot } from '../../helpers/cli.js';
 import { useHarness } from '../../helpers/harness.js';
 import { bridgeTargets, netnsUnavailable, spawnInNetns, stop } from '../../helpers/netns.js';
-import { geminiWire } from '../../../src/protocols/gemini/wire.js';
 
 /**
  * The real Gemini CLI through `llm-route exec`, in a loopback-only network namespace (it phones
@@ -146,8 +145,7 @@ describe.skipIf(unavailable !== null)('the real Gemini CLI through exec', () => 
     expect(JSON.stringify(fake.requests.map((request) => request.body))).not.toContain('thoughtSignature');
   });
 
-  // The gemini tier is the other half of Gemini's work: until its wire is built here, this waits.
-  it.skipIf(!('framer' in geminiWire))(
+  it(
     "with the local tier down, Gemini CLI's own key reaches only the gemini tier (api_key: from_client), its call's signature untouched",
     { timeout: 180_000 },
     async () => {

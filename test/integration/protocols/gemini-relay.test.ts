@@ -1,6 +1,5 @@
 import { GoogleGenAI } from '@google/genai';
 import { describe, expect, it } from 'vitest';
-import { geminiWire } from '../../../src/protocols/gemini/wire.js';
 import type { FakeUpstream, Script, ScriptContext } from '../../helpers/fake-upstream.js';
 import { requestLog, useHarness } from '../../helpers/harness.js';
 import { DEAD_URL, type TierSpec } from '../../helpers/proxy.js';
@@ -10,12 +9,10 @@ import { HERMES } from '../../helpers/tool-text-forms.js';
  * A Gemini client on a `gemini` tier behind a dead first tier: relayed, the bytes as Google wrote
  * them (only the model in the path changes), the JSON-array form made of the relayed events'
  * data, countTokens asked of the tier, the client's own key to a from_client provider only.
- * The tier's wire is the other half of Gemini's work: until it is built here, these wait (skipped).
  * The upstream is a small fake of Google's API written here: chunks as Google writes them (a
  * space after each colon, CRLF CRLF after each event).
  */
 const h = useHarness();
-const wireBuilt = 'framer' in geminiWire;
 
 /** One chunk as Google's servers write it. */
 function googleChunk(parts: unknown[], finishReason?: string): string {
@@ -70,7 +67,7 @@ const TURN = {
   safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }],
 };
 
-describe.skipIf(!wireBuilt)('a Gemini client on a gemini tier (relayed)', () => {
+describe('a Gemini client on a gemini tier (relayed)', () => {
   it("SSE: the tier's events reach the client byte for byte; only the model in the path changed, the body (signatures, safetySettings) as sent, the provider's key", async () => {
     const events = [googleChunk([{ text: 'Hel' }]), googleChunk([{ text: 'lo', thoughtSignature: 'c2lnMg==' }], 'STOP')];
     const fake = await fakeGemini(stream(events));

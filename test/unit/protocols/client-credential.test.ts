@@ -6,7 +6,6 @@ import { loadConfigText } from '../../../src/config/load.js';
 import { tierFileText } from '../../../src/init/tier-file.js';
 import { CLOUD_PROVIDERS } from '../../../src/init/cloud-keys.js';
 import { captureCredential, missingCredential } from '../../../src/protocols/core/credential.js';
-import { geminiProfile } from '../../../src/protocols/gemini/profile.js';
 import { clientCodec } from '../../../src/protocols/registry.js';
 import { redactSecrets } from '../../../src/providers/redact-secrets.js';
 
@@ -151,7 +150,7 @@ describe('exec on a route with a from_client tier', () => {
   });
 
   // A gemini provider needs its profile (the wire half of Gemini's work): until it is built here, this waits.
-  it.skipIf(!('wire' in geminiProfile))(
+  it(
     "gives Gemini CLI the user's own GEMINI_API_KEY for a from_client gemini provider, and the token in GEMINI_CLI_CUSTOM_HEADERS",
     () => {
       vi.stubEnv('GEMINI_API_KEY', 'AIza-users-own');
