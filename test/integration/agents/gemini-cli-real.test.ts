@@ -145,37 +145,35 @@ describe.skipIf(unavailable !== null)('the real Gemini CLI through exec', () => 
     expect(JSON.stringify(fake.requests.map((request) => request.body))).not.toContain('thoughtSignature');
   });
 
-  it(
-    "with the local tier down, Gemini CLI's own key reaches only the gemini tier (api_key: from_client), its call's signature untouched",
-    { timeout: 180_000 },
-    async () => {
-      const google = await h.fake();
-      google.always(googleModel);
-      const { code, stdout, stderr } = await runGemini(
-        [
-          'providers:',
-          '  dead: { type: openai, base_url: "http://127.0.0.1:1/v1" }',
-          `  gemini: { type: gemini, base_url: "http://127.0.0.1:${google.port}", api_key: from_client }`,
-          'routes:',
-          '  local:',
-          '    aliases: ["gemini-*"]',
-          '    tiers:',
-          '      - { provider: dead, model: qwen }',
-          '      - { provider: gemini, model: gemini-2.5-flash }',
-        ],
-        google.port,
-        { GEMINI_API_KEY: 'AIza-users-own-key' },
-      );
-      expect(code, `${stdout}\n${stderr}`).toBe(0);
-      expect(stdout).toContain('The folder holds notes.txt.');
-      const turns = google.requests.filter((request) => request.url.includes(':streamGenerateContent'));
-      expect(turns).toHaveLength(2);
-      expect(turns.map((request) => request.headers['x-goog-api-key'])).toEqual(['AIza-users-own-key', 'AIza-users-own-key']);
-      // Discovery asks the model list with no key: a client's key goes with its own requests only.
-      const checks = google.requests.filter((request) => !request.url.includes(':'));
-      expect(checks.every((request) => request.headers['x-goog-api-key'] === undefined)).toBe(true);
-      expect(JSON.stringify(turns[1].body)).toContain('c2lnbmVkLWJ5LWdvb2dsZQ==');
-      expect(stderr).not.toContain('AIza-users-own-key');
-    },
-  );
+  it("with the local tier down, Gemini CLI's own key reaches only the gemini tier (api_key: from_client), its call's signature untouched", {
+    timeout: 180_000,
+  }, async () => {
+    const google = await h.fake();
+    google.always(googleModel);
+    const { code, stdout, stderr } = await runGemini(
+      [
+        'providers:',
+        '  dead: { type: openai, base_url: "http://127.0.0.1:1/v1" }',
+        `  gemini: { type: gemini, base_url: "http://127.0.0.1:${google.port}", api_key: from_client }`,
+        'routes:',
+        '  local:',
+        '    aliases: ["gemini-*"]',
+        '    tiers:',
+        '      - { provider: dead, model: qwen }',
+        '      - { provider: gemini, model: gemini-2.5-flash }',
+      ],
+      google.port,
+      { GEMINI_API_KEY: 'AIza-users-own-key' },
+    );
+    expect(code, `${stdout}\n${stderr}`).toBe(0);
+    expect(stdout).toContain('The folder holds notes.txt.');
+    const turns = google.requests.filter((request) => request.url.includes(':streamGenerateContent'));
+    expect(turns).toHaveLength(2);
+    expect(turns.map((request) => request.headers['x-goog-api-key'])).toEqual(['AIza-users-own-key', 'AIza-users-own-key']);
+    // Discovery asks the model list with no key: a client's key goes with its own requests only.
+    const checks = google.requests.filter((request) => !request.url.includes(':'));
+    expect(checks.every((request) => request.headers['x-goog-api-key'] === undefined)).toBe(true);
+    expect(JSON.stringify(turns[1].body)).toContain('c2lnbmVkLWJ5LWdvb2dsZQ==');
+    expect(stderr).not.toContain('AIza-users-own-key');
+  });
 });

@@ -150,22 +150,19 @@ describe('exec on a route with a from_client tier', () => {
   });
 
   // A gemini provider needs its profile (the wire half of Gemini's work): until it is built here, this waits.
-  it(
-    "gives Gemini CLI the user's own GEMINI_API_KEY for a from_client gemini provider, and the token in GEMINI_CLI_CUSTOM_HEADERS",
-    () => {
-      vi.stubEnv('GEMINI_API_KEY', 'AIza-users-own');
-      vi.stubEnv('GEMINI_CLI_CUSTOM_HEADERS', 'x-team: blue');
-      const config = loadConfigText(fileWith('gemini', 'server:\n  auth_token: tok-1234\n'), 'x.yaml', {});
-      const setup = clientSetup('http://127.0.0.1:5000', config, ['gemini', '-p', 'hi']);
-      expect(setup.env).toMatchObject({ GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:5000', GEMINI_API_KEY: 'AIza-users-own', GEMINI_MODEL: 'chat' });
-      expect(setup.env.GEMINI_CLI_CUSTOM_HEADERS).toBe('x-team: blue, x-llm-route-token: tok-1234');
-      expect(setup.geminiRoute).toBe('chat');
-      // Without a from_client gemini provider the user's key stays home: the token is the key.
-      const plain = clientSetup('http://127.0.0.1:5000', loadConfigText(fileWith('openai', 'server:\n  auth_token: tok-1234\n'), 'x.yaml', {}), ['gemini']);
-      expect(plain.env.GEMINI_API_KEY).toBe('tok-1234');
-      expect(plain.env.GEMINI_CLI_CUSTOM_HEADERS).toBeUndefined();
-    },
-  );
+  it("gives Gemini CLI the user's own GEMINI_API_KEY for a from_client gemini provider, and the token in GEMINI_CLI_CUSTOM_HEADERS", () => {
+    vi.stubEnv('GEMINI_API_KEY', 'AIza-users-own');
+    vi.stubEnv('GEMINI_CLI_CUSTOM_HEADERS', 'x-team: blue');
+    const config = loadConfigText(fileWith('gemini', 'server:\n  auth_token: tok-1234\n'), 'x.yaml', {});
+    const setup = clientSetup('http://127.0.0.1:5000', config, ['gemini', '-p', 'hi']);
+    expect(setup.env).toMatchObject({ GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:5000', GEMINI_API_KEY: 'AIza-users-own', GEMINI_MODEL: 'chat' });
+    expect(setup.env.GEMINI_CLI_CUSTOM_HEADERS).toBe('x-team: blue, x-llm-route-token: tok-1234');
+    expect(setup.geminiRoute).toBe('chat');
+    // Without a from_client gemini provider the user's key stays home: the token is the key.
+    const plain = clientSetup('http://127.0.0.1:5000', loadConfigText(fileWith('openai', 'server:\n  auth_token: tok-1234\n'), 'x.yaml', {}), ['gemini']);
+    expect(plain.env.GEMINI_API_KEY).toBe('tok-1234');
+    expect(plain.env.GEMINI_CLI_CUSTOM_HEADERS).toBeUndefined();
+  });
 
   it("gives Codex the user's own OPENAI_API_KEY for a from_client OpenAI provider, and the token in a header read from its environment", () => {
     vi.stubEnv('OPENAI_API_KEY', 'sk-proj-users-own');
