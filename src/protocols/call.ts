@@ -64,8 +64,8 @@ export class UpstreamCall {
   static prepare(tier: Tier, client: ClientCodec, request: ClientRequest, toolText: ToolTextScope | null): UpstreamCall | Unsupported {
     const wire = wireFor(tier.provider, request.protocol);
     if (request.operation === 'count_tokens') {
-      // Only a server that speaks Messages counts Messages tokens; llm-route counts them itself otherwise.
-      if (wire.protocol !== request.protocol || !wire.countTokensRequest) return { unsupported: 'this tier does not count Messages tokens' };
+      // Only a server that speaks the client's protocol counts its tokens (Messages', Gemini's); llm-route counts them itself otherwise.
+      if (wire.protocol !== request.protocol || !wire.countTokensRequest) return { unsupported: `this tier does not count ${request.protocol} tokens` };
       return new UpstreamCall(tier, wire, wire.countTokensRequest(tier.provider, tier, request.body, request.headers), true, client, request, null);
     }
     const scope = toolText !== null && tier.tool_text !== 'off' ? toolText : null;

@@ -73,7 +73,7 @@ export function statusError(verdict: StatusVerdict, answer: UpstreamAnswer): Att
     failover: verdict.failover,
     retryable: verdict.retryable,
     status: answer.status,
-    retryAfterMs: parseRetryAfter(answer.headers['retry-after']),
+    retryAfterMs: verdict.retryAfterMs ?? parseRetryAfter(answer.headers['retry-after']),
     upstream: answer,
     // An input this server cannot take says nothing about its health.
     blame: verdict.healthNeutral ? null : undefined,

@@ -45,7 +45,7 @@ export interface RouteView {
 export interface RecentRequest {
   at: number;
   route: string;
-  /** The protocol the client spoke: chat, responses, messages, ollama. */
+  /** The protocol the client spoke: chat, responses, messages, ollama, gemini. */
   protocol: RequestFinished['protocol'];
   /** `local ✗ ttft 2.5s → cloud ✓`; the error when no tier was tried. */
   path: string;

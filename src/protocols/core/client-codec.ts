@@ -16,7 +16,7 @@ export type { ClientRequest, ErrorSpec } from './types.js';
  */
 export interface ClientCodec {
   readonly protocol: ClientProtocol;
-  /** Where it answers (paths are the server's, e.g. `/v1/chat/completions`). */
+  /** Where it answers (paths are the server's, e.g. `/v1/chat/completions`, or templates naming the route: see endpoint-path.ts). */
   readonly endpoints: readonly ClientEndpoint[];
   /** Unknown paths under this prefix still get this protocol's error shape (Anthropic's under `/v1/messages`). */
   readonly pathPrefix?: string;
@@ -28,8 +28,12 @@ export interface ClientCodec {
   readonly client?: 'ollama';
   /** What its clients' own credentials are for and come with (a from_client provider is sent them); absent: its clients' keys are for no provider llm-route sends one to (Ollama's API). */
   readonly credential?: CredentialSpec;
-  /** Validates a parsed JSON body (a zod schema that keeps unknown fields); `credential`: the client's, taken at ingress. */
-  parse(body: unknown, headers: IncomingHttpHeaders, credential?: ClientCredential): ParseResult;
+  /**
+   * Validates a parsed JSON body (a zod schema that keeps unknown fields); `credential`: the
+   * client's, taken at ingress; `target`: what the URL says besides the endpoint (the route a
+   * path template named, the query).
+   */
+  parse(body: unknown, headers: IncomingHttpHeaders, credential?: ClientCredential, target?: RequestTarget): ParseResult;
   /** An error made by llm-route, as a body in this protocol. */
   errorBody(error: ErrorSpec): string;
   /** Shapes a payload-fault answer from a tier in another protocol: its status, its words. */
@@ -99,9 +103,19 @@ export interface ResumableRelay extends StreamOutput {
 
 /**
  * The HTTP endpoints a client protocol answers on, named by its codec: the server serves
- * whatever the registered codecs name, so a new protocol brings its paths with it.
+ * whatever the registered codecs name, so a new protocol brings its paths with it. A `path`
+ * may name the route in it (`/v1beta/models/{model}:generateContent`, see endpoint-path.ts).
  */
 export type ClientEndpoint = ModelEndpoint | TokenCountEndpoint | InfoEndpoint;
+
+/** What a request's URL says besides its endpoint: the route its path names (a template's `{model}`), and its query. */
+export interface RequestTarget {
+  readonly model?: string;
+  readonly query: URLSearchParams;
+}
+
+/** A target with no route in its path and no query. */
+export const PLAIN_TARGET: RequestTarget = Object.freeze({ query: new URLSearchParams() });
 
 /** A request for a model: parsed by `codec` (the protocol's own when absent), routed, answered. */
 export interface ModelEndpoint {
@@ -135,6 +149,11 @@ export interface InfoEndpoint {
   readonly path: string;
   readonly method: 'GET' | 'POST' | 'DELETE';
   readonly serves: 'info';
+  /**
+   * Answers only the requests it claims, on a path another answer serves too (`GET /v1/models`:
+   * Gemini's list for a Gemini client, OpenAI's for the rest); absent: every request.
+   */
+  claims?(headers: IncomingHttpHeaders, query: URLSearchParams): boolean;
   /** Also answered to HEAD, with the GET's status and headers and no body. */
   readonly head?: boolean;
   readonly readsBody?: boolean;
@@ -146,6 +165,8 @@ export interface InfoAsk {
   catalog(): ModelCatalog;
   /** The request's JSON body, when the endpoint reads one. */
   body: unknown;
+  /** The route its path named, and its query. */
+  target: RequestTarget;
 }
 
 export interface InfoAnswer {

@@ -5,10 +5,10 @@
  */
 
 /** The protocol a client spoke to llm-route: OpenAI Chat Completions, OpenAI Responses, Anthropic Messages, Ollama's API. */
-export type ClientProtocol = 'chat' | 'responses' | 'messages' | 'ollama';
+export type ClientProtocol = 'chat' | 'responses' | 'messages' | 'ollama' | 'gemini';
 
 /** The APIs a client's own credential can be for: the provider types that take one (api_key: from_client). */
-export type CredentialApi = 'anthropic' | 'openai';
+export type CredentialApi = 'anthropic' | 'openai' | 'gemini';
 
 /**
  * Why one upstream attempt gave no answer (`AttemptError.reason`): the name the request log,

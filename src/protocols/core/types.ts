@@ -84,6 +84,8 @@ export interface StatusVerdict {
   message: string;
   /** Says nothing about the tier's health (an input this server cannot take). */
   healthNeutral?: boolean;
+  /** When the server says to try again, if its body says so (Google's RetryInfo); else the Retry-After header decides. */
+  retryAfterMs?: number;
 }
 
 /** The upstream's own answer, kept so a payload error can reach the client as it was. */
@@ -200,6 +202,8 @@ export interface ClientRequest {
   readonly operation?: 'generate' | 'count_tokens';
   /** The tier's path for a relay when the protocol has several (Ollama's `/api/generate` beside `/api/chat`). */
   readonly endpoint?: string;
+  /** The content type of its stream when not its codec's (Gemini's stream asked without `alt=sse`: one JSON array). */
+  readonly streamType?: string;
   /** The neutral form, made on first use (only a translated tier needs it); a 400 message when it cannot be made. */
   neutral(): NeutralRequest | Unsupported;
 }

@@ -177,7 +177,10 @@ describe('what llm-route does not offer of Ollama', () => {
     expect(await wrong.json()).toEqual({ error: '/api/tags accepts GET, HEAD, not POST' });
     const unknown = await fetch(`${proxy.origin}/api/blobs/sha256:00`);
     expect(unknown.status).toBe(404);
-    expect(((await unknown.json()) as { error: string }).error).toMatch(/^no endpoint GET \/api\/blobs\/sha256:00; try POST .*\/api\/chat$/);
+    // Every protocol's model endpoint is named, Ollama's among them.
+    expect(((await unknown.json()) as { error: string }).error).toMatch(
+      /^no endpoint GET \/api\/blobs\/sha256:00; try POST .*\/api\/chat\b.*:generateContent$/,
+    );
   });
 });
 

@@ -81,6 +81,16 @@ const KEEP_ALIVES: Record<WireProtocol, { opening: unknown[]; keepAlives: unknow
       { type: 'response.web_search_call.searching', output_index: 1, item_id: 'ws' },
     ],
   },
+  gemini: {
+    opening: [{ candidates: [{ content: { parts: [{ text: 'Hi' }], role: 'model' }, index: 0 }], modelVersion: 'g', responseId: 'r' }],
+    keepAlives: [
+      { candidates: [{ content: { parts: [{ text: '' }], role: 'model' }, index: 0 }], modelVersion: 'g', responseId: 'r' },
+      { candidates: [{ content: { parts: [{ text: '', thought: true }], role: 'model' }, index: 0 }], modelVersion: 'g', responseId: 'r' },
+      { candidates: [{ content: { parts: [{ thoughtSignature: 'c2ln' }], role: 'model' }, index: 0 }], modelVersion: 'g', responseId: 'r' },
+      { candidates: [{ content: { role: 'model' }, index: 0 }], modelVersion: 'g', responseId: 'r' },
+      { usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 1, totalTokenCount: 6 }, modelVersion: 'g', responseId: 'r' },
+    ],
+  },
 };
 
 /** What carries progress on each wire: text, reasoning, a tool call's start and arguments, a finish. */
@@ -116,6 +126,12 @@ const PROGRESS: Record<WireProtocol, unknown[]> = {
     { type: 'response.output_item.added', output_index: 2, item: { type: 'function_call', call_id: 'call_1', name: 'ls' } },
     { type: 'response.function_call_arguments.delta', output_index: 2, item_id: 'fc', delta: '{"pa' },
     { type: 'response.completed', response: { id: 'r', status: 'completed', output: [], usage: null } },
+  ],
+  gemini: [
+    { candidates: [{ content: { parts: [{ text: 'word' }], role: 'model' }, index: 0 }] },
+    { candidates: [{ content: { parts: [{ text: 'hm', thought: true }], role: 'model' }, index: 0 }] },
+    { candidates: [{ content: { parts: [{ functionCall: { name: 'ls', args: { path: '.' } } }], role: 'model' }, index: 0 }] },
+    { candidates: [{ content: { parts: [{ text: '' }], role: 'model' }, finishReason: 'STOP', index: 0 }] },
   ],
 };
 
