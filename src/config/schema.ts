@@ -38,7 +38,7 @@ export const RouteSchema = z.strictObject({
   resume: z.strictObject({ max: z.number().int().min(0).max(1).default(1) }).optional(),
   /** With on_break: resume, a committed stream silent far longer than its own pace is broken (docs/recovery.md#a-stall-judged-by-the-streams-own-pace). */
   stall: StallSchema.optional(),
-  /** Streams: when the tier being tried has no first content this many ms after it started, the next tier starts too (src/proxy/hedge.ts). */
+  /** Streams: when the tier being tried has no first content this many ms after it started, the next tier starts too (src/proxy/hedging/). */
   hedge_ms: ms().optional(),
   /** No tier whose provider is off the local network is ever sent this route's requests (fails closed: 503 no_local_tier). */
   local_only: z.boolean().optional(),

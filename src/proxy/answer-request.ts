@@ -8,7 +8,7 @@ import { detectTruncation, watchTruncation } from '../fit/truncation.js';
 import type { Exchange } from './exchange.js';
 import type { FinishFields } from './request-end.js';
 import type { Limited } from './attempt-start.js';
-import type { RoutingOutcome } from './route-request.js';
+import type { RoutingOutcome } from './routing-outcome.js';
 import type { RoutingRequest } from './routing.js';
 import { tiersExcluded } from '../rules/local-only.js';
 

@@ -4,7 +4,7 @@ import { clientCodec } from '../../../src/protocols/registry.js';
 import { isUnsupported } from '../../../src/protocols/core/types.js';
 import { answer } from '../../../src/proxy/answer-request.js';
 import { AttemptError } from '../../../src/proxy/attempt-error.js';
-import type { RoutingOutcome } from '../../../src/proxy/route-request.js';
+import type { RoutingOutcome } from '../../../src/proxy/routing-outcome.js';
 import type { StreamEnd, StreamRelay } from '../../../src/proxy/stream-relay.js';
 import type { AttemptRecord, RequestFinished, TelemetryEvent } from '../../../src/telemetry/events.js';
 import { useHarness, waitFor } from '../../helpers/harness.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { routeRequest, type RoutingOutcome } from '../../../src/proxy/route-request.js';
+import { routeRequest } from '../../../src/proxy/route-request.js';
+import type { RoutingOutcome } from '../../../src/proxy/routing-outcome.js';
 import { completion, healthyStream, roleThenSilence, type Script } from '../../helpers/fake-upstream.js';
 import type { FakeUpstream } from '../../helpers/fake-upstream.js';
 import { useHarness } from '../../helpers/harness.js';

@@ -1,16 +1,17 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type AttemptError, timeoutError } from '../../../src/proxy/attempt-error.js';
-import type { Flight } from '../../../src/proxy/attempt-start.js';
-import { HedgeDoor, race, type RaceEnd } from '../../../src/proxy/hedge.js';
-import type { CommitResult, StreamAttempt } from '../../../src/proxy/stream-attempt.js';
-import type { StreamRelay } from '../../../src/proxy/stream-relay.js';
-import type { CommitPort } from '../../../src/proxy/stream-sink.js';
-import { chunk, roleThenSilence } from '../../helpers/fake-upstream.js';
-import { socketClosed, useHarness, waitFor } from '../../helpers/harness.js';
-import { chatCall, RecordingPort, sseEvent, startAttempt, tierAt } from '../../helpers/proxy-parts.js';
+import { type AttemptError, timeoutError } from '../../../../src/proxy/attempt-error.js';
+import type { Flight } from '../../../../src/proxy/attempt-start.js';
+import { HedgeDoor } from '../../../../src/proxy/hedging/hedge-door.js';
+import { race, type RaceEnd } from '../../../../src/proxy/hedging/race.js';
+import type { CommitResult, StreamAttempt } from '../../../../src/proxy/stream-attempt.js';
+import type { StreamRelay } from '../../../../src/proxy/stream-relay.js';
+import type { CommitPort } from '../../../../src/proxy/stream-sink.js';
+import { chunk, roleThenSilence } from '../../../helpers/fake-upstream.js';
+import { socketClosed, useHarness, waitFor } from '../../../helpers/harness.js';
+import { chatCall, RecordingPort, sseEvent, startAttempt, tierAt } from '../../../helpers/proxy-parts.js';
 
 /**
- * Hedged first tokens (src/proxy/hedge.ts): the door every racing attempt commits through,
+ * Hedged first tokens (src/proxy/hedging/): the door every racing attempt commits through,
  * and the race that starts a hedge once the attempt in flight has no first content after
  * hedge_ms. The door is driven with real attempts on real sockets; the race with attempts
  * whose commit and failure the test decides, on vitest's fake clock (hedge_ms exactly).
