@@ -41,7 +41,7 @@ export interface Tier {
   tokenizer: Encoding;
   /** USD per 1M tokens: the tier's own `price`, else its provider's; absent: unpriced (local). */
   price?: Price;
-  /** Continues a trailing assistant message (mid-stream recovery by continuation). */
+  /** Continues a trailing assistant message (mid-stream resume by continuation). */
   prefill: boolean;
   /** Load the model at serve's and exec's start. */
   warm: boolean;

@@ -33,10 +33,10 @@ export const RouteSchema = z.strictObject({
   circuit: CircuitSchema.optional(),
   deadline_ms: ms().default(120_000),
   savers: SaverListSchema.optional(),
-  /** A committed stream that breaks or stalls: `error` ends it with the protocol's error event; `resume` recovers it (src/proxy/resume/). */
+  /** A committed stream that breaks or stalls: `error` ends it with the protocol's error event; `resume` resumes it on the next tier (src/proxy/resume/). */
   on_break: z.enum(['error', 'resume']).default('error'),
   resume: z.strictObject({ max: z.number().int().min(0).max(1).default(1) }).optional(),
-  /** With on_break: resume, a committed stream silent far longer than its own pace is broken (docs/recovery.md#a-stall-judged-by-the-streams-own-pace). */
+  /** With on_break: resume, a committed stream silent far longer than its own pace is broken (docs/resume.md#a-stall-judged-by-the-streams-own-pace). */
   stall: StallSchema.optional(),
   /** Streams: when the tier being tried has no first content this many ms after it started, the next tier starts too (src/proxy/hedging/). */
   hedge_ms: ms().optional(),

@@ -4,7 +4,7 @@ import { ms } from './duration-schema.js';
 /**
  * A route's learned stall (`on_break: resume` only): a committed stream whose silence exceeds
  * `factor` times its own median gap between content so far, and at least `floor_ms`, once it
- * has shown `after` gaps, is broken and recovered as a break is (docs/recovery.md).
+ * has shown `after` gaps, is broken and resumed as a break is (docs/resume.md).
  */
 export const StallSchema = z.strictObject({
   /** How many of the stream's own median gaps of silence make a stall: at least 2 (below, ordinary jitter would be one). */

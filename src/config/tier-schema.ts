@@ -60,7 +60,7 @@ export const TierSchema = z.strictObject({
   tokenizer: z.enum(ENCODINGS).optional(),
   /** Replaces the provider's price for this tier. */
   price: PriceSchema.optional(),
-  /** Takes a trailing assistant message as the start of its answer (mid-stream recovery continues there); default by type, see load.ts. */
+  /** Takes a trailing assistant message as the start of its answer (mid-stream resume continues there); default by type, see load.ts. */
   prefill: z.boolean().optional(),
   /** `serve` and `exec` ask the tier's server to load its model at start (src/health/warm-models.ts). */
   warm: z.boolean().optional(),

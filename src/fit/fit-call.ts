@@ -19,7 +19,7 @@ export function fitCall(tier: Tier, request: ClientRequest, call: UpstreamCall, 
   return withWindow(verdict, tier, request, call, prompt, prepare);
 }
 
-/** Writes the request for a tier (a recovery's continuation writes it its own way). */
+/** Writes the request for a tier (a resume's continuation writes it its own way). */
 export type Prepare = (tier: Tier) => UpstreamCall | { unsupported: string };
 
 function withWindow(

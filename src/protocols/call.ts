@@ -115,7 +115,7 @@ export class UpstreamCall {
 
   /**
    * The call for `tier` with a neutral request of llm-route's own making (a mid-stream
-   * recovery's continuation): always encoded for the tier's wire, never relayed.
+   * resume's continuation): always encoded for the tier's wire, never relayed.
    */
   static encoded(tier: Tier, client: ClientCodec, request: ClientRequest, neutral: NeutralRequest): UpstreamCall | Unsupported {
     const wire = wireFor(tier.provider, request.protocol);

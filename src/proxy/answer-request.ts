@@ -22,7 +22,7 @@ type Attempts = RequestFinished['attempts'];
 
 /**
  * Answers the client in the shape the routing loop ended in, and records the request's end.
- * The tier that answered is charged what it used (each tier of a recovered stream its own part).
+ * The tier that answered is charged what it used (each tier of a resumed stream its own part).
  * Only a stream's answer is waited for (a promise); every other is given at once.
  */
 export function answer(exchange: Exchange, outcome: RoutingOutcome): Promise<void> | void {
@@ -82,12 +82,12 @@ export function answer(exchange: Exchange, outcome: RoutingOutcome): Promise<voi
   }
 }
 
-/** A committed stream, to its end (a recovery's too): its tiers charged, its record written. */
+/** A committed stream, to its end (a resume's too): its tiers charged, its record written. */
 async function answerStream(exchange: Exchange, req: RoutingRequest, outcome: Extract<RoutingOutcome, { kind: 'stream' }>): Promise<void> {
   const first = await outcome.relay.finished;
-  // The committed tier's own part: the whole answer, or what it delivered before a break a recovery mends.
+  // The committed tier's own part: the whole answer, or what it delivered before a break a resume mends.
   req.log.spent(outcome.tier, first.usage, first.text);
-  const end = outcome.recovery && first.open && first.interruption ? await outcome.recovery.finish(first) : first;
+  const end = outcome.resume && first.open && first.interruption ? await outcome.resume.finish(first) : first;
   const interruption = end.interruption;
   let result: RequestOutcome = 'ok';
   if (interruption) result = interruption.reason === 'client_abort' ? 'client_abort' : 'interrupted';
@@ -104,7 +104,7 @@ async function answerStream(exchange: Exchange, req: RoutingRequest, outcome: Ex
     finishReason: end.finishReason,
     committed: true,
     error: interruption?.message,
-    resumed: outcome.recovery?.resumed ?? undefined,
+    resumed: outcome.resume?.resumed ?? undefined,
     hedged: outcome.hedge?.hedged,
     loserUsage: outcome.hedge?.loserUsage,
     promptTruncated: detectTruncation(outcome.tier, end.usage ?? end.earlyUsage, req.prompt),

@@ -64,7 +64,7 @@ export class AttemptLog {
 
   /**
    * The request is done with the tier without its answer (it failed over, its payload was
-   * rejected, a hedge or recovery on it failed, its half-open trial went to another request, or
+   * rejected, a hedge or resume on it failed, its half-open trial went to another request, or
    * it was opened too late to start): what it holds goes back now, not at the request's end.
    */
   left(tier: Tier): void {
@@ -74,7 +74,7 @@ export class AttemptLog {
   /**
    * What the tier used for the client's answer: its upstream's usage, else `text` (what it
    * wrote, estimated). The committed tier is charged its own part (all of the answer, or what it
-   * delivered before a break), a recovery's tier its own; each hold settles to it at the end.
+   * delivered before a break), a resume's tier its own; each hold settles to it at the end.
    */
   spent(tier: Tier, usage: Usage | undefined, text: string): void {
     this.holds?.charge(tier, usage, text);

@@ -14,7 +14,7 @@ import { StreamAttempt } from './stream-attempt.js';
 export type { Prepare };
 
 /**
- * Where attempts of one request start: failover, mid-stream recovery and hedging all open
+ * Where attempts of one request start: failover, mid-stream resume and hedging all open
  * their tiers (openTier) and start their streams (startStream) here, so none can skip a step.
  */
 export interface AttemptSite {
@@ -134,8 +134,8 @@ export interface Flight {
   tier: Tier;
   call: UpstreamCall;
   attempt: StreamAttempt;
-  /** What the client has of it, on a resume route (null elsewhere, and for a recovery's own attempt). */
-  resume: ResumeState | null;
+  /** What the client has of it, on a resume route (null elsewhere, and for a resume's own attempt). */
+  resumeState: ResumeState | null;
   /** Its try number on its tier. */
   n: number;
 }
@@ -160,10 +160,10 @@ export interface StreamPlace {
 const PLAIN: StreamPlace = {};
 
 /**
- * The one way a streaming attempt starts, for failover, hedging and recovery alike: on an
+ * The one way a streaming attempt starts, for failover, hedging and resume alike: on an
  * opened tier, with its TTFT budget — cold_ttft_ms for a tier that is cold (it may have to load
  * its model), else ttft_ms, cut to what the route's deadline leaves — or (nothing sent) the
- * deadline that has passed. On a resume route it keeps what the client has, for a recovery.
+ * deadline that has passed. On a resume route it keeps what the client has, for a resume.
  */
 export function startStream(site: AttemptSite, t: number, tier: Tier, call: UpstreamCall, n: number, place: StreamPlace = PLAIN): Flight | AttemptError {
   const { req, app } = site;
@@ -196,5 +196,5 @@ export function startStream(site: AttemptSite, t: number, tier: Tier, call: Upst
     lastTier: place.lastTier,
   });
   if (door && port) door.enter(attempt, port);
-  return { t, tier, call, attempt, resume, n };
+  return { t, tier, call, attempt, resumeState: resume, n };
 }

@@ -47,7 +47,7 @@ export class ClientWriter {
     this.sink.end(tail);
   }
 
-  /** Writes what is still queued and leaves the response open: a mid-stream recovery goes on writing to it. */
+  /** Writes what is still queued and leaves the response open: a mid-stream resume goes on writing to it. */
   release(): void {
     this.send(false);
   }

@@ -141,7 +141,7 @@ export class RequestHolds {
 
   /**
    * Tokens the tier used for this request: its upstream's usage, else `text` (what it wrote)
-   * estimated with the prompt. Added to what the tier was charged before (a recovery on the
+   * estimated with the prompt. Added to what the tier was charged before (a resume on the
    * tier that broke); the hold settles to the sum when it ends.
    */
   charge(tier: Tier, usage: Usage | undefined, text: string): void {

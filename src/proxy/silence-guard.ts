@@ -2,7 +2,7 @@ import type { StallConfig } from '../config/schema.js';
 import { AttemptError, timeoutError } from './attempt-error.js';
 import { GapMedian } from './gap-median.js';
 
-/** On a resume route: the learned stall's rule, and whether a recovery could mend the stream now. */
+/** On a resume route: the learned stall's rule, and whether a resume could mend the stream now. */
 export interface StallWatch {
   rule: StallConfig;
   /** A stall is called only while this holds (a stream inside a tool call or reasoning waits for idle_ms). */
@@ -14,7 +14,7 @@ const TIMER_SLACK_MS = 1;
 
 /**
  * What ends a committed stream's silence: `idle_ms` without content, and on a resume route the
- * learned stall (docs/recovery.md) — silence longer than `stall.factor` times the stream's own
+ * learned stall (docs/resume.md) — silence longer than `stall.factor` times the stream's own
  * median gap between content, and than `stall.floor_ms`, once it has shown `stall.after` gaps.
  * Only content ends a silence (`progress`, once per chunk that carried any): keep-alives are
  * not progress. One timer, armed for the earliest limit and moved only when it fires (the

@@ -78,7 +78,7 @@ export class StreamAttempt implements AnswerReader {
     return this.tally.usage;
   }
 
-  /** Ends the attempt from outside (a recovery whose replay diverged): before commit a failure, after it the error event. */
+  /** Ends the attempt from outside (a resume whose replay diverged): before commit a failure, after it the error event. */
   cut(err: AttemptError): void {
     if (this.relay) this.relay.stop(err);
     else this.stop(err);
@@ -155,7 +155,7 @@ export class StreamAttempt implements AnswerReader {
   /** The event read into the tally's facts: what the output makes of it is held; content commits. */
   private take(raw: Buffer): void {
     const piece = this.input.output.event(this.tally.facts, raw);
-    // The output may have ended the attempt on this very event (a recovery's replay that differs from its first text on).
+    // The output may have ended the attempt on this very event (a resume's replay that differs from its first text on).
     if (!this.waiting) return;
     if (piece === RAW) this.held.push(raw);
     else if (piece) this.held.push(piece);

@@ -29,7 +29,7 @@ export interface StreamEnd {
   text: string;
   /** Why the answer ended, as its finish said; absent when none came. */
   finishReason?: FinishReason;
-  /** The client's response, left open for a recovery (`keepOpen`); null when the stream ended it. */
+  /** The client's response, left open for a resume (`keepOpen`); null when the stream ended it. */
   open: StreamSink | null;
 }
 
@@ -41,7 +41,7 @@ export interface RelayInput {
   output: StreamOutput;
   /**
    * Set on a route with `on_break: resume`: asked when the committed stream breaks; true leaves
-   * the client's response open (no error event) for a recovery, and `finished` carries the sink.
+   * the client's response open (no error event) for a resume, and `finished` carries the sink.
    */
   keepOpen?: (err: AttemptError) => boolean;
   /** Set with `keepOpen`: the learned stall, a silence judged by the stream's own pace (src/proxy/silence-guard.ts). */
@@ -156,13 +156,13 @@ export class StreamRelay implements AnswerReader, Upstream {
   }
 
   onBroken(err: AttemptError): void {
-    // An answer over a size cap came over a sound connection: its own reason and words (and no break a recovery could mend).
+    // An answer over a size cap came over a sound connection: its own reason and words (and no break a resume could mend).
     const tooLarge = err.reason === 'answer_too_large';
     const message = tooLarge ? `${err.message}, after the first token` : `upstream connection broke after the first token: ${err.message}`;
     this.interrupt(new AttemptError(tooLarge ? 'answer_too_large' : 'broken_stream', message, { phase: 'body', failover: false, retryable: false }));
   }
 
-  /** Ends the stream with the output's error event for `err` (a recovery whose replay diverged). */
+  /** Ends the stream with the output's error event for `err` (a resume whose replay diverged). */
   stop(err: AttemptError): void {
     this.interrupt(err);
   }
@@ -230,7 +230,7 @@ export class StreamRelay implements AnswerReader, Upstream {
     this.interrupt(new AttemptError('broken_stream', 'upstream ended the stream without finishing it', { phase: 'body', failover: false, retryable: false }));
   }
 
-  /** Ends a stream that cannot go on with the output's error event (or `tail`), unless a recovery keeps it open. */
+  /** Ends a stream that cannot go on with the output's error event (or `tail`), unless a resume keeps it open. */
   private interrupt(err: AttemptError, tail?: Buffer): void {
     if (!this.relaying) return;
     this.dispatch.cancel(err);
@@ -262,7 +262,7 @@ export class StreamRelay implements AnswerReader, Upstream {
 
   private readonly clientPaused = (): boolean => this.writer.paused;
 
-  /** idle_ms, or the learned stall, of silence: a break (a resume route's recovery may mend it). */
+  /** idle_ms, or the learned stall, of silence: a break (a resume route's resume may mend it). */
   private readonly silent = (err: AttemptError): void => this.interrupt(err);
 
   private static capReached(relay: StreamRelay): void {

@@ -19,7 +19,7 @@ export interface StreamSink {
 
 /**
  * The one step between a stream's first content event and the client, handed to the attempt
- * by whoever owns the client's response (the exchange; a recovery, the response it goes on
+ * by whoever owns the client's response (the exchange; a resume, the response it goes on
  * writing to). Called once, synchronously, at commit: it answers the client (status, headers)
  * and returns where the rest of the stream goes. No byte reaches the client before it.
  */

@@ -6,7 +6,7 @@ import { type Flight, reserveRetry, startStream } from './attempt-start.js';
 import { retryDelayMs } from './backoff.js';
 import { type FlightEnd, land } from './flight.js';
 import type { Hedging } from './hedging/hedged-flight.js';
-import { Recovery } from './resume/recovery.js';
+import { StreamResume } from './resume/stream-resume.js';
 import type { RoutingOutcome } from './routing-outcome.js';
 import { UnaryAttempt, type UnaryResult } from './unary-attempt.js';
 import type { Walk } from './walk.js';
@@ -100,12 +100,12 @@ async function tryOnce(walk: Walk, t: number, tier: Tier, call: UpstreamCall, n:
 /** A streaming try's verdict: committed (the stream is the answer; the client was answered at commit), or why not. */
 function streamResult(walk: Walk, end: FlightEnd, hedging: Hedging | null): Tried {
   if (!end.committed) return { error: end.error, elapsedMs: end.elapsedMs };
-  const { tier, call, resume, t, n } = end.flight;
+  const { tier, call, resumeState, t, n } = end.flight;
   walk.req.log.ok(tier, n, end.result.elapsedMs);
   walk.answered(tier);
-  const recovery = resume && new Recovery({ site: walk, state: resume, plan: walk.plan, at: t });
+  const resume = resumeState && new StreamResume({ site: walk, state: resumeState, plan: walk.plan, at: t });
   const hedge = hedging?.won;
-  return { outcome: { kind: 'stream', tier, call, relay: end.result.relay, attempts: walk.req.log.records, recovery, ...(hedge ? { hedge } : {}) } };
+  return { outcome: { kind: 'stream', tier, call, relay: end.result.relay, attempts: walk.req.log.records, resume, ...(hedge ? { hedge } : {}) } };
 }
 
 /** A non-streaming try's verdict: the whole answer, or why not. */

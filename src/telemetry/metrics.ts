@@ -70,7 +70,7 @@ export class Metrics {
 
   private readonly resumes = new CounterCells({
     name: 'llm_stream_resumes_total',
-    help: 'Committed streams that broke or stalled on a resume route, by how they were recovered, how it went (ok, diverged, failed) and why (stall_learned, idle, break).',
+    help: 'Committed streams that broke or stalled on a resume route, by how they were resumed, how it went (ok, diverged, failed) and why (stall_learned, idle, break).',
     labelNames: ['route', 'how', 'result', 'why'],
     registers: [this.registry],
   });

@@ -162,7 +162,7 @@ export interface RequestFinished {
   affinity?: true;
   chunkErrors: number;
   error?: string;
-  /** A committed stream that broke and was recovered (or tried to be) on a resume route. */
+  /** A committed stream that broke and was resumed (or tried to be) on a resume route. */
   resumed?: ResumedStream;
   /** Two attempts raced for the first token (a route with hedge_ms). */
   hedged?: HedgedStream;
@@ -193,7 +193,7 @@ export interface HedgedStream {
   result: 'first_won' | 'second_won';
 }
 
-/** A mid-stream recovery: from which tier to which, by which means, why, after how much text, and how it went. */
+/** A mid-stream resume: from which tier to which, by which means, why, after how much text, and how it went. */
 export interface ResumedStream {
   from: string;
   to: string;

@@ -8,7 +8,7 @@ import type { ProviderFacts } from './provider-facts.js';
 export interface AttemptRole {
   /** The client got this attempt's answer: the request's usage and finish are its. */
   answered: boolean;
-  /** A recovery of the committed stream that broke (a resume route). */
+  /** A resume of the committed stream that broke (a resume route). */
   resumed: boolean;
   /** One of two attempts that raced for the first token (a hedge_ms route). */
   hedge?: 'won' | 'lost';
@@ -17,7 +17,7 @@ export interface AttemptRole {
 }
 
 /**
- * Each attempt's role. The answer is the last `ok` (a recovery's, when one took over); recoveries are
+ * Each attempt's role. The answer is the last `ok` (a resume's, when one took over); resumes are
  * the attempts that started after the first commit (a hedge's loser started before it); a tool
  * text report (one per attempt that held one, with its tier) goes to its tier's latest attempt
  * that ended as the report says: `failed_over` as `bad_tool_call`, the others as `ok`.

@@ -20,9 +20,9 @@ export interface SpanSink {
  * request path publishes events and calls nothing of this): a SERVER span for the request,
  * the child of the client's own span when it sent a valid `traceparent`, and a CLIENT span
  * named `chat {model}` for each upstream attempt in its record, skipped, failed, hedged and
- * recovered ones included. Times are the events' own: the request's arrival and duration, each
+ * resumed ones included. Times are the events' own: the request's arrival and duration, each
  * attempt's start and end (a stream that committed runs until the request ends, or until the
- * recovery that took it over starts). No prompt or answer text, header or credential is read.
+ * resume that took it over starts). No prompt or answer text, header or credential is read.
  */
 export class RequestSpans {
   private readonly ids = new SpanIds();
@@ -141,7 +141,7 @@ export class RequestSpans {
  * Each attempt's start and end in milliseconds from the request's arrival, from its event (it
  * says when the attempt was recorded and how long it had run). The stream that committed first
  * did so at the request's TTFT (its record may come a moment later, after a hedge's race); a
- * stream that committed ran until the request ended, unless a recovery took it over: then until
+ * stream that committed ran until the request ended, unless a resume took it over: then until
  * that one started. An attempt whose event was not seen (one the route's deadline stopped
  * before it started, or traces turned on meanwhile) is an instant at the request's end.
  */

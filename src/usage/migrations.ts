@@ -75,7 +75,7 @@ const STEPS: string[] = [
      PRIMARY KEY (reservation, scope, per, unit)
    );
    CREATE INDEX budget_holds_by_expiry ON budget_holds (expires_at);`,
-  // 2: a stream that broke on a resume route: how it was recovered and how it went ("continue:ok", "replay:diverged").
+  // 2: a stream that broke on a resume route: how it was resumed and how it went ("continue:ok", "replay:diverged").
   `ALTER TABLE requests ADD COLUMN resumed TEXT`,
   // 3: a tier that cut the prompt silently (docs/fit.md): {"sent":N,"read":M}
   'ALTER TABLE requests ADD COLUMN prompt_truncated TEXT;',

@@ -97,7 +97,7 @@ export function stallsAfter(words: string[], n: number, gapMs: number, opts: { w
 }
 
 /**
- * A recovery tier's answer, a word every `gapMs`: the rest of `words` after a continuation's
+ * A resume tier's answer, a word every `gapMs`: the rest of `words` after a continuation's
  * delivered text (a trailing assistant message that begins the answer), else all of them.
  */
 export function continuesOrReplays(words: string[], opts: { wire?: UpstreamWire; gapMs?: number } = {}): Script {

@@ -4,7 +4,7 @@ import type { RunningProxy } from './proxy.js';
 
 /**
  * One streamed answer as a real SDK saw it: its text, the identities its events named (a
- * seamless recovery shows exactly one of each), and whether the stream failed.
+ * seamless resume shows exactly one of each), and whether the stream failed.
  */
 export interface SeenStream {
   text: string;

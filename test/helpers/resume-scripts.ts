@@ -3,7 +3,7 @@ import type { useHarness } from './harness.js';
 import type { ConfigSpec } from './proxy.js';
 import type { ClientProtocolName } from './resume-clients.js';
 
-// Scripted upstreams for mid-stream recovery: a text that breaks after N words, and a two-tier route that resumes it.
+// Scripted upstreams for mid-stream resume: a text that breaks after N words, and a two-tier route that resumes it.
 
 export const WORDS = ['The ', 'quick ', 'brown ', 'fox ', 'jumps ', 'over ', 'the ', 'lazy ', 'dog.'];
 export const FULL = WORDS.join('');

@@ -58,7 +58,7 @@ export const chatClient: ClientCodec = {
     return renderChatResponse(response, model);
   },
 
-  // A recovery goes on in the same completion: its chunk id, created and model (see tracked-relay.ts).
+  // A resume goes on in the same completion: its chunk id, created and model (see tracked-relay.ts).
   resumableRelay: (relay, delivered, renderer) => (renderer instanceof ChatRenderer ? new TrackedChatRelay(relay, delivered, renderer) : null),
 
   offeredTools: (body) => tools(body.tools),

@@ -62,7 +62,7 @@ export class ChatRenderer implements StreamRenderer {
 
   /**
    * Goes on with a stream the client already has from a relayed upstream (a mid-stream
-   * recovery): its chunk id, created and model, its role already sent.
+   * resume): its chunk id, created and model, its role already sent.
    */
   continueAs(sent: { id: string; created: number; model: string }): void {
     this.id = sent.id;

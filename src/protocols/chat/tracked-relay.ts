@@ -2,7 +2,7 @@ import type { EventFacts, PartStage, StreamOutput } from '../core/types.js';
 import { TrackedRelay } from '../stream-output/tracked-relay.js';
 import type { ChatRenderer } from './render.js';
 
-/** What a relayed Chat Completions stream showed the client of its identity, for a recovery to go on under. */
+/** What a relayed Chat Completions stream showed the client of its identity, for a resume to go on under. */
 export interface ChatIdentity {
   id: string;
   created: number;
@@ -11,7 +11,7 @@ export interface ChatIdentity {
 
 /**
  * A Chat Completions stream relayed as its bytes on a resume route (see TrackedRelay). The first
- * chunk's id, created and model are what a recovery's chunks must carry.
+ * chunk's id, created and model are what a resume's chunks must carry.
  */
 export class TrackedChatRelay extends TrackedRelay {
   private identity: ChatIdentity | null = null;

@@ -56,7 +56,7 @@ export interface ClientCodec {
    * affinity keeps a conversation on the tier that has it in its prompt cache.
    */
   session(request: ClientRequest): string | undefined;
-  /** A relay a mid-stream recovery can carry on in the same message (see ResumableRelay); absent: resumes render from the start. */
+  /** A relay a mid-stream resume can carry on in the same message (see ResumableRelay); absent: resumes render from the start. */
   resumableRelay?(relay: StreamOutput, delivered: PartStage, renderer: StreamRenderer): ResumableRelay | null;
   /** Requests that ask only that the model be loaded or unloaded (Ollama's empty prompt): absent, every request asks for an answer. */
   readonly loading?: ModelLoading;

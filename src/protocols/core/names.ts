@@ -48,7 +48,7 @@ export type AttemptReason =
   | 'answer_too_large'
   // a tool call written as text that the client cannot run (src/protocols/tool-text/)
   | 'bad_tool_call'
-  // a mid-stream recovery whose replay is not the answer the client has
+  // a mid-stream resume whose replay is not the answer the client has
   | 'replay_diverged'
   // a hedged first token: the other of two racing attempts committed first (not a failure of this tier)
   | 'hedge_lost'

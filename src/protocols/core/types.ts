@@ -169,7 +169,7 @@ export interface StreamReader {
 
 /**
  * A step between a stream's parts and its renderer (the answer tool turned into text, a
- * recovery's echo dropped): appends what it makes of one read event to `out`. `readParts` is
+ * resume's echo dropped): appends what it makes of one read event to `out`. `readParts` is
  * the first step of every chain: the event's own parts of choice 0, the only one a
  * translation carries.
  */

@@ -85,7 +85,7 @@ function geminiCodec(stream: boolean, endpoints: readonly ClientEndpoint[]): Cli
     renderer: (request, model) => new GeminiRenderer(model, shapeOf(request)),
     handover: (request, model) => new GeminiHandover(() => new GeminiRenderer(model, shapeOf(request))),
     renderResponse: (response, request, model) => renderGeminiResponse(response, model, shapeOf(request)),
-    // A recovery goes on in the same stream under the response id the relayed chunks named (see handover.ts).
+    // A resume goes on in the same stream under the response id the relayed chunks named (see handover.ts).
     resumableRelay: (relay, delivered, renderer) => (renderer instanceof GeminiRenderer ? new TrackedGeminiRelay(relay, delivered, renderer) : null),
     // Gemini's API names no conversation (no id, no cache key), and Gemini CLI sends none in a header.
     session: () => undefined,

@@ -38,7 +38,7 @@ export class GeminiHandover implements RelayHandover {
 }
 
 /**
- * A Gemini stream relayed on a resume route (see TrackedRelay): a recovery carries on under the
+ * A Gemini stream relayed on a resume route (see TrackedRelay): a resume carries on under the
  * response id and model version the relayed chunks named, in the array they opened.
  */
 export class TrackedGeminiRelay extends TrackedRelay {

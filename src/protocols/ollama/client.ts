@@ -48,7 +48,7 @@ function ollamaCodec(form: OllamaForm, parse: ClientCodec['parse'], rest: Pick<C
     renderer: (request, model) => new OllamaRenderer(model, form, arrivedAt(request)),
     handover: (request, model) => new OllamaHandover(() => new OllamaRenderer(model, form, arrivedAt(request))),
     renderResponse: (response, request, model) => renderOllamaResponse(response, model, form, arrivedAt(request)),
-    // A recovery goes on in the same stream under the model the relayed lines named (see tracked-relay.ts).
+    // A resume goes on in the same stream under the model the relayed lines named (see tracked-relay.ts).
     resumableRelay: (relay, delivered, renderer) => (renderer instanceof OllamaRenderer ? new TrackedOllamaRelay(relay, delivered, renderer) : null),
     // An empty prompt (no messages) loads the model: answered apart from the routing loop.
     loading: ollamaLoading(form),

@@ -71,7 +71,7 @@ export class OllamaRenderer implements StreamRenderer {
     return out;
   }
 
-  /** Goes on with a stream the client already has from a relayed upstream (a mid-stream recovery): its model, its tool calls counted. */
+  /** Goes on with a stream the client already has from a relayed upstream (a mid-stream resume): its model, its tool calls counted. */
   continueAs(model: string | undefined, calls: number): void {
     if (model !== undefined) {
       this.model = model;

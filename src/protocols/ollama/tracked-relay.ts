@@ -5,7 +5,7 @@ import type { OllamaRenderer } from './render.js';
 
 /**
  * An Ollama stream relayed as its bytes on a resume route (see TrackedRelay). Ollama's lines name
- * no ids: a recovery carries on under the model the relayed lines named, counting tool calls on
+ * no ids: a resume carries on under the model the relayed lines named, counting tool calls on
  * from theirs.
  */
 export class TrackedOllamaRelay extends TrackedRelay {

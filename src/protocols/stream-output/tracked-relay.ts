@@ -5,7 +5,7 @@ import type { EventFacts, PartStage, RAW, StreamOutput } from '../core/types.js'
 /**
  * A stream relayed as its bytes on a resume route: the byte relay stays, and each event is also
  * decoded by `delivered` (the text the client has; no rendering). Each protocol notes what a
- * recovery's renderer must carry on under (`noted`: a chunk id, a model, an open array) and hands
+ * resume's renderer must carry on under (`noted`: a chunk id, a model, an open array) and hands
  * it over at `carryOn`.
  */
 export abstract class TrackedRelay implements ResumableRelay {
@@ -17,7 +17,7 @@ export abstract class TrackedRelay implements ResumableRelay {
     private readonly delivered: PartStage,
   ) {}
 
-  /** A recovery writes with the renderer from now on: it carries on from what the client saw. */
+  /** A resume writes with the renderer from now on: it carries on from what the client saw. */
   abstract carryOn(): void;
 
   /** One event, its parts as delivered and what went out for it (null: nothing). */

@@ -3,7 +3,7 @@ import type { EventFacts, PartStage } from '../../protocols/core/types.js';
 
 /**
  * What the client has of a stream on a resume route: the answer's text so far, and whether
- * the stream stands where a recovery is sound. Only text is resumed: a stream whose last
+ * the stream stands where a resume is sound. Only text is resumed: a stream whose last
  * content was reasoning or of a kind only its wire carries (a hosted tool's item, which may
  * work for seconds without a word), that made a tool call, or whose answer has finished (there
  * is nothing to continue), ends with the error event as on any route.
@@ -36,7 +36,7 @@ export class DeliveredText implements PartStage {
     }
   }
 
-  /** The stream broke inside a text run, the only place a recovery can continue seamlessly. */
+  /** The stream broke inside a text run, the only place a resume can continue seamlessly. */
   get resumable(): boolean {
     return !this.madeToolCall && this.last === 'text';
   }

@@ -7,23 +7,23 @@ import type { StallConfig } from '../../config/schema.js';
 import type { StallWatch } from '../silence-guard.js';
 import { DeliveredText } from './delivered-text.js';
 
-/** Breaks a recovery can mend: the connection broke or closed unfinished, or the upstream stalled (idle_ms, or by its own pace). */
-const RECOVERABLE = new Set<AttemptError['reason']>(['broken_stream', 'idle_timeout', 'stall_timeout']);
+/** Breaks a resume can mend: the connection broke or closed unfinished, or the upstream stalled (idle_ms, or by its own pace). */
+const RESUMABLE = new Set<AttemptError['reason']>(['broken_stream', 'idle_timeout', 'stall_timeout']);
 
 /**
  * A stream on a resume route, as its first attempt leaves it: the text the client has, and a
  * renderer that goes on in the client's protocol under the ids and indexes the client has
- * seen, so a recovery's text is the rest of the same message. A relayed stream stays a byte
+ * seen, so a resume's text is the rest of the same message. A relayed stream stays a byte
  * relay where the protocol can carry one on (its events are only decoded, for the text; the
  * renderer takes over its ids); any other stream is rendered by the client codec's renderer
  * from the start (its ids, block and item indexes, sequence numbers are llm-route's, so the
- * recovery carries them on). Routes without resume never make one.
+ * resume carries them on). Routes without resume never make one.
  */
 export class ResumeState {
   readonly renderer: StreamRenderer;
   readonly delivered: DeliveredText;
   readonly output: StreamOutput;
-  /** The learned stall: called only where a recovery could mend the stream (a guess never cuts one nothing can continue). */
+  /** The learned stall: called only where a resume could mend the stream (a guess never cuts one nothing can continue). */
   readonly stall: StallWatch;
   private readonly relay: ResumableRelay | null;
 
@@ -36,10 +36,10 @@ export class ResumeState {
   }
 
   /** The first attempt's `keepOpen`: a break inside a text run leaves the client's response open. */
-  readonly keepOpen = (err: AttemptError): boolean => RECOVERABLE.has(err.reason) && this.delivered.resumable;
+  readonly keepOpen = (err: AttemptError): boolean => RESUMABLE.has(err.reason) && this.delivered.resumable;
 
-  /** The renderer a recovery writes with, carrying on what the client has. */
-  recoveryRenderer(): StreamRenderer {
+  /** The renderer a resume writes with, carrying on what the client has. */
+  resumeRenderer(): StreamRenderer {
     this.relay?.carryOn();
     return this.renderer;
   }

@@ -79,7 +79,7 @@ function toolTextNote(reports: NonNullable<RequestFinished['toolText']>): string
   return `tool text ${format} ${result.replaceAll('_', ' ')}`;
 }
 
-/** What ended the stream a recovery took on, as the recent list says it. */
+/** What ended the stream a resume took on, as the recent list says it. */
 const RESUMED_AFTER: Record<NonNullable<RequestFinished['resumed']>['why'], string> = {
   stall_learned: 'a learned stall',
   idle: 'idle_ms',

@@ -125,7 +125,7 @@ describe("a request's holds end however it ends", () => {
     }
   });
 
-  it('a mid-stream recovery on the next tier: both holds end with the request', async () => {
+  it('a mid-stream resume on the next tier: both holds end with the request', async () => {
     const a = await h.fake();
     const b = await h.fake();
     a.always(breakAfter(2));

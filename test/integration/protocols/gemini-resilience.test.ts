@@ -9,7 +9,7 @@ import { HERMES } from '../../helpers/tool-text-forms.js';
 import { sseContent } from '../../helpers/tool-text-kit.js';
 
 /**
- * What every protocol gets, for a Gemini client (@google/genai): mid-stream recovery, hedged
+ * What every protocol gets, for a Gemini client (@google/genai): mid-stream resume, hedged
  * first tokens, tool calls a local model wrote as text, budgets, traces.
  */
 const h = useHarness();
@@ -35,7 +35,7 @@ const textOf = (chunks: GenerateContentResponse[]) =>
     .map((part) => (part.thought ? '' : (part.text ?? '')))
     .join('');
 
-describe('mid-stream recovery, Gemini client', () => {
+describe('mid-stream resume, Gemini client', () => {
   it('a break after the first words: the next tier goes on from the delivered text, in the same stream under one response id', async () => {
     const { b, proxy } = await resumeRoute(h, breakAfter(4), taggedStream(WORDS.slice(4), 'second'));
     const { chunks, failed } = await streamed(proxy.origin);

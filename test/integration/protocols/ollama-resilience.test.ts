@@ -6,7 +6,7 @@ import { ollamaDone, ollamaLine, startOllamaStream } from '../../helpers/ollama-
 import { breakAfter, FULL, lastMessage, resumeRoute, taggedStream, WORDS } from '../../helpers/resume-scripts.js';
 
 /**
- * Mid-stream recovery (`on_break: resume`) and hedged first tokens for a client on Ollama's API:
+ * Mid-stream resume (`on_break: resume`) and hedged first tokens for a client on Ollama's API:
  * a break after the first line is mended by the next tier, and ollama-js sees one stream —
  * rendered from the start when translated, a byte relay carried on when the tiers speak Ollama
  * themselves; a stalled first tier is raced by the next after hedge_ms.
@@ -42,7 +42,7 @@ function ollamaWords(words: string[], broken: boolean): Script {
   };
 }
 
-describe('mid-stream recovery, Ollama client', () => {
+describe('mid-stream resume, Ollama client', () => {
   it('translated (Chat tiers): the delivered text goes to the next tier as the assistant’s start, the rest arrives in the same stream', async () => {
     const { b, proxy } = await resumeRoute(h, breakAfter(4), taggedStream(WORDS.slice(4), 'second'));
     const seen = await streamed(proxy.origin);
@@ -52,7 +52,7 @@ describe('mid-stream recovery, Ollama client', () => {
     expect((await requestLog(proxy)).resumed).toEqual({ from: 'a', to: 'b', how: 'continue', why: 'break', at_chars: 20, result: 'ok' });
   });
 
-  it('relayed (Ollama tiers): the first tier’s lines go out as their bytes, the recovery carries on under the model they named', async () => {
+  it('relayed (Ollama tiers): the first tier’s lines go out as their bytes, the resume carries on under the model they named', async () => {
     const a = await h.fake();
     const b = await h.fake();
     a.always(ollamaWords(WORDS.slice(0, 4), true));

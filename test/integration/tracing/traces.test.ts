@@ -161,7 +161,7 @@ describe('the routing decisions as spans', () => {
     expect(server.attributes['llm_route.tier']).toBe('b');
   });
 
-  it('a recovery (on_break: resume): the broken stream ends where the recovery starts; the recovery is marked resumed', async () => {
+  it('a resume (on_break: resume): the broken stream ends where the resume starts; the resume is marked resumed', async () => {
     const r = await receiver();
     const { breakAfter, taggedStream, WORDS, FULL } = await import('../../helpers/resume-scripts.js');
     const a = await h.fake();
@@ -180,11 +180,11 @@ describe('the routing decisions as spans', () => {
     );
     expect(sseText(await (await chat(proxy, { stream: true })).text())).toBe(FULL);
     const { server, attempts } = await traceOf(r, 2);
-    const [first, recovery] = attempts;
+    const [first, resume] = attempts;
     expect(first.attributes).toMatchObject({ 'llm_route.tier': 'a' });
     expect(first.attributes['error.type']).toBeUndefined(); // it answered: its stream was committed
     expect(first.attributes['llm_route.resumed']).toBeUndefined();
-    expect(recovery.attributes).toMatchObject({
+    expect(resume.attributes).toMatchObject({
       'llm_route.tier': 'b',
       'llm_route.resumed': true,
       'llm_route.resume.how': 'continue',
@@ -192,9 +192,9 @@ describe('the routing decisions as spans', () => {
       'llm_route.resume.why': 'break',
       'gen_ai.response.finish_reasons': ['stop'],
     });
-    expect(first.end).toBeLessThanOrEqual(recovery.start);
+    expect(first.end).toBeLessThanOrEqual(resume.start);
     expect(first.end - first.start).toBeGreaterThan(30_000_000n); // it streamed four words and broke 30 ms later
-    expect(recovery.end).toBe(server.end);
+    expect(resume.end).toBe(server.end);
   });
 
   it('a tool call written as text: the attempt that failed over for it and the one whose call was recovered', async () => {

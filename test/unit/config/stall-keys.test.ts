@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfigText } from '../../../src/config/load.js';
 import { problemsOf } from '../../helpers/config.js';
 
-/** routes.<r>.stall: the learned stall of a resume route (docs/recovery.md). */
+/** routes.<r>.stall: the learned stall of a resume route (docs/resume.md). */
 
 function file(routeKeys: string): string {
   return `version: 1

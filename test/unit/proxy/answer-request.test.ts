@@ -63,7 +63,7 @@ describe('answer: a tier answered', () => {
   it('a stream that finished: ok, committed, its usage; the tier charged that usage', async () => {
     const usage = { prompt_tokens: 30, completion_tokens: 12 };
     const { end, state } = await answered(
-      (call) => ({ kind: 'stream', tier: tierA, call, relay: relayEnding({ usage, text: 'Hello' }), attempts: [failed('ok')], recovery: null }),
+      (call) => ({ kind: 'stream', tier: tierA, call, relay: relayEnding({ usage, text: 'Hello' }), attempts: [failed('ok')], resume: null }),
       { stream: true },
       true,
     );
@@ -74,13 +74,13 @@ describe('answer: a tier answered', () => {
   it('a stream that broke: interrupted with its error; one the client left: client_abort; no usage: the text to estimate from', async () => {
     const broke = new AttemptError('broken_stream', 'upstream connection broke', { phase: 'body', failover: false, retryable: false });
     const { end } = await answered(
-      (call) => ({ kind: 'stream', tier: tierA, call, relay: relayEnding({ interruption: broke, text: 'Hel' }), attempts: [failed('ok')], recovery: null }),
+      (call) => ({ kind: 'stream', tier: tierA, call, relay: relayEnding({ interruption: broke, text: 'Hel' }), attempts: [failed('ok')], resume: null }),
       { stream: true },
     );
     expect(end).toMatchObject({ outcome: 'interrupted', error: 'upstream connection broke', usage: undefined, estimate: { completionText: 'Hel' } });
     const gone = new AttemptError('client_abort', 'client disconnected', { phase: 'body', failover: false, retryable: false });
     const left = await answered(
-      (call) => ({ kind: 'stream', tier: tierA, call, relay: relayEnding({ interruption: gone }), attempts: [failed('ok')], recovery: null }),
+      (call) => ({ kind: 'stream', tier: tierA, call, relay: relayEnding({ interruption: gone }), attempts: [failed('ok')], resume: null }),
       { stream: true },
     );
     expect(left.end).toMatchObject({ outcome: 'client_abort' });

@@ -67,7 +67,7 @@ describe('RequestHolds', () => {
     expect(await settled(state)).toMatchObject({ spent: 42 });
   });
 
-  it('charges add up (a recovery on the tier that broke): the hold settles to the sum, once', async () => {
+  it('charges add up (a resume on the tier that broke): the hold settles to the sum, once', async () => {
     const { state, a, holds } = setUp();
     await holds.reserve(a, new ClientLifetime());
     holds.charge(a, { prompt_tokens: 10, completion_tokens: 5 }, '');

@@ -140,7 +140,7 @@ describe('the learned stall (on_break: resume)', () => {
     expect(g.ended[0].reason).toBe('idle_timeout');
   });
 
-  it('is never called where a recovery could not mend the stream (a tool call, reasoning): idle_ms still is', () => {
+  it('is never called where a resume could not mend the stream (a tool call, reasoning): idle_ms still is', () => {
     const g = guarded(30_000);
     flow(g, 20, 15);
     g.state.mendable = false;

@@ -127,7 +127,7 @@ describe('failures after commit', () => {
     expect(dispatch.calls[0]).toBe('cancel');
   });
 
-  it("with keepOpen (on_break: resume), a break leaves the client's response open for a recovery", async () => {
+  it("with keepOpen (on_break: resume), a break leaves the client's response open for a resume", async () => {
     const asked: string[] = [];
     const { relay, sink, end } = relayAfter(HI, {
       keepOpen: (err) => {

@@ -70,7 +70,7 @@ describe.each(KEEP_ALIVES)('%s every 400 ms after three words', (_name, keepAliv
     expect(Buffer.concat(r.sink.writes).toString()).toBe(word('One') + word(' w').repeat(2) + relayed.repeat(7));
   });
 
-  it('on_break: resume: after 20 words at 15 ms, the learned stall ends it at stall.floor_ms (2 s), left open for a recovery', async () => {
+  it('on_break: resume: after 20 words at 15 ms, the learned stall ends it at stall.floor_ms (2 s), left open for a resume', async () => {
     const asked: AttemptError[] = [];
     const r = relayAfter(word('One'), {
       timeouts: { idle_ms: 30_000 },
@@ -126,7 +126,7 @@ describe("the learned stall is a resume route's guess, never the only word", () 
     expect(r.end()?.interruption?.reason).toBe('idle_timeout');
   });
 
-  it('a stream a recovery could not mend (inside a tool call, reasoning) is not cut by it: idle_ms ends it', async () => {
+  it('a stream a resume could not mend (inside a tool call, reasoning) is not cut by it: idle_ms ends it', async () => {
     const state = { mendable: false };
     const r = relayAfter(word('One'), { timeouts: { idle_ms: 6_000 }, keepOpen: () => false, stall: stallWatch(state) });
     await words(r, 30, 15);

@@ -93,7 +93,7 @@ describe('request path text', () => {
     expect(recent[1]).toMatchObject({ route: 'chat', status: 200, ttftMs: 2700, completionTokens: 143, outcome: 'ok' });
   });
 
-  it('marks a resumed stream in the recent list with what ended it, and a recovery that failed', () => {
+  it('marks a resumed stream in the recent list with what ended it, and a resume that failed', () => {
     const recent = stateWith([
       ...requestEvents('chat', [attempt('local', 'ok'), attempt('cloud', 'ok')], {
         resumed: { from: 'local', to: 'cloud', how: 'continue', why: 'stall_learned', at_chars: 120, result: 'ok' },

@@ -109,7 +109,7 @@ function raceOver(names: string[], hedgeMs: number, olderBy = 0): Race {
     const own = door.portFor();
     const attempt = new ScriptedAttempt(own, () => flights[t]) as unknown as StreamAttempt;
     door.enter(attempt, own);
-    flights[t] = { t, tier, call: chatCall(tier), attempt, resume: null, n: 1 };
+    flights[t] = { t, tier, call: chatCall(tier), attempt, resumeState: null, n: 1 };
     return flights[t];
   };
   const arrivedAt = performance.now();

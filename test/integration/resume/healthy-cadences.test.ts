@@ -5,7 +5,7 @@ import { healthyStream } from '../../helpers/fake-upstream.js';
 import { requestLog, useHarness } from '../../helpers/harness.js';
 import { streamWith } from '../../helpers/resume-clients.js';
 
-// The learned stall's defaults (docs/recovery.md) must never cut a healthy stream: real sockets,
+// The learned stall's defaults (docs/resume.md) must never cut a healthy stream: real sockets,
 // seeded jittered cadences, every one through a resume route whose second tier would show a cut.
 const h = useHarness();
 

@@ -7,7 +7,7 @@ import { breakAfter, FULL, lastMessage, PROTOCOLS, resumeRoute as resumeOn, tagg
 const h = useHarness();
 const resumeRoute = (first: Script, second: Script, opts?: Parameters<typeof resumeOn>[3]) => resumeOn(h, first, second, opts);
 
-describe.each(PROTOCOLS)('mid-stream recovery, %s client', (protocol) => {
+describe.each(PROTOCOLS)('mid-stream resume, %s client', (protocol) => {
   it('continues on the next tier: the delivered text as a trailing assistant message, the rest as the same message', async () => {
     const { b, proxy } = await resumeRoute(breakAfter(4), taggedStream(WORDS.slice(4), 'second'));
     const seen = await streamWith(protocol, proxy);
@@ -17,7 +17,7 @@ describe.each(PROTOCOLS)('mid-stream recovery, %s client', (protocol) => {
     // One message: one id (Chat's chunk id; Messages' message id; Responses' response and item ids), one content index.
     expect(seen.ids.size).toBe(protocol === 'responses' ? 2 : 1);
     expect(seen.indexes.size).toBe(1);
-    // Chat from a Chat tier stays a byte relay: the id is the first upstream's, and the recovery carries it on.
+    // Chat from a Chat tier stays a byte relay: the id is the first upstream's, and the resume carries it on.
     if (protocol === 'chat') expect([...seen.ids]).toEqual(['chatcmpl-fake']);
     expect(lastMessage(b.requests[0].body)).toEqual({ role: 'assistant', content: 'The quick brown fox ' });
     // What is left of the answer's length limit: the client's (or the tier's default) less a token per delivered delta.
@@ -30,7 +30,7 @@ describe.each(PROTOCOLS)('mid-stream recovery, %s client', (protocol) => {
     expect(metric(samples, 'llm_stream_resumes_total', { route: 'chat', how: 'continue', result: 'ok', why: 'break' })).toBe(1);
   });
 
-  it('falls back to a verified replay when the recovery tier refuses the prefill (400); an identical replay is seamless', async () => {
+  it('falls back to a verified replay when the resume tier refuses the prefill (400); an identical replay is seamless', async () => {
     const { b, proxy } = await resumeRoute(breakAfter(3), async (ctx) => {
       if (ctx.index === 0)
         return ctx.error(400, 'This model does not support assistant message prefill. The conversation must end with a user message.', {
@@ -73,7 +73,7 @@ describe.each(PROTOCOLS)('mid-stream recovery, %s client', (protocol) => {
     expect(seen.finalText).toBe(FULL);
   });
 
-  it("a break inside a tool call's arguments ends with the error event, no recovery", async () => {
+  it("a break inside a tool call's arguments ends with the error event, no resume", async () => {
     const toolBreak: Script = async (ctx) => {
       ctx.startStream();
       ctx.event(chunk({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'ls', arguments: '' } }] }));
@@ -90,7 +90,7 @@ describe.each(PROTOCOLS)('mid-stream recovery, %s client', (protocol) => {
     expect(line.resumed).toBeUndefined();
   });
 
-  it('a second break ends with the error event (at most one recovery)', async () => {
+  it('a second break ends with the error event (at most one resume)', async () => {
     const { b, proxy } = await resumeRoute(breakAfter(3), breakAfter(2, WORDS.slice(3)));
     const seen = await streamWith(protocol, proxy);
     expect(seen.failed).not.toBeNull();

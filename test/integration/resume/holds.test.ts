@@ -7,7 +7,7 @@ import { streamWith } from '../../helpers/resume-clients.js';
 import { breakAfter, WORDS } from '../../helpers/resume-scripts.js';
 import { useTempDirs } from '../../helpers/usage-kit.js';
 
-// A mid-stream recovery starts its attempt as any attempt starts (src/proxy/attempt-start.ts):
+// A mid-stream resume starts its attempt as any attempt starts (src/proxy/attempt-start.ts):
 // llm-route's own limits and budgets can refuse it, and the client then gets the clean error event.
 
 const h = useHarness();
@@ -30,7 +30,7 @@ async function brokenThenGuarded(guard: Pick<ConfigSpec, 'top'> & { provider?: R
   return { a, b, proxy };
 }
 
-describe('a recovery takes its holds on limits and budgets like any attempt', () => {
+describe('a resume takes its holds on limits and budgets like any attempt', () => {
   it('a budget that cannot hold it refuses it: nothing is sent, the client gets stream_interrupted', async () => {
     const { b, proxy } = await brokenThenGuarded({
       top: { usage: { path: join(tempDir(), 'usage.db') }, budgets: [{ scope: 'provider:p_b', per: 'day', tokens: 5 }] },
@@ -38,7 +38,7 @@ describe('a recovery takes its holds on limits and budgets like any attempt', ()
     for (const protocol of ['chat', 'messages', 'responses'] as const) {
       const seen = await streamWith(protocol, proxy);
       expect(seen.text).toBe(WORDS.slice(0, 2).join(''));
-      expect(seen.failed).toMatch(/recovery on tier b was refused: budget provider:p_b per day exhausted/);
+      expect(seen.failed).toMatch(/resume on tier b was refused: budget provider:p_b per day exhausted/);
     }
     expect(b.requests).toHaveLength(0);
     const line = await requestLog(proxy);
@@ -54,7 +54,7 @@ describe('a recovery takes its holds on limits and budgets like any attempt', ()
     expect(b.requests).toHaveLength(1);
     const seen = await streamWith('chat', proxy);
     expect(seen.text).toBe(WORDS.slice(0, 2).join(''));
-    expect(seen.failed).toMatch(/recovery on tier b was refused: provider p_b at its rpm limit/);
+    expect(seen.failed).toMatch(/resume on tier b was refused: provider p_b at its rpm limit/);
     expect(b.requests).toHaveLength(1);
     const line = await waitFor(() => proxy.logs.filter((l) => l.event === 'request')[1], 3000, 'the second request line');
     expect(line.attempts).toEqual([expect.objectContaining({ tier: 'a', outcome: 'ok' }), expect.objectContaining({ tier: 'b', outcome: 'rate_limited' })]);
@@ -62,7 +62,7 @@ describe('a recovery takes its holds on limits and budgets like any attempt', ()
     expect(routes.routes.chat.tiers.find((t) => t.name === 'b')?.state).toBe('healthy');
   });
 
-  it('a recovery on a cold tier gets its cold_ttft_ms, as any attempt there would', async () => {
+  it('a resume on a cold tier gets its cold_ttft_ms, as any attempt there would', async () => {
     const a = await h.fake();
     const b = await h.fake();
     a.always(breakAfter(2));
@@ -84,7 +84,7 @@ describe('a recovery takes its holds on limits and budgets like any attempt', ()
     expect((await requestLog(proxy)).resumed).toMatchObject({ to: 'b', result: 'ok' });
   });
 
-  it('with room, the same route recovers (the guard is what refused above)', async () => {
+  it('with room, the same route resumes (the guard is what refused above)', async () => {
     const { b, proxy } = await brokenThenGuarded({ provider: { limits: { tpm: 1_000_000, queue_ms: 0 } } });
     const seen = await streamWith('chat', proxy);
     expect(seen.failed).toBeNull();

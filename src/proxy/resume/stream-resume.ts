@@ -11,11 +11,11 @@ import type { RoutingRequest } from '../routing.js';
 import type { CommitResult, StreamAttempt } from '../stream-attempt.js';
 import type { StreamEnd } from '../stream-relay.js';
 import type { CommitPort, StreamSink } from '../stream-sink.js';
-import { RecoveryDecoder, type RecoveryMeans } from './recovery-decoder.js';
+import { ResumeDecoder, type ResumeMeans } from './resume-decoder.js';
 import type { ResumeState } from './resume-state.js';
 
-export interface RecoveryInput {
-  /** The request's attempts start here, the recovery's as any other (fit, limits, budgets, TTFT budget). */
+export interface ResumeInput {
+  /** The request's attempts start here, the resume's as any other (fit, limits, budgets, TTFT budget). */
   site: AttemptSite;
   state: ResumeState;
   /** The request's plan, and where in it the committed tier stands. */
@@ -26,22 +26,22 @@ export interface RecoveryInput {
 type Run = (CommitResult | { committed: false; error: AttemptError; refused: string }) & { diverged: () => boolean };
 
 /**
- * Mid-stream recovery (docs/recovery.md): when the committed stream of a
- * resume route broke inside its text, one more attempt on the recovery tier (the next in the
+ * Mid-stream resume (docs/resume.md): when the committed stream of a
+ * resume route broke inside its text, one more attempt on the resume tier (the next in the
  * plan, else the same one if its retry rules allow another try) goes on writing to the same
  * client response through the same renderer: by continuation where the tier takes a prefill,
  * else (or when it refuses the prefill with a 400) by a verified replay. Whatever goes wrong
  * ends the stream with the protocol's error event, as a route without resume would.
  */
-export class Recovery {
+export class StreamResume {
   /** What happened, for the request's log line, usage row and metric; null when nothing was resumed. */
   resumed: ResumedStream | null = null;
 
-  constructor(private readonly input: RecoveryInput) {}
+  constructor(private readonly input: ResumeInput) {}
 
   /**
-   * The stream's end: the first attempt's `end`, or the recovery's when the first was left open
-   * for one. The recovery's tier is charged its own part of the answer; the first tier's part
+   * The stream's end: the first attempt's `end`, or the resume's when the first was left open
+   * for one. The resume's tier is charged its own part of the answer; the first tier's part
    * is its own end's (the caller charges it).
    */
   async finish(end: StreamEnd): Promise<StreamEnd> {
@@ -50,12 +50,12 @@ export class Recovery {
     const { state, plan, at, site } = this.input;
     const delivered = state.delivered.text();
     let refused: string | null = null;
-    for (const tier of this.recoveryTiers()) {
-      const how: RecoveryMeans = tier.prefill ? 'continue' : 'replay';
+    for (const tier of this.resumeTiers()) {
+      const how: ResumeMeans = tier.prefill ? 'continue' : 'replay';
       let run = await this.run(tier, how, delivered, sink, tier === plan[at]);
       // Not sent (too long for it, or llm-route's own limit or budget said no): the next candidate.
       if (!run.committed && 'refused' in run) {
-        refused = `its recovery on tier ${tier.name} was refused: ${run.refused}`;
+        refused = `its resume on tier ${tier.name} was refused: ${run.refused}`;
         continue;
       }
       const resumed: ResumedStream = { from: plan[at].name, to: tier.name, how, why: whyOf(end.interruption), at_chars: delivered.length, result: 'failed' };
@@ -70,14 +70,14 @@ export class Recovery {
         resumed.result = run.diverged() ? 'diverged' : 'failed';
         // Upstream words can echo the key; they go to the client here.
         const why = 'refused' in run ? run.refused : redactSecrets(run.error.message, tier.provider, site.req.request.headers.credential?.secrets);
-        return this.giveUp(end, sink, `${end.interruption.message}; its recovery on tier ${tier.name} failed: ${why}`, run.error);
+        return this.giveUp(end, sink, `${end.interruption.message}; its resume on tier ${tier.name} failed: ${why}`, run.error);
       }
       return this.second(end, run, resumed, tier);
     }
     return this.giveUp(end, sink, refused ? `${end.interruption.message}; ${refused}` : end.interruption.message);
   }
 
-  /** The recovery's own stream, to its end; its tier is charged what it used itself (on the tier that broke: added to that one's part). */
+  /** The resume's own stream, to its end; its tier is charged what it used itself (on the tier that broke: added to that one's part). */
   private async second(end: StreamEnd, run: Run & CommitResult & { committed: true }, resumed: ResumedStream, tier: Tier): Promise<StreamEnd> {
     const second = await run.relay.finished;
     this.input.site.req.log.spent(tier, second.usage, second.text);
@@ -93,14 +93,14 @@ export class Recovery {
   }
 
   /** The next tiers in the plan (the one that broke is suspect), then the same one if its retry rules allow another try. */
-  private recoveryTiers(): Tier[] {
+  private resumeTiers(): Tier[] {
     const { plan, at } = this.input;
     const after = plan.slice(at + 1);
     return plan[at].retry.attempts > 1 ? [...after, plan[at]] : after;
   }
 
-  /** One recovery attempt, started as any attempt is (src/proxy/attempt-start.ts); `held`: the request holds the tier already. */
-  private async run(tier: Tier, how: RecoveryMeans, delivered: string, sink: StreamSink, held: boolean): Promise<Run> {
+  /** One resume attempt, started as any attempt is (src/proxy/attempt-start.ts); `held`: the request holds the tier already. */
+  private async run(tier: Tier, how: ResumeMeans, delivered: string, sink: StreamSink, held: boolean): Promise<Run> {
     const { site, state, plan } = this.input;
     const { req } = site;
     const { log } = req;
@@ -126,12 +126,12 @@ export class Recovery {
         diverged: () => diverged,
       };
     }
-    // The client has its status and the stream's opening: the recovery writes on where the first left off.
+    // The client has its status and the stream's opening: the resume writes on where the first left off.
     const port: CommitPort = { commit: () => sink };
     let started: StreamAttempt | null = null;
     const output = new TranslatedOutput(
-      state.recoveryRenderer(),
-      new RecoveryDecoder(readParts, how, delivered, (message) => {
+      state.resumeRenderer(),
+      new ResumeDecoder(readParts, how, delivered, (message) => {
         diverged = true;
         started?.cut(new AttemptError('replay_diverged', message, { phase: 'body', failover: false, retryable: false, blame: null }));
       }),
@@ -149,7 +149,7 @@ export class Recovery {
     return { ...result, diverged: () => diverged };
   }
 
-  /** No recovery: the client's stream ends with the error event it would have had without resume. */
+  /** No resume: the client's stream ends with the error event it would have had without resume. */
   private giveUp(end: StreamEnd, sink: StreamSink, message: string, cause?: AttemptError): StreamEnd {
     sink.end(Buffer.from(this.input.state.renderer.error(message)));
     const interruption = cause?.reason === 'client_abort' ? cause : (end.interruption as AttemptError);
@@ -157,7 +157,7 @@ export class Recovery {
   }
 }
 
-/** What ended the stream a recovery mends, for the log line and the metric. */
+/** What ended the stream a resume mends, for the log line and the metric. */
 function whyOf(interruption: AttemptError): ResumedStream['why'] {
   if (interruption.reason === 'stall_timeout') return 'stall_learned';
   return interruption.reason === 'idle_timeout' ? 'idle' : 'break';

@@ -5,7 +5,7 @@ import { requestLog, useHarness, waitFor } from '../../helpers/harness.js';
 import { type RealLlama, realLlamaBuilt, startRealLlama } from '../../helpers/real-llama.js';
 
 /**
- * Mid-stream recovery against two real llama.cpp servers (scripts/real-llama/), the first
+ * Mid-stream resume against two real llama.cpp servers (scripts/real-llama/), the first
  * killed with SIGKILL mid-answer (and started again for the next case); and the learned stall
  * against the second's own pace, which must never cut it. Skipped when the llama-server build
  * is absent; both servers are this file's own, on free ports.
@@ -81,7 +81,7 @@ async function killedMidAnswer(
   return { text, chunksBeforeKill, line: await requestLog(proxy, 10_000) };
 }
 
-describe.skipIf(!available)('mid-stream recovery with real llama-servers, the first killed -9 mid-answer', () => {
+describe.skipIf(!available)('mid-stream resume with real llama-servers, the first killed -9 mid-answer', () => {
   it('continues on the second (prefill): the client gets the whole answer, the same as an unbroken one', async () => {
     const expected = await reference(second!.port);
     const { text, chunksBeforeKill, line } = await killedMidAnswer(true);

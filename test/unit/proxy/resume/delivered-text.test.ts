@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { StreamPart } from '../../../src/protocols/core/stream-part.js';
-import { newFacts, readParts } from '../../../src/protocols/core/types.js';
-import { DeliveredText } from '../../../src/proxy/resume/delivered-text.js';
+import type { StreamPart } from '../../../../src/protocols/core/stream-part.js';
+import { newFacts, readParts } from '../../../../src/protocols/core/types.js';
+import { DeliveredText } from '../../../../src/proxy/resume/delivered-text.js';
 
-/** Where a recovery may take a stream on (and so where a resume route's learned stall may cut it): inside a text run only. */
+/** Where a resume may take a stream on (and so where a resume route's learned stall may cut it): inside a text run only. */
 function deliveredAfter(events: StreamPart[][]): DeliveredText {
   const delivered = new DeliveredText(readParts);
   const facts = newFacts();

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { StreamPart } from '../../../src/protocols/core/stream-part.js';
-import { newFacts, type PartStage } from '../../../src/protocols/core/types.js';
-import { RecoveryDecoder, type RecoveryMeans } from '../../../src/proxy/resume/recovery-decoder.js';
-import { eventsOf, partsOf, type NeutralEvent } from '../../helpers/stream-events.js';
+import type { StreamPart } from '../../../../src/protocols/core/stream-part.js';
+import { newFacts, type PartStage } from '../../../../src/protocols/core/types.js';
+import { ResumeDecoder, type ResumeMeans } from '../../../../src/proxy/resume/resume-decoder.js';
+import { eventsOf, partsOf, type NeutralEvent } from '../../../helpers/stream-events.js';
 
 /** A stage whose parts are the test's: each `feed` is one upstream event. */
 class Scripted implements PartStage {
@@ -12,10 +12,10 @@ class Scripted implements PartStage {
   }
 }
 
-function run(means: RecoveryMeans, delivered: string, events: NeutralEvent[][]): { out: NeutralEvent[]; diverged: string | null } {
+function run(means: ResumeMeans, delivered: string, events: NeutralEvent[][]): { out: NeutralEvent[]; diverged: string | null } {
   const inner = new Scripted();
   let diverged: string | null = null;
-  const decoder = new RecoveryDecoder(inner, means, delivered, (message) => (diverged = message));
+  const decoder = new ResumeDecoder(inner, means, delivered, (message) => (diverged = message));
   const out: StreamPart[] = [];
   for (const batch of events) {
     inner.next = batch;
@@ -27,7 +27,7 @@ function run(means: RecoveryMeans, delivered: string, events: NeutralEvent[][]):
 const text = (delta: string): NeutralEvent => ({ type: 'text', delta });
 const textOf = (events: NeutralEvent[]): string => events.map((e) => (e.type === 'text' ? e.delta : '')).join('');
 
-describe('RecoveryDecoder, replay', () => {
+describe('ResumeDecoder, replay', () => {
   it('relays only what goes past the delivered prefix, whatever the chunking', () => {
     const { out, diverged } = run('replay', 'Hello wor', [[text('Hel')], [text('lo w')], [text('orld')], [text('!')], [{ type: 'finish', reason: 'stop' }]]);
     expect(diverged).toBeNull();
@@ -52,7 +52,7 @@ describe('RecoveryDecoder, replay', () => {
   });
 });
 
-describe('RecoveryDecoder, continuation', () => {
+describe('ResumeDecoder, continuation', () => {
   it('relays the continuation as it comes', () => {
     expect(textOf(run('continue', 'Hello ', [[text('world')], [text('!')]]).out)).toBe('world!');
   });

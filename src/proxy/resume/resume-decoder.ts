@@ -1,34 +1,34 @@
 import type { StreamPart } from '../../protocols/core/stream-part.js';
 import type { EventFacts, PartStage } from '../../protocols/core/types.js';
 
-export type RecoveryMeans = 'continue' | 'replay';
+export type ResumeMeans = 'continue' | 'replay';
 
 /**
- * The recovery stream's parts, reduced to what extends the client's answer. Its text-start is
- * dropped: the client's text block is open, and the recovery's text goes on in it.
- * - continue: the recovery tier was given the delivered text as its answer's start, so its
+ * The resume stream's parts, reduced to what extends the client's answer. Its text-start is
+ * dropped: the client's text block is open, and the resume's text goes on in it.
+ * - continue: the resume tier was given the delivered text as its answer's start, so its
  *   text is the rest of it; relayed as it comes. Some servers stream the prefill back first
  *   (llama.cpp's llama-server does, as one chunk): text that repeats the whole delivered text
  *   at the start is held while it matches and dropped; text that parts from it is relayed.
- * - replay: the recovery tier answers the same request from the start; its text is checked
+ * - replay: the resume tier answers the same request from the start; its text is checked
  *   against the delivered prefix and only what goes past it is relayed. The first character
  *   that differs calls `onDiverge` (the stream must end with the error event: never two texts).
  * Reasoning is never relayed: the client's open block is text, and the first stream's
  * reasoning is what the client has.
  */
-export class RecoveryDecoder implements PartStage {
+export class ResumeDecoder implements PartStage {
   /** Characters of the delivered prefix the replay has matched so far. */
   private matched = 0;
   private diverged = false;
   /** Continuation: the start of its text, held while it may still be the prefill streamed back. */
   private echo: string | null = '';
-  /** The id of the recovery's text block, for the held text when it goes out. */
+  /** The id of the resume's text block, for the held text when it goes out. */
   private textId = '';
   private readonly events: StreamPart[] = [];
 
   constructor(
     private readonly inner: PartStage,
-    private readonly means: RecoveryMeans,
+    private readonly means: ResumeMeans,
     private readonly delivered: string,
     private readonly onDiverge: (message: string) => void,
   ) {}

@@ -6,11 +6,11 @@ import { fetchMetrics, metric, requestLog, socketClosed, useHarness } from '../.
 import type { RunningProxy } from '../../helpers/proxy.js';
 import { streamWith } from '../../helpers/resume-clients.js';
 
-// docs/recovery.md, "A stall judged by the stream's own pace": on a resume route a committed
-// stream silent far longer than its own pace is recovered in seconds, not after idle_ms.
+// docs/resume.md, "A stall judged by the stream's own pace": on a resume route a committed
+// stream silent far longer than its own pace is resumed in seconds, not after idle_ms.
 const h = useHarness();
 
-/** Two tiers on a resume route: `first` answers, `second` recovers. */
+/** Two tiers on a resume route: `first` answers, `second` resumes it. */
 async function resumeRoute(first: Script, second: Script, opts: { wire?: UpstreamWire; onBreak?: 'error' | 'resume'; idleMs?: number } = {}) {
   const a = await h.fake();
   const b = await h.fake();
@@ -48,15 +48,15 @@ async function timedChat(proxy: RunningProxy): Promise<{ text: string; ms: numbe
 }
 
 describe('a stream that stalls with its socket open', () => {
-  it('20 tokens 15 ms apart, then 30 s of silence: recovered after stall.floor_ms (2 s), the whole answer well inside 12 s', async () => {
+  it('20 tokens 15 ms apart, then 30 s of silence: resumed after stall.floor_ms (2 s), the whole answer well inside 12 s', async () => {
     const { a, b, proxy } = await resumeRoute(stallsAfter(SIXTY, 20, 15, { forMs: 30_000 }), continuesOrReplays(SIXTY, { gapMs: 15 }));
     const seen = await timedChat(proxy);
-    console.log('stalled stream recovered:', JSON.stringify({ ms: Math.round(seen.ms), words: seen.text.split(' ').length }));
+    console.log('stalled stream resumed:', JSON.stringify({ ms: Math.round(seen.ms), words: seen.text.split(' ').length }));
     expect(seen.error).toBeNull();
     expect(seen.text).toBe(SIXTY_TEXT);
     expect(seen.ms).toBeGreaterThan(2_000);
     expect(seen.ms).toBeLessThan(12_000);
-    // The stalled upstream was cut, and the recovery continued the delivered text.
+    // The stalled upstream was cut, and the resume continued the delivered text.
     await socketClosed(a);
     const delivered = SIXTY.slice(0, 20).join('');
     expect(b.requests[0].body.messages).toContainEqual({ role: 'assistant', content: delivered });
@@ -85,7 +85,7 @@ describe('a stream that stalls with its socket open', () => {
     30_000,
   );
 
-  it('with too few gaps to know its pace (3 words), idle_ms is the limit: recovered with why idle', async () => {
+  it('with too few gaps to know its pace (3 words), idle_ms is the limit: resumed with why idle', async () => {
     const { proxy } = await resumeRoute(stallsAfter(SIXTY, 3, 15, { keepAliveMs: 400 }), continuesOrReplays(SIXTY), { idleMs: 3_000 });
     const started = performance.now();
     const seen = await streamWith('chat', proxy);

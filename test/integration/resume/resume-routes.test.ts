@@ -11,8 +11,8 @@ const h = useHarness();
 const tempDir = useTempDirs();
 const resumeRoute = (first: Script, second: Script, opts?: Parameters<typeof resumeOn>[3]) => resumeOn(h, first, second, opts);
 
-describe('mid-stream recovery: stalls, the deadline, the same tier', () => {
-  it('a stall past idle_ms is recovered like a break', async () => {
+describe('mid-stream resume: stalls, the deadline, the same tier', () => {
+  it('a stall past idle_ms is resumed like a break', async () => {
     const a = await h.fake();
     const b = await h.fake();
     a.always(async (ctx) => {
@@ -50,7 +50,7 @@ describe('mid-stream recovery: stalls, the deadline, the same tier', () => {
     ]);
   });
 
-  it('the recovery counts against the route deadline: past it, the error event', async () => {
+  it('the resume counts against the route deadline: past it, the error event', async () => {
     const a = await h.fake();
     const b = await h.fake();
     a.always(async (ctx) => {
@@ -104,7 +104,7 @@ describe('mid-stream recovery: stalls, the deadline, the same tier', () => {
     ).toEqual(['a:ok', 'b:ok']);
   });
 
-  it("a recovery that fails ends with the error event, its upstream's words redacted of the key", async () => {
+  it("a resume that fails ends with the error event, its upstream's words redacted of the key", async () => {
     const a = await h.fake();
     const b = await h.fake();
     a.always(breakAfter(2));
@@ -117,14 +117,14 @@ describe('mid-stream recovery: stalls, the deadline, the same tier', () => {
       routeKeys: { on_break: 'resume' },
     });
     const seen = await streamWith('chat', proxy);
-    expect(seen.failed).toMatch(/recovery on tier b failed/);
+    expect(seen.failed).toMatch(/resume on tier b failed/);
     expect(seen.failed).not.toContain('sk-proj-secret');
     const line = await requestLog(proxy);
     expect(JSON.stringify(line)).not.toContain('sk-proj-secret');
     expect(line.resumed).toMatchObject({ result: 'failed' });
   });
 
-  it('a break inside a reasoning block ends with the error event, no recovery', async () => {
+  it('a break inside a reasoning block ends with the error event, no resume', async () => {
     const { b, proxy } = await resumeRoute(async (ctx) => {
       ctx.startStream();
       ctx.event(chunk({ role: 'assistant', reasoning_content: 'Let me think' }));
@@ -138,7 +138,7 @@ describe('mid-stream recovery: stalls, the deadline, the same tier', () => {
     expect((await requestLog(proxy)).resumed).toBeUndefined();
   });
 
-  it("a client that leaves during the recovery aborts the recovery's upstream request", async () => {
+  it("a client that leaves during the resume aborts the resume's upstream request", async () => {
     const a = await h.fake();
     const b = await h.fake();
     a.always(breakAfter(2));
@@ -166,7 +166,7 @@ describe('mid-stream recovery: stalls, the deadline, the same tier', () => {
     let text = '';
     while (!text.includes('fox')) text += new TextDecoder().decode((await reader.read()).value);
     controller.abort();
-    await waitFor(() => b.socketClosedAt.size > 0, 3000, 'the recovery upstream closed');
+    await waitFor(() => b.socketClosedAt.size > 0, 3000, 'the resume upstream closed');
     const line = await requestLog(proxy);
     expect(line.outcome).toBe('client_abort');
     expect(line.resumed).toMatchObject({ to: 'b', how: 'continue' });
@@ -179,7 +179,7 @@ describe('mid-stream recovery: stalls, the deadline, the same tier', () => {
   });
 });
 
-describe('mid-stream recovery between Anthropic tiers (a Messages client: rendered, not relayed, on a resume route)', () => {
+describe('mid-stream resume between Anthropic tiers (a Messages client: rendered, not relayed, on a resume route)', () => {
   const anthropicBreak: Script = async (ctx) => {
     startAnthropicStream(ctx, { input_tokens: 25, output_tokens: 1 }, 'msg_first');
     anthropicEvent(ctx, 'content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
