@@ -5,7 +5,7 @@ import type { ErrorSpec } from '../protocols/core/client-codec.js';
 import type { Usage } from '../protocols/core/usage.js';
 import type { RequestFinished, RequestOutcome } from '../telemetry/events.js';
 import { detectTruncation, watchTruncation } from '../fit/truncation.js';
-import type { Exchange } from './exchange.js';
+import type { ClientAnswer } from './exchange.js';
 import type { FinishFields } from './request-end.js';
 import type { Limited } from './attempt-start.js';
 import type { RoutingOutcome } from './routing-outcome.js';
@@ -25,7 +25,7 @@ type Attempts = RequestFinished['attempts'];
  * The tier that answered is charged what it used (each tier of a resumed stream its own part).
  * Only a stream's answer is waited for (a promise); every other is given at once.
  */
-export function answer(exchange: Exchange, outcome: RoutingOutcome): Promise<void> | void {
+export function answer(exchange: ClientAnswer, outcome: RoutingOutcome): Promise<void> | void {
   const req = exchange.routing;
   const { route } = req;
   const attempts = outcome.attempts;
@@ -83,7 +83,7 @@ export function answer(exchange: Exchange, outcome: RoutingOutcome): Promise<voi
 }
 
 /** A committed stream, to its end (a resume's too): its tiers charged, its record written. */
-async function answerStream(exchange: Exchange, req: RoutingRequest, outcome: Extract<RoutingOutcome, { kind: 'stream' }>): Promise<void> {
+async function answerStream(exchange: ClientAnswer, req: RoutingRequest, outcome: Extract<RoutingOutcome, { kind: 'stream' }>): Promise<void> {
   const first = await outcome.relay.finished;
   // The committed tier's own part: the whole answer, or what it delivered before a break a resume mends.
   req.log.spent(outcome.tier, first.usage, first.text);
@@ -119,12 +119,12 @@ function toolTextOf(req: RoutingRequest): FinishFields['toolText'] {
 }
 
 /** A tier of unknown window that read suspiciously little: checked after the answer, said on a line of its own. */
-function checkLate(exchange: Exchange, req: RoutingRequest, tier: Tier, usage: Usage | undefined): void {
-  watchTruncation(tier, usage, req.prompt, req.bodyBytes, (truncation) => exchange.notePromptTruncated(tier, truncation));
+function checkLate(exchange: ClientAnswer, req: RoutingRequest, tier: Tier, usage: Usage | undefined): void {
+  watchTruncation(tier, usage, req.prompt, req.bodyBytes, (truncation) => req.notePromptTruncated(tier, truncation));
 }
 
 /** No tier answered: an error of llm-route's own, carrying the attempts (in the body and the x-llm-route-attempts header). */
-function failWith(exchange: Exchange, error: ErrorSpec, outcome: RequestOutcome, attempts: Attempts, headers: Record<string, string | number> = {}): void {
+function failWith(exchange: ClientAnswer, error: ErrorSpec, outcome: RequestOutcome, attempts: Attempts, headers: Record<string, string | number> = {}): void {
   exchange.fail({ ...error, extra: { attempts } }, { outcome, attempts }, { ...headers, 'x-llm-route-attempts': attempts.length });
 }
 
@@ -132,7 +132,7 @@ function failWith(exchange: Exchange, error: ErrorSpec, outcome: RequestOutcome,
  * No tier answered and at least one was skipped for llm-route's own limit or budget (docs/routing.md,
  * "When no tier answers"): 429, with Retry-After when the soonest of them takes requests again.
  */
-function limitedAnswer(exchange: Exchange, route: string, limited: Limited, attempts: Attempts): void {
+function limitedAnswer(exchange: ClientAnswer, route: string, limited: Limited, attempts: Attempts): void {
   const retryAfterS = Math.max(1, Math.ceil(limited.retryAfterMs / 1000));
   const summary = attempts.map((a) => `${a.tier}: ${a.message ?? a.outcome}`).join('; ');
   const message =
@@ -149,7 +149,7 @@ function limitedAnswer(exchange: Exchange, route: string, limited: Limited, atte
  * every refusal was one: the login is valid, it may not do this). A client that renews its login
  * on a 401 (Claude Code) then does.
  */
-function clientCredentialAnswer(exchange: Exchange, route: string, attempts: Attempts): void {
+function clientCredentialAnswer(exchange: ClientAnswer, route: string, attempts: Attempts): void {
   const missing = attempts.filter((a) => a.outcome === 'no_client_credential');
   const refused = attempts.filter((a) => a.outcome === 'credential_rejected');
   const reasons = [...missing.map((a) => `${a.tier}: ${a.message}`), ...refused.map((a) => `${a.tier} refused the client's credential: ${a.message}`)];
@@ -166,12 +166,12 @@ function clientCredentialAnswer(exchange: Exchange, route: string, attempts: Att
 }
 
 /** docs/rules.md: 503 no_local_tier, in the client's protocol (fails closed). */
-export function noLocalTier(exchange: Exchange, route: string, why: string, attempts: Attempts): void {
+export function noLocalTier(exchange: ClientAnswer, route: string, why: string, attempts: Attempts): void {
   const message = `no_local_tier: route "${route}" is local-only for this request and ${why}`;
   failWith(exchange, { status: 503, kind: 'unavailable', code: 'no_local_tier', message }, 'failed', attempts);
 }
 
-function exhausted(exchange: Exchange, route: string, planned: number, timedOut: boolean, attempts: Attempts): void {
+function exhausted(exchange: ClientAnswer, route: string, planned: number, timedOut: boolean, attempts: Attempts): void {
   if (planned === 0 || attempts.length === 0) {
     const message =
       planned === 0

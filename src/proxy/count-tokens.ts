@@ -21,7 +21,7 @@ export async function serveTokenCount(
 ): Promise<void> {
   const exchange = new Exchange(app, res, codec, id);
   try {
-    const incoming = await readRequest(req, exchange, target, { counting: true });
+    const incoming = await readRequest(req, exchange, app.telemetry, target, { counting: true });
     if (!incoming) return;
     const request = counting.asCount(incoming.request);
     // A count never streams: the exchange's commit port is never called.

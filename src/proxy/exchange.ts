@@ -6,7 +6,6 @@ import type { ClientCodec, ClientRequest, ErrorSpec } from '../protocols/core/cl
 import type { ProviderPools } from '../providers/pools.js';
 import type { StoredAnswer } from '../state/types.js';
 import type { SaverMeasure } from '../telemetry/events.js';
-import type { Truncation } from '../fit/truncation.js';
 import { AnswerCapture } from './answer-capture.js';
 import { ClientLifetime } from '../util/client-lifetime.js';
 import { RequestHolds } from './request-holds.js';
@@ -20,6 +19,12 @@ import { ResponseSink, type StreamSink } from './stream-sink.js';
  * snapshot an exchange takes at arrival (a reload replaces the app's, never a request's).
  */
 export type ProxyView = Pick<AppContext, 'snapshot' | 'gate' | 'telemetry' | 'random' | 'affinity' | 'state' | 'inFlight' | 'streams'>;
+
+/** What a request's answer is written through: its ways out to the client and its one end (answer-request.ts). */
+export type ClientAnswer = Pick<Exchange, 'id' | 'codec' | 'config' | 'routing' | 'ttftMs' | 'respond' | 'respondJson' | 'fail' | 'endAborted' | 'finish'>;
+
+/** What a request's Idempotency-Key does with it: keeps its answer, replays a stored one, or refuses it (idempotent-request.ts). */
+export type AnswerKeeping = Pick<Exchange, 'id' | 'client' | 'keepAnswer' | 'keptAnswer' | 'ending' | 'replay' | 'fail' | 'finish' | 'endAborted'>;
 
 /**
  * One request's life: the config and pools it was taken under (a snapshot taken at its
@@ -96,16 +101,6 @@ export class Exchange implements Arrival {
   /** The client's HTTP request. */
   get incoming(): IncomingMessage {
     return this.res.req;
-  }
-
-  /** The request's `model` reached `route` only through its `*` alias: the log says so (once per name). */
-  noteCatchAll(route: Route, model: string): void {
-    this.app.telemetry.emit({ type: 'catch_all_alias', route: route.name, model: model.slice(0, 100) });
-  }
-
-  /** A tier read much less of the prompt than was sent, found after the request's end: said on a line of its own. */
-  notePromptTruncated(tier: Tier, { sent, read }: Truncation): void {
-    this.app.telemetry.emit({ type: 'prompt_truncated', id: this.id, route: this.routeName(), tier: tier.name, sent, read });
   }
 
   /** A whole answer made by llm-route itself (not a tier's). */

@@ -3,7 +3,7 @@ import type { IdempotencyConfig } from '../config/schema.js';
 import type { ClientRequest } from '../protocols/core/types.js';
 import type { IdempotencyRecordKey, IdempotencyStore } from '../state/types.js';
 import { jsonFingerprint } from '../util/canonical-json.js';
-import type { Exchange } from './exchange.js';
+import type { AnswerKeeping } from './exchange.js';
 import type { FinishFields } from './request-end.js';
 
 /** A waiting duplicate looks at the record at least this often (a lost wake-up, an owner that died). */
@@ -29,7 +29,7 @@ export class IdempotentRun {
   }
 
   /** Called once the request has ended (or failed to). */
-  async end(exchange: Exchange): Promise<void> {
+  async end(exchange: AnswerKeeping): Promise<void> {
     const answer = exchange.keptAnswer();
     if (answer && storable(exchange.ending)) await this.store.complete(this.record, answer, this.ttlMs);
     else await this.store.abandon(this.record);
@@ -49,7 +49,7 @@ function storable(ending: FinishFields | null): boolean {
  * key with another body is refused. 'answered': the client has its answer.
  */
 export async function enterIdempotent(
-  exchange: Exchange,
+  exchange: AnswerKeeping,
   store: IdempotencyStore,
   request: ClientRequest,
   key: string,

@@ -4,6 +4,7 @@ import type { Config, Route, Rule } from '../config/schema.js';
 import { closesConnection, readJsonBody } from '../http/read-body.js';
 import type { ClientRequest } from '../protocols/core/types.js';
 import { type ClientCodec, PLAIN_TARGET, type RequestTarget } from '../protocols/core/client-codec.js';
+import type { TelemetryBus } from '../telemetry/bus.js';
 import type { SaverMeasure } from '../telemetry/events.js';
 import { answer, noLocalTier } from './answer-request.js';
 import { Exchange, type ProxyView } from './exchange.js';
@@ -31,7 +32,7 @@ export async function serveModelRequest(
   let idempotent: IdempotentRun | null = null;
   let streamSlot = false;
   try {
-    const incoming = await readRequest(req, exchange, target);
+    const incoming = await readRequest(req, exchange, app.telemetry, target);
     if (!incoming) return;
     // A request that only loads (or unloads) the model is no generation: answered apart (model-load.ts).
     const loading = exchange.codec.loading;
@@ -84,6 +85,7 @@ export async function serveModelRequest(
 export async function readRequest(
   req: IncomingMessage,
   exchange: Exchange,
+  telemetry: TelemetryBus,
   target: RequestTarget,
   { counting = false } = {},
 ): Promise<{ route: Route; request: ClientRequest; rule: Rule | null; bytes: number } | null> {
@@ -120,7 +122,8 @@ export async function readRequest(
   }
   const { route, rule } = chosen;
   // A typo (`caht`) that only a `*` alias caught is said once in the log (a rule's choice is no typo).
-  if (rule === null && reachedOnlyByCatchAll(exchange.config, name, route)) exchange.noteCatchAll(route, name);
+  if (rule === null && reachedOnlyByCatchAll(exchange.config, name, route))
+    telemetry.emit({ type: 'catch_all_alias', route: route.name, model: name.slice(0, 100) });
   // Local only, and no tier of the route is on the local network: fail closed, nothing sent.
   // A token count without a tier is llm-route's own estimate: nothing leaves the machine.
   if (route.tiers.length === 0 && !counting) {

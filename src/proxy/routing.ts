@@ -5,6 +5,7 @@ import type { ClientRequest } from '../protocols/core/types.js';
 import type { ClientCodec } from '../protocols/core/client-codec.js';
 import { PromptCount } from '../protocols/core/prompt-tokens.js';
 import { type ToolTextReport, toolTextScope, type ToolTextScope } from '../protocols/tool-text/scope.js';
+import type { Truncation } from '../fit/truncation.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 import type { SaverMeasure } from '../telemetry/events.js';
 import type { ClientLifetime } from '../util/client-lifetime.js';
@@ -59,6 +60,7 @@ export class RoutingRequest {
   readonly bodyBytes: number;
   /** Told when a tier failed and the next is tried. */
   fallbackWatch: FallbackWatch | null = null;
+  private readonly telemetry: TelemetryBus;
   /** The request's tools as tool text reads them, and what each attempt made of calls written as text (undefined: not asked yet). */
   private scope: ToolTextScope | null | undefined;
 
@@ -83,6 +85,12 @@ export class RoutingRequest {
     this.pools = arrival.pools;
     this.prompt = new PromptCount(request);
     this.log = new AttemptLog(this, telemetry, holds);
+    this.telemetry = telemetry;
+  }
+
+  /** A tier read much less of the prompt than was sent, found after the request's end: said on a line of its own. */
+  notePromptTruncated(tier: Tier, { sent, read }: Truncation): void {
+    this.telemetry.emit({ type: 'prompt_truncated', id: this.id, route: this.route.name, tier: tier.name, sent, read });
   }
 
   /** The tool-text scope a call to `tier` reads calls written as text through (null: none), made on first use. */
