@@ -96,6 +96,13 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, a
     if (answerCors(req, res, app.config.server)) return;
     if (path.startsWith('/admin/')) return await handleAdmin(req, res, app, path);
     if (found === undefined) {
+      app.telemetry.emit({
+        type: 'unknown_endpoint',
+        method: req.method ?? '',
+        path: path.slice(0, 200),
+        userAgent: userAgentOf(req),
+        protocol: codec.protocol,
+      });
       return sendError(res, codec, id, {
         status: 404,
         kind: 'not_found',
@@ -159,6 +166,12 @@ function sendError(res: ServerResponse, codec: ClientCodec, id: string, error: E
   const ending = res.req.complete ? {} : { connection: 'close' };
   res.writeHead(error.status, { ...headers, ...ending, 'x-request-id': id, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
+}
+
+/** The client's user-agent, bounded: it names the client that asked for a path llm-route does not serve. */
+function userAgentOf(req: IncomingMessage): string | undefined {
+  const agent = req.headers['user-agent'];
+  return agent === undefined ? undefined : agent.slice(0, 200);
 }
 
 const SAFE_ID = /^[\w.:-]{1,128}$/;

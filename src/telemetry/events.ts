@@ -8,6 +8,7 @@ import type {
   RequestStarted,
   StreamCommitted,
   ToolTextHeld,
+  UnknownEndpoint,
 } from './request-events.js';
 import type {
   ConfigReloaded,
@@ -63,6 +64,7 @@ export type TelemetryEvent =
   | ControlDropped
   | CaughtByCatchAll
   | ModelLoaded
+  | UnknownEndpoint
   | PromptTruncated
   | TierUnavailable
   | TraceExportFailing

@@ -34,6 +34,21 @@ export interface CaughtByCatchAll {
 }
 
 /**
+ * A request to a path llm-route does not serve (a client speaking an API it does not answer):
+ * answered 404 in the shape of the protocol the path belongs to, and said in the log and the UI.
+ */
+export interface UnknownEndpoint {
+  type: 'unknown_endpoint';
+  method: string;
+  /** The path without its query (which may carry a key), cut to 200 characters. */
+  path: string;
+  /** The client's user-agent, cut to 200 characters; undefined when it sent none. */
+  userAgent: string | undefined;
+  /** The protocol whose error shape the 404 took. */
+  protocol: ClientProtocol;
+}
+
+/**
  * A request that asked only that its model be loaded or unloaded (Ollama's empty prompt): no
  * request for an answer, so it has no request_start or request_end, no usage row and no
  * attempt a tier's health counts; the log gives it a line of its own (docs/protocols.md, "A preload").

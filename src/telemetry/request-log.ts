@@ -1,5 +1,6 @@
 import { toolTextSummary } from '../protocols/tool-text/scope.js';
 import type { Writable } from 'node:stream';
+import { SaidOnce } from '../util/said-once.js';
 import type { TelemetryBus } from './bus.js';
 import type { RequestFinished, TelemetryEvent } from './events.js';
 
@@ -10,24 +11,18 @@ import type { RequestFinished, TelemetryEvent } from './events.js';
  */
 export function attachRequestLog(bus: TelemetryBus, out: Writable): () => void {
   const batch = new LineBatch(out);
-  // A dropped control is said once per tier and reason, not on every request that carries it.
-  const dropsSaid = new Set<string>();
-  // So is a model name that reached a route only through its `*` alias (a typo answered 200),
-  // for the first CATCH_ALL_NAMES_SAID names: clients choose them, the set must stay bounded.
-  const catchAllSaid = new Set<string>();
+  // A dropped control is said once per tier and reason, not on every request that carries it;
+  // so is a model name that reached a route only through its `*` alias (a typo answered 200),
+  // and a path no endpoint serves, per method and path.
+  const dropsSaid = new SaidOnce();
+  const catchAllSaid = new SaidOnce();
+  const unknownSaid = new SaidOnce();
   const unsubscribe = bus.subscribe((event: TelemetryEvent) => {
     if (event.type === 'request_start') return batch.started();
     if (event.type === 'request_end') batch.ended();
-    if (event.type === 'control_dropped') {
-      const key = `${event.route}\0${event.tier}\0${event.message}`;
-      if (dropsSaid.has(key)) return;
-      dropsSaid.add(key);
-    }
-    if (event.type === 'catch_all_alias') {
-      const key = `${event.route}\0${event.model}`;
-      if (catchAllSaid.has(key) || catchAllSaid.size >= CATCH_ALL_NAMES_SAID) return;
-      catchAllSaid.add(key);
-    }
+    if (event.type === 'control_dropped' && !dropsSaid.first(`${event.route}\0${event.tier}\0${event.message}`)) return;
+    if (event.type === 'catch_all_alias' && !catchAllSaid.first(`${event.route}\0${event.model}`)) return;
+    if (event.type === 'unknown_endpoint' && !unknownSaid.first(`${event.method} ${event.path}`)) return;
     const line = event.type === 'request_end' ? toLogLine(event, '') : toControlLine(event, '');
     if (!line) return;
     line.time = batch.time(); // `time` stays the first key: it was set (empty) first
@@ -93,8 +88,6 @@ class LineBatch {
   };
 }
 
-const CATCH_ALL_NAMES_SAID = 1_000;
-
 /** How long a line may wait for the lines of other open requests. */
 const FLUSH_AFTER_MS = 2;
 const MAX_BATCH_CHARS = 64 * 1024;
@@ -131,6 +124,16 @@ function toControlLine(event: TelemetryEvent, time: string): Record<string, unkn
         route: event.route,
         model: event.model,
         message: `model "${event.model}" names no route; route "${event.route}" took it only through its catch-all alias "*" (said once per name)`,
+      };
+    case 'unknown_endpoint':
+      return {
+        time,
+        event: event.type,
+        method: event.method,
+        path: event.path,
+        user_agent: event.userAgent ?? null,
+        protocol: event.protocol,
+        message: `${event.method} ${event.path} is no endpoint of llm-route: answered 404 (said once per method and path)`,
       };
     case 'health_check': {
       if (event.ok && event.kind !== 'warmup') return null; // a passing periodic check is noise

@@ -1,4 +1,4 @@
-import type { Config, Route, Tier } from '../config/schema.js';
+import type { Config, Route } from '../config/schema.js';
 import type { AttemptFinished, HealthChecked, RequestFinished, TelemetryEvent, WeightChanged } from '../telemetry/events.js';
 import { isLimitSkip, provesTierAlive } from '../telemetry/events.js';
 import {
@@ -11,6 +11,7 @@ import {
   stateLine,
   tierStateLine,
   traceExportLine,
+  unknownEndpointLine,
   usageLine,
   weightLine,
   type LogLine,
@@ -19,15 +20,13 @@ import { HeldCalls } from './model/held-calls.js';
 import { RateMeter } from './model/rate-meter.js';
 import { recentRequest } from './model/request-path.js';
 import { Ring } from './model/ring.js';
-import { type TierStats, TierStatsTable } from './model/tier-stats.js';
+import { TierStatsTable } from './model/tier-stats.js';
 import { SampleWindow } from './model/sample-window.js';
 import { UsageToday } from './model/usage-today.js';
 import type { DayTotals } from '../usage/store.js';
-import { weightText } from './model/weight-layers.js';
-import { tierFit } from '../fit/tier-facts.js';
-import { loadedOf } from '../health/loaded-models.js';
 import { tierNoticeText } from '../health/tier-notice.js';
-import type { DashboardSnapshot, RouteView, SnapshotLimits, TierView } from './dashboard-view.js';
+import { SaidOnce } from '../util/said-once.js';
+import { type DashboardSnapshot, type RouteView, type SnapshotLimits, tierView } from './dashboard-view.js';
 
 export type { DashboardSnapshot, RecentRequest, RouteView, SnapshotLimits, TierView } from './dashboard-view.js';
 export type { LogLine, LogLevel } from './model/log-lines.js';
@@ -67,6 +66,8 @@ export class DashboardState {
   private stateWarning: string | null = null;
   /** Limit and budget skips per tier: when the last log line was written, and how many since. */
   private readonly skips = new Map<string, { at: number; more: number }>();
+  /** Paths no endpoint serves, said once each per method. */
+  private readonly unknownSaid = new SaidOnce();
 
   apply(event: TelemetryEvent, at: number): void {
     this.held.apply(event, at);
@@ -126,6 +127,9 @@ export class DashboardState {
         return this.warnTruncation(event.route, event.tier, event, at);
       case 'tier_unavailable':
         return this.addLog(at, { level: 'warn', text: tierNoticeText(event) });
+      case 'unknown_endpoint':
+        if (this.unknownSaid.first(`${event.method} ${event.path}`)) this.addLog(at, unknownEndpointLine(event));
+        return;
     }
   }
 
@@ -167,32 +171,7 @@ export class DashboardState {
     return {
       name: route.name,
       pending: this.pendingByRoute.get(route.name) ?? 0,
-      tiers: route.tiers.map((tier) => this.tierView(route.name, tier, now, historyLength)),
-    };
-  }
-
-  private tierView(route: string, tier: Tier, now: number, historyLength: number): TierView {
-    const stats: TierStats | undefined = this.tiers.peek(route, tier.name);
-    const weight = stats?.weight ?? tier.weight;
-    const loaded = loadedOf(tier);
-    return {
-      route,
-      name: tier.name,
-      provider: tier.provider.name,
-      model: tier.model,
-      health: stats?.health ?? 'healthy',
-      healthReason: stats?.healthReason ?? '',
-      weight,
-      weightText: stats ? weightText(weight, stats.weightLayers, now) : String(weight),
-      live: stats?.live ?? 0,
-      requests: stats?.requests ?? 0,
-      errors: stats?.errors ?? 0,
-      failovers: stats?.failovers ?? 0,
-      ttft: stats?.ttft.percentiles(now) ?? null,
-      ttftHistory: stats?.ttft.recent(historyLength) ?? [],
-      cacheHitRate: stats?.cache.hitRate() ?? null,
-      context: tierFit(tier).context ?? null,
-      ...(loaded === undefined ? {} : { loaded }),
+      tiers: route.tiers.map((tier) => tierView(route.name, tier, this.tiers.peek(route.name, tier.name), now, historyLength)),
     };
   }
 

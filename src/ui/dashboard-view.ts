@@ -1,7 +1,11 @@
 import type { RequestFinished } from '../telemetry/events.js';
 import type { LogLine } from './model/log-lines.js';
 import type { Percentiles } from './model/sample-window.js';
-import type { TierHealth } from './model/tier-stats.js';
+import type { TierHealth, TierStats } from './model/tier-stats.js';
+import type { Tier } from '../config/schema.js';
+import { tierFit } from '../fit/tier-facts.js';
+import { loadedOf } from '../health/loaded-models.js';
+import { weightText } from './model/weight-layers.js';
 import type { UsageTodayView } from './model/usage-today.js';
 
 /** What one frame of the dashboard shows: a plain-data snapshot of DashboardState. */
@@ -100,4 +104,29 @@ export interface SnapshotLimits {
   recent?: number;
   log?: number;
   ttftHistory?: number;
+}
+
+/** A tier's row: the tier file's tier, with what its events said (none yet: a healthy tier at its configured weight). */
+export function tierView(route: string, tier: Tier, stats: TierStats | undefined, now: number, historyLength: number): TierView {
+  const weight = stats?.weight ?? tier.weight;
+  const loaded = loadedOf(tier);
+  return {
+    route,
+    name: tier.name,
+    provider: tier.provider.name,
+    model: tier.model,
+    health: stats?.health ?? 'healthy',
+    healthReason: stats?.healthReason ?? '',
+    weight,
+    weightText: stats ? weightText(weight, stats.weightLayers, now) : String(weight),
+    live: stats?.live ?? 0,
+    requests: stats?.requests ?? 0,
+    errors: stats?.errors ?? 0,
+    failovers: stats?.failovers ?? 0,
+    ttft: stats?.ttft.percentiles(now) ?? null,
+    ttftHistory: stats?.ttft.recent(historyLength) ?? [],
+    cacheHitRate: stats?.cache.hitRate() ?? null,
+    context: tierFit(tier).context ?? null,
+    ...(loaded === undefined ? {} : { loaded }),
+  };
 }

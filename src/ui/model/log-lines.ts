@@ -10,6 +10,7 @@ import type {
   TierStateChanged,
   TraceExportFailing,
   TraceExportRecovered,
+  UnknownEndpoint,
   UsageDegraded,
   UsageRecovered,
   WeightChanged,
@@ -105,7 +106,6 @@ export function healthCheckLine(event: HealthChecked): Line | null {
   return { level: 'bad', text: `${event.kind} ${tier} failed: ${why}` };
 }
 
-/** A started provider's own output; many servers log everything to stderr, so it is not a warning. */
 /** What discovery learned of a tier's window (or that it learned nothing, and why). */
 export function fitLine(event: FitDiscovered): Line {
   const tier = `${event.route}/${event.tier}`;
@@ -115,6 +115,7 @@ export function fitLine(event: FitDiscovered): Line {
   return { level: 'info', text: `${tier}: ${window}${inputs ? `, ${inputs}` : ''}` };
 }
 
+/** A started provider's own output; many servers log everything to stderr, so it is not a warning. */
 export function providerOutputLine(event: ProviderOutput): Line {
   return { level: 'info', text: `[${event.provider}] ${event.line}` };
 }
@@ -152,4 +153,10 @@ export function limitSkipLine(route: string, record: AttemptRecord, more: number
 
 function percent(fraction: number): string {
   return `${(fraction * 100).toFixed(1)}%`;
+}
+
+/** A client asked for a path llm-route does not serve: which client, so a protocol it speaks and llm-route does not is seen here. */
+export function unknownEndpointLine(event: UnknownEndpoint): Line {
+  const client = event.userAgent ? ` from ${event.userAgent}` : '';
+  return { level: 'warn', text: `${event.method} ${event.path}${client}: no such endpoint, answered 404` };
 }

@@ -24,6 +24,18 @@ describe('shared state and limits in the dashboard', () => {
     ]);
   });
 
+  it('a path no endpoint serves is a warning line naming the client, once per method and path', () => {
+    const state = new DashboardState();
+    const asked = { type: 'unknown_endpoint', method: 'POST', path: '/v1beta/files', userAgent: 'GeminiCLI/0.61.0', protocol: 'gemini' } as const;
+    state.apply(asked, AT);
+    state.apply(asked, AT + 1);
+    state.apply({ ...asked, method: 'GET', userAgent: undefined }, AT + 2);
+    expect(state.snapshot(testConfig(), AT + 2).log.map((l) => [l.level, l.text])).toEqual([
+      ['warn', 'POST /v1beta/files from GeminiCLI/0.61.0: no such endpoint, answered 404'],
+      ['warn', 'GET /v1beta/files: no such endpoint, answered 404'],
+    ]);
+  });
+
   it('the start-up notice of a tier that cannot answer is a warning line of the log', () => {
     const state = new DashboardState();
     state.apply(
