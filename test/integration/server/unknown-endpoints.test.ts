@@ -66,7 +66,8 @@ describe('a path llm-route does not serve', () => {
       { method: 'GET', path: '/v1beta/cachedContents', protocol: 'gemini', user_agent: agent['user-agent'] },
       { method: 'DELETE', path: '/api/nothing-here', protocol: 'ollama', user_agent: expect.any(String) },
     ]);
-    for (const line of lines) expect(line.message).toBe(`${line.method} ${line.path} is no endpoint of llm-route: answered 404 (said once per method and path)`);
+    for (const line of lines)
+      expect(line.message).toBe(`${line.method} ${line.path} is no endpoint of llm-route: answered 404 (said once per method and path)`);
     expect(unknownLines(p)).toHaveLength(3);
     expect(JSON.stringify(p.logs)).not.toContain('secret-gemini-key-1');
   });
