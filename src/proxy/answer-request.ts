@@ -37,7 +37,7 @@ export function answer(exchange: ClientAnswer, outcome: RoutingOutcome): Promise
       exchange.respond(unary.answer, outcome.tier, attempts.length);
       const text = unary.usage ? '' : outcome.call.answerText(unary.upstreamBody);
       req.log.spent(outcome.tier, unary.usage, text);
-      checkLate(exchange, req, outcome.tier, unary.usage);
+      checkLate(req, outcome.tier, unary.usage);
       return exchange.finish({
         tier: outcome.tier.name,
         status: unary.answer.status,
@@ -91,7 +91,7 @@ async function answerStream(exchange: ClientAnswer, req: RoutingRequest, outcome
   const interruption = end.interruption;
   let result: RequestOutcome = 'ok';
   if (interruption) result = interruption.reason === 'client_abort' ? 'client_abort' : 'interrupted';
-  checkLate(exchange, req, outcome.tier, end.usage);
+  checkLate(req, outcome.tier, end.usage);
   exchange.finish({
     tier: outcome.tier.name,
     status: 200,
@@ -119,7 +119,7 @@ function toolTextOf(req: RoutingRequest): FinishFields['toolText'] {
 }
 
 /** A tier of unknown window that read suspiciously little: checked after the answer, said on a line of its own. */
-function checkLate(exchange: ClientAnswer, req: RoutingRequest, tier: Tier, usage: Usage | undefined): void {
+function checkLate(req: RoutingRequest, tier: Tier, usage: Usage | undefined): void {
   watchTruncation(tier, usage, req.prompt, req.bodyBytes, (truncation) => req.notePromptTruncated(tier, truncation));
 }
 
