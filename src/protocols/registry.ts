@@ -11,14 +11,49 @@ import { responsesWire } from './responses/wire.js';
 import type { WireCodec, WireProtocol } from './core/types.js';
 import { profileOf } from './profiles.js';
 import type { ClientCodec, ClientEndpoint } from './core/client-codec.js';
+import type { EmbeddingClient, EmbeddingWire, ProtocolEmbeddings } from './core/embedding-codec.js';
+import { openaiEmbeddings } from './chat/embeddings.js';
+import { ollamaEmbeddings } from './ollama/embeddings.js';
+import { parseEmbeddings } from './embeddings/inputs.js';
+
+/** The protocols with embeddings (docs/embeddings.md): a protocol's embeddings are a file in its folder plus a line here. */
+const EMBEDDINGS: Partial<Record<WireProtocol, ProtocolEmbeddings>> = {
+  chat: openaiEmbeddings,
+  ollama: ollamaEmbeddings,
+};
 
 /** Every protocol llm-route speaks, registered once: a new protocol is new files plus a line here. */
 const CLIENTS: Record<ClientProtocol, ClientCodec> = {
-  chat: chatClient,
+  chat: withEmbeddings(chatClient),
   responses: responsesClient,
   messages: messagesClient,
-  ollama: ollamaClient,
+  ollama: withEmbeddings(ollamaClient),
 };
+
+/** A client codec with its protocol's embeddings endpoints added (each served with the protocol's errors), when it has some. */
+function withEmbeddings(codec: ClientCodec): ClientCodec {
+  const embeddings = EMBEDDINGS[codec.protocol];
+  if (!embeddings) return codec;
+  const endpoints = embeddings.endpoints.map(
+    (endpoint): ClientEndpoint => ({ path: endpoint.path, method: 'POST', serves: 'model', codec: embeddingCodec(codec, endpoint.client) }),
+  );
+  return { ...codec, endpoints: [...codec.endpoints, ...endpoints] };
+}
+
+/** The protocol's codec for one embeddings endpoint: its errors and what it tells of a request, its batches read and answered by `client`. */
+function embeddingCodec(codec: ClientCodec, client: EmbeddingClient): ClientCodec {
+  return {
+    ...codec,
+    endpoints: [],
+    embeddings: client,
+    parse: (body, headers, credential) => parseEmbeddings(codec.protocol, client.read, body, headers, credential),
+  };
+}
+
+/** The embeddings side of a wire's servers; undefined when it has none (Anthropic's API). */
+export function embeddingWire(protocol: WireProtocol): EmbeddingWire | undefined {
+  return EMBEDDINGS[protocol]?.wire;
+}
 
 const WIRES: Record<WireProtocol, WireCodec> = {
   chat: chatWire,

@@ -1,0 +1,90 @@
+import type { Provider, Tier } from '../../config/schema.js';
+import type { EmbeddingAsk, EmbeddingInput, VectorEncoding } from './embedding-ask.js';
+import type { ClientRequest, ClientHeaders, Unsupported, UpstreamRequest, WireProtocol } from './types.js';
+
+export type { EmbeddingAsk, EmbeddingInput, VectorEncoding };
+
+/**
+ * Embeddings, beside the chat codecs (docs/embeddings.md): an *embedding client* reads a
+ * client's batch of inputs and writes a whole answer in its protocol; an *embedding wire*
+ * writes one batch as its server's request and reads its answer, with or without decoding
+ * the vectors. A protocol's embeddings are one file in its folder (a ProtocolEmbeddings) and
+ * one line of the registry (`EMBEDDINGS`), which serves its endpoints with the protocol's own
+ * errors (a ModelEndpoint whose codec has `embeddings`). Answers are whole: there is no stream.
+ */
+
+/** One vector as an answer carried it: numbers, float32s, or base64 text not decoded (yet). */
+export type Vector = readonly number[] | Float32Array | { base64: string };
+
+/** A whole answer, decoded: its vectors in input order, and the tokens its server read. */
+export interface EmbeddingAnswer {
+  vectors: Vector[];
+  /** The prompt tokens the server reported; undefined when it reported none. */
+  promptTokens: number | undefined;
+  /** The model its server named. */
+  model?: string;
+}
+
+/** What a relayed answer holds, read off its bytes without decoding a vector. */
+export interface VectorScan {
+  /** Vectors in the answer. */
+  count: number;
+  /** The first vector's width (0 when there is none). */
+  width: number;
+  /** How its vectors are written. */
+  encoding: VectorEncoding;
+  promptTokens: number | undefined;
+}
+
+/** One request's worth of a batch, as a tier is sent it. */
+export interface EmbeddingPart {
+  inputs: readonly EmbeddingInput[];
+  dimensions?: number;
+  /** The encoding to ask the tier for (the client's when relayed; else what the wire reads best). */
+  encoding: VectorEncoding;
+  truncate: boolean;
+}
+
+/** A protocol's embeddings as llm-route answers them (one per endpoint: Ollama has two). */
+export interface EmbeddingClient {
+  /**
+   * The wire whose answers this endpoint passes on as their bytes, when the tier's server speaks
+   * it, the batch went in one request and the answer is written as asked; undefined: never
+   * (the endpoint's answer has a shape no tier sends, e.g. Ollama's older /api/embeddings).
+   */
+  readonly relaysFrom?: WireProtocol;
+  /** The ask in a client's body, or a message for its 400. */
+  read(body: Record<string, unknown>): EmbeddingAsk | string;
+  /** A whole answer in this protocol, from decoded vectors (a translation, or a batch split and joined); `arrivedAt`: the request's performance.now(). */
+  render(answer: EmbeddingAnswer, ask: EmbeddingAsk, request: ClientRequest, arrivedAt: number): string;
+}
+
+/** A path a protocol's clients send batches to, and how it reads and answers them. */
+export interface EmbeddingEndpoint {
+  readonly path: string;
+  readonly client: EmbeddingClient;
+}
+
+/**
+ * A protocol's embeddings, registered on one line (`EMBEDDINGS` in registry.ts): the endpoints
+ * its clients send batches to (each served with the protocol's errors) and its servers' side.
+ */
+export interface ProtocolEmbeddings {
+  readonly endpoints: readonly EmbeddingEndpoint[];
+  readonly wire: EmbeddingWire;
+}
+
+/** What a kind of server speaks for embeddings. */
+export interface EmbeddingWire {
+  readonly protocol: WireProtocol;
+  /**
+   * One part of a batch as this server's request; `relayBody`: the client's own body, when it
+   * speaks this wire (kept but for the model and the inputs). Unsupported when this server cannot
+   * take it (token ids on a server that takes texts only).
+   */
+  request(provider: Provider, tier: Tier, part: EmbeddingPart, headers: ClientHeaders, relayBody?: Record<string, unknown>): UpstreamRequest | Unsupported;
+  /** A whole answer's facts, read off its bytes: its vectors are not decoded. 'not_json' when it is no answer of this wire. */
+  scan(body: Buffer): VectorScan | 'not_json';
+  /** A whole answer, its vectors decoded in input order; 'not_json' when it is no answer of this wire. */
+  decode(body: Buffer): EmbeddingAnswer | 'not_json';
+}
