@@ -2,8 +2,8 @@ import type { Script, ScriptContext } from './fake-upstream.js';
 
 /**
  * Scripts for a FakeUpstream playing embeddings servers with their exact bodies: llama.cpp's
- * llama-server (`/v1/embeddings`, its JSON keys in nlohmann's sorted order, `encoding_format:
- * base64` in each entry when asked), OpenAI's own (`object` first) and Ollama's `/api/embed`
+ * llama-server (`/v1/embeddings`: model (the request's), object, usage, then data, each entry's
+ * `encoding_format: base64` last when asked), OpenAI's own (`object` first) and Ollama's `/api/embed`
  * (Go's field order: model, embeddings, the durations, prompt_eval_count). Each input's vector
  * is a function of its text (`vectorFor`), with values float32 holds exactly, so a test can
  * tell which vector answers which input, in which order, after any split, join and translation.

@@ -77,6 +77,15 @@ export async function startRealLlama(args: string[] = []): Promise<RealLlama> {
 }
 
 /**
+ * A llama-server that embeds: `--embeddings`, and `--pooling mean` (the test model is a chat
+ * model, whose own pooling is none, which llama-server's /v1/embeddings refuses). Its vectors are
+ * the random-weight model's hidden width, normalized.
+ */
+export function startRealLlamaEmbeddings(args: string[] = []): Promise<RealLlama> {
+  return startRealLlama(['--embeddings', '--pooling', 'mean', ...args]);
+}
+
+/**
  * Whether the process runs: not gone, and not a zombie. The server was started by a script that
  * has exited, so its exit is collected by whatever adopted it, in its own time (seconds, in some
  * containers); /proc says meanwhile that it is a zombie. Without /proc (macOS): signal 0 alone.
