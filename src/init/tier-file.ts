@@ -1,4 +1,5 @@
 import type { CloudProvider } from './cloud-keys.js';
+import { embeddingsRouteLines } from './embeddings-route.js';
 import type { FoundServer } from './scan-local-servers.js';
 
 /** A YAML double-quoted scalar (JSON's string syntax is valid YAML). */
@@ -74,13 +75,15 @@ export function tierFileText(found: FoundServer[], clouds: CloudProvider[], when
   if (found.every((s) => s.models.length === 0) && clouds.length === 0) return mockFile(lines);
 
   if (found.some((server) => server.models.length > 0)) tiers.push(...LOCAL_TIMEOUTS_NOTE);
+  const providerNames = new Map<FoundServer, string>();
   for (const server of found) {
     const name = unique(slug(server.label));
+    providerNames.set(server, name);
     lines.push(`  ${name}:                 # ${server.label}, found on ${server.baseUrl}`, `    type: ${server.type}`, `    base_url: ${q(server.baseUrl)}`);
     const [first, ...others] = server.models;
     if (first === undefined) {
       tiers.push(
-        `      # ${name}: ${server.label} is running but lists no model; load one, then add a tier:`,
+        `      # ${name}: ${server.label} is running but lists no ${server.embeddings.length > 0 ? 'chat ' : ''}model; load one, then add a tier:`,
         `      # - { name: ${name}, provider: ${name}, model: "MODEL" }`,
       );
       continue;
@@ -110,7 +113,18 @@ export function tierFileText(found: FoundServer[], clouds: CloudProvider[], when
     lines.push(...CLAUDE_PLAN_PROVIDER);
     tiers.push(`      # - { name: claude, provider: claude, model: "claude-sonnet-4-5" }   # your Claude plan as the fallback (uncomment with its provider)`);
   }
-  lines.push('', ...ALIAS_NOTE, 'default_route: chat', 'routes:', '  chat:', '    aliases: ["*"]', '    tiers:', ...tiers, '');
+  lines.push(
+    '',
+    ...ALIAS_NOTE,
+    'default_route: chat',
+    'routes:',
+    '  chat:',
+    '    aliases: ["*"]',
+    '    tiers:',
+    ...tiers,
+    ...embeddingsRouteLines(found, providerNames),
+    '',
+  );
   return lines.join('\n');
 }
 

@@ -50,6 +50,12 @@ function embeddingCodec(codec: ClientCodec, client: EmbeddingClient): ClientCode
   };
 }
 
+/** A client protocol's codec for its (first) embeddings endpoint, as `explain` reads a body; undefined when it has none. */
+export function embeddingsCodec(protocol: ClientProtocol): ClientCodec | undefined {
+  const endpoint = CLIENTS[protocol].endpoints.find((e) => e.serves === 'model' && e.codec?.embeddings !== undefined);
+  return endpoint?.serves === 'model' ? endpoint.codec : undefined;
+}
+
 /** The embeddings side of a wire's servers; undefined when it has none (Anthropic's API). */
 export function embeddingWire(protocol: WireProtocol): EmbeddingWire | undefined {
   return EMBEDDINGS[protocol]?.wire;
