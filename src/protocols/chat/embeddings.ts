@@ -17,8 +17,8 @@ import { bodyObject } from '../core/json.js';
 import { upstreamPath } from '../core/paths.js';
 import type { ClientHeaders, UpstreamRequest } from '../core/types.js';
 import { inputsText, readDimensions, readInputs, sendsOwnInput } from '../embeddings/inputs.js';
-import { arrayWidth, base64At, countKeys, looksLikeObject, valueAt } from '../embeddings/scan.js';
-import { vectorJson } from '../embeddings/vectors.js';
+import { arrayWidth, base64At, countKeys, looksLikeObject, numbersOf, valueAt, vectorTexts } from '../embeddings/scan.js';
+import { AnswerWriter } from '../embeddings/vectors.js';
 
 /*
  * OpenAI's embeddings (docs/embeddings.md): `POST /v1/embeddings` in, `POST {base_url}/embeddings`
@@ -28,6 +28,7 @@ import { vectorJson } from '../embeddings/vectors.js';
  */
 
 const EMBEDDING = Buffer.from('"embedding"');
+const INDEX = Buffer.from('"index"');
 
 const ENCODINGS = new Set(['float', 'base64']);
 
@@ -48,10 +49,16 @@ const openaiEmbeddingClient: EmbeddingClient = {
   relaysFrom: 'chat',
   read: readAsk,
   render(answer, ask, request) {
-    const data = answer.vectors.map((vector, index) => `{"object":"embedding","index":${index},"embedding":${vectorJson(vector, ask.encoding)}}`);
+    const out = new AnswerWriter(ask.encoding).write('{"object":"list","data":[');
+    answer.vectors.forEach((vector, index) =>
+      out
+        .write(`${index === 0 ? '' : ','}{"object":"embedding","index":${index},"embedding":`)
+        .vector(vector)
+        .write('}'),
+    );
     // Every OpenAI answer has its usage: a server that reported none is estimated (the usage log says so).
     const tokens = answer.promptTokens ?? estimateTokens(inputsText(ask.inputs));
-    return `{"object":"list","data":[${data.join(',')}],"model":${JSON.stringify(request.model)},"usage":{"prompt_tokens":${tokens},"total_tokens":${tokens}}}`;
+    return out.write(`],"model":${JSON.stringify(request.model)},"usage":{"prompt_tokens":${tokens},"total_tokens":${tokens}}}`).done();
   },
 };
 
@@ -82,6 +89,9 @@ const openaiEmbeddingWire: EmbeddingWire = {
   },
 
   decode(body: Buffer): EmbeddingAnswer | 'not_json' {
+    // Entries in order (every server writes them so): the vectors' text as written, no number parsed.
+    const texts = looksLikeObject(body) ? vectorTexts(body, EMBEDDING) : null;
+    if (texts && texts.length > 0 && inOrder(numbersOf(body, INDEX), texts.length)) return { vectors: texts, promptTokens: promptTokens(body) };
     const answer = bodyObject(body);
     if (!answer || !Array.isArray(answer.data)) return 'not_json';
     const entries: { index: number; vector: Vector }[] = [];
@@ -100,6 +110,11 @@ const openaiEmbeddingWire: EmbeddingWire = {
     return decoded;
   },
 };
+
+/** Indexes 0, 1, 2, … : one per vector, in order. */
+function inOrder(indexes: readonly number[], count: number): boolean {
+  return indexes.length === count && indexes.every((index, i) => index === i);
+}
 
 function promptTokens(body: Buffer): number | undefined {
   const usage = findUsageObject(body);

@@ -13,8 +13,12 @@ export type { EmbeddingAsk, EmbeddingInput, VectorEncoding };
  * errors (a ModelEndpoint whose codec has `embeddings`). Answers are whole: there is no stream.
  */
 
-/** One vector as an answer carried it: numbers, float32s, or base64 text not decoded (yet). */
-export type Vector = readonly number[] | Float32Array | { base64: string };
+/**
+ * One vector as an answer carried it: numbers, float32s, or not decoded (yet): the bytes of the
+ * JSON array of numbers its server wrote (a view of its answer), or base64. A vector is decoded
+ * only when the client wants it written another way.
+ */
+export type Vector = readonly number[] | Float32Array | { base64: string } | { json: Buffer };
 
 /** A whole answer, decoded: its vectors in input order, and the tokens its server read. */
 export interface EmbeddingAnswer {
@@ -56,7 +60,7 @@ export interface EmbeddingClient {
   /** The ask in a client's body, or a message for its 400. */
   read(body: Record<string, unknown>): EmbeddingAsk | string;
   /** A whole answer in this protocol, from decoded vectors (a translation, or a batch split and joined); `arrivedAt`: the request's performance.now(). */
-  render(answer: EmbeddingAnswer, ask: EmbeddingAsk, request: ClientRequest, arrivedAt: number): string;
+  render(answer: EmbeddingAnswer, ask: EmbeddingAsk, request: ClientRequest, arrivedAt: number): Buffer;
 }
 
 /** A path a protocol's clients send batches to, and how it reads and answers them. */

@@ -105,8 +105,10 @@ export class EmbeddingJob {
     const joined = answers.length === 0 ? { vectors: [], promptTokens: 0 } : joinAnswers(answers);
     const ask = this.request.embedding as NonNullable<ClientRequest['embedding']>;
     const width = joined.vectors.length === 0 ? 0 : vectorWidth(joined.vectors[0]);
-    if (joined.vectors.some((vector) => vectorWidth(vector) !== width)) return { bad: 'the embeddings answer holds vectors of different widths' };
-    const body = Buffer.from(this.client.render(joined, ask, this.request, arrivedAt));
+    // Each part's first vector (a server answers one request in one width; its vectors are not parsed to count theirs).
+    if (answers.some((part) => part.vectors.length > 0 && vectorWidth(part.vectors[0]) !== width))
+      return { bad: 'the embeddings answers hold vectors of different widths' };
+    const body = this.client.render(joined, ask, this.request, arrivedAt);
     return { body, contentType: 'application/json', promptTokens: joined.promptTokens, count: joined.vectors.length, width };
   }
 }

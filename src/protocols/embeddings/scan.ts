@@ -64,6 +64,59 @@ export function nestedArrays(body: Buffer, at: number): { count: number; width: 
   }
 }
 
+/**
+ * The vectors of an answer, in the order written: each `key`'s value, a JSON array of numbers
+ * (its bytes as written, a view of the body) or a base64 string; null when one is neither (the
+ * caller parses the answer instead). What a batch split and joined, or written in another
+ * protocol's shape, needs of its vectors without decoding a number.
+ */
+export function vectorTexts(body: Buffer, key: Buffer): ({ json: Buffer } | { base64: string })[] | null {
+  const vectors: ({ json: Buffer } | { base64: string })[] = [];
+  for (let at = valueAt(body, key); at !== -1; at = valueAt(body, key, at)) {
+    if (body[at] === OPEN) {
+      const end = body.indexOf(CLOSE, at + 1);
+      if (end === -1) return null;
+      vectors.push({ json: body.subarray(at, end + 1) });
+      continue;
+    }
+    const end = body[at] === QUOTE ? body.indexOf(QUOTE, at + 1) : -1;
+    if (end === -1) return null;
+    const text = body.toString('latin1', at + 1, end);
+    if (text.includes('\\')) return null;
+    vectors.push({ base64: text });
+  }
+  return vectors;
+}
+
+/** The number values of each `key`, in the order written (OpenAI's `index`es). */
+export function numbersOf(body: Buffer, key: Buffer): number[] {
+  const numbers: number[] = [];
+  for (let at = valueAt(body, key); at !== -1; at = valueAt(body, key, at)) {
+    let end = at;
+    while (end < body.length && isNumberByte(body[end])) end++;
+    numbers.push(Number(body.toString('latin1', at, end)));
+  }
+  return numbers;
+}
+
+/** Each array of the array of arrays that opens at `at` (Ollama's `embeddings`), as its bytes; null when it is not one. */
+export function nestedTexts(body: Buffer, at: number): { json: Buffer }[] | null {
+  if (body[at] !== OPEN) return null;
+  const vectors: { json: Buffer }[] = [];
+  let i = skipSpace(body, at + 1);
+  if (body[i] === CLOSE) return vectors;
+  for (;;) {
+    if (body[i] !== OPEN) return null;
+    const end = body.indexOf(CLOSE, i);
+    if (end === -1) return null;
+    vectors.push({ json: body.subarray(i, end + 1) });
+    i = skipSpace(body, end + 1);
+    if (body[i] === CLOSE) return vectors;
+    if (body[i] !== COMMA) return null;
+    i = skipSpace(body, i + 1);
+  }
+}
+
 /** The float32s of the base64 string that opens at `at`; -1 when no string is there. */
 export function base64At(body: Buffer, at: number): number {
   if (body[at] !== QUOTE) return -1;

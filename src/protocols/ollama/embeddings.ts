@@ -7,8 +7,8 @@ import { bodyObject } from '../core/json.js';
 import { upstreamPath } from '../core/paths.js';
 import type { ClientHeaders, Unsupported, UpstreamRequest } from '../core/types.js';
 import { inputsText, readDimensions, readInputs, sendsOwnInput } from '../embeddings/inputs.js';
-import { lastNumber, looksLikeObject, nestedArrays, valueAt } from '../embeddings/scan.js';
-import { vectorJson } from '../embeddings/vectors.js';
+import { lastNumber, looksLikeObject, nestedArrays, nestedTexts, valueAt } from '../embeddings/scan.js';
+import { AnswerWriter } from '../embeddings/vectors.js';
 
 /*
  * Ollama's embeddings (docs/embeddings.md): `POST /api/embed` (`input` a text or texts,
@@ -50,15 +50,19 @@ const embedClient: EmbeddingClient = {
   relaysFrom: 'ollama',
   read: readEmbed,
   render(answer, ask, request, arrivedAt) {
-    const vectors = answer.vectors.map((vector) => vectorJson(vector, 'float')).join(',');
+    const out = new AnswerWriter('float').write(`{"model":${JSON.stringify(request.model)},"embeddings":[`);
+    answer.vectors.forEach((vector, index) => out.write(index === 0 ? '' : ',').vector(vector));
     const tokens = answer.promptTokens ?? estimateTokens(inputsText(ask.inputs));
-    return `{"model":${JSON.stringify(request.model)},"embeddings":[${vectors}],"total_duration":${sinceNs(arrivedAt)},"load_duration":0,"prompt_eval_count":${tokens}}`;
+    return out.write(`],"total_duration":${sinceNs(arrivedAt)},"load_duration":0,"prompt_eval_count":${tokens}}`).done();
   },
 };
 
 const legacyClient: EmbeddingClient = {
   read: readLegacy,
-  render: (answer) => `{"embedding":${answer.vectors.length === 0 ? '[]' : vectorJson(answer.vectors[0], 'float')}}`,
+  render: (answer) => {
+    const out = new AnswerWriter('float').write('{"embedding":');
+    return (answer.vectors.length === 0 ? out.write('[]') : out.vector(answer.vectors[0])).write('}').done();
+  },
 };
 
 const ollamaEmbeddingWire: EmbeddingWire = {
@@ -85,6 +89,9 @@ const ollamaEmbeddingWire: EmbeddingWire = {
   },
 
   decode(body: Buffer): EmbeddingAnswer | 'not_json' {
+    // The vectors' text as written, no number parsed; else the whole answer parsed.
+    const texts = looksLikeObject(body) ? nestedTexts(body, valueAt(body, EMBEDDINGS_KEY)) : null;
+    if (texts) return { vectors: texts, promptTokens: lastNumber(body, PROMPT_EVAL_COUNT) };
     const answer = bodyObject(body);
     if (!answer || !Array.isArray(answer.embeddings)) return 'not_json';
     for (const vector of answer.embeddings) if (!Array.isArray(vector) || !vector.every((value) => typeof value === 'number')) return 'not_json';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { EmbeddingAnswer } from '../../../../src/protocols/core/embedding-codec.js';
 import { registryEmbeddingWire } from './wires.js';
 import { vectorBase64, vectorFor } from '../../../helpers/embedding-upstream.js';
 
@@ -8,6 +9,12 @@ const openai = registryEmbeddingWire('chat');
 const ollama = registryEmbeddingWire('ollama');
 
 const texts = ['a', 'b', 'c'];
+
+/** A decoded answer with each vector still in its bytes shown as their text. */
+function readable(answer: EmbeddingAnswer | 'not_json') {
+  if (answer === 'not_json') return answer;
+  return { ...answer, vectors: answer.vectors.map((v) => ('json' in v ? v.json.toString() : v)) };
+}
 
 describe("an OpenAI-shaped answer's scan", () => {
   it('reads llama-server’s, OpenAI’s and vLLM’s answers, numbers or base64, whatever their key order', () => {
@@ -53,5 +60,27 @@ describe("an Ollama answer's scan", () => {
     expect(ollama.scan(Buffer.from('{"model":"m","embeddings":[ ]}'))).toEqual({ count: 0, width: 0, encoding: 'float', promptTokens: undefined });
     expect(ollama.scan(Buffer.from('{"model":"m","embeddings":[[1,2],[3'))).toBe('not_json');
     expect(ollama.scan(Buffer.from('{"error":"model \'m\' not found"}'))).toBe('not_json');
+  });
+});
+
+describe('decoding without parsing a number', () => {
+  it('an OpenAI answer in order: its vectors’ text as written, numbers or base64; out of order, parsed and put in order', () => {
+    const written =
+      '{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.5,-1e-05,2]},{"object":"embedding","index":1,"embedding":"AAAAPw=="}],"usage":{"prompt_tokens":4,"total_tokens":4}}';
+    expect(readable(openai.decode(Buffer.from(written)))).toEqual({ vectors: ['[0.5,-1e-05,2]', { base64: 'AAAAPw==' }], promptTokens: 4 });
+    const shuffled = {
+      data: [
+        { index: 1, embedding: [2] },
+        { index: 0, embedding: [1] },
+      ],
+      model: 'm',
+    };
+    expect(openai.decode(Buffer.from(JSON.stringify(shuffled)))).toEqual({ vectors: [[1], [2]], promptTokens: undefined, model: 'm' });
+  });
+
+  it('an Ollama answer: each vector’s text', () => {
+    const written = '{"model":"m","embeddings":[[0.1,0.2],[0.3,0.4]],"total_duration":1,"load_duration":1,"prompt_eval_count":2}';
+    expect(readable(ollama.decode(Buffer.from(written)))).toEqual({ vectors: ['[0.1,0.2]', '[0.3,0.4]'], promptTokens: 2 });
+    expect(ollama.decode(Buffer.from('{"error":"no"}'))).toBe('not_json');
   });
 });

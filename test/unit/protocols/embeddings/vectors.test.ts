@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { joinAnswers, splitBatch } from '../../../../src/protocols/embeddings/batches.js';
-import { vectorBase64, vectorJson, vectorNumbers, vectorWidth } from '../../../../src/protocols/embeddings/vectors.js';
+import { AnswerWriter, vectorBase64, vectorJson, vectorNumbers, vectorWidth } from '../../../../src/protocols/embeddings/vectors.js';
 import { vectorBase64 as referenceBase64 } from '../../../helpers/embedding-upstream.js';
 
 describe('a vector, numbers or base64', () => {
@@ -13,6 +13,18 @@ describe('a vector, numbers or base64', () => {
     expect(vectorJson({ base64: text }, 'base64')).toBe(`"${text}"`);
     expect(vectorJson({ base64: text }, 'float')).toBe(JSON.stringify([0.5, -0.25, Math.fround(1e-3), 3]));
     expect(vectorJson(numbers, 'float')).toBe('[0.5,-0.25,0.001,3]');
+  });
+
+  it('a vector kept as its bytes: written as they came (no string made of them), decoded only for base64', () => {
+    const json = { json: Buffer.from('[0.5,-0.25,1e-3]') };
+    expect(vectorWidth(json)).toBe(3);
+    expect(vectorWidth({ json: Buffer.from('[ ]') })).toBe(0);
+    expect(vectorWidth({ json: Buffer.from('[7]') })).toBe(1);
+    expect(vectorJson(json, 'float')).toBe('[0.5,-0.25,1e-3]');
+    expect(vectorJson(json, 'base64')).toBe(`"${referenceBase64([0.5, -0.25, 1e-3])}"`);
+    const written = new AnswerWriter('float').write('{"v":[').vector(json).write(',').vector([1, 2]).write(']}').done();
+    expect(written.toString()).toBe('{"v":[[0.5,-0.25,1e-3],[1,2]]}');
+    expect(new AnswerWriter('base64').write('[').vector(json).write(']').done().toString()).toBe(`["${referenceBase64([0.5, -0.25, 1e-3])}"]`);
   });
 
   it('a width from base64 alone, for every padding', () => {
