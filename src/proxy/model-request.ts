@@ -106,7 +106,7 @@ export async function readRequest(
   const { route, rule } = chosen;
   const wrong = wrongKind(exchange.config, route, parsed.request);
   if (wrong) {
-    exchange.begin(route, parsed.request, { rule: rule?.label }); // its log line and metrics name the route
+    exchange.begin(route, parsed.request, { rule: rule?.label, announce: !counting }); // its log line and metrics name the route
     exchange.fail({ status: 400, kind: 'invalid_request', code: 'wrong_route_kind', message: wrong }, { outcome: 'bad_request' });
     return null;
   }

@@ -121,3 +121,20 @@ describe('model lists say what an embeddings route is', () => {
     expect(models.data.find((m) => m.id === 'chat')).not.toHaveProperty('capabilities');
   });
 });
+
+describe('a token count', () => {
+  it('for an embeddings route is a 400 naming its kind, in Anthropic’s shape', async () => {
+    const { fake, proxy } = await twoKinds('openai');
+    const res = await fetch(`${proxy.origin}/v1/messages/count_tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'embed', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: expect.stringContaining('is an embeddings route') },
+    });
+    expect(fake.requests).toHaveLength(0);
+  });
+});
