@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import type { Dispatcher } from 'undici';
 import { getGlobalDispatcher, request } from '../util/undici.js';
 import type { Tier } from '../config/schema.js';
 import { errorText } from '../util/error-text.js';
@@ -38,16 +39,21 @@ export async function timeFirstToken(tier: Tier, http: Http): Promise<number> {
   return streamFirstToken(tier, wire, upstream, http, true);
 }
 
-async function streamFirstToken(tier: Tier, wire: WireCodec, upstream: UpstreamRequest, http: Http, firstTry: boolean): Promise<number> {
+/** The check's request sent, and when (a pooled socket the server had closed is retried once on a new one, and timed from there). */
+async function sendTimed(tier: Tier, upstream: UpstreamRequest, http: Http): Promise<{ response: Dispatcher.ResponseData; sentAt: number }> {
   const url = new URL(upstream.path, new URL(tier.provider.base_url).origin);
   let sentAt = performance.now();
-  // A pooled socket the server had closed is retried once on a new one, and timed from there.
   const response = await sendRetryingStale(
     http.dispatcher ?? getGlobalDispatcher(),
     url.origin,
     (dispatcher) => request(url, { method: 'POST', headers: upstream.headers, body: upstream.body, signal: http.signal, dispatcher }),
     { onStale: () => (sentAt = performance.now()) },
   );
+  return { response, sentAt };
+}
+
+async function streamFirstToken(tier: Tier, wire: WireCodec, upstream: UpstreamRequest, http: Http, firstTry: boolean): Promise<number> {
+  const { response, sentAt } = await sendTimed(tier, upstream, http);
   if (response.statusCode < 200 || response.statusCode >= 300) {
     const text = await response.body.text();
     // OpenAI's reasoning models refuse max_tokens (a local OpenAI-compatible gateway passes that on): ask their way.
@@ -91,14 +97,7 @@ async function timeEmbedding(tier: Tier, http: Http): Promise<number> {
   if (!wire) throw new CheckFailure(`a provider of type ${tier.provider.type} has no embeddings API`);
   const upstream = wire.request(tier.provider, tier, { inputs: ['ping'], encoding: 'float', truncate: true }, {});
   if (isUnsupported(upstream)) throw new CheckFailure(upstream.unsupported);
-  const url = new URL(upstream.path, new URL(tier.provider.base_url).origin);
-  let sentAt = performance.now();
-  const response = await sendRetryingStale(
-    http.dispatcher ?? getGlobalDispatcher(),
-    url.origin,
-    (dispatcher) => request(url, { method: 'POST', headers: upstream.headers, body: upstream.body, signal: http.signal, dispatcher }),
-    { onStale: () => (sentAt = performance.now()) },
-  );
+  const { response, sentAt } = await sendTimed(tier, upstream, http);
   const body = Buffer.from(await response.body.arrayBuffer());
   if (response.statusCode < 200 || response.statusCode >= 300) {
     const verdict = classifyStatus(response.statusCode, body.toString('utf8'));

@@ -23,6 +23,9 @@ const ALIAS_NOTE = [
   '# aliases: ["claude-*", "gpt-*"]. default_route takes requests that name no model.',
 ];
 
+/** The routes' start: the route `chat`, taking every model name, its tiers next. */
+const CHAT_ROUTE = ['', ...ALIAS_NOTE, 'default_route: chat', 'routes:', '  chat:', '    aliases: ["*"]', '    tiers:'];
+
 /** Offered, commented, when no ANTHROPIC_API_KEY is set: the client's own login or key (docs/client-credentials.md). */
 const CLAUDE_PLAN_PROVIDER = [
   '  # claude:                    # no ANTHROPIC_API_KEY found: with a Claude subscription, uncomment this and the',
@@ -113,18 +116,7 @@ export function tierFileText(found: FoundServer[], clouds: CloudProvider[], when
     lines.push(...CLAUDE_PLAN_PROVIDER);
     tiers.push(`      # - { name: claude, provider: claude, model: "claude-sonnet-4-5" }   # your Claude plan as the fallback (uncomment with its provider)`);
   }
-  lines.push(
-    '',
-    ...ALIAS_NOTE,
-    'default_route: chat',
-    'routes:',
-    '  chat:',
-    '    aliases: ["*"]',
-    '    tiers:',
-    ...tiers,
-    ...embeddingsRouteLines(found, providerNames),
-    '',
-  );
+  lines.push(...CHAT_ROUTE, ...tiers, ...embeddingsRouteLines(found, providerNames), '');
   return lines.join('\n');
 }
 
@@ -150,13 +142,7 @@ function mockFile(head: string[]): string {
     '    type: openai',
     '    base_url: "http://127.0.0.1:4102/v1"',
     '    start: { command: "llm-route mock --port 4102 --name cloud" }',
-    '',
-    ...ALIAS_NOTE,
-    'default_route: chat',
-    'routes:',
-    '  chat:',
-    '    aliases: ["*"]',
-    '    tiers:',
+    ...CHAT_ROUTE,
     '      - { name: local, provider: local, model: local }',
     '      - { name: cloud, provider: cloud, model: cloud }',
     '',
