@@ -2,8 +2,7 @@ import type { Tier } from '../config/schema.js';
 import type { UpstreamCall } from '../protocols/call.js';
 import type { EmbeddingInput } from '../protocols/core/embedding-codec.js';
 import { isUnsupported } from '../protocols/core/types.js';
-import { memoizedCounter, type TokenCounter, tokenCounter } from '../tokens/count.js';
-import { prefixEnd } from '../tokens/prefix.js';
+import { memoizedCounter, prefixEnd, type TokenCounter, tokenCounter } from '../tokens/count.js';
 import type { FitVerdict } from './fit-check.js';
 import { type TierFit, tierFit } from './tier-facts.js';
 

@@ -1,4 +1,4 @@
-import { isLowSurrogate, prefixEnd } from '../tokens/prefix.js';
+import { isLowSurrogate, prefixEnd } from '../tokens/count.js';
 import { fenceSpans } from './fences.js';
 import type { CountTokens, Edit, Saver, TextPart } from './types.js';
 
