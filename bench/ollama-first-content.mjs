@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// An Ollama client's stream beside a Chat Completions client's, through one `llm-route serve`, on
-// the same two tiers: an openai-type mock (Chat is relayed there, Ollama's /api/chat translated)
-// and an ollama-type mock (/api/chat relayed, Chat translated). Each mock sends its whole answer at
-// once, so what is measured is what the proxy does before the first content leaves: time to the
-// first content, one stream at a time, in alternating rounds. The ratio /api/chat ÷ Chat per tier
-// is what docs/performance.md quotes for Ollama's API (goal: within 1.1×).
+// An Ollama client's and a Gemini client's stream beside a Chat Completions client's, through one
+// `llm-route serve`, on the same two tiers: an openai-type mock (Chat is relayed there, Ollama's
+// /api/chat and Gemini's streamGenerateContent translated) and an ollama-type mock (/api/chat
+// relayed, Chat and Gemini translated). Each mock sends its whole answer at once, so what is
+// measured is what the proxy does before the first content leaves: time to the first content, one
+// stream at a time, in alternating rounds. The ratios /api/chat ÷ Chat and Gemini ÷ Chat per tier
+// are what docs/performance.md quotes for Ollama's and Gemini's APIs (goal: within 1.1×).
 //
 //   npm run build && node bench/ollama-first-content.mjs [--tokens 100] [--rounds 8] [--streams 200]
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -49,24 +50,36 @@ const messages = [{ role: 'user', content: 'Say hello.' }];
 /** The first content of each protocol's stream: a Chat chunk's delta.content, an Ollama line's message.content. */
 const CLIENTS = {
   chat: {
-    path: '/v1/chat/completions',
+    path: () => '/v1/chat/completions',
     body: (model) => JSON.stringify({ model, stream: true, messages }),
     split: '\n\n',
     content: chatContent,
     done: (e) => e === 'data: [DONE]',
   },
   ollama: {
-    path: '/api/chat',
+    path: () => '/api/chat',
     body: (model) => JSON.stringify({ model, messages }),
     split: '\n',
     content: ollamaContent,
     done: (e) => e.includes('"done":true'),
+  },
+  gemini: {
+    path: (model) => `/v1beta/models/${model}:streamGenerateContent?alt=sse`,
+    body: () => JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Say hello.' }] }] }),
+    split: '\r\n\r\n',
+    content: geminiContent,
+    done: (e) => e.includes('"finishReason"'),
   },
 };
 
 function chatContent(event) {
   if (!event.startsWith('data: {')) return false;
   return Boolean(JSON.parse(event.slice(6)).choices?.[0]?.delta?.content);
+}
+
+function geminiContent(event) {
+  if (!event.startsWith('data: {')) return false;
+  return Boolean(JSON.parse(event.slice(6)).candidates?.[0]?.content?.parts?.[0]?.text);
 }
 
 function ollamaContent(event) {
@@ -78,7 +91,7 @@ async function firstContent(pool, client, model) {
   const t0 = performance.now();
   let ttfc = Number.NaN;
   let done = false;
-  const res = await pool.request({ method: 'POST', path: client.path, headers: { 'content-type': 'application/json' }, body: client.body(model) });
+  const res = await pool.request({ method: 'POST', path: client.path(model), headers: { 'content-type': 'application/json' }, body: client.body(model) });
   res.body.setEncoding('utf8');
   let buffer = '';
   for await (const text of res.body) {
@@ -96,7 +109,8 @@ async function firstContent(pool, client, model) {
 
 const pairs = [];
 for (const tier of ['openai', 'ollama'])
-  for (const protocol of ['chat', 'ollama']) pairs.push({ tier, protocol, label: `${protocol === 'chat' ? 'Chat' : '/api/chat'} → ${tier} tier` });
+  for (const protocol of ['chat', 'ollama', 'gemini'])
+    pairs.push({ tier, protocol, label: `${{ chat: 'Chat', ollama: '/api/chat', gemini: 'Gemini' }[protocol]} → ${tier} tier` });
 
 async function p50Of(pair, count) {
   const pool = new Pool(origin, { connections: 1, pipelining: 1, keepAliveTimeout: 30_000 });
@@ -124,14 +138,17 @@ for (let r = 0; r < ROUNDS; r++) {
 
 const of = (tier, protocol) => median(p50s.get(pairs.find((p) => p.tier === tier && p.protocol === protocol)));
 console.log(`\n${TOKENS} tokens in one burst, ${ROUNDS} rounds of ${STREAMS} streams; medians of each round's p50:\n`);
-console.log('| tier | Chat stream, ms | /api/chat stream, ms | /api/chat ÷ Chat |');
-console.log('|---|---|---|---|');
+console.log('| tier | Chat stream, ms | /api/chat stream, ms | Gemini stream, ms | /api/chat ÷ Chat | Gemini ÷ Chat |');
+console.log('|---|---|---|---|---|---|');
 for (const [tier, how] of [
-  ['openai', 'Chat relayed, /api/chat translated'],
-  ['ollama', 'Chat translated, /api/chat relayed'],
+  ['openai', 'Chat relayed, /api/chat and Gemini translated'],
+  ['ollama', 'Chat and Gemini translated, /api/chat relayed'],
 ]) {
   const chat = of(tier, 'chat');
   const ollama = of(tier, 'ollama');
-  console.log(`| ${tier} (${how}) | ${chat.toFixed(3)} | ${ollama.toFixed(3)} | ${(ollama / chat).toFixed(2)}× |`);
+  const gemini = of(tier, 'gemini');
+  console.log(
+    `| ${tier} (${how}) | ${chat.toFixed(3)} | ${ollama.toFixed(3)} | ${gemini.toFixed(3)} | ${(ollama / chat).toFixed(2)}× | ${(gemini / chat).toFixed(2)}× |`,
+  );
 }
 await stopAll();

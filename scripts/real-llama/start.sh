@@ -10,7 +10,7 @@
 # Its pid goes to $LLAMA_DIR/llama-server.PORT.pid and its log to $LLAMA_DIR/llama-server.PORT.log.
 # The model answers to any model name (`--alias tiny` is what /v1/models lists). Environment:
 # LLAMA_DIR (default /tmp/real-llama), THREADS (2), PARALLEL (2 slots: `-c 2048` gives each
-# 1,024 tokens), READY_TIMEOUT_S (120).
+# 1,024 tokens), READY_TIMEOUT_S (120), WATCH_PIDS (pids whose end ends the server: watchdog.sh).
 set -euo pipefail
 
 if [ $# -lt 1 ] || ! [[ "$1" =~ ^[0-9]+$ ]]; then
@@ -42,6 +42,16 @@ if command -v setsid >/dev/null; then launch=(setsid "${launch[@]}"); fi
 "${launch[@]}" </dev/null >"$LOG" 2>&1 &
 pid=$!
 echo "$pid" >"$PID_FILE"
+
+# WATCH_PIDS="PID…": the server dies with those processes (a test runner killed, even by SIGKILL,
+# leaves no server behind): a watchdog in a session of its own ends it once one of them is gone.
+if [ -n "${WATCH_PIDS:-}" ]; then
+  # shellcheck disable=SC2086 # the pids are words
+  watch=("$HERE/watchdog.sh" "$pid" $WATCH_PIDS)
+  if command -v setsid >/dev/null; then watch=(setsid "${watch[@]}"); fi
+  "${watch[@]}" </dev/null >/dev/null 2>&1 &
+  echo "$!" >"$DIR/llama-server.$PORT.watchdog.pid"
+fi
 
 deadline=$(($(date +%s) + ${READY_TIMEOUT_S:-120}))
 until health; do

@@ -5,14 +5,17 @@ import { tierFit } from '../fit/tier-facts.js';
 import { LLM_ROUTE_TOKEN_HEADER } from '../protocols/core/credential.js';
 import { profileOf } from '../protocols/profiles.js';
 import type { TraceExport } from '../config/trace-export.js';
+import { GEMINI_MODEL, geminiCliEnv, isGeminiCli } from './exec-gemini.js';
 
-/** What a command run by `exec` gets so that OpenAI, Anthropic and Codex clients inside it reach the private proxy. */
+/** What a command run by `exec` gets so that OpenAI, Anthropic, Codex and Gemini clients inside it reach the private proxy. */
 export interface ClientSetup {
   env: Record<string, string>;
   /** The environment variables to take out of the inherited environment. */
   unset: string[];
   /** The command's arguments, with Codex's config overrides when the command is codex. */
   command: string[];
+  /** The route Gemini CLI is given, when the command is gemini: its run's settings file names it (exec-gemini.ts). */
+  geminiRoute?: string;
 }
 
 // A model name each client asks for by default: the proxy routes it when a route's name or alias matches.
@@ -49,6 +52,10 @@ export function clientSetup(url: string, config: Config, command: string[], rout
   else if (token) env.ANTHROPIC_CUSTOM_HEADERS = withLine(process.env.ANTHROPIC_CUSTOM_HEADERS, `${LLM_ROUTE_TOKEN_HEADER}: ${token}`);
   if (token && own.size > 0) env.LLM_ROUTE_TOKEN = token;
   const firstRoute = [...config.routes.keys()][0];
+  // Gemini CLI sends the user's own key only to a route that takes it (a from_client gemini provider).
+  const geminiRoute = route ?? findRoute(config, GEMINI_MODEL)?.name ?? firstRoute;
+  const ownGeminiKey = own.has('gemini') ? process.env.GEMINI_API_KEY || process.env.GOOGLE_API_KEY || undefined : undefined;
+  Object.assign(env, geminiCliEnv(url, geminiRoute, key, { key: ownGeminiKey, token }));
   Object.assign(env, claudeCodeModels(route ?? findRoute(config, CLAUDE_MODEL)?.name ?? firstRoute));
   // Codex always gets a route name for its model: a name it does not know gives its generic
   // tool set (function tools), which every tier can carry; its own model names bring tools
@@ -65,6 +72,7 @@ export function clientSetup(url: string, config: Config, command: string[], rout
     command: isCodex(command[0])
       ? [command[0], ...codexOverrides(base, codexRoute, routeWindow(config.routes.get(codexRoute)), Boolean(ownOpenAIKey && token)), ...command.slice(1)]
       : command,
+    ...(isGeminiCli(command[0]) ? { geminiRoute } : {}),
   };
 }
 

@@ -6,6 +6,7 @@ import { loadConfig, resolveConfigPath } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { startProviders, type StartedProviders } from '../launch/start-provider.js';
 import { clientSetup, type ClientSetup, isCodex } from './exec-env.js';
+import { settingsNotice, writeRunSettings } from './exec-gemini.js';
 import { traceExport } from '../config/trace-export.js';
 import { announceTiers, exitSummary, RunWatch } from './exec-report.js';
 import { withStatusLine } from './exec-statusline.js';
@@ -65,6 +66,8 @@ export async function runExec(command: string[], opts: ExecOptions): Promise<num
   let discovery: Agent | undefined;
   // Set once the command runs: the exit summary covers its usage rows from `since` on.
   let run: { since: number; watch: RunWatch } | undefined;
+  // Gemini CLI's settings for this run only (exec-gemini.ts), removed when it ends.
+  let removeSettings: (() => void) | undefined;
   try {
     // The port first, like serve: a busy port starts no provider, and says so in serve's words.
     // Loopback only: the proxy exists for this one local command.
@@ -110,6 +113,14 @@ export async function runExec(command: string[], opts: ExecOptions): Promise<num
     const setup = clientSetup(url, config, command, opts.route, trace);
     const statusLine = withStatusLine(setup.command, url);
     if (statusLine.note) process.stderr.write(`${statusLine.note}\n`);
+    if (setup.geminiRoute !== undefined) {
+      const settings = writeRunSettings(setup.geminiRoute);
+      if ('problem' in settings) process.stderr.write(`${settingsNotice(settings.problem)}\n`);
+      else {
+        removeSettings = settings.remove;
+        setup.env.GEMINI_CLI_SYSTEM_SETTINGS_PATH = settings.path;
+      }
+    }
     run = { since: Date.now(), watch: new RunWatch(telemetry) };
     return await runCommand(statusLine.command, childEnv(setup), signals);
   } catch (err) {
@@ -122,6 +133,7 @@ export async function runExec(command: string[], opts: ExecOptions): Promise<num
     await server?.close(CLOSE_GRACE_MS).catch(() => undefined);
     await discovery?.destroy().catch(() => undefined); // its sockets must not hold the process open
     await providers?.stopAll();
+    removeSettings?.();
     signals.dispose();
     // Once the server has closed, every row of the run is in the usage log.
     if (run && server) {

@@ -59,7 +59,9 @@ export async function runExplain(file: string, opts: ExplainOptions): Promise<nu
   const headers = headerLines(opts.header ?? []);
   if (typeof headers === 'string') return fail(headers);
   const codec = (embeds ? embeddingsCodec(protocol) : undefined) ?? clientCodec(protocol);
-  const asSent = codec.parse({ ...body, model: name }, headers);
+  // The route as the body's model, and as a path would name it (Gemini's API names the model in the path).
+  const target = { model: name, query: new URLSearchParams() };
+  const asSent = codec.parse({ ...body, model: name }, headers, undefined, target);
   if (!asSent.ok) return fail(`not a valid ${protocol} request: ${asSent.message}`);
   const chosen = await routeFor(config, opts.route, asSent.request, headers, Buffer.byteLength(JSON.stringify(body)));
   if (!chosen) return fail(`unknown route "${name}" (known: ${[...config.routes.keys()].join(', ')})`);
@@ -67,7 +69,7 @@ export async function runExplain(file: string, opts: ExplainOptions): Promise<nu
   const saved = route.savers.length > 0 ? (await applyRouteSavers(route, protocol, { ...body, model: name })).body : { ...body, model: name };
   // The client's own credential, as serve takes it: a from_client tier is skipped without one (pass it with --header).
   const credential = takesClientCredentials(config) ? captureCredential(headers, codec.credential, config.server.auth_token) : undefined;
-  const parsed = codec.parse(saved, headers, credential);
+  const parsed = codec.parse(saved, headers, credential, target);
   if (!parsed.ok) return fail(`not a valid ${protocol} request: ${parsed.message}`);
 
   const agent = createStaleAwareAgent();

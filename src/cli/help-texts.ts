@@ -39,12 +39,17 @@ const FOOTERS: Record<string, Footer> = {
       '2  bad tier file or flag, unknown route',
       '126, 127  the command cannot run / was not found',
     ],
-    examples: ['llm-route exec -- claude', 'llm-route exec -c examples/codex.yaml -- codex exec "explain this repo"'],
+    examples: [
+      'llm-route exec -- claude',
+      'llm-route exec -c examples/codex.yaml -- codex exec "explain this repo"',
+      'llm-route exec -- gemini -p "list the files here"',
+    ],
     more: [
       'On stderr, never over the command: before it starts, a line per tier that cannot answer and where its requests go;',
       "after it exits, the run's requests per tier, fallbacks, recovered tool calls, tokens and cost (from the usage log).",
       "claude gets llm-route's status line for the run through --settings, unless you have a status line of your own.",
       "--trace: Claude Code's own traces go to llm-route's collector, its requests carry their traceparent: one trace (docs/traces.md).",
+      "gemini gets, for the run only, a settings file choosing the auth type that takes llm-route's URL (docs/agents.md#gemini-cli).",
     ],
   },
   statusline: {

@@ -49,10 +49,10 @@ export async function main(argv: string[]): Promise<void> {
   program
     .command('explain')
     .description('the plan for a request body without sending it: which tiers would be tried, which skipped and why (context, tokens)')
-    .argument('<file>', 'a request body as JSON (Chat Completions, Responses or Messages)')
+    .argument('<file>', "a request body as JSON (Chat Completions, Responses, Messages, Ollama's or Gemini's)")
     .addOption(configOption())
     .option('--route <route>', "the route to plan on (default: the body's model)")
-    .option('--protocol <protocol>', 'chat, responses, messages or ollama (default: guessed from the body)')
+    .option('--protocol <protocol>', 'chat, responses, messages, ollama or gemini (default: guessed from the body)')
     .option('-H, --header <header...>', 'a request header the rules and local-only see, "Name: value" (repeatable)')
     .option('--json', 'one JSON document on stdout')
     .action(async (file: string, opts) => {
@@ -63,7 +63,7 @@ export async function main(argv: string[]): Promise<void> {
   program
     .command('exec')
     .description(
-      'run a command behind a private proxy for its lifetime: OpenAI, Anthropic (Claude Code) and Codex clients inside it reach llm-route with no setup',
+      'run a command behind a private proxy for its lifetime: OpenAI, Anthropic (Claude Code), Codex and Gemini CLI clients inside it reach llm-route with no setup',
     )
     .usage('[options] -- <command> [args...]')
     .addOption(configOption())
@@ -195,7 +195,7 @@ export async function main(argv: string[]): Promise<void> {
     .option('--since <when>', 'window start: 30m, 24h, 7d, 2w or an ISO date', '24h')
     .option(
       '--by <key>',
-      "group by route, tier, model, provider, day, credential (client: the client's own key or login paid), protocol (chat, responses, messages, ollama) or kind (chat, embeddings)",
+      "group by route, tier, model, provider, day, credential (client: the client's own key or login paid), protocol (chat, responses, messages, ollama, gemini) or kind (chat, embeddings)",
       'route',
     )
     .option('--run <id>', "only the requests of one llm-route process (the id exec's exit summary names)")

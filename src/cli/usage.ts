@@ -41,8 +41,17 @@ export async function runUsage(opts: UsageOptions): Promise<number> {
   } finally {
     log.db.close();
   }
-  process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : `${renderUsage(report, log.path)}\n`);
+  // A route of another tier file that shares this log (the default log is one per user) is named as such.
+  const others = by === 'route' && log.tierFile ? report.groups.map((g) => g.key).filter((key) => key !== '(none)' && !log.tierFile?.routes.includes(key)) : [];
+  const shown = others.length > 0 ? { ...report, not_in_tier_file: others } : report;
+  process.stdout.write(opts.json ? `${JSON.stringify(shown)}\n` : `${renderUsage(report, log.path)}${othersNote(others, log.tierFile?.file)}\n`);
   return 0;
+}
+
+/** Under the table: the routes it shows that the tier file has not, and why they are there. */
+function othersNote(others: string[], file: string | undefined): string {
+  if (others.length === 0 || file === undefined) return '';
+  return `\n\nnot routes of ${file}: ${others.join(', ')} (another tier file writes to this usage log; usage.path gives a tier file a log of its own)`;
 }
 
 export function renderUsage(report: UsageReport, path: string): string {

@@ -46,7 +46,7 @@ export function crossCheck(data: unknown, report: Reporter): ConfigProblem[] {
         report.at(
           'value',
           ['providers', name, 'api_key'],
-          "api_key: from_client is for anthropic and openai providers (a client's own key or login is for a cloud API); an ollama provider takes no credential",
+          "api_key: from_client is for anthropic, openai and gemini providers (a client's own key or login is for a cloud API); an ollama provider takes no credential",
         ),
       );
     }
@@ -112,9 +112,10 @@ function unknownProviderMessage(provider: string, providers: readonly string[]):
 }
 
 /**
- * What is valid but probably a mistake: an `anthropic` or `ollama` base URL ending in /v1
- * (those types add their own paths: /v1/messages, /api/chat), and an alias an earlier route
- * already claims (it never matches here).
+ * What is valid but probably a mistake: an `anthropic`, `ollama` or `gemini` base URL ending in
+ * the API version those types add themselves (/v1/messages, /api/chat, /v1beta/models/…), an
+ * alias an earlier route already claims (it never matches here), and `stall` on a route that
+ * does not resume.
  */
 export function configWarnings(data: unknown, report: Reporter): ConfigProblem[] {
   const warnings: ConfigProblem[] = [];
@@ -122,15 +123,15 @@ export function configWarnings(data: unknown, report: Reporter): ConfigProblem[]
   warnings.push(...localOnlyWarnings(data, report));
   if (isRecord(data.providers)) {
     for (const [name, provider] of Object.entries(data.providers)) {
-      if (!isRecord(provider) || typeof provider.base_url !== 'string') continue;
-      const type = provider.type;
-      if ((type === 'anthropic' || type === 'ollama') && /\/v1\/?$/.test(provider.base_url)) {
-        const example = type === 'anthropic' ? 'https://api.anthropic.com' : 'http://127.0.0.1:11434';
+      if (!isRecord(provider) || typeof provider.base_url !== 'string' || typeof provider.type !== 'string') continue;
+      const suffix = Object.hasOwn(VERSION_SUFFIXES, provider.type) ? VERSION_SUFFIXES[provider.type] : undefined;
+      const version = suffix?.pattern.exec(provider.base_url)?.[1];
+      if (suffix && version) {
         warnings.push(
           report.at(
             'value',
             ['providers', name, 'base_url'],
-            `warning: ${withArticle(type)} base_url usually has no /v1 (llm-route adds ${type === 'anthropic' ? '/v1/messages' : '/api/chat'}), e.g. ${example}`,
+            `warning: ${withArticle(provider.type)} base_url usually has no ${version} (llm-route adds ${suffix.adds}), e.g. ${suffix.example}`,
           ),
         );
       }
@@ -139,6 +140,14 @@ export function configWarnings(data: unknown, report: Reporter): ConfigProblem[]
   if (isRecord(data.routes)) {
     const claimed = new Map<string, string>();
     for (const [routeName, route] of Object.entries(data.routes)) {
+      if (isRecord(route) && route.stall !== undefined && route.on_break !== 'resume')
+        warnings.push(
+          report.at(
+            'key',
+            ['routes', routeName, 'stall'],
+            'warning: stall is read only on a route with on_break: resume (nothing could mend a stream cut on it)',
+          ),
+        );
       if (!isRecord(route) || !Array.isArray(route.aliases)) continue;
       route.aliases.forEach((alias: unknown, index: number) => {
         if (typeof alias !== 'string') return;
@@ -153,6 +162,13 @@ export function configWarnings(data: unknown, report: Reporter): ConfigProblem[]
   }
   return warnings;
 }
+
+/** The version a type's base URL should not end in, for each type that adds its own path. */
+const VERSION_SUFFIXES: Readonly<Record<string, { pattern: RegExp; adds: string; example: string }>> = {
+  anthropic: { pattern: /(\/v1)\/?$/, adds: '/v1/messages', example: 'https://api.anthropic.com' },
+  ollama: { pattern: /(\/v1)\/?$/, adds: '/api/chat', example: 'http://127.0.0.1:11434' },
+  gemini: { pattern: /(\/v1(?:beta)?)\/?$/, adds: '/v1beta/models/{model}:streamGenerateContent', example: 'https://generativelanguage.googleapis.com' },
+};
 
 /**
  * Route and tier names go out in response headers (x-llm-route-route, x-llm-route-tier) and

@@ -3,6 +3,7 @@ import type { OllamaOptions, Price, ProviderConfig, ProviderHealthConfig } from 
 import type { RuleWhen } from './rule-schema.js';
 import type { SaverSpec } from './saver-options.js';
 import type { ServerConfig } from './server-schema.js';
+import type { StallConfig } from './stall-schema.js';
 import type { IdempotencyConfig, StateConfig } from './stores-schema.js';
 import type { TelemetryConfig } from './telemetry-schema.js';
 import type { CircuitConfig, RetryConfig, RollbackConfig, TimeoutsConfig } from './tier-schema.js';
@@ -74,6 +75,8 @@ export interface Route {
   /** What a committed stream that breaks does: end with an error, or resume (at most `resume_max` times). */
   on_break: 'error' | 'resume';
   resume_max: number;
+  /** With `on_break: resume`: when a committed stream's silence is a stall, judged by its own pace. */
+  stall: StallConfig;
   /** Streams: the next tier starts as well when the one being tried has no first content after this long; null: no hedging. */
   hedge_ms: number | null;
   /** `local_only: true`: only tiers on the local network (src/rules/local-only.ts); absent: false. */

@@ -38,6 +38,7 @@ export const NEVER_FORWARDED_HEADERS: ReadonlySet<string> = new Set([
   'authorization',
   'proxy-authorization',
   'x-api-key',
+  'x-goog-api-key',
   'x-llm-route-token',
   'cookie',
   'host',
@@ -89,8 +90,8 @@ export const LimitsSchema = z.strictObject({
 export const FROM_CLIENT = 'from_client';
 
 export const ProviderSchema = z.strictObject({
-  /** The wire protocol: openai (Chat Completions), anthropic (Messages), ollama (its native /api/chat). */
-  type: z.enum(['openai', 'anthropic', 'ollama']),
+  /** The wire protocol: openai (Chat Completions), anthropic (Messages), ollama (its native /api/chat), gemini (Gemini's generateContent). */
+  type: z.enum(['openai', 'anthropic', 'ollama', 'gemini']),
   base_url: z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' }),
   /** An openai-type server that also serves these APIs itself: requests in them are relayed, not translated. */
   passthrough: z.array(z.enum(['responses', 'messages'])).optional(),

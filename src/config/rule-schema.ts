@@ -22,8 +22,8 @@ export function parseComparison(text: string): Comparison | undefined {
 export const RuleWhenSchema = z.strictObject({
   /** A glob on the model name the client asked for (`claude-haiku-*`). */
   model: z.string().min(1).optional(),
-  protocol: z.enum(['chat', 'responses', 'messages', 'ollama']).optional(),
-  client: z.enum(['claude-code', 'codex', 'ollama', 'other']).optional(),
+  protocol: z.enum(['chat', 'responses', 'messages', 'ollama', 'gemini']).optional(),
+  client: z.enum(['claude-code', 'codex', 'gemini-cli', 'ollama', 'other']).optional(),
   class: z.enum(['main', 'background', 'subagent']).optional(),
   thinking: z.boolean().optional(),
   images: z.boolean().optional(),

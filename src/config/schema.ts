@@ -4,6 +4,7 @@ import { ProviderSchema } from './provider-schema.js';
 import { RuleSchema } from './rule-schema.js';
 import { SaverListSchema } from './saver-options.js';
 import { ServerSchema } from './server-schema.js';
+import { StallSchema } from './stall-schema.js';
 import { BudgetSchema, IdempotencySchema, StateSchema, UsageSchema } from './stores-schema.js';
 import { TelemetrySchema } from './telemetry-schema.js';
 import { CircuitSchema, RetrySchema, TierSchema, TimeoutsSchema } from './tier-schema.js';
@@ -17,6 +18,7 @@ export * from './provider-schema.js';
 export * from './rule-schema.js';
 export * from './saver-options.js';
 export * from './server-schema.js';
+export * from './stall-schema.js';
 export * from './stores-schema.js';
 export * from './telemetry-schema.js';
 export * from './tier-schema.js';
@@ -38,6 +40,8 @@ export const RouteSchema = z.strictObject({
   /** A committed stream that breaks or stalls: `error` ends it with the protocol's error event; `resume` recovers it (src/proxy/resume/). */
   on_break: z.enum(['error', 'resume']).default('error'),
   resume: z.strictObject({ max: z.number().int().min(0).max(1).default(1) }).optional(),
+  /** With on_break: resume, a committed stream silent far longer than its own pace is broken (docs/recovery.md#a-stall-judged-by-the-streams-own-pace). */
+  stall: StallSchema.optional(),
   /** Streams: when the tier being tried has no first content this many ms after it started, the next tier starts too (src/proxy/hedge.ts). */
   hedge_ms: ms().optional(),
   /** No tier whose provider is off the local network is ever sent this route's requests (fails closed: 503 no_local_tier). */

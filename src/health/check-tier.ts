@@ -20,7 +20,7 @@ export interface TierCheck {
   modelPresent: boolean | null;
   /** From sending the 1-token request to its first content event; null when not measured. */
   ttftMs: number | null;
-  /** The server's word (Ollama's /api/ps, llama-swap's /running, …): the model was in memory before the check (false: the next request loads it); null when asking failed; absent when its server says nothing. */
+  /** A server that says it in one request (Ollama's /api/ps): the model was in memory before the check (false: the next request loads it); null when unknown. */
   loaded?: boolean | null;
   /** `loading`: the server answered 503 while loading its model; not ready, not broken. */
   status: 'healthy' | 'unhealthy' | 'loading';
@@ -70,13 +70,14 @@ export async function checkTier(tier: Tier, opts: CheckTierOptions): Promise<Tie
     const modelPresent = listing.kind === 'listed' ? servesModel(listing.models, tier.model) : null;
     const missing = listing.kind === 'listed' && !modelPresent ? missingModel(tier.model, listing.models) : null;
 
-    // Asked before the 1-token request, which would load the model itself.
-    const loaded = await profileOf(provider)
-      .loadedState(tier, askServer(provider, http))
-      .then(
-        (word) => word?.loaded,
-        () => null,
-      );
+    // Asked before the 1-token request, which would load the model itself; only of a server that says it in one request.
+    const profile = profileOf(provider);
+    const loaded = profile.loadedInOneAsk(provider)
+      ? await profile.loadedState(tier, askServer(provider, http)).then(
+          (word) => word?.loaded ?? null,
+          () => null,
+        )
+      : undefined;
 
     let ttftMs: number | null = null;
     let ttftProblem: string | null = null;

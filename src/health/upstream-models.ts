@@ -5,7 +5,7 @@ import { classifyStatus } from '../protocols/errors/classify-status.js';
 import { checkHeaders } from './provider-http.js';
 import { profileOf } from '../protocols/profiles.js';
 
-import type { ServerAnswer, ServerAsk } from '../protocols/core/provider-profile.js';
+import type { ModelListSource, ServerAnswer, ServerAsk } from '../protocols/core/provider-profile.js';
 
 export { besideApiRoot, servesModel } from '../protocols/core/provider-profile.js';
 import type { Http } from './deadline.js';
@@ -32,7 +32,7 @@ export async function listModels(provider: Provider, http: Http): Promise<ModelL
   for (const source of profileOf(provider).modelLists(provider)) {
     const answer = await getJson(source.url, provider, http);
     const names = answer.status >= 200 && answer.status < 300 ? source.names(answer.json) : null;
-    if (names) return { kind: 'listed', models: names };
+    if (names) return { kind: 'listed', models: await withLaterPages(source, answer.json, names, provider, http) };
     if (!source.decisive) continue;
     decisive = answer;
     if (answer.status === 401 || answer.status === 403) {
@@ -46,6 +46,22 @@ export async function listModels(provider: Provider, http: Http): Promise<ModelL
   const status = decisive?.status ?? 404;
   if (status < 300 || status === 404 || status === 405 || status === 501) return { kind: 'unlisted' };
   return { kind: 'rejected', auth: false, error: `the model list answered HTTP ${status}: ${decisive?.message}` };
+}
+
+/** Pages of one list read at most (Gemini's holds a few dozen models a page of 1000). */
+const MAX_PAGES = 10;
+
+/** A paginated list's later pages appended to its first (Gemini's `nextPageToken`); a page that fails ends it with what was read. */
+async function withLaterPages(source: ModelListSource, json: unknown, names: string[], provider: Provider, http: Http): Promise<string[]> {
+  let next = source.nextPage?.(json, source.url);
+  for (let page = 1; next !== undefined && page < MAX_PAGES; page++) {
+    const answer = await getJson(next, provider, http).catch(() => null);
+    const more = answer && answer.status >= 200 && answer.status < 300 ? source.names(answer.json) : null;
+    if (!more) break;
+    names.push(...more);
+    next = source.nextPage?.(answer?.json, next);
+  }
+  return names;
 }
 
 /** A 503 that says the server is loading (llama.cpp: `Loading model`), not one that says it is overloaded. */

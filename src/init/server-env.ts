@@ -13,7 +13,7 @@ export const INIT_ENV_HELP = [
   "  OLLAMA_HOST              Ollama's own: host, host:port or http(s)://host:port",
   "  LLAMA_ARG_HOST, LLAMA_ARG_PORT   llama-server's own",
   'Cloud keys that each add a tier: ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY,',
-  '  GEMINI_API_KEY, GROQ_API_KEY, MISTRAL_API_KEY, DEEPSEEK_API_KEY (referenced as ${VAR}, never copied).',
+  '  GEMINI_API_KEY (or GOOGLE_API_KEY), GROQ_API_KEY, MISTRAL_API_KEY, DEEPSEEK_API_KEY (referenced as ${VAR}, never copied).',
 ];
 
 export function discoverOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): DiscoverOptions {

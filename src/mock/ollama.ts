@@ -1,14 +1,16 @@
 import { performance } from 'node:perf_hooks';
 import { isRecord } from '../util/is-record.js';
 import { openaiModelById, openaiWire } from './openai.js';
-import type { Answer, Frames, MockApi, MockWire } from './wire.js';
+import { ollamaLoading } from '../protocols/ollama/load.js';
+import type { OllamaForm } from '../protocols/ollama/render.js';
+import type { Answer, Facts, Frames, MockApi, MockWire } from './wire.js';
 import { countWords, toolTokens } from './wire.js';
 
 /**
  * `llm-route mock --protocol ollama`: Ollama's native API as a server of version 0.12 answers it
- * (/api/chat streamed as NDJSON, the model list, show, ps, version, the load request of
- * /api/generate) and its OpenAI-compatible /v1/chat/completions. It has one model, `--name`
- * (`:latest` added when it has no tag), always loaded; a chat answers any model name.
+ * (/api/chat and /api/generate streamed as NDJSON or whole, their load requests, the model list,
+ * show, ps, version) and its OpenAI-compatible /v1/chat/completions. It has one model, `--name`
+ * (`:latest` added when it has no tag), always loaded; an answer answers any model name.
  */
 
 const VERSION = '0.12.6';
@@ -19,27 +21,36 @@ const DETAILS = { parent_model: '', format: 'gguf', family: 'llama', families: [
 const DIGEST = '6a5a1d4e5f0b2c3d8e9f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5';
 const MODIFIED_AT = '2026-01-05T09:30:00.000000000Z';
 
-export function ollamaWire(words: string[]): MockWire {
+/**
+ * One of Ollama's two generation endpoints: /api/chat writes each piece in `message`,
+ * /api/generate in `response` (its done line also carries `context`, the prompt and answer as
+ * tokens). Fields in the order Ollama 0.12 writes them: `done`, then `done_reason`, then the metrics.
+ */
+export function ollamaWire(words: string[], form: OllamaForm): MockWire {
+  const piece = form === 'chat' ? (text: string) => `"message":{"role":"assistant","content":${text}}` : (text: string) => `"response":${text}`;
   const textJson = JSON.stringify(words.join(''));
-  const contentTails = words.map((word) => `"message":{"role":"assistant","content":${JSON.stringify(word)}},"done":false}\n`);
+  const contentTails = words.map((word) => `${piece(JSON.stringify(word))},"done":false}\n`);
   return {
-    read: readChatRequest,
+    read: form === 'chat' ? readChatRequest : readGenerateRequest,
     streamHeaders: { 'content-type': 'application/x-ndjson' },
     error: ollamaError,
     frames(answer: Answer): Frames {
       const { request } = answer;
       const prefix = `{"model":${JSON.stringify(request.model)},"created_at":"${new Date().toISOString()}",`;
+      // A stand-in for the tokens of prompt and answer: as many as usage counts.
+      const context = form === 'generate' ? `"context":[${Array.from({ length: request.promptTokens + answer.tokens }, (_, i) => i + 1).join(',')}],` : '';
       const stats = (): string => {
         const totalNs = Math.round((performance.now() - answer.startedAt) * 1e6);
         const promptNs = Math.round(totalNs / 10);
         return `"total_duration":${totalNs},"load_duration":1334875,"prompt_eval_count":${request.promptTokens},"prompt_eval_duration":${promptNs},"eval_count":${answer.tokens},"eval_duration":${totalNs - promptNs}}`;
       };
+      const done = (text: string) => `${prefix}${piece(text)},"done":true,"done_reason":"stop",${context}${stats()}`;
       return {
         open: '',
         content: (i) => prefix + contentTails[i],
-        malformed: () => `${prefix}"message":{"role":"assistant","content":\n`,
-        end: () => `${prefix}"message":{"role":"assistant","content":""},"done_reason":"stop","done":true,${stats()}\n`,
-        whole: () => `${prefix}"message":{"role":"assistant","content":${textJson}},"done_reason":"stop","done":true,${stats()}`,
+        malformed: () => `${prefix}${piece('')}\n`,
+        end: () => `${done('""')}\n`,
+        whole: () => done(textJson),
       };
     },
   };
@@ -52,7 +63,8 @@ export function ollamaApi(name: string, words: string[]): MockApi {
   return {
     basePath: '',
     endpoints: {
-      '/api/chat': { method: 'POST', wire: ollamaWire(words) },
+      '/api/chat': { method: 'POST', wire: ollamaWire(words, 'chat'), before: loadRequest('chat') },
+      '/api/generate': { method: 'POST', wire: ollamaWire(words, 'generate'), before: loadRequest('generate') },
       '/api/tags': { method: 'GET', facts: () => ok({ models: [listed] }) },
       '/api/ps': {
         method: 'GET',
@@ -63,8 +75,6 @@ export function ollamaApi(name: string, words: string[]): MockApi {
       },
       '/api/show': { method: 'POST', facts: show },
       '/api/version': { method: 'GET', facts: () => ok({ version: VERSION }) },
-      // The documented load request (no prompt): the model is loaded already.
-      '/api/generate': { method: 'POST', facts: loadRequest },
       '/v1/chat/completions': { method: 'POST', wire: openaiWire(name, words) },
       '/v1/models': { method: 'GET', facts: () => ok({ object: 'list', data: [{ id: model, object: 'model', created: 1767605400, owned_by: 'library' }] }) },
       '/v1/models/': openaiModelById,
@@ -96,12 +106,14 @@ function show(body: unknown): { status: number; json: unknown } {
   };
 }
 
-function loadRequest(body: unknown): { status: number; json: unknown } {
-  if (!isRecord(body) || typeof body.model !== 'string' || body.model === '') return { status: 400, json: { error: 'model is required' } };
-  if (typeof body.prompt === 'string' && body.prompt !== '') {
-    return { status: 400, json: { error: 'llm-route mock answers /api/generate only as a load request (no prompt); use /api/chat' } };
-  }
-  return { status: 200, json: { model: body.model, created_at: new Date().toISOString(), response: '', done: true, done_reason: 'load' } };
+/** Ollama's load request (no prompt, no messages; `keep_alive` 0 unloads): the model is loaded already, and stays. */
+function loadRequest(form: OllamaForm): (body: unknown) => Facts | undefined {
+  const loading = ollamaLoading(form);
+  return (body) => {
+    if (!isRecord(body) || typeof body.model !== 'string' || body.model === '') return undefined;
+    const asked = loading.asks(body);
+    return asked && { status: 200, json: loading.answer(body.model, asked) };
+  };
 }
 
 function readChatRequest(body: unknown) {
@@ -110,6 +122,13 @@ function readChatRequest(body: unknown) {
   if (!Array.isArray(body.messages)) return 'messages: expected an array of chat messages';
   // Ollama streams unless told not to.
   return { model: body.model, stream: body.stream !== false, includeUsage: false, promptTokens: countWords(body.messages) + toolTokens(body.tools) };
+}
+
+function readGenerateRequest(body: unknown) {
+  if (!isRecord(body)) return 'the request body must be a JSON object';
+  if (typeof body.model !== 'string' || body.model === '') return 'model is required';
+  if (typeof body.prompt !== 'string') return 'prompt: expected a string';
+  return { model: body.model, stream: body.stream !== false, includeUsage: false, promptTokens: countWords(body.prompt) + countWords(body.system) };
 }
 
 function ollamaError(_status: number, message: string): string {

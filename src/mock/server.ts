@@ -7,7 +7,7 @@ import { ollamaApi } from './ollama.js';
 import { openaiApi } from './openai.js';
 import type { MockOptions } from './options.js';
 import { createRandom, forkRandom, type Random } from './random.js';
-import { completionWords, type Endpoint, type Frames, type MockApi, type MockWire } from './wire.js';
+import { completionWords, type Endpoint, type Facts, type Frames, type MockApi, type MockWire } from './wire.js';
 
 /**
  * The fault-injecting upstream behind `llm-route mock`, in the API --protocol names (openai.ts,
@@ -42,7 +42,12 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
     if (!endpoint) return sendError(res, api.error, 404, `no route for ${req.method} ${path}`, 'not_found');
     if (req.method !== endpoint.method) return sendError(res, api.error, 405, `${req.method} not allowed here: use ${endpoint.method}`);
     const rest = prefix ? decodeSegment(path.slice(prefix.length)) : '';
-    if ('wire' in endpoint) return readJson(req, res, endpoint.wire.error, (body) => answer(endpoint.wire, body, res));
+    if ('wire' in endpoint) {
+      return readJson(req, res, endpoint.wire.error, (body) => {
+        const fact = endpoint.before?.(body);
+        return fact ? sendFacts(res, fact) : answer(endpoint.wire, body, res);
+      });
+    }
     if (req.method === 'GET') return sendFacts(res, endpoint.facts(undefined, rest));
     readJson(req, res, api.error, (body) => sendFacts(res, endpoint.facts(body, rest)));
   });
@@ -189,7 +194,7 @@ function sendError(
   res.end(body);
 }
 
-function sendFacts(res: ServerResponse, { status, json }: { status: number; json: unknown }): void {
+function sendFacts(res: ServerResponse, { status, json }: Facts): void {
   const body = JSON.stringify(json);
   res.writeHead(status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(body) });
   res.end(body);

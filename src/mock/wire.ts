@@ -52,10 +52,18 @@ export interface MockWire {
 /**
  * An endpoint of the mock: an answer (the fault flags apply), or a fact about the server (a
  * model list, a version) as JSON; `rest` is what follows a prefix key (`/v1/models/{rest}`).
+ * `before`: a fact an answer's endpoint gives instead, for a body that asks no answer (Ollama's
+ * load request), without the fault flags.
  */
 export type Endpoint =
-  | { method: 'POST'; wire: MockWire }
-  | { method: 'GET' | 'POST'; facts: (body: unknown, rest: string) => { status: number; json: unknown } };
+  | { method: 'POST'; wire: MockWire; before?: (body: unknown) => Facts | undefined }
+  | { method: 'GET' | 'POST'; facts: (body: unknown, rest: string) => Facts };
+
+/** A fact about the server as it answers it: a status and a JSON body. */
+export interface Facts {
+  status: number;
+  json: unknown;
+}
 
 /** One API the mock speaks: where it sits and what it serves. */
 export interface MockApi {

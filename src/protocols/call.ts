@@ -75,8 +75,8 @@ export class UpstreamCall {
     if (request.embedding) return UpstreamCall.embeddings(tier, client, request, request.embedding.inputs);
     const wire = wireFor(tier.provider, request.protocol);
     if (request.operation === 'count_tokens') {
-      // Only a server that speaks Messages counts Messages tokens; llm-route counts them itself otherwise.
-      if (wire.protocol !== request.protocol || !wire.countTokensRequest) return { unsupported: 'this tier does not count Messages tokens' };
+      // Only a server that speaks the client's protocol counts its tokens (Messages', Gemini's); llm-route counts them itself otherwise.
+      if (wire.protocol !== request.protocol || !wire.countTokensRequest) return { unsupported: `this tier does not count ${request.protocol} tokens` };
       return new UpstreamCall(tier, wire, wire.countTokensRequest(tier.provider, tier, request.body, request.headers), true, client, request, null);
     }
     const scope = toolText !== null && tier.tool_text !== 'off' ? toolText : null;
@@ -156,6 +156,11 @@ export class UpstreamCall {
     return new UpstreamCall(tier, wire, upstream, false, client, request, null);
   }
 
+  /** The model an answer rendered from this call names: its tier's, never the route's name (docs/protocols.md, "Relay or translation"). */
+  get model(): string {
+    return this.tier.model;
+  }
+
   /**
    * A fresh reader of one attempt's stream: the wire's, behind the hold of tool calls written as
    * text when the request has tools. `last`: whether the tier is the last this request will try.
@@ -172,9 +177,9 @@ export class UpstreamCall {
       const relay = this.client.relay(this.clientRequest);
       // A relay whose answer may turn out to be a call written as text waits for the reader's decision.
       if (!this.scope) return relay;
-      return new TextCallOutput(relay, () => this.client.renderer(this.clientRequest), this.client.handover(this.clientRequest));
+      return new TextCallOutput(relay, () => this.client.renderer(this.clientRequest, this.model), this.client.handover(this.clientRequest, this.model));
     }
-    const renderer = this.client.renderer(this.clientRequest);
+    const renderer = this.client.renderer(this.clientRequest, this.model);
     return this.request.answerTool ? new TranslatedOutput(renderer, new AnswerToolStage(readParts, this.request.answerTool)) : new TranslatedOutput(renderer);
   }
 
@@ -198,7 +203,7 @@ export class UpstreamCall {
       if (recovered === 'undecided' || (recovered && 'badToolCall' in recovered)) return recovered;
       if (recovered)
         return {
-          answer: { status, contentType: 'application/json', body: Buffer.from(this.client.renderResponse(recovered, this.clientRequest)) },
+          answer: { status, contentType: 'application/json', body: Buffer.from(this.client.renderResponse(recovered, this.clientRequest, this.model)) },
           usage: recovered.usage,
         };
     }
@@ -209,7 +214,7 @@ export class UpstreamCall {
     }
     const response = this.decodeResponse(body);
     if (response === 'not_json') return response;
-    const rendered = Buffer.from(this.client.renderResponse(response, this.clientRequest));
+    const rendered = Buffer.from(this.client.renderResponse(response, this.clientRequest, this.model));
     return { answer: { status, contentType: 'application/json', body: rendered }, usage: response.usage };
   }
 

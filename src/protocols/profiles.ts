@@ -1,6 +1,7 @@
 import type { Provider } from '../config/schema.js';
 import { openaiProfile } from './chat/profile.js';
 import type { ProviderProfile } from './core/provider-profile.js';
+import { geminiProfile } from './gemini/profile.js';
 import { anthropicProfile } from './messages/profile.js';
 import { ollamaProfile } from './ollama/profile.js';
 
@@ -9,6 +10,7 @@ const PROFILES: Record<Provider['type'], ProviderProfile> = {
   openai: openaiProfile,
   anthropic: anthropicProfile,
   ollama: ollamaProfile,
+  gemini: geminiProfile,
 };
 
 /** What other rooms ask of a provider, answered by its type (docs/architecture.md, "a provider's profile"). */

@@ -1,7 +1,10 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Provider } from '../config/schema.js';
 import type { ClientProtocol } from './core/names.js';
 import { chatClient } from './chat/client.js';
 import { chatWire } from './chat/wire.js';
+import { geminiClient } from './gemini/client.js';
+import { geminiWire } from './gemini/wire.js';
 import { messagesClient } from './messages/client.js';
 import { messagesWire } from './messages/wire.js';
 import { ollamaClient } from './ollama/client.js';
@@ -15,6 +18,7 @@ import type { EmbeddingClient, EmbeddingWire, ProtocolEmbeddings } from './core/
 import { openaiEmbeddings } from './chat/embeddings.js';
 import { ollamaEmbeddings } from './ollama/embeddings.js';
 import { parseEmbeddings } from './embeddings/inputs.js';
+import { callsUnder, modelInPath, type PathTemplate, templateOf } from './core/endpoint-path.js';
 
 /** The protocols with embeddings (docs/embeddings.md): a protocol's embeddings are a file in its folder plus a line here. */
 const EMBEDDINGS: Partial<Record<WireProtocol, ProtocolEmbeddings>> = {
@@ -28,6 +32,7 @@ const CLIENTS: Record<ClientProtocol, ClientCodec> = {
   responses: responsesClient,
   messages: messagesClient,
   ollama: withEmbeddings(ollamaClient),
+  gemini: geminiClient,
 };
 
 /** A client codec with its protocol's embeddings endpoints added (each served with the protocol's errors), when it has some. */
@@ -46,7 +51,9 @@ function embeddingCodec(codec: ClientCodec, client: EmbeddingClient): ClientCode
     ...codec,
     endpoints: [],
     embeddings: client,
-    parse: (body, headers, credential) => parseEmbeddings(codec.protocol, client.read, body, headers, credential),
+    // A batch with no input is answered as one (no vectors), never taken for a model load.
+    loading: undefined,
+    parse: (body, headers, credential, target) => parseEmbeddings(codec.protocol, client.read, body, headers, credential, target),
   };
 }
 
@@ -66,6 +73,7 @@ const WIRES: Record<WireProtocol, WireCodec> = {
   responses: responsesWire,
   messages: messagesWire,
   ollama: ollamaWire,
+  gemini: geminiWire,
 };
 
 /** The client codecs in the order they are registered (Chat Completions first: the shape of answers to paths no protocol owns). */
@@ -85,23 +93,68 @@ export interface ServedEndpoint {
   codec: ClientCodec;
 }
 
-/** Every endpoint of every client codec, by path. */
-const ENDPOINTS: ReadonlyMap<string, ServedEndpoint> = new Map(
-  CLIENT_LIST.flatMap((codec) => codec.endpoints.map((endpoint): [string, ServedEndpoint] => [endpoint.path, { endpoint, codec }])),
-);
-
-/** The client endpoint at `path`, if a codec names one. */
-export function clientEndpoint(path: string): ServedEndpoint | undefined {
-  return ENDPOINTS.get(path);
+/** An endpoint a request's path reaches, with the route a template in it named. */
+export interface EndpointMatch extends ServedEndpoint {
+  model?: string;
 }
 
-/** The codec whose error shape an answer to `path` takes: its endpoint's, or one whose paths it falls under; else Chat Completions'. */
-export function codecOfPath(path: string): ClientCodec {
-  const served = ENDPOINTS.get(path);
-  if (served) return served.codec;
+const served: ServedEndpoint[] = CLIENT_LIST.flatMap((codec) => codec.endpoints.map((endpoint) => ({ endpoint, codec })));
+
+/** Every exact path of every client codec, each with its endpoints (several when they claim their requests: `GET /v1/models`). */
+const EXACT: ReadonlyMap<string, readonly ServedEndpoint[]> = served.reduce((byPath, one) => {
+  if (templateOf(one.endpoint.path) === null) byPath.set(one.endpoint.path, [...(byPath.get(one.endpoint.path) ?? []), one]);
+  return byPath;
+}, new Map<string, ServedEndpoint[]>());
+
+/** The templated paths, method calls (`…{model}:generateContent`) before a model's own path (`…/models/{model}`). */
+const TEMPLATES: ReadonlyArray<{ template: PathTemplate; served: ServedEndpoint }> = served
+  .map((one) => ({ template: templateOf(one.endpoint.path), served: one }))
+  .filter((entry): entry is { template: PathTemplate; served: ServedEndpoint } => entry.template !== null)
+  .sort((a, b) => Number(a.template.tail === '') - Number(b.template.tail === ''));
+
+/**
+ * The client endpoint `path` reaches for this request: an exact path's first endpoint that claims
+ * it (or claims nothing), else a template's, with the route its path names. Undefined: no codec
+ * serves it (the server's own paths, or none).
+ */
+export function matchEndpoint(path: string, headers: IncomingHttpHeaders, query: URLSearchParams): EndpointMatch | undefined {
+  const exact = EXACT.get(path);
+  if (exact !== undefined) {
+    for (const one of exact) if (claimed(one.endpoint, headers, query)) return one;
+    return undefined;
+  }
+  if (TEMPLATES.length === 0) return undefined;
+  for (const { template, served: one } of TEMPLATES) {
+    const model = modelInPath(template, path);
+    if (model !== undefined && claimed(one.endpoint, headers, query)) return { ...one, model };
+  }
+  return undefined;
+}
+
+function claimed(endpoint: ClientEndpoint, headers: IncomingHttpHeaders, query: URLSearchParams): boolean {
+  return endpoint.serves !== 'info' || endpoint.claims === undefined || endpoint.claims(headers, query);
+}
+
+/** Whether some codec serves `path` (for some request). */
+export function servesPath(path: string): boolean {
+  return EXACT.has(path) || TEMPLATES.some(({ template }) => modelInPath(template, path) !== undefined);
+}
+
+/**
+ * The codec whose error shape an answer to `path` takes: the endpoint's it reaches, or one whose
+ * paths it falls under (a prefix it names, or a method call under one of its templates: Gemini's
+ * `/v1/models/x:embedContent`); else Chat Completions'. Without the request's headers, an
+ * endpoint that claims its requests claims none.
+ */
+export function codecOfPath(path: string, headers: IncomingHttpHeaders = {}, query: URLSearchParams = NO_QUERY): ClientCodec {
+  const match = matchEndpoint(path, headers, query);
+  if (match) return match.codec;
+  for (const { template, served: one } of TEMPLATES) if (callsUnder(template, path)) return one.codec;
   for (const codec of CLIENT_LIST) if (codec.pathPrefix !== undefined && path.startsWith(codec.pathPrefix)) return codec;
   return CLIENT_LIST[0];
 }
+
+const NO_QUERY = new URLSearchParams();
 
 export function wireCodec(protocol: WireProtocol): WireCodec {
   return WIRES[protocol];

@@ -54,11 +54,12 @@ export function timeoutError(
   ms: number,
   phase: Phase,
 ): AttemptError {
+  // A stream's silence is measured in content (keep-alives are not progress), a whole answer's in bytes.
   const what = {
     connect_timeout: 'no connection',
     ttft_timeout: 'no first token',
     total_timeout: 'no complete answer',
-    idle_timeout: 'no bytes',
+    idle_timeout: phase === 'idle' ? 'no content' : 'no bytes',
     deadline: 'route deadline reached, no first token',
   }[reason];
   // The route's deadline cut the attempt short: the budget ran out, not the tier.
@@ -72,7 +73,7 @@ export function statusError(verdict: StatusVerdict, answer: UpstreamAnswer): Att
     failover: verdict.failover,
     retryable: verdict.retryable,
     status: answer.status,
-    retryAfterMs: parseRetryAfter(answer.headers['retry-after']),
+    retryAfterMs: verdict.retryAfterMs ?? parseRetryAfter(answer.headers['retry-after']),
     upstream: answer,
     // An input this server cannot take says nothing about its health.
     blame: verdict.healthNeutral ? null : undefined,

@@ -173,7 +173,9 @@ export function startStream(site: AttemptSite, t: number, tier: Tier, call: Upst
   const budget = Math.min(ttftMs, Math.ceil(remaining));
   // Only a resume route keeps what the client has (src/proxy/resume/resume-state.ts); others pay nothing.
   const resume =
-    place.output === undefined && req.route.on_break === 'resume' && req.route.resume_max > 0 ? new ResumeState(call, req.codec, req.request) : null;
+    place.output === undefined && req.route.on_break === 'resume' && req.route.resume_max > 0
+      ? new ResumeState(call, req.codec, req.request, req.route.stall)
+      : null;
   const door = place.door;
   const port = door ? door.portFor() : null;
   const attempt = new StreamAttempt({
@@ -186,6 +188,7 @@ export function startStream(site: AttemptSite, t: number, tier: Tier, call: Upst
     output: place.output ?? (resume ? resume.output : call.streamOutput()),
     port: port ?? place.port ?? req.port,
     keepOpen: resume?.keepOpen,
+    stall: resume?.stall,
     ordinal: req.log.records.length + 1,
     telemetry: app.telemetry,
     route: req.route.name,

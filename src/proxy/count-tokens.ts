@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ClientCodec, TokenCounting } from '../protocols/core/client-codec.js';
+import type { ClientCodec, RequestTarget, TokenCounting } from '../protocols/core/client-codec.js';
 import { tokenCounter } from '../tokens/count.js';
 import { Exchange, type ProxyView } from './exchange.js';
 import { readRequest } from './model-request.js';
@@ -17,10 +17,11 @@ export async function serveTokenCount(
   codec: ClientCodec,
   counting: TokenCounting,
   id: string,
+  target: RequestTarget,
 ): Promise<void> {
   const exchange = new Exchange(app, res, codec, id);
   try {
-    const incoming = await readRequest(req, exchange, { counting: true });
+    const incoming = await readRequest(req, exchange, target, { counting: true });
     if (!incoming) return;
     const request = counting.asCount(incoming.request);
     // A count never streams: the exchange's commit port is never called.

@@ -154,7 +154,7 @@ export class Exchange implements Arrival {
       'x-llm-route-ttft-ms',
       String(Math.round(ttftMs)),
       'content-type',
-      this.codec.streamType,
+      this.routed?.request.streamType ?? this.codec.streamType,
       'cache-control',
       'no-cache',
       'x-accel-buffering',

@@ -3,7 +3,7 @@ import { reachedOnlyByCatchAll } from '../config/find-route.js';
 import type { Config, Route, Rule } from '../config/schema.js';
 import { closesConnection, readJsonBody } from '../http/read-body.js';
 import type { ClientRequest } from '../protocols/core/types.js';
-import type { ClientCodec } from '../protocols/core/client-codec.js';
+import { type ClientCodec, PLAIN_TARGET, type RequestTarget } from '../protocols/core/client-codec.js';
 import type { SaverMeasure } from '../telemetry/events.js';
 import { answer, noLocalTier } from './answer-request.js';
 import { Exchange, type ProxyView } from './exchange.js';
@@ -11,6 +11,7 @@ import { enterIdempotent, type IdempotentRun } from './idempotent-request.js';
 import { routeRequest } from './route-request.js';
 import { refuseStream } from './refuse-stream.js';
 import { wrongKind } from './route-kind.js';
+import { serveModelLoad } from './model-load.js';
 import { chooseRoute } from '../rules/choose-route.js';
 import { takesClientCredentials } from '../config/all-tiers.js';
 import { captureCredential, type ClientCredential } from '../protocols/core/credential.js';
@@ -19,15 +20,26 @@ import { captureCredential, type ClientCredential } from '../protocols/core/cred
  * A request for a model (Chat Completions, Responses, Messages), read top-down: read it,
  * route it through the tiers, answer in whatever shape the routing loop ended in.
  */
-export async function serveModelRequest(req: IncomingMessage, res: ServerResponse, app: ProxyView, codec: ClientCodec, id: string): Promise<void> {
+export async function serveModelRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  app: ProxyView,
+  codec: ClientCodec,
+  id: string,
+  target: RequestTarget = PLAIN_TARGET,
+): Promise<void> {
   const exchange = new Exchange(app, res, codec, id);
   let idempotent: IdempotentRun | null = null;
   let streamSlot = false;
   try {
-    const incoming = await readRequest(req, exchange);
+    const incoming = await readRequest(req, exchange, target);
     if (!incoming) return;
+    // A request that only loads (or unloads) the model is no generation: answered apart (model-load.ts).
+    const loading = exchange.codec.loading;
+    const asked = loading?.asks(incoming.request.body);
+    if (loading && asked) return await serveModelLoad(exchange, app, incoming.route, incoming.request, loading, asked);
     // Most routes have no savers: no call and no await for them.
-    const saved = incoming.route.savers.length === 0 ? null : await saveTokens(exchange, incoming.route, incoming.request, req);
+    const saved = incoming.route.savers.length === 0 ? null : await saveTokens(exchange, incoming.route, incoming.request, req, target);
     const request = saved?.request ?? incoming.request;
     const routing = exchange.begin(incoming.route, request, { savers: saved?.savers, rule: incoming.rule?.label, bytes: incoming.bytes });
     // No key, no deduplication: a request without one pays nothing here.
@@ -48,7 +60,8 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
     if (answering instanceof Promise) await answering;
   } catch (err) {
     // A bug must cost one request, never the server; and it still ends with its request_end.
-    process.stderr.write(`llm-route: internal error on ${req.method} ${req.url}: ${(err as Error).stack ?? err}\n`);
+    // The path only: a query may carry a key (Gemini's `?key=`).
+    process.stderr.write(`llm-route: internal error on ${req.method} ${(req.url ?? '').split('?')[0]}: ${(err as Error).stack ?? err}\n`);
     exchange.fail(
       { status: 500, kind: 'internal', code: 'internal_error', message: 'internal error in llm-route' },
       { outcome: 'failed', logged: 'internal error' },
@@ -72,6 +85,7 @@ export async function serveModelRequest(req: IncomingMessage, res: ServerRespons
 export async function readRequest(
   req: IncomingMessage,
   exchange: Exchange,
+  target: RequestTarget,
   { counting = false } = {},
 ): Promise<{ route: Route; request: ClientRequest; rule: Rule | null; bytes: number } | null> {
   const body = await readJsonBody(req, exchange.config.server.max_body_bytes, exchange.codec.anyContentType);
@@ -85,7 +99,9 @@ export async function readRequest(
     exchange.fail(error, { outcome: 'bad_request' }, closesConnection(body) ? { connection: 'close' } : {});
     return null;
   }
-  const parsed = exchange.codec.parse(withDefaultModel(body.value, exchange.config), req.headers, credentialOf(req, exchange));
+  // A route named in the path (Gemini's) is never a body's: the body keeps no `model` it did not send.
+  const sent = target.model === undefined ? withDefaultModel(body.value, exchange.config) : body.value;
+  const parsed = exchange.codec.parse(sent, req.headers, credentialOf(req, exchange, target), target);
   if (!parsed.ok) {
     exchange.fail({ status: 400, kind: 'invalid_request', code: 'invalid_request', message: parsed.message }, { outcome: 'bad_request' });
     return null;
@@ -123,9 +139,9 @@ export async function readRequest(
 }
 
 /** The client's own credential, taken once here when a provider of the tier file is sent it (api_key: from_client). */
-function credentialOf(req: IncomingMessage, exchange: Exchange): ClientCredential | undefined {
+function credentialOf(req: IncomingMessage, exchange: Exchange, target: RequestTarget): ClientCredential | undefined {
   const { config, codec } = exchange;
-  return takesClientCredentials(config) ? captureCredential(req.headers, codec.credential, config.server.auth_token) : undefined;
+  return takesClientCredentials(config) ? captureCredential(req.headers, codec.credential, config.server.auth_token, target.query) : undefined;
 }
 
 /** A body without `model` names the default route, when the tier file has one (as LiteLLM and llama.cpp accept). */
@@ -144,12 +160,13 @@ async function saveTokens(
   route: Route,
   request: ClientRequest,
   req: IncomingMessage,
+  target: RequestTarget,
 ): Promise<{ request: ClientRequest; savers?: SaverMeasure[] }> {
   // Loaded on use (preloaded by the server for a config with savers): routes without them never load them.
   const { applyRouteSavers } = await import('../savers/route-savers.js');
   const saved = await applyRouteSavers(route, request.protocol, request.body);
   const savers = saved.measures.length > 0 ? saved.measures : undefined;
   if (!saved.changed) return { request, savers };
-  const reparsed = exchange.codec.parse(saved.body, req.headers, request.headers.credential);
+  const reparsed = exchange.codec.parse(saved.body, req.headers, request.headers.credential, target);
   return { request: reparsed.ok ? reparsed.request : request, savers };
 }

@@ -74,7 +74,8 @@ export function requestEnd(ending: Ending, fields: FinishFields): RequestFinishe
     // The agent session the client named (a request that never began has none).
     session: routed ? ending.codec.session(routed.request) : undefined,
     http: {
-      path: ending.incoming.url,
+      // The path only: a query may carry a key (Gemini's `?key=`), and no subscriber needs one.
+      path: ending.incoming.url?.split('?', 1)[0],
       traceparent: stringField(ending.incoming.headers.traceparent),
       tracestate: stringField(ending.incoming.headers.tracestate),
     },

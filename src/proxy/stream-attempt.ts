@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, RAW } from '../protocols/core/types.js';
+import { EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, EVENT_PROGRESS, RAW } from '../protocols/core/types.js';
 import type { Usage } from '../protocols/core/usage.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 import type { Framer } from '../sse/framer.js';
@@ -33,7 +33,7 @@ export type CommitResult = { committed: true; relay: StreamRelay; elapsedMs: num
  * `committed` settles with the error and the routing loop moves on. At commit it hands the
  * commit port's sink, what it held and the rest of the stream to a StreamRelay, and is done.
  * A tool call written as text whose first bytes came within the budget meets the TTFT: it is
- * held (no commit) while bytes keep arriving, until it closes, or idle_ms of silence, the
+ * held (no commit) while content keeps arriving, until it closes, or idle_ms of silence, the
  * opt-in stream_max_ms or the answer cap ends it (docs/tool-text.md).
  */
 export class StreamAttempt implements AnswerReader {
@@ -93,7 +93,6 @@ export class StreamAttempt implements AnswerReader {
   }
 
   onBody(chunk: Buffer): void {
-    this.holdIdle?.refresh();
     this.framer.push(chunk, this.onEvent);
     // Committed inside this chunk: the relay sends what the chunk's later events queued.
     if (this.relay) return this.relay.endOfChunk(null);
@@ -142,6 +141,8 @@ export class StreamAttempt implements AnswerReader {
     const tally = this.tally;
     if (!tally.read(data)) return;
     const flags = tally.facts.flags;
+    // A held form's silence ends with content only (its own text included), as a committed stream's does.
+    if (flags & EVENT_PROGRESS) this.holdIdle?.refresh();
     if (flags & EVENT_ERROR) return this.stop(upstreamErrorBeforeContent(data, tally.facts));
     // A terminator before any content is an empty stream; one that is also the finish (Ollama's
     // done line, Responses' response.completed) is an answer that happens to be empty. (Unless the
@@ -164,7 +165,7 @@ export class StreamAttempt implements AnswerReader {
 
   /**
    * A tool call written as text began within the TTFT budget, which it meets: from now on the
-   * hold lasts while bytes keep arriving (idle_ms, refreshed by every chunk), to the tier's
+   * hold lasts while content keeps arriving (idle_ms, refreshed by each event with content), to the tier's
    * stream_max_ms when set; total_ms and the route's deadline, which bound a wait for first
    * content, no longer apply, as they do not to a committed stream.
    */
@@ -234,7 +235,7 @@ export class StreamAttempt implements AnswerReader {
 
   private static holdStalled(attempt: StreamAttempt): void {
     const idleMs = attempt.input.tier.timeouts.idle_ms;
-    attempt.cutHold(timeoutError('idle_timeout', idleMs, 'idle'), `stalled: no bytes for idle_ms (${idleMs} ms)`);
+    attempt.cutHold(timeoutError('idle_timeout', idleMs, 'idle'), `stalled: no content for idle_ms (${idleMs} ms)`);
   }
 
   private static holdCapped(attempt: StreamAttempt): void {

@@ -1,12 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { EVENT_ERROR, RAW, type StreamOutput } from '../protocols/core/types.js';
+import { EVENT_ERROR, EVENT_PROGRESS, RAW, type StreamOutput } from '../protocols/core/types.js';
 import type { FinishReason } from '../protocols/core/neutral.js';
 import type { Usage } from '../protocols/core/usage.js';
 import type { Framer } from '../sse/framer.js';
-import { AttemptError, type Phase, timeoutError } from './attempt-error.js';
+import { AttemptError, type Phase } from './attempt-error.js';
 import { ClientWriter, type Upstream } from './client-writer.js';
 import type { Tier } from '../config/schema.js';
 import type { ClientLifetime } from '../util/client-lifetime.js';
+import { SilenceGuard, type StallWatch } from './silence-guard.js';
 import { MAX_EVENT_BYTES, tooLargeEvent } from './stream-errors.js';
 import type { StreamSink } from './stream-sink.js';
 import type { StreamTally } from './stream-tally.js';
@@ -43,6 +44,8 @@ export interface RelayInput {
    * the client's response open (no error event) for a recovery, and `finished` carries the sink.
    */
   keepOpen?: (err: AttemptError) => boolean;
+  /** Set with `keepOpen`: the learned stall, a silence judged by the stream's own pace (src/proxy/silence-guard.ts). */
+  stall?: StallWatch;
 }
 
 /** How long an upstream may keep its response open after its terminator before it is cut. */
@@ -50,9 +53,11 @@ const UPSTREAM_LINGER_MS = 2_000;
 
 /**
  * A committed stream, from the commit point to its end: each event goes to the output (its
- * upstream bytes unchanged when relayed), through the client writer's backpressure, guarded by
- * an exact idle timer. It ends complete (the output adds a missing terminator) or with one
- * error event; `finished` says which. There is no failover from here.
+ * upstream bytes unchanged when relayed), through the client writer's backpressure, guarded
+ * against silence (idle_ms, and on a resume route the learned stall): only content ends a
+ * silence, keep-alives are relayed but are not progress. It ends complete (the output adds a
+ * missing terminator) or with one error event; `finished` says which. There is no failover
+ * from here.
  */
 export class StreamRelay implements AnswerReader, Upstream {
   readonly finished: Promise<StreamEnd>;
@@ -65,7 +70,9 @@ export class StreamRelay implements AnswerReader, Upstream {
   private altered = false;
   private readonly output: StreamOutput;
   private readonly writer: ClientWriter;
-  private readonly idleTimer: NodeJS.Timeout;
+  private readonly silence: SilenceGuard;
+  /** The chunk being framed carried content already (a gap is one chunk's arrival to the next's; the commit's counts). */
+  private progressed = true;
   /** The tier's opt-in `stream_max_ms`; total_ms ended at commit (see UpstreamDispatch.handOver). */
   private readonly capTimer: NodeJS.Timeout | undefined;
 
@@ -79,7 +86,7 @@ export class StreamRelay implements AnswerReader, Upstream {
   ) {
     this.output = input.output;
     this.finished = new Promise((resolve) => (this.resolveFinished = resolve));
-    this.idleTimer = setTimeout(StreamRelay.idleExpired, input.tier.timeouts.idle_ms, this);
+    this.silence = new SilenceGuard(input.tier.timeouts.idle_ms, input.stall, this.clientPaused, this.silent);
     const capMs = input.tier.timeouts.stream_max_ms;
     if (capMs > 0) this.capTimer = setTimeout(StreamRelay.capReached, Math.max(0, capMs - dispatch.elapsedMs), this);
     this.writer = new ClientWriter(sink, this, input.client);
@@ -92,6 +99,7 @@ export class StreamRelay implements AnswerReader, Upstream {
 
   onBody(chunk: Buffer): void {
     this.altered = false;
+    this.progressed = false;
     const aligned = this.framer.push(chunk, this.onEvent);
     this.endOfChunk(aligned ? chunk : null);
   }
@@ -103,7 +111,6 @@ export class StreamRelay implements AnswerReader, Upstream {
   endOfChunk(whole: Buffer | null): void {
     if (!this.relaying) return; // ended inside this chunk
     if (this.framer.pendingBytes > MAX_EVENT_BYTES) return this.onBroken(tooLargeEvent());
-    this.idleTimer.refresh();
     if (this.out.length === 0) return;
     const bytes = whole !== null && !this.altered ? whole : this.takeOut();
     this.out = [];
@@ -121,6 +128,10 @@ export class StreamRelay implements AnswerReader, Upstream {
       return;
     }
     const flags = tally.facts.flags;
+    if (flags & EVENT_PROGRESS && !this.progressed) {
+      this.progressed = true;
+      this.silence.progress();
+    }
     if (flags & EVENT_ERROR) {
       this.flushOut();
       return this.interrupt(
@@ -171,7 +182,7 @@ export class StreamRelay implements AnswerReader, Upstream {
   }
 
   resume(): void {
-    this.idleTimer.refresh();
+    this.silence.restart();
     this.dispatch.resume();
   }
 
@@ -233,7 +244,7 @@ export class StreamRelay implements AnswerReader, Upstream {
   private settle(interruption: AttemptError | null): void {
     if (!this.relaying) return;
     this.relaying = false;
-    clearTimeout(this.idleTimer);
+    this.silence.stop();
     clearTimeout(this.capTimer);
     this.dispatch.finish();
     const tally = this.tally;
@@ -249,14 +260,10 @@ export class StreamRelay implements AnswerReader, Upstream {
     });
   }
 
-  private static idleExpired(relay: StreamRelay): void {
-    // A client that is not reading pauses the upstream; that silence is not the upstream's.
-    if (relay.writer.paused) {
-      relay.idleTimer.refresh();
-      return;
-    }
-    relay.interrupt(timeoutError('idle_timeout', relay.input.tier.timeouts.idle_ms, 'idle'));
-  }
+  private readonly clientPaused = (): boolean => this.writer.paused;
+
+  /** idle_ms, or the learned stall, of silence: a break (a resume route's recovery may mend it). */
+  private readonly silent = (err: AttemptError): void => this.interrupt(err);
 
   private static capReached(relay: StreamRelay): void {
     const capMs = relay.input.tier.timeouts.stream_max_ms;

@@ -1,5 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { modelClass } from '../config/find-route.js';
+import type { ClientRequest } from '../protocols/core/types.js';
+import { geminiCliClass, isGeminiCli } from './gemini-cli-class.js';
 
 /**
  * Who sent a request and what for (docs/rules.md), from what each client itself
@@ -17,8 +19,9 @@ import { modelClass } from '../config/find-route.js';
  * JetBrains send no name of their own), and a user-agent that names one — `ollama-js/…`,
  * `ollama-python/…`, and VS Code's Copilot (`GitHubCopilotChat/…`), whose Ollama provider sends
  * its chat to /v1/chat/completions.
+ * Gemini CLI: its user-agent (gemini-cli-class.ts).
  */
-export type ClientKind = 'claude-code' | 'codex' | 'ollama' | 'other';
+export type ClientKind = 'claude-code' | 'codex' | 'gemini-cli' | 'ollama' | 'other';
 export type RequestClass = 'main' | 'background' | 'subagent';
 
 const OLLAMA_AGENTS = /^(ollama-js|ollama-python|GitHubCopilotChat)\//;
@@ -29,6 +32,7 @@ export function identifyClient(headers: IncomingHttpHeaders, spokenFor?: ClientK
   if (agent.startsWith('claude-cli/') || headers['x-claude-code-request-class'] !== undefined) return 'claude-code';
   const originator = headers.originator;
   if (agent.startsWith('codex_') || (typeof originator === 'string' && originator.startsWith('codex_'))) return 'codex';
+  if (isGeminiCli(agent)) return 'gemini-cli';
   if (spokenFor) return spokenFor;
   return OLLAMA_AGENTS.test(agent) ? 'ollama' : 'other';
 }
@@ -43,7 +47,8 @@ const CLAUDE_CODE_LABELS: Record<string, RequestClass> = { main: 'main', subagen
 /** Codex's own housekeeping runs; any other `x-openai-subagent` (review, collab_spawn, …) is a subagent. */
 const CODEX_BACKGROUND = new Set(['compact', 'memory_consolidation']);
 
-export function requestClass(client: ClientKind, headers: IncomingHttpHeaders, model: string, body: Record<string, unknown>): RequestClass {
+export function requestClass(client: ClientKind, headers: IncomingHttpHeaders, request: Pick<ClientRequest, 'model' | 'body' | 'stream'>): RequestClass {
+  const { model, body } = request;
   if (client === 'claude-code') {
     const label = headers['x-claude-code-request-class'];
     const labelled = typeof label === 'string' ? CLAUDE_CODE_LABELS[label.trim().toLowerCase()] : undefined;
@@ -54,6 +59,7 @@ export function requestClass(client: ClientKind, headers: IncomingHttpHeaders, m
     const subagent = headers['x-openai-subagent'];
     if (typeof subagent === 'string' && subagent !== '') return CODEX_BACKGROUND.has(subagent) ? 'background' : 'subagent';
   }
+  if (client === 'gemini-cli') return modelClass(model) ?? geminiCliClass(body, request.stream);
   return modelClass(model) ?? 'main';
 }
 

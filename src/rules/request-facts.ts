@@ -35,7 +35,7 @@ export class RequestFacts {
   }
 
   get class(): RequestClass {
-    return (this.klass ??= requestClass(this.client, this.headers, this.request.model, this.request.body));
+    return (this.klass ??= requestClass(this.client, this.headers, this.request));
   }
 
   get thinking(): boolean {

@@ -100,7 +100,7 @@ export class BodyView implements ConversationView, ConversationBuilder {
 
   addContentItem(message: Message, array: unknown[], index: number, path: string, options: ContentOptions): void {
     const item = array[index];
-    if (!isRecord(item) || typeof item.text !== 'string' || !isOneOf(options.textTypes, item.type)) return;
+    if (!isRecord(item) || typeof item.text !== 'string' || (options.textTypes !== undefined && !isOneOf(options.textTypes, item.type))) return;
     const removal: Removal = { kind: 'item', array, item, whenEmpty: options.whenEmpty ?? 'message' };
     message.slots.push(new Slot(message, item, 'text', `${path}.text`, options.toolResult, removal));
   }

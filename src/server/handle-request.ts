@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { handleAdmin } from '../control/admin-api.js';
 import { sendJson } from '../http/respond.js';
-import { clientCodecs } from '../protocols/registry.js';
+import { clientCodecs, matchEndpoint } from '../protocols/registry.js';
 import type { ErrorSpec } from '../protocols/core/types.js';
-import type { ClientCodec, ClientEndpoint } from '../protocols/core/client-codec.js';
+import { type ClientCodec, type ClientEndpoint, PLAIN_TARGET, type RequestTarget } from '../protocols/core/client-codec.js';
 import { serveTokenCount } from '../proxy/count-tokens.js';
 import { serveModelRequest } from '../proxy/model-request.js';
 import { presentsToken } from '../util/bearer.js';
@@ -19,12 +19,11 @@ import { codecForPath, endpointPath, MODEL_LIST_PATH } from './path-protocol.js'
 interface Endpoint {
   /** The methods it answers (HEAD only where named: the GET's answer without its body). */
   methods: readonly string[];
-  serve(req: IncomingMessage, res: ServerResponse, app: AppContext, id: string): Promise<void> | void;
+  serve(req: IncomingMessage, res: ServerResponse, app: AppContext, id: string, target: RequestTarget): Promise<void> | void;
 }
 
-/** The endpoints the client codecs name, each served in its codec's protocol, and the server's own. */
-const ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map<string, Endpoint>([
-  ...clientCodecs().flatMap((codec) => codec.endpoints.map((endpoint): [string, Endpoint] => [endpoint.path, codecEndpoint(codec, endpoint)])),
+/** The server's own endpoints, answered where no codec's endpoint claims the request. */
+const SERVER_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map<string, Endpoint>([
   [MODEL_LIST_PATH, { methods: ['GET'], serve: (req, res, app) => sendJson(res, 200, modelList(app, req.headers)) }],
   ['/healthz', { methods: ['GET'], serve: (_req, res, app) => sendJson(res, 200, healthz(app)) }],
   [
@@ -40,19 +39,35 @@ const ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map<string, Endpoint>([
   ],
 ]);
 
+/** Each endpoint the client codecs name, served in its codec's protocol. */
+const CODEC_ENDPOINTS: ReadonlyMap<ClientEndpoint, Endpoint> = new Map(
+  clientCodecs().flatMap((codec) => codec.endpoints.map((endpoint): [ClientEndpoint, Endpoint] => [endpoint, codecEndpoint(codec, endpoint)])),
+);
+
 function codecEndpoint(codec: ClientCodec, endpoint: ClientEndpoint): Endpoint {
   switch (endpoint.serves) {
     case 'model':
-      return { methods: ['POST'], serve: (req, res, app, id) => serveModelRequest(req, res, app, endpoint.codec ?? codec, id) };
+      return { methods: ['POST'], serve: (req, res, app, id, target) => serveModelRequest(req, res, app, endpoint.codec ?? codec, id, target) };
     case 'token_count':
-      return { methods: ['POST'], serve: (req, res, app, id) => serveTokenCount(req, res, app, codec, endpoint.counting, id) };
+      return { methods: ['POST'], serve: (req, res, app, id, target) => serveTokenCount(req, res, app, codec, endpoint.counting, id, target) };
     case 'info':
       return {
         methods: endpoint.head ? [endpoint.method, 'HEAD'] : [endpoint.method],
-        serve: (req, res, app, id) => serveInfo(req, res, app, codec, endpoint, id),
+        serve: (req, res, app, id, target) => serveInfo(req, res, app, codec, endpoint, id, target),
       };
   }
 }
+
+/** The endpoint a request reaches, and what its URL says besides: a codec's that claims it, else the server's own. */
+function reached(path: string, req: IncomingMessage, query: URLSearchParams): { endpoint: Endpoint; target: RequestTarget } | undefined {
+  const match = matchEndpoint(path, req.headers, query);
+  const target = query === NO_QUERY && match?.model === undefined ? PLAIN_TARGET : { model: match?.model, query };
+  if (match) return { endpoint: CODEC_ENDPOINTS.get(match.endpoint) as Endpoint, target };
+  const own = SERVER_ENDPOINTS.get(path);
+  return own && { endpoint: own, target };
+}
+
+const NO_QUERY = PLAIN_TARGET.query;
 
 /** Where a client that asked the wrong path is pointed: each protocol's first endpoint for a model. */
 const MODEL_PATHS = clientCodecs()
@@ -67,9 +82,10 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, a
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const path = q === -1 ? url : url.slice(0, q);
-  const endpoint = ENDPOINTS.get(endpointPath(path));
+  const query = q === -1 ? NO_QUERY : new URLSearchParams(url.slice(q + 1));
+  const found = reached(endpointPath(path), req, query);
   // Errors are shaped in the endpoint's protocol (an unknown path under /v1/messages: Anthropic's).
-  const codec = codecForPath(path);
+  const codec = codecForPath(path, req.headers, query);
   // Counted from arrival to answer, so a shutdown also waits for requests still uploading.
   app.handling++;
   app.lastArrival = Date.now();
@@ -79,7 +95,7 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, a
     if (refusal) return sendError(res, codec, id, refusal);
     if (answerCors(req, res, app.config.server)) return;
     if (path.startsWith('/admin/')) return await handleAdmin(req, res, app, path);
-    if (endpoint === undefined) {
+    if (found === undefined) {
       return sendError(res, codec, id, {
         status: 404,
         kind: 'not_found',
@@ -87,6 +103,7 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, a
         message: `no endpoint ${req.method} ${path}; try POST ${MODEL_PATHS.slice(0, -1).join(', ')} or ${MODEL_PATHS.at(-1)}`,
       });
     }
+    const { endpoint, target } = found;
     if (!endpoint.methods.includes(req.method ?? '')) {
       const allowed = endpoint.methods.join(', ');
       return sendError(
@@ -97,16 +114,17 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, a
         { allow: allowed },
       );
     }
-    if (path !== '/healthz' && !presentsToken(req, app.config.server.auth_token)) {
+    if (path !== '/healthz' && !presentsToken(req, app.config.server.auth_token, query)) {
       const message =
-        'missing or wrong token: send Authorization: Bearer <server.auth_token> (or x-api-key: <server.auth_token>, ' +
-        'or x-llm-route-token: <server.auth_token> when Authorization carries your own key)';
+        'missing or wrong token: send Authorization: Bearer <server.auth_token> (or x-api-key / x-goog-api-key / ?key=<server.auth_token>, ' +
+        'or x-llm-route-token: <server.auth_token> when those carry your own key)';
       return sendError(res, codec, id, { status: 401, kind: 'authentication', code: 'invalid_api_key', message });
     }
-    return await endpoint.serve(req, res, app, id);
+    return await endpoint.serve(req, res, app, id, target);
   } catch (err) {
     // A bug must cost one request, never the server.
-    process.stderr.write(`llm-route: internal error on ${req.method} ${req.url}: ${(err as Error).stack ?? err}\n`);
+    // The path only: a query may carry a key (Gemini's `?key=`).
+    process.stderr.write(`llm-route: internal error on ${req.method} ${path}: ${(err as Error).stack ?? err}\n`);
     if (!res.headersSent) sendError(res, codec, id, { status: 500, kind: 'internal', code: 'internal_error', message: 'internal error in llm-route' });
     else res.destroy();
   } finally {

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../control/app-context.js';
 import { closesConnection, readJsonBody } from '../http/read-body.js';
 import type { ModelCatalog } from '../protocols/core/endpoints.js';
-import type { ClientCodec, InfoEndpoint } from '../protocols/core/client-codec.js';
+import type { ClientCodec, InfoEndpoint, RequestTarget } from '../protocols/core/client-codec.js';
 import { modelCatalog } from './model-catalog.js';
 
 /**
@@ -17,6 +17,7 @@ export async function serveInfo(
   codec: ClientCodec,
   endpoint: InfoEndpoint,
   id: string,
+  target: RequestTarget,
 ): Promise<void> {
   let body: unknown;
   if (endpoint.readsBody) {
@@ -29,7 +30,7 @@ export async function serveInfo(
     body = read.value;
   }
   let catalog: ModelCatalog | undefined;
-  const answer = endpoint.answer({ catalog: () => (catalog ??= modelCatalog(app.config, app.gate, app.startedAt)), body });
+  const answer = endpoint.answer({ catalog: () => (catalog ??= modelCatalog(app.config, app.gate, app.startedAt)), body, target });
   if (answer.text !== undefined) return send(res, answer.status, id, 'text/plain; charset=utf-8', answer.text, false);
   send(res, answer.status, id, 'application/json; charset=utf-8', JSON.stringify(answer.json ?? null), false);
 }

@@ -9,6 +9,8 @@ import { profileOf } from '../protocols/profiles.js';
 export interface RouteFacts {
   /** The largest window among them: a request too long for the smaller tiers skips them (route by fit). */
   context: number | undefined;
+  /** The largest answer cap (`max_tokens`) among them when each has one; undefined when one answers uncapped. */
+  output: number | undefined;
   /** Some tier carries tools: none is known not to (a call written as text is recovered on any tier). */
   tools: boolean;
   /** Some tier takes images: the tier file or discovery says so, or a cloud tier nothing says cannot. */
@@ -19,8 +21,11 @@ export interface RouteFacts {
 
 export function routeFacts(route: Route): RouteFacts {
   const tiers = route.local_only ? localOnly(route).tiers : route.tiers;
-  const facts: RouteFacts = { context: undefined, tools: false, vision: false, thinking: false };
+  const facts: RouteFacts = { context: undefined, output: undefined, tools: false, vision: false, thinking: false };
+  let capped = tiers.length > 0;
   for (const tier of tiers) {
+    if (tier.max_tokens_cap === undefined) capped = false;
+    else if (facts.output === undefined || tier.max_tokens_cap > facts.output) facts.output = tier.max_tokens_cap;
     const fit = tierFit(tier);
     if (fit.context !== undefined && (facts.context === undefined || fit.context > facts.context)) facts.context = fit.context;
     if (fit.tools !== false) facts.tools = true;
@@ -28,6 +33,7 @@ export function routeFacts(route: Route): RouteFacts {
     if (fit.vision === true || (fit.vision === undefined && !isLocalTier(tier))) facts.vision = true;
     if (discoveredOf(tier)?.thinking === true || profileOf(tier.provider).reasons) facts.thinking = true;
   }
+  if (!capped) facts.output = undefined;
   return facts;
 }
 

@@ -200,3 +200,16 @@ function isBlank(buf: Buffer): boolean {
   }
   return true;
 }
+
+/** The data of one whole event's bytes (as a framer handed them out), decoded as the parser does; null when it has none. */
+export function eventData(raw: Buffer): string | null {
+  let data: string | null = null;
+  let start = 0;
+  while (start < raw.length) {
+    let end = start;
+    while (end < raw.length && raw[end] !== LF && raw[end] !== CR) end++;
+    if (isDataField(raw, start, end)) data = withValue(data, raw, start, end);
+    start = end + (raw[end] === CR && raw[end + 1] === LF ? 2 : 1);
+  }
+  return data;
+}

@@ -3,6 +3,7 @@ import type {
   CaughtByCatchAll,
   ChunkDropped,
   FailedOver,
+  ModelLoaded,
   RequestFinished,
   RequestStarted,
   StreamCommitted,
@@ -61,6 +62,7 @@ export type TelemetryEvent =
   | FitDiscovered
   | ControlDropped
   | CaughtByCatchAll
+  | ModelLoaded
   | PromptTruncated
   | TierUnavailable
   | TraceExportFailing

@@ -70,8 +70,8 @@ export class Metrics {
 
   private readonly resumes = new CounterCells({
     name: 'llm_stream_resumes_total',
-    help: 'Committed streams that broke on a resume route, by how they were recovered and how it went (ok, diverged, failed).',
-    labelNames: ['route', 'how', 'result'],
+    help: 'Committed streams that broke or stalled on a resume route, by how they were recovered, how it went (ok, diverged, failed) and why (stall_learned, idle, break).',
+    labelNames: ['route', 'how', 'result', 'why'],
     registers: [this.registry],
   });
 
@@ -161,7 +161,7 @@ export class Metrics {
         const tier = event.tier ?? 'none';
         this.child4(this.requests, event.route, tier, event.outcome, event.protocol).inc();
         if (event.committed) this.child(this.activeStreams, event.route, tier).dec();
-        if (event.resumed) this.child3(this.resumes, event.route, event.resumed.how, event.resumed.result).inc();
+        if (event.resumed) this.child4(this.resumes, event.route, event.resumed.how, event.resumed.result, event.resumed.why).inc();
         if (event.usage) {
           this.child3(this.tokens, event.route, tier, 'prompt').inc(event.usage.prompt_tokens);
           this.child3(this.tokens, event.route, tier, 'completion').inc(event.usage.completion_tokens);

@@ -1,6 +1,7 @@
 import type { ToolTextReport } from '../protocols/tool-text/scope.js';
 import type { Usage } from '../protocols/core/usage.js';
 import type { AttemptOutcome, AttemptReason, ClientProtocol, RequestOutcome } from '../protocols/core/names.js';
+import type { LoadAsk } from '../protocols/core/client-codec.js';
 
 // One request's life as events: start, each upstream attempt, failover, commit, end.
 
@@ -30,6 +31,26 @@ export interface CaughtByCatchAll {
   route: string;
   /** The client's model name, cut to 100 characters. */
   model: string;
+}
+
+/**
+ * A request that asked only that its model be loaded or unloaded (Ollama's empty prompt): no
+ * request for an answer, so it has no request_start or request_end, no usage row and no
+ * attempt a tier's health counts; the log gives it a line of its own (docs/protocols.md, "A preload").
+ */
+export interface ModelLoaded {
+  type: 'model_load';
+  id: string;
+  route: string;
+  asked: LoadAsk;
+  /** The tier sent it (or warmed for it); null when none was asked. */
+  tier: string | null;
+  /** `tier`: the tier's own answer went to the client; `llm-route`: llm-route answered it itself. */
+  answeredBy: 'tier' | 'llm-route';
+  /** The tier asked did what was asked (true when none was asked); else `error` says why (never a key). */
+  ok: boolean;
+  error?: string;
+  durationMs: number;
 }
 
 export interface RequestStarted {
@@ -181,11 +202,13 @@ export interface HedgedStream {
   result: 'first_won' | 'second_won';
 }
 
-/** A mid-stream recovery: from which tier to which, by which means, after how much text, and how it went. */
+/** A mid-stream recovery: from which tier to which, by which means, why, after how much text, and how it went. */
 export interface ResumedStream {
   from: string;
   to: string;
   how: 'replay' | 'continue';
+  /** What ended the first stream: silence past its own pace (`stall_learned`), past idle_ms (`idle`), or a break. */
+  why: 'stall_learned' | 'idle' | 'break';
   at_chars: number;
   result: 'ok' | 'diverged' | 'failed';
 }

@@ -99,7 +99,7 @@ const CATCH_ALL_NAMES_SAID = 1_000;
 const FLUSH_AFTER_MS = 2;
 const MAX_BATCH_CHARS = 64 * 1024;
 
-/** Control-plane events worth a line: state changes, weights, rollbacks, reloads, failed checks, provider output, the usage log's, the shared state's and the trace export's health. */
+/** Control-plane events worth a line (and a model load: no request, a line of its own): state changes, weights, rollbacks, reloads, failed checks, provider output, the usage log's, the shared state's and the trace export's health. */
 function toControlLine(event: TelemetryEvent, time: string): Record<string, unknown> | null {
   switch (event.type) {
     case 'tier_state':
@@ -119,6 +119,10 @@ function toControlLine(event: TelemetryEvent, time: string): Record<string, unkn
     case 'fit_discovered': {
       const { type, ...fields } = event;
       return { time, event: type, ...fields };
+    }
+    case 'model_load': {
+      const { type, durationMs, answeredBy, ...fields } = event;
+      return { time, event: type, ...fields, answered_by: answeredBy, duration_ms: Math.round(durationMs) };
     }
     case 'catch_all_alias':
       return {

@@ -93,6 +93,7 @@ export function attemptAttributes(
     attributes['llm_route.resumed'] = true;
     attributes['llm_route.resume.how'] = end.resumed.how;
     attributes['llm_route.resume.result'] = end.resumed.result;
+    attributes['llm_route.resume.why'] = end.resumed.why;
   }
   if (role.toolText) {
     attributes['llm_route.tool_text.format'] = role.toolText.format;

@@ -11,7 +11,7 @@ export interface ProviderFacts {
 /**
  * `gen_ai.provider.name` by the provider's host, for the hosts the GenAI semantic conventions
  * name (their well-known values); any other server by its API: `openai` for an OpenAI-compatible
- * one (llama.cpp, vLLM, LM Studio, OpenRouter; `server.address` says which), `anthropic`, and
+ * one (llama.cpp, vLLM, LM Studio, OpenRouter; `server.address` says which), `anthropic`, `gcp.gemini`, and
  * `ollama` (no well-known value: the conventions allow a custom one).
  */
 const WELL_KNOWN_HOSTS: ReadonlyArray<readonly [RegExp, string]> = [

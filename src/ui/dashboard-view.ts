@@ -45,7 +45,7 @@ export interface RouteView {
 export interface RecentRequest {
   at: number;
   route: string;
-  /** The protocol the client spoke: chat, responses, messages, ollama. */
+  /** The protocol the client spoke: chat, responses, messages, ollama, gemini. */
   protocol: RequestFinished['protocol'];
   /** `local ✗ ttft 2.5s → cloud ✓`; the error when no tier was tried. */
   path: string;
@@ -53,7 +53,7 @@ export interface RecentRequest {
   outcome: RequestFinished['outcome'];
   ttftMs: number | undefined;
   completionTokens: number | undefined;
-  /** A stream that broke and was resumed (or tried to be): `resumed a→b by continue`, `resume diverged`. */
+  /** A stream that broke and was resumed (or tried to be), and why: `resumed a→b by continue after a learned stall`, `resume diverged after a break`. */
   resumed?: string;
   /** A tool call the model wrote as text: `tool text hermes recovered`, `tool text json failed over`. */
   toolText?: string;

@@ -6,7 +6,13 @@ import { describeDbError } from './db-errors.js';
 import { SCHEMA_VERSION } from './migrations.js';
 import { defaultUsagePath, usagePath } from './paths.js';
 
-export type OpenedLog = { ok: true; db: Db; path: string } | { ok: false; message: string };
+export type OpenedLog = { ok: true; db: Db; path: string; tierFile?: TierFileRoutes } | { ok: false; message: string };
+
+/** The tier file a reading command found, and its routes (the log may hold other tier files' rows too). */
+export interface TierFileRoutes {
+  file: string;
+  routes: readonly string[];
+}
 
 /**
  * The usage log a reading command (`usage`, `incidents`) looks at: the tier file's `usage.path`
@@ -15,15 +21,19 @@ export type OpenedLog = { ok: true; db: Db; path: string } | { ok: false; messag
  */
 export function openUsageLogForReading(configOption: string | undefined): OpenedLog {
   let path: string;
+  let tierFile: TierFileRoutes | undefined;
   try {
-    path = usagePath(loadConfig(resolveConfigPath(configOption)));
+    const config = loadConfig(resolveConfigPath(configOption));
+    path = usagePath(config);
+    tierFile = { file: config.file, routes: [...config.routes.keys()] };
   } catch (err) {
     const noTierFile =
       err instanceof ConfigError && configOption === undefined && !process.env.LLM_ROUTE_CONFIG && err.problems[0]?.message.startsWith('no tier file found');
     if (!noTierFile) return { ok: false, message: err instanceof ConfigError ? err.format() : (err as Error).message };
     path = defaultUsagePath();
   }
-  return openUsageDb(path);
+  const log = openUsageDb(path);
+  return log.ok && tierFile ? { ...log, tierFile } : log;
 }
 
 /** The usage database at `path`, opened for reading: an llm-route usage log this version knows, or why not. */

@@ -11,18 +11,27 @@ export function hasBearer(req: IncomingMessage, token: string): boolean {
 /** The header in which a client sends llm-route's own token when Authorization and x-api-key carry its own credential. */
 export const LLM_ROUTE_TOKEN_HEADER = 'x-llm-route-token';
 
+/** Where Gemini's clients send a key: a header, or the query's `key` (docs/client-credentials.md). */
+export const GOOGLE_KEY_HEADER = 'x-goog-api-key';
+export const GOOGLE_KEY_PARAM = 'key';
+
 /**
- * No token configured, or the request presents it: in x-llm-route-token (then Authorization and
- * x-api-key are the client's own credential, see protocols/core/credential.ts), else as a Bearer
- * token or as Anthropic's x-api-key.
+ * No token configured, or the request presents it: in x-llm-route-token (then the headers a key
+ * comes in are the client's own credential, see protocols/core/credential.ts), else as a Bearer
+ * token, as Anthropic's x-api-key, or as a Gemini client sends its key (x-goog-api-key, `?key=`:
+ * Gemini CLI sends no other header easily).
  */
-export function presentsToken(req: IncomingMessage, token: string | undefined): boolean {
+export function presentsToken(req: IncomingMessage, token: string | undefined, query?: URLSearchParams): boolean {
   if (!token) return true;
   const own = req.headers[LLM_ROUTE_TOKEN_HEADER];
   if (own !== undefined) return typeof own === 'string' && sameSecret(own, token);
   if (hasBearer(req, token)) return true;
-  const key = req.headers['x-api-key'];
-  return typeof key === 'string' && sameSecret(key, token);
+  for (const name of ['x-api-key', GOOGLE_KEY_HEADER]) {
+    const key = req.headers[name];
+    if (typeof key === 'string' && sameSecret(key, token)) return true;
+  }
+  const param = query?.get(GOOGLE_KEY_PARAM);
+  return typeof param === 'string' && sameSecret(param, token);
 }
 
 /**

@@ -1,10 +1,14 @@
 /**
  * Agent conversations in the shapes real agents send them, turn by turn: each turn's body is
  * the whole conversation so far plus one new step, as Claude Code (Messages), Codex
- * (Responses) and a Chat Completions agent send it. What changes between two turns is only
+ * (Responses), a Chat Completions agent and Gemini CLI send it. What changes between two turns is only
  * what those clients change: Claude Code's billing line gets a new nonce and its cache_control
  * breakpoint moves to the newest message; Codex keeps its prompt_cache_key.
  */
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from './build.js';
 
 type Body = Record<string, unknown>;
 
@@ -307,4 +311,38 @@ export function chatAgentTurns(): Body[] {
     messages.push(...step);
     return { model: 'gpt-4.1', messages: [...messages], tools: CHAT_TOOLS, tool_choice: 'auto', temperature: 0.2, stream: true, prompt_cache_key: 'agent-7' };
   });
+}
+
+/**
+ * The bodies of Gemini CLI 0.61.0's turns 1..N: its first turn as it sent it
+ * (test/fixtures/gemini-cli/turn-1.body.json), then each turn one more call of its tools and
+ * the response, as it sends them (ids it made, Google's thoughtSignature on a call), and a
+ * thought of the model's, then a last answer.
+ */
+export function geminiCliTurns(): Body[] {
+  const first = JSON.parse(readFileSync(join(repoRoot, 'test/fixtures/gemini-cli/turn-1.body.json'), 'utf8')) as Body;
+  const contents = [...(first.contents as Body[])];
+  const turns: Body[] = [{ ...first, contents: [...contents] }];
+  const steps: Array<[string, Body, string]> = [
+    ['list_directory', { dir_path: '.' }, 'Directory listing for /w:\na.txt'],
+    ['read_file', { file_path: 'a.txt' }, 'hello'],
+    ['grep_search', { pattern: 'TODO' }, 'No matches found'],
+  ];
+  steps.forEach(([name, args, output], n) => {
+    const id = `${name}_17966629${n}_0`;
+    contents.push(
+      {
+        parts: [
+          { text: `Looking at ${name}.`, thought: true },
+          { functionCall: { id, name, args }, thoughtSignature: `c2ln${n}` },
+        ],
+        role: 'model',
+      },
+      { parts: [{ functionResponse: { id, name, response: { output } } }], role: 'user' },
+    );
+    turns.push({ ...first, contents: [...contents] });
+  });
+  contents.push({ parts: [{ text: 'Done.' }], role: 'model' }, { parts: [{ text: 'thanks' }], role: 'user' });
+  turns.push({ ...first, contents: [...contents] });
+  return turns;
 }

@@ -5,14 +5,15 @@ import { fileURLToPath } from 'node:url';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
-/** The first source file whose compiled .js in dist/ is missing or older than it; null when dist/ is current. */
+/** The first source file whose compiled .js in dist/ is missing or older than it (or than tsconfig.json); null when dist/ is current. */
 export function staleSource(root = repoRoot): string | null {
   const src = join(root, 'src');
+  const options = statSync(join(root, 'tsconfig.json')).mtimeMs;
   for (const entry of readdirSync(src, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile() || !/\.tsx?$/.test(entry.name) || entry.name.endsWith('.d.ts')) continue;
     const file = join(entry.parentPath, entry.name);
     const out = join(root, 'dist', relative(src, file).replace(/\.tsx?$/, '.js'));
-    if (!existsSync(out) || statSync(out).mtimeMs < statSync(file).mtimeMs) return relative(root, file);
+    if (!existsSync(out) || statSync(out).mtimeMs < Math.max(statSync(file).mtimeMs, options)) return relative(root, file);
   }
   return null;
 }

@@ -1,3 +1,5 @@
+import { ConfigError, type ConfigProblem } from '../../src/config/errors.js';
+import { loadConfigText } from '../../src/config/load.js';
 import type { Provider, Route, Tier } from '../../src/config/schema.js';
 import { DEFAULT_CIRCUIT, DEFAULT_RETRY, DEFAULT_TIMEOUTS, ProviderHealthSchema } from '../../src/config/schema.js';
 
@@ -42,6 +44,18 @@ export function route(tiers: Tier[], name = 'chat'): Route {
     savers: [],
     on_break: 'error',
     resume_max: 1,
+    stall: { factor: 20, floor_ms: 2_000, after: 16 },
     hedge_ms: null,
   };
+}
+
+/** The problems a tier file's text is rejected with (throws when it loads). */
+export function problemsOf(text: string, env: Record<string, string> = {}): ConfigProblem[] {
+  try {
+    loadConfigText(text, 'llm-route.yaml', env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected the config to be rejected');
 }

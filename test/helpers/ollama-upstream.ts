@@ -90,3 +90,23 @@ export function ollamaGenerateStream(words: string[], usage: [number, number] = 
     ctx.res.end();
   };
 }
+
+/** Ollama's `created_at`: Go's RFC 3339 with nanoseconds. */
+const GO_CREATED_AT = '2026-11-30T10:00:00.123456789Z';
+
+/**
+ * Ollama's answer to a load request (/api/generate with no prompt, /api/chat with no messages):
+ * one JSON object whatever `stream` said, written by gin's c.JSON (`application/json;
+ * charset=utf-8`, no newline), `model` as the request named it, `done_reason` "unload" when
+ * `keep_alive` is zero (ollama's server/routes.go, GenerateHandler and ChatHandler).
+ */
+export function ollamaLoadAnswer(ctx: ScriptContext): void {
+  const body = ctx.body;
+  const done = body.keep_alive === 0 || body.keep_alive === '0' || body.keep_alive === '0s' ? 'unload' : 'load';
+  const model = JSON.stringify(body.model);
+  const text = ctx.req.url?.endsWith('/api/generate')
+    ? `{"model":${model},"created_at":"${GO_CREATED_AT}","response":"","done":true,"done_reason":"${done}"}`
+    : `{"model":${model},"created_at":"${GO_CREATED_AT}","message":{"role":"assistant","content":""},"done":true,"done_reason":"${done}"}`;
+  ctx.res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  ctx.res.end(text);
+}

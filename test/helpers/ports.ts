@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 
 /**
@@ -27,5 +28,20 @@ export function processAlive(pid: number): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * Whether the process runs: not gone, and not a zombie. A process whose starter has exited is
+ * collected by whatever adopted it, in its own time (seconds, in some containers); /proc says
+ * meanwhile that it is a zombie. Without /proc (macOS): signal 0 alone.
+ */
+export function processRunning(pid: number): boolean {
+  if (!processAlive(pid)) return false;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
+  } catch {
+    return true;
   }
 }

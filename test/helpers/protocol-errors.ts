@@ -10,7 +10,8 @@ export interface ProtocolError {
 /**
  * Checks that `body` is an error in the shape `protocol`'s clients read (chat, responses:
  * OpenAI's `{"error":{message,type,code}}`; messages: Anthropic's `{"type":"error","error":{type,message}}`;
- * ollama: `{"error":"…"}` and nothing else) and returns its error object; throws saying what is wrong otherwise.
+ * ollama: `{"error":"…"}` and nothing else; gemini: Google's `{"error":{code,message,status}}`) and returns its
+ * error object (Gemini's status as its type); throws saying what is wrong otherwise.
  */
 export function protocolError(protocol: ClientProtocol, body: unknown): ProtocolError {
   const text = JSON.stringify(body);
@@ -20,8 +21,14 @@ export function protocolError(protocol: ClientProtocol, body: unknown): Protocol
     if (typeof outer.error !== 'string' || outer.error === '' || Object.keys(body).length !== 1) throw new Error(`not Ollama's {"error":"…"}: ${text}`);
     return { message: outer.error, type: 'ollama', code: undefined };
   }
-  const error = outer.error as { message?: unknown; type?: unknown; code?: unknown } | undefined;
+  const error = outer.error as { message?: unknown; type?: unknown; code?: unknown; status?: unknown } | undefined;
   if (typeof error !== 'object' || error === null) throw new Error(`no error object: ${text}`);
+  if (protocol === 'gemini') {
+    if (Object.keys(body).length !== 1) throw new Error(`a Gemini error is {"error":{…}} alone: ${text}`);
+    if (typeof error.code !== 'number' || typeof error.message !== 'string' || error.message === '') throw new Error(`not Gemini's {code, message}: ${text}`);
+    if (typeof error.status !== 'string' || !/^[A-Z_]+$/.test(error.status)) throw new Error(`error.status is not Google's canonical status: ${text}`);
+    return { message: error.message, type: error.status, code: error.code };
+  }
   if (typeof error.message !== 'string' || error.message === '') throw new Error(`error.message missing: ${text}`);
   if (typeof error.type !== 'string' || error.type === '') throw new Error(`error.type missing: ${text}`);
   if (protocol === 'messages') {
@@ -40,6 +47,7 @@ export const ENDPOINT: Record<ClientProtocol, string> = {
   responses: '/v1/responses',
   messages: '/v1/messages',
   ollama: '/api/chat',
+  gemini: '/v1beta/models/chat:generateContent',
 };
 
 /** A valid request body for `protocol` (route `chat`). */
@@ -47,5 +55,15 @@ export function validBody(protocol: ClientProtocol, extra: Record<string, unknow
   if (protocol === 'responses') return { model: 'chat', input: 'hi', ...extra };
   if (protocol === 'messages') return { model: 'chat', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }], ...extra };
   if (protocol === 'ollama') return { model: 'chat', stream: false, messages: [{ role: 'user', content: 'hi' }], ...extra };
+  // Gemini's route is in the path, and streaming is its own endpoint (streamPath).
+  if (protocol === 'gemini') {
+    const { stream: _stream, ...rest } = extra;
+    return { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], ...rest };
+  }
   return { model: 'chat', messages: [{ role: 'user', content: 'hi' }], ...extra };
+}
+
+/** The path a request in `protocol` goes to, streamed or not (only Gemini's differ: streaming is an endpoint of its own). */
+export function streamPath(protocol: ClientProtocol, stream: boolean): string {
+  return protocol === 'gemini' && stream ? '/v1beta/models/chat:streamGenerateContent?alt=sse' : ENDPOINT[protocol];
 }

@@ -19,7 +19,7 @@ export interface TierSpec {
   /** The provider's `health:` block. */
   health?: Record<string, unknown>;
   /** The provider's type (default openai) and any other provider keys (passthrough, ollama, …). */
-  type?: 'openai' | 'anthropic' | 'ollama';
+  type?: 'openai' | 'anthropic' | 'ollama' | 'gemini';
   provider?: Record<string, unknown>;
   /** Other tier keys (max_tokens, ollama, …). */
   extra?: Record<string, unknown>;

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot } from './build.js';
-import { closedPort, processAlive } from './ports.js';
+import { closedPort, processRunning } from './ports.js';
 
 /**
  * A real llama.cpp `llama-server` with a random-weight model, built once per machine by
@@ -49,7 +49,10 @@ const run = promisify(execFile);
 export async function startRealLlama(args: string[] = []): Promise<RealLlama> {
   const port = await closedPort();
   const pidFile = `${REAL_LLAMA_DIR}/llama-server.${port}.pid`;
-  const launch = () => run(START, [String(port), ...args], { env: { ...process.env, LLAMA_DIR: REAL_LLAMA_DIR }, timeout: 180_000 }).then(() => undefined);
+  // The server dies with this test runner, however it ends (a SIGKILL too): its worker, and the
+  // vitest process that forked it, are watched (scripts/real-llama/watchdog.sh).
+  const env = { ...process.env, LLAMA_DIR: REAL_LLAMA_DIR, WATCH_PIDS: `${process.pid} ${process.ppid}` };
+  const launch = () => run(START, [String(port), ...args], { env, timeout: 180_000 }).then(() => undefined);
   await launch();
   const pid = (): number => Number(readFileSync(pidFile, 'utf8'));
   const log = `${REAL_LLAMA_DIR}/llama-server.${port}.log`;
@@ -62,16 +65,16 @@ export async function startRealLlama(args: string[] = []): Promise<RealLlama> {
     async stop(signal = 'SIGTERM') {
       if (!existsSync(pidFile)) return;
       const id = pid();
-      if (running(id)) {
+      if (processRunning(id)) {
         process.kill(id, signal);
         // SIGTERM: llama-server stops generating and exits once its sockets are done (seconds).
         const deadline = Date.now() + 15_000;
-        while (running(id) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-        if (running(id)) process.kill(id, 'SIGKILL');
+        while (processRunning(id) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+        if (processRunning(id)) process.kill(id, 'SIGKILL');
       }
       // Each run takes new ports: what a stopped server leaves would pile up in LLAMA_DIR. (A test's
       // SIGKILL keeps them: it may start the server again.)
-      if (signal !== 'SIGKILL') for (const file of [pidFile, log]) rmSync(file, { force: true });
+      if (signal !== 'SIGKILL') for (const file of [pidFile, log, `${REAL_LLAMA_DIR}/llama-server.${port}.watchdog.pid`]) rmSync(file, { force: true });
     },
   };
 }
@@ -83,19 +86,4 @@ export async function startRealLlama(args: string[] = []): Promise<RealLlama> {
  */
 export function startRealLlamaEmbeddings(args: string[] = []): Promise<RealLlama> {
   return startRealLlama(['--embeddings', '--pooling', 'mean', ...args]);
-}
-
-/**
- * Whether the process runs: not gone, and not a zombie. The server was started by a script that
- * has exited, so its exit is collected by whatever adopted it, in its own time (seconds, in some
- * containers); /proc says meanwhile that it is a zombie. Without /proc (macOS): signal 0 alone.
- */
-function running(pid: number): boolean {
-  if (!processAlive(pid)) return false;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
-  } catch {
-    return true;
-  }
 }

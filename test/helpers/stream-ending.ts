@@ -63,6 +63,14 @@ const RULES: Record<ClientProtocol, { terminator(e: Event): boolean; error(e: Ev
     terminator: (e) => (e.data as Json)?.type === 'message_stop',
     error: (e) => (e.event === 'error' && (e.data as Json)?.error?.type === 'api_error' ? ((e.data as Json).error?.message ?? '') : null),
   },
+  gemini: {
+    // A Gemini stream has no terminator: its last chunk carries the finish reason.
+    terminator: (e) => typeof (e.data as { candidates?: Array<{ finishReason?: unknown }> })?.candidates?.[0]?.finishReason === 'string',
+    error: (e) => {
+      const error = (e.data as { error?: { message?: unknown } })?.error;
+      return typeof error?.message === 'string' ? error.message : null;
+    },
+  },
   ollama: {
     terminator: (e) => (e.data as { done?: unknown })?.done === true,
     error: (e) => {

@@ -46,16 +46,16 @@ export const chatClient: ClientCodec = {
     return new ChatRelay(wantsUsage(request));
   },
 
-  renderer(request: ClientRequest) {
-    return new ChatRenderer(request.model, wantsUsage(request));
+  renderer(request: ClientRequest, model: string) {
+    return new ChatRenderer(model, wantsUsage(request));
   },
 
-  handover(request: ClientRequest): RelayHandover {
-    return new ChatHandover(request);
+  handover(request: ClientRequest, model: string): RelayHandover {
+    return new ChatHandover(request, model);
   },
 
-  renderResponse(response, request) {
-    return renderChatResponse(response, request.model);
+  renderResponse(response, _request, model) {
+    return renderChatResponse(response, model);
   },
 
   // A recovery goes on in the same completion: its chunk id, created and model (see tracked-relay.ts).
@@ -98,14 +98,17 @@ class ChatRelay extends RelayOutput {
 class ChatHandover implements RelayHandover {
   private identity: ChatIdentity | null = null;
 
-  constructor(private readonly request: ClientRequest) {}
+  constructor(
+    private readonly request: ClientRequest,
+    private readonly model: string,
+  ) {}
 
   relayed(json: unknown): void {
     if (this.identity === null) this.identity = identityOf(json);
   }
 
   renderer(): StreamRenderer {
-    const renderer = new ChatRenderer(this.request.model, wantsUsage(this.request));
+    const renderer = new ChatRenderer(this.model, wantsUsage(this.request));
     if (this.identity) renderer.continueAs(this.identity);
     return renderer;
   }

@@ -67,6 +67,9 @@ export const openaiProfile: ProviderProfile = {
     return isLocal(tier.provider) ? localServerWord(tier, ask) : undefined;
   },
 
+  // Ollama's /v1 answers /api/ps; the other local servers are asked up to three endpoints, off a tier check's path.
+  loadedInOneAsk: atOllamaPort,
+
   async warm(tier, ask) {
     if (atOllamaPort(tier.provider)) return ollamaServer.warm(tier, ask);
     const word = isLocal(tier.provider) ? await localServerWord(tier, ask) : undefined;

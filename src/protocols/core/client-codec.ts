@@ -17,7 +17,7 @@ export type { ClientRequest, ErrorSpec } from './types.js';
  */
 export interface ClientCodec {
   readonly protocol: ClientProtocol;
-  /** Where it answers (paths are the server's, e.g. `/v1/chat/completions`). */
+  /** Where it answers (paths are the server's, e.g. `/v1/chat/completions`, or templates naming the route: see endpoint-path.ts). */
   readonly endpoints: readonly ClientEndpoint[];
   /** Unknown paths under this prefix still get this protocol's error shape (Anthropic's under `/v1/messages`). */
   readonly pathPrefix?: string;
@@ -31,20 +31,28 @@ export interface ClientCodec {
   readonly credential?: CredentialSpec;
   /** An embeddings endpoint's codec: how it reads a batch and writes vectors (its requests have `operation: 'embeddings'`). */
   readonly embeddings?: EmbeddingClient;
-  /** Validates a parsed JSON body (a zod schema that keeps unknown fields); `credential`: the client's, taken at ingress. */
-  parse(body: unknown, headers: IncomingHttpHeaders, credential?: ClientCredential): ParseResult;
+  /**
+   * Validates a parsed JSON body (a zod schema that keeps unknown fields); `credential`: the
+   * client's, taken at ingress; `target`: what the URL says besides the endpoint (the route a
+   * path template named, the query).
+   */
+  parse(body: unknown, headers: IncomingHttpHeaders, credential?: ClientCredential, target?: RequestTarget): ParseResult;
   /** An error made by llm-route, as a body in this protocol. */
   errorBody(error: ErrorSpec): string;
   /** Shapes a payload-fault answer from a tier in another protocol: its status, its words. */
   translateRejection(status: number, message: string): string;
   /** The relay policy for a stream relayed from a server speaking this same protocol. */
   relay(request: ClientRequest): StreamOutput;
-  /** A renderer of stream parts into this protocol, for a stream from another one. */
-  renderer(request: ClientRequest): StreamRenderer;
+  /**
+   * A renderer of stream parts into this protocol, for a stream from another one. `model`: what
+   * the answer names as its model, the tier's (a relayed answer names it as the tier wrote it;
+   * never the route's name: docs/protocols.md, "Relay or translation").
+   */
+  renderer(request: ClientRequest, model: string): StreamRenderer;
   /** What a relay of this protocol showed its client, for a renderer to take over in the middle of the answer. */
-  handover(request: ClientRequest): RelayHandover;
-  /** A whole neutral answer in this protocol. */
-  renderResponse(response: NeutralResponse, request: ClientRequest): string;
+  handover(request: ClientRequest, model: string): RelayHandover;
+  /** A whole neutral answer in this protocol, naming `model` (the tier's). */
+  renderResponse(response: NeutralResponse, request: ClientRequest, model: string): string;
   /**
    * The conversation the request belongs to, as its client names it (a header of a known
    * client, else a field of this protocol's body); undefined when it names none. Session
@@ -53,6 +61,8 @@ export interface ClientCodec {
   session(request: ClientRequest): string | undefined;
   /** A relay a mid-stream recovery can carry on in the same message (see ResumableRelay); absent: resumes render from the start. */
   resumableRelay?(relay: StreamOutput, delivered: PartStage, renderer: StreamRenderer): ResumableRelay | null;
+  /** Requests that ask only that the model be loaded or unloaded (Ollama's empty prompt): absent, every request asks for an answer. */
+  readonly loading?: ModelLoading;
 
   // What a request is, read off its body as sent (no neutral form made): rules, tool text and savers ask.
 
@@ -74,6 +84,21 @@ export interface ClientCodec {
   recognize(body: Record<string, unknown>): Recognition;
 }
 
+/** What a model-load request asks of its server. */
+export type LoadAsk = 'load' | 'unload';
+
+/**
+ * A protocol in which a request may ask only that the server load its model (or unload it),
+ * not answer anything: such a request is no generation. It never enters the routing loop, so
+ * it never counts against a tier's health (see proxy/model-load.ts).
+ */
+export interface ModelLoading {
+  /** What the body asks: a load, an unload, or (undefined) an answer like any request. */
+  asks(body: Record<string, unknown>): LoadAsk | undefined;
+  /** The protocol's answer to it when llm-route answers it itself (no tier that speaks the protocol took it). */
+  answer(model: string, done: LoadAsk): Record<string, unknown>;
+}
+
 /** A byte relay whose events are also decoded (the text the client has); `carryOn` makes the renderer go on under the relay's ids. */
 export interface ResumableRelay extends StreamOutput {
   carryOn(): void;
@@ -81,9 +106,19 @@ export interface ResumableRelay extends StreamOutput {
 
 /**
  * The HTTP endpoints a client protocol answers on, named by its codec: the server serves
- * whatever the registered codecs name, so a new protocol brings its paths with it.
+ * whatever the registered codecs name, so a new protocol brings its paths with it. A `path`
+ * may name the route in it (`/v1beta/models/{model}:generateContent`, see endpoint-path.ts).
  */
 export type ClientEndpoint = ModelEndpoint | TokenCountEndpoint | InfoEndpoint;
+
+/** What a request's URL says besides its endpoint: the route its path names (a template's `{model}`), and its query. */
+export interface RequestTarget {
+  readonly model?: string;
+  readonly query: URLSearchParams;
+}
+
+/** A target with no route in its path and no query. */
+export const PLAIN_TARGET: RequestTarget = Object.freeze({ query: new URLSearchParams() });
 
 /** A request for a model: parsed by `codec` (the protocol's own when absent), routed, answered. */
 export interface ModelEndpoint {
@@ -117,6 +152,11 @@ export interface InfoEndpoint {
   readonly path: string;
   readonly method: 'GET' | 'POST' | 'DELETE';
   readonly serves: 'info';
+  /**
+   * Answers only the requests it claims, on a path another answer serves too (`GET /v1/models`:
+   * Gemini's list for a Gemini client, OpenAI's for the rest); absent: every request.
+   */
+  claims?(headers: IncomingHttpHeaders, query: URLSearchParams): boolean;
   /** Also answered to HEAD, with the GET's status and headers and no body. */
   readonly head?: boolean;
   readonly readsBody?: boolean;
@@ -128,6 +168,8 @@ export interface InfoAsk {
   catalog(): ModelCatalog;
   /** The request's JSON body, when the endpoint reads one. */
   body: unknown;
+  /** The route its path named, and its query. */
+  target: RequestTarget;
 }
 
 export interface InfoAnswer {

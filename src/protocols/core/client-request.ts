@@ -30,6 +30,11 @@ export function requestKind(request: Pick<ClientRequest, 'operation'>): RouteKin
   return request.operation === 'embeddings' ? 'embeddings' : 'chat';
 }
 
+/** A client's request as a token count (Messages' count_tokens, Gemini's countTokens): never streamed. */
+export function asTokenCount(request: ClientRequest): ClientRequest {
+  return { ...request, stream: false, operation: 'count_tokens' };
+}
+
 /** The body offers the model at least one tool (`tools`: a non-empty list, in every client protocol). */
 export function offersTools(body: Record<string, unknown>): boolean {
   return Array.isArray(body.tools) && body.tools.length > 0;

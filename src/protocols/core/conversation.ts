@@ -24,8 +24,8 @@ export interface ConversationEntry {
 export interface ContentOptions {
   /** The call id when the text is a tool result. */
   toolResult?: string;
-  /** Content-part types whose `text` is a slot (others are left alone). */
-  textTypes: ReadonlySet<string>;
+  /** Content-part types whose `text` is a slot (others are left alone); absent: the codec chose the part (Gemini's parts name no type). */
+  textTypes?: ReadonlySet<string>;
   /** Dropping the last part of an array: drop the message, or run this. */
   whenEmpty?: 'message' | (() => void);
 }

@@ -18,6 +18,11 @@ export interface CredentialSpec {
   readonly companions: readonly string[];
   /** What a user sets so that requests carry one: the advice of the 401 when none came. */
   readonly advice: string;
+  /**
+   * Where its clients send their key when not in Authorization or x-api-key: a header of its
+   * own, or else a query parameter (sent on in that header). Gemini's: x-goog-api-key or `?key=`.
+   */
+  readonly keyIn?: { readonly header: string; readonly query?: string };
 }
 
 /** OpenAI's clients (Chat Completions and Responses): a key in Authorization, with its organization and project. */
@@ -53,26 +58,38 @@ export class ClientCredential {
 export { LLM_ROUTE_TOKEN_HEADER };
 
 /**
- * The client's credential in a request's headers, or undefined when it carries none. An empty
- * value is none (`Authorization: Bearer `, as VS Code's Copilot sends). With `authToken`
- * (server.auth_token) set, Authorization and x-api-key are the client's only when llm-route's
- * token came in x-llm-route-token (else they held that token), and a value equal to the token
- * is never a credential. A protocol whose keys are for no such provider (`spec` undefined: Ollama's API) has none.
+ * The client's credential in a request's headers (or its query, for a protocol whose clients
+ * put their key there), or undefined when it carries none. An empty value is none
+ * (`Authorization: Bearer `, as VS Code's Copilot sends). With `authToken` (server.auth_token)
+ * set, the key is the client's only when llm-route's token came in x-llm-route-token (else the
+ * key held that token), and a value equal to the token is never a credential. A protocol whose
+ * keys are for no such provider (`spec` undefined: Ollama's API) has none.
  */
-export function captureCredential(headers: IncomingHttpHeaders, spec: CredentialSpec | undefined, authToken: string | undefined): ClientCredential | undefined {
+export function captureCredential(
+  headers: IncomingHttpHeaders,
+  spec: CredentialSpec | undefined,
+  authToken: string | undefined,
+  query?: URLSearchParams,
+): ClientCredential | undefined {
   if (!spec || (authToken && headers[LLM_ROUTE_TOKEN_HEADER] === undefined)) return undefined;
   let sent: Record<string, string> | undefined;
   const secrets: string[] = [];
-  const take = (name: 'authorization' | 'x-api-key', value: string | undefined, secret: string): void => {
+  const take = (name: string, value: string | undefined, secret: string): void => {
     if (value === undefined || secret === '' || (authToken && sameSecret(secret, authToken))) return;
     sent ??= {};
     sent[name] = value;
     secrets.push(secret);
   };
-  const authorization = single(headers.authorization);
-  take('authorization', authorization, authorization === undefined ? '' : schemeValue(authorization));
-  const key = single(headers['x-api-key']);
-  take('x-api-key', key, key?.trim() ?? '');
+  if (spec.keyIn) {
+    const { header, query: param } = spec.keyIn;
+    const key = single(headers[header])?.trim() || (param === undefined ? undefined : query?.get(param)?.trim()) || undefined;
+    take(header, key, key ?? '');
+  } else {
+    const authorization = single(headers.authorization);
+    take('authorization', authorization, authorization === undefined ? '' : schemeValue(authorization));
+    const key = single(headers['x-api-key']);
+    take('x-api-key', key, key?.trim() ?? '');
+  }
   if (!sent) return undefined;
   for (const name of spec.companions) {
     const value = headers[name];
@@ -98,11 +115,11 @@ function single(value: string | string[] | undefined): string | undefined {
  */
 export function missingCredential(provider: Provider, credential: ClientCredential | undefined): string | null {
   if (!provider.from_client || credential?.api === profileOf(provider).credentialApi) return null;
-  if (!credential) return 'the request carries no credential of the client (Authorization or x-api-key) for this api_key: from_client provider';
+  if (!credential) return 'the request carries no credential of the client (Authorization, x-api-key or x-goog-api-key) for this api_key: from_client provider';
   return `the client's credential is for ${API_NAMES[credential.api]}; this api_key: from_client provider is type ${provider.type}`;
 }
 
-const API_NAMES: Record<CredentialApi, string> = { anthropic: "Anthropic's API", openai: "OpenAI's API" };
+const API_NAMES: Record<CredentialApi, string> = { anthropic: "Anthropic's API", openai: "OpenAI's API", gemini: "Gemini's API" };
 
 /**
  * Adds a call's credential to its headers: for a from_client provider the client's own (as
@@ -113,7 +130,7 @@ export function withCredential(
   headers: Record<string, string>,
   provider: Provider,
   credential: ClientCredential | undefined,
-  keyHeader: 'authorization' | 'x-api-key',
+  keyHeader: 'authorization' | 'x-api-key' | 'x-goog-api-key',
 ): Record<string, string> {
   if (provider.from_client) {
     if (credential && credential.api === profileOf(provider).credentialApi) Object.assign(headers, credential.headers);

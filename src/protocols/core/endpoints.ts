@@ -9,6 +9,8 @@ export interface CatalogModel {
   readonly name: string;
   /** The largest window known among the tiers that may answer; undefined when none is known. */
   readonly context: number | undefined;
+  /** The most tokens an answer may have when every tier caps it (its `max_tokens`): the largest cap; undefined otherwise. */
+  readonly output: number | undefined;
   /** Some tier can carry tools (none is known not to: tool calls written as text are recovered). */
   readonly tools: boolean;
   /** Some tier takes images. */

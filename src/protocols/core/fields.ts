@@ -25,6 +25,14 @@ export function numberField(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
+/** Sets on `target` each of `values` that is a finite number (a body's sampling controls, by their neutral names). */
+export function assignNumbers<K extends string>(target: Partial<Record<NoInfer<K>, number>>, values: Partial<Record<K, unknown>>): void {
+  for (const key of Object.keys(values) as K[]) {
+    const n = numberField(values[key]);
+    if (n !== undefined) target[key] = n;
+  }
+}
+
 /** A string or an array of strings as an array; undefined for anything else or an empty list. */
 export function stringList(value: unknown): string[] | undefined {
   if (typeof value === 'string') return [value];

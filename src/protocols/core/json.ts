@@ -44,10 +44,11 @@ export function bodyObject(body: Buffer): Record<string, unknown> | null {
 
 /**
  * The usage of a whole answer a relay passes on unchanged, read without parsing the answer
- * (see usage-scan.ts) and converted by the protocol's `convert`.
+ * (see usage-scan.ts) and converted by the protocol's `convert`; `key`: the usage object's
+ * quoted key when it is not `"usage"` (Gemini's `"usageMetadata"`).
  */
-export function scannedUsage(body: Buffer, convert: (value: unknown) => Usage | undefined): Usage | undefined | 'not_json' {
-  const usage = findUsageObject(body);
+export function scannedUsage(body: Buffer, convert: (value: unknown) => Usage | undefined, key?: Buffer): Usage | undefined | 'not_json' {
+  const usage = key === undefined ? findUsageObject(body) : findTopLevelObject(body, key);
   if (usage === 'not_json') return usage;
   if (usage === null) return undefined;
   try {

@@ -5,10 +5,10 @@
  */
 
 /** The protocol a client spoke to llm-route: OpenAI Chat Completions, OpenAI Responses, Anthropic Messages, Ollama's API. */
-export type ClientProtocol = 'chat' | 'responses' | 'messages' | 'ollama';
+export type ClientProtocol = 'chat' | 'responses' | 'messages' | 'ollama' | 'gemini';
 
 /** The APIs a client's own credential can be for: the provider types that take one (api_key: from_client). */
-export type CredentialApi = 'anthropic' | 'openai';
+export type CredentialApi = 'anthropic' | 'openai' | 'gemini';
 
 /**
  * Why one upstream attempt gave no answer (`AttemptError.reason`): the name the request log,
@@ -25,6 +25,8 @@ export type AttemptReason =
   | 'ttft_timeout'
   | 'total_timeout'
   | 'idle_timeout'
+  // a committed stream on a resume route silent far longer than its own pace (src/proxy/silence-guard.ts)
+  | 'stall_timeout'
   | 'deadline'
   // a non-2xx answer, as the wire codec classified it
   | 'rate_limited'

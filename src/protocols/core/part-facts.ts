@@ -1,5 +1,5 @@
 import type { StreamPart } from './stream-part.js';
-import { EVENT_CONTENT, EVENT_ERROR, EVENT_FINISH, EVENT_USAGE, type EventFacts } from './types.js';
+import { EVENT_CONTENT, EVENT_ERROR, EVENT_FINISH, EVENT_PROGRESS, EVENT_USAGE, type EventFacts } from './types.js';
 
 /**
  * The commit facts of one event, read from the parts its reader decoded (one rule for every
@@ -7,7 +7,9 @@ import { EVENT_CONTENT, EVENT_ERROR, EVENT_FINISH, EVENT_USAGE, type EventFacts 
  * reasoning delta, a tool call's start or input, a finish, an opaque piece of content. A
  * block's start or end, usage and errors are not. `facts.text` gathers the generated text
  * (deltas, tool names) for a token estimate. ORs into `facts.flags`: the reader sets the
- * wire's own flags (done, malformed, usage-only).
+ * wire's own flags (done, malformed, usage-only). Content is also progress (EVENT_PROGRESS),
+ * what ends a committed stream's silence: keep-alives (a ping, an empty delta, a usage-only
+ * chunk, a line with no content) have none, so they neither end a silence nor count as a gap.
  */
 export function readFactsOfParts(parts: readonly StreamPart[], facts: EventFacts): void {
   let flags = facts.flags;
@@ -29,7 +31,7 @@ export function readFactsOfParts(parts: readonly StreamPart[], facts: EventFacts
         piece = part.text ?? '';
         break;
       case 'finish':
-        flags |= EVENT_FINISH | EVENT_CONTENT;
+        flags |= EVENT_FINISH | EVENT_CONTENT | EVENT_PROGRESS;
         continue;
       case 'usage':
         flags |= EVENT_USAGE;
@@ -41,7 +43,7 @@ export function readFactsOfParts(parts: readonly StreamPart[], facts: EventFacts
       default:
         continue;
     }
-    flags |= EVENT_CONTENT;
+    flags |= EVENT_CONTENT | EVENT_PROGRESS;
     text = text === undefined ? piece : text + piece;
   }
   facts.flags = flags;

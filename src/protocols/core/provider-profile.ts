@@ -31,6 +31,8 @@ export interface ProviderProfile {
   discovery(provider: Provider): readonly DiscoveryReader[];
   /** Whether a tier's model is in its server's memory, in the server's own words; undefined: it says nothing. Throws what a request threw. */
   loadedState(tier: Tier, ask: ServerAsk): Promise<ServerWord | undefined>;
+  /** Its server says what is loaded in one request of its own API (Ollama's `/api/ps`): a tier check asks it too. */
+  loadedInOneAsk(provider: Pick<Provider, 'base_url'>): boolean;
   /** Asks its server to load a tier's model (`warm: true`), or says which server documents no load request. */
   warm(tier: Tier, ask: ServerAsk): Promise<WarmAnswer | NoLoadRequest>;
   /** Its servers cut a prompt longer than their window and answer 200 (a late check of the reported prompt is sound). */
@@ -75,18 +77,22 @@ export interface ModelListSource {
   /** Its answer's status decides when no list is read (a refused key, a server still loading, one with no list at all). */
   decisive: boolean;
   names(json: unknown): string[] | null;
+  /** The next page of a paginated list (Gemini's `nextPageToken`); undefined: this answer was the last. */
+  nextPage?(json: unknown, url: URL): URL | undefined;
 }
 
 /** What discovery learned of a tier's model from its server (docs/fit.md). */
 export interface Discovered {
   /** The window a request gets, in tokens (llama.cpp: one slot's). */
   context?: number;
-  /** Where `context` was read: `ollama /api/show`, `llama.cpp /props`, `vllm /v1/models`, `lmstudio /api/v0/models`. */
+  /** Where `context` was read: `ollama /api/show`, `llama.cpp /props`, `vllm /v1/models`, `lmstudio /api/v0/models`, `gemini /v1beta/models`. */
   source?: string;
   vision?: boolean;
   tools?: boolean;
   /** The model reasons (Ollama lists `thinking` among its capabilities). */
   thinking?: boolean;
+  /** The most tokens the model writes in one answer (Gemini's `outputTokenLimit`). */
+  outputLimit?: number;
   /** Ollama: the most the model takes (`<arch>.context_length`) and the loaded runner's window. */
   modelContext?: number;
   loadedContext?: number;
@@ -94,7 +100,7 @@ export interface Discovered {
 
 /** One server's documented facts: null when it documents none (a 404); throws on an answer that is garbage. */
 export interface DiscoveryReader {
-  /** Its name in an error (`ollama`, `vllm`, `llamaCpp`, `lmStudio`). */
+  /** Its name in an error (`ollama`, `vllm`, `llamaCpp`, `lmStudio`, `gemini`). */
   readonly name: string;
   read(tier: Tier, ask: ServerAsk): Promise<Discovered | null>;
 }

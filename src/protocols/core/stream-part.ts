@@ -65,3 +65,41 @@ export function blockEnd(block: OpenBlock): StreamPart | null {
       return null;
   }
 }
+
+/**
+ * The runs of text and of reasoning on a wire that has no blocks (Ollama's lines, Gemini's
+ * chunks): a run is one block, opened by its first delta and closed when the other kind starts, a
+ * tool call comes or the answer ends. Writes into its reader's parts array.
+ */
+export class BlockRuns {
+  private open: OpenBlock | null = null;
+  private blocks = 0;
+
+  constructor(private readonly parts: StreamPart[]) {}
+
+  /** A delta into the open run of its kind, else a new one. */
+  run(kind: 'text' | 'reasoning', delta: string): void {
+    let open = this.open;
+    if (open?.kind !== kind) {
+      this.close();
+      open = this.open = { kind, id: `${kind}-${this.blocks++}` };
+      this.parts.push({ type: kind === 'text' ? 'text-start' : 'reasoning-start', id: open.id });
+    }
+    this.parts.push(kind === 'text' ? { type: 'text-delta', id: open.id, delta } : { type: 'reasoning-delta', id: open.id, delta });
+  }
+
+  /** Closes the open run, if any. */
+  close(): void {
+    const open = this.open;
+    if (open === null) return;
+    this.open = null;
+    const end = blockEnd(open);
+    if (end) this.parts.push(end);
+  }
+
+  /** A tool call that came whole (its name and all its arguments at once): the open run closed, then its start, its arguments as one delta, its end. */
+  wholeCall(id: string, toolName: string, args: string): void {
+    this.close();
+    this.parts.push({ type: 'tool-input-start', id, toolName }, { type: 'tool-input-delta', id, delta: args }, { type: 'tool-input-end', id });
+  }
+}

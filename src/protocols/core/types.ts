@@ -52,6 +52,7 @@ export const EVENT_DONE = 64; // the protocol's terminator: nothing meaningful f
 export const EVENT_REWRITTEN = 128; // its parts are not what the upstream's bytes say (a tool call recovered from text): a relay renders from here on
 export const EVENT_BAD_TOOL_CALL = 256; // with EVENT_ERROR: a tool call written as text that the client cannot run (src/protocols/tool-text/)
 export const EVENT_HELD = 512; // after commit, its text is held back undecided (it may begin a tool call written as text): a relay waits for the next event
+export const EVENT_PROGRESS = 1024; // the upstream's event carried content as it came (set with EVENT_CONTENT, kept when a tool-text hold takes the content back): the stream is not silent; a keep-alive never is
 
 const NO_PARTS: readonly StreamPart[] = Object.freeze([]);
 
@@ -84,6 +85,8 @@ export interface StatusVerdict {
   message: string;
   /** Says nothing about the tier's health (an input this server cannot take). */
   healthNeutral?: boolean;
+  /** When the server says to try again, if its body says so (Google's RetryInfo); else the Retry-After header decides. */
+  retryAfterMs?: number;
 }
 
 /** The upstream's own answer, kept so a payload error can reach the client as it was. */
@@ -202,6 +205,8 @@ export interface ClientRequest {
   readonly embedding?: EmbeddingAsk;
   /** The tier's path for a relay when the protocol has several (Ollama's `/api/generate` beside `/api/chat`). */
   readonly endpoint?: string;
+  /** The content type of its stream when not its codec's (Gemini's stream asked without `alt=sse`: one JSON array). */
+  readonly streamType?: string;
   /** The neutral form, made on first use (only a translated tier needs it); a 400 message when it cannot be made. */
   neutral(): NeutralRequest | Unsupported;
 }

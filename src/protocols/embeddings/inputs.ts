@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { RequestTarget } from '../core/client-codec.js';
 import { clientRequest } from '../core/client-request.js';
 import type { ClientCredential } from '../core/credential.js';
 import type { EmbeddingAsk, EmbeddingInput } from '../core/embedding-codec.js';
@@ -74,18 +75,24 @@ export function embeddingRequest(
   return { ...request, operation: 'embeddings', embedding: ask };
 }
 
-/** A parse of an embeddings body: its `model` (a string, when it names one: the default route otherwise) and the endpoint's own ask. */
+/**
+ * A parse of an embeddings body: its route is the model its path names (Gemini's, through a path
+ * template), else its `model` (a string, when it names one: the default route otherwise); the
+ * endpoint's own ask.
+ */
 export function parseEmbeddings(
   protocol: ClientProtocol,
   read: (body: Record<string, unknown>) => EmbeddingAsk | string,
   body: unknown,
   headers: IncomingHttpHeaders,
   credential: ClientCredential | undefined,
+  target?: RequestTarget,
 ): ParseResult {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return { ok: false, message: 'the request body must be a JSON object' };
   const fields = body as Record<string, unknown>;
-  if (typeof fields.model !== 'string' || fields.model === '') return { ok: false, message: 'model is required: the route to embed with' };
+  const model = target?.model ?? fields.model;
+  if (typeof model !== 'string' || model === '') return { ok: false, message: 'model is required: the route to embed with' };
   const ask = read(fields);
   if (typeof ask === 'string') return { ok: false, message: ask };
-  return { ok: true, request: embeddingRequest(protocol, fields, fields.model, ask, headers, credential) };
+  return { ok: true, request: embeddingRequest(protocol, fields, model, ask, headers, credential) };
 }

@@ -60,9 +60,9 @@ export const messagesClient: ClientCodec = {
   translateRejection: anthropicRejection,
   // A stream that stopped (message_delta with its stop_reason) and ended without message_stop gets one.
   relay: () => new RelayOutput(MESSAGE_STOP, messagesStreamError),
-  renderer: (request) => new MessagesRenderer(request.model, () => inputEstimate(request)),
-  handover: (request) => new MessagesHandover(() => new MessagesRenderer(request.model, () => inputEstimate(request))),
-  renderResponse: (response, request) => renderMessagesResponse(response, request.model),
+  renderer: (request, model) => new MessagesRenderer(model, () => inputEstimate(request)),
+  handover: (request, model) => new MessagesHandover(() => new MessagesRenderer(model, () => inputEstimate(request))),
+  renderResponse: (response, _request, model) => renderMessagesResponse(response, model),
 
   offeredTools: messagesTools,
   choosesNoTool: messagesChoosesNoTool,

@@ -1,4 +1,5 @@
 import type { TokenCounting } from '../core/client-codec.js';
+import { asTokenCount } from '../core/client-request.js';
 import { requestText } from '../core/neutral.js';
 import { type ClientRequest, isUnsupported } from '../core/types.js';
 
@@ -8,10 +9,7 @@ import { type ClientRequest, isUnsupported } from '../core/types.js';
  * wire's countTokensRequest), and the answer llm-route gives itself when no tier counts.
  */
 export const messagesTokenCounting: TokenCounting = {
-  /** The client's request as a token count: never streamed. */
-  asCount(request: ClientRequest): ClientRequest {
-    return { ...request, stream: false, operation: 'count_tokens' };
-  },
+  asCount: asTokenCount,
 
   /** llm-route's own count of the prompt, in Messages' answer shape. */
   estimate(request: ClientRequest, count: (text: string) => number): { input_tokens: number } {

@@ -41,6 +41,7 @@ export const anthropicProfile: ProviderProfile = {
 
   discovery: () => [],
   loadedState: async () => undefined,
+  loadedInOneAsk: () => false,
   warm: async () => ({ noLoad: 'anthropic' }),
   // A cloud API refuses a prompt too long for it.
   truncatesSilently: () => false,

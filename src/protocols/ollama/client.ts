@@ -13,6 +13,7 @@ import { isPlainOllamaChat, isPlainOllamaGenerate, OllamaChatSchema, OllamaGener
 import { functionTools, ollamaChatToNeutral, ollamaGenerateToNeutral, ollamaMaxTokens } from './to-neutral.js';
 import { isRecord } from '../../util/is-record.js';
 import { OllamaHandover } from './handover.js';
+import { ollamaLoading } from './load.js';
 import { TrackedOllamaRelay } from './tracked-relay.js';
 import { describeOllamaConversation, ollamaAsksThinking, ollamaHasImages, recognizeOllama } from './traits.js';
 
@@ -44,11 +45,13 @@ function ollamaCodec(form: OllamaForm, parse: ClientCodec['parse'], rest: Pick<C
     translateRejection: (_status, message) => JSON.stringify({ error: message }),
     // The done line is Ollama's finish and terminator at once: a relay adds nothing after it.
     relay: () => new RelayOutput(null, ollamaStreamError),
-    renderer: (request) => new OllamaRenderer(request.model, form, arrivedAt(request)),
-    handover: (request) => new OllamaHandover(() => new OllamaRenderer(request.model, form, arrivedAt(request))),
-    renderResponse: (response, request) => renderOllamaResponse(response, request.model, form, arrivedAt(request)),
+    renderer: (request, model) => new OllamaRenderer(model, form, arrivedAt(request)),
+    handover: (request, model) => new OllamaHandover(() => new OllamaRenderer(model, form, arrivedAt(request))),
+    renderResponse: (response, request, model) => renderOllamaResponse(response, model, form, arrivedAt(request)),
     // A recovery goes on in the same stream under the model the relayed lines named (see tracked-relay.ts).
     resumableRelay: (relay, delivered, renderer) => (renderer instanceof OllamaRenderer ? new TrackedOllamaRelay(relay, delivered, renderer) : null),
+    // An empty prompt (no messages) loads the model: answered apart from the routing loop.
+    loading: ollamaLoading(form),
     // Ollama's API names no conversation (no id, no cache key): its requests have no session.
     session: () => undefined,
     offeredTools: (body) => functionTools(body.tools),

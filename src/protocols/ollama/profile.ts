@@ -72,6 +72,7 @@ export const ollamaProfile: ProviderProfile = {
   modelLists: ollamaServer.modelLists,
   discovery: () => ollamaServer.discovery,
   loadedState: ollamaServer.loadedState,
+  loadedInOneAsk: () => true,
   warm: ollamaServer.warm,
   // Ollama cuts a prompt longer than num_ctx and answers 200.
   truncatesSilently: () => true,

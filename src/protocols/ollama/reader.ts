@@ -2,7 +2,7 @@ import { isRecord } from '../../util/is-record.js';
 import { stringField } from '../core/fields.js';
 import { eventObject } from '../core/json.js';
 import { readFactsOfParts } from '../core/part-facts.js';
-import { blockEnd, type StreamPart } from '../core/stream-part.js';
+import { BlockRuns, type StreamPart } from '../core/stream-part.js';
 import { EVENT_DONE, type EventFacts, type StreamReader } from '../core/types.js';
 import { ollamaFinish } from './decode.js';
 import { ollamaUsage } from './usage.js';
@@ -17,8 +17,7 @@ import { ollamaUsage } from './usage.js';
  */
 export class OllamaReader implements StreamReader {
   private readonly parts: StreamPart[] = [];
-  private open: { kind: 'text' | 'reasoning'; id: string } | null = null;
-  private blocks = 0;
+  private readonly runs = new BlockRuns(this.parts);
   private calls = 0;
 
   read(data: string, facts: EventFacts): void {
@@ -34,7 +33,7 @@ export class OllamaReader implements StreamReader {
       if (isRecord(line.message)) this.readMessage(line.message, line.message.content);
       else this.readMessage(line, line.response);
       if (line.done === true) {
-        this.close();
+        this.runs.close();
         const usage = ollamaUsage(line);
         if (usage) parts.push({ type: 'usage', usage });
         parts.push({ type: 'finish', reason: ollamaFinish(line.done_reason) });
@@ -45,38 +44,15 @@ export class OllamaReader implements StreamReader {
   }
 
   private readMessage(message: Record<string, unknown>, content: unknown): void {
-    if (typeof message.thinking === 'string' && message.thinking !== '') this.run('reasoning', message.thinking);
-    if (typeof content === 'string' && content !== '') this.run('text', content);
+    if (typeof message.thinking === 'string' && message.thinking !== '') this.runs.run('reasoning', message.thinking);
+    if (typeof content === 'string' && content !== '') this.runs.run('text', content);
     if (!Array.isArray(message.tool_calls)) return;
     for (const call of message.tool_calls) {
       const fn = isRecord(call) && isRecord(call.function) ? call.function : undefined;
       if (!fn) continue;
-      this.close();
       const id = (isRecord(call) ? stringField(call.id) : undefined) || `call_${this.calls}`;
       this.calls++;
-      this.parts.push(
-        { type: 'tool-input-start', id, toolName: stringField(fn.name) ?? '' },
-        { type: 'tool-input-delta', id, delta: typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {}) },
-        { type: 'tool-input-end', id },
-      );
+      this.runs.wholeCall(id, stringField(fn.name) ?? '', typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {}));
     }
-  }
-
-  private run(kind: 'text' | 'reasoning', delta: string): void {
-    let open = this.open;
-    if (open?.kind !== kind) {
-      this.close();
-      open = this.open = { kind, id: `${kind}-${this.blocks++}` };
-      this.parts.push({ type: kind === 'text' ? 'text-start' : 'reasoning-start', id: open.id });
-    }
-    this.parts.push(kind === 'text' ? { type: 'text-delta', id: open.id, delta } : { type: 'reasoning-delta', id: open.id, delta });
-  }
-
-  private close(): void {
-    const open = this.open;
-    if (open === null) return;
-    this.open = null;
-    const end = blockEnd(open);
-    if (end) this.parts.push(end);
   }
 }

@@ -3,6 +3,7 @@ import type { FinishReason, NeutralResponse } from '../core/neutral.js';
 import type { StreamPart } from '../core/stream-part.js';
 import type { StreamRenderer } from '../core/types.js';
 import { mergeUsage, type Usage } from '../core/usage.js';
+import { WholeCalls } from '../core/whole-calls.js';
 
 /** Which of Ollama's two answers: /api/chat's `message`, or /api/generate's `response`. */
 export type OllamaForm = 'chat' | 'generate';
@@ -24,8 +25,7 @@ export class OllamaRenderer implements StreamRenderer {
   private finish: FinishReason = 'stop';
   private usage: Usage | undefined;
   private firstContentAt: number | undefined;
-  /** Tool calls whose arguments are still coming, by id. */
-  private readonly pending = new Map<string, { name: string; args: string }>();
+  private readonly whole = new WholeCalls();
   private calls = 0;
   /** The model as JSON, and the time stamp of the millisecond last written (most lines of a burst share one). */
   private modelJson: string;
@@ -52,18 +52,10 @@ export class OllamaRenderer implements StreamRenderer {
           if (part.delta !== '') out += this.textLine(part.delta, true);
           break;
         case 'tool-input-start':
-          this.pending.set(part.id, { name: part.toolName, args: '' });
-          break;
-        case 'tool-input-delta': {
-          const call = this.pending.get(part.id);
-          if (call) call.args += part.delta;
-          break;
-        }
+        case 'tool-input-delta':
         case 'tool-input-end': {
-          const call = this.pending.get(part.id);
-          if (!call) break;
-          this.pending.delete(part.id);
-          out += this.line(this.toolCall(part.id, call.name, call.args));
+          const call = this.whole.take(part);
+          if (call) out += this.line(this.toolCall(call.id, call.name, call.args));
           break;
         }
         case 'finish':
@@ -91,8 +83,7 @@ export class OllamaRenderer implements StreamRenderer {
   end(): string {
     // A stream that broke inside a tool call's arguments never completes it: what is there is sent.
     let out = '';
-    for (const [id, call] of this.pending) out += this.line(this.toolCall(id, call.name, call.args));
-    this.pending.clear();
+    for (const call of this.whole.drain()) out += this.line(this.toolCall(call.id, call.name, call.args));
     const now = performance.now();
     const first = this.firstContentAt ?? now;
     const last = { ...this.content(''), done: true, done_reason: DONE_REASON[this.finish] };

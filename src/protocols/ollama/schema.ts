@@ -15,10 +15,13 @@ const OPTIONS = z.looseObject({}, '"options" must be an object').optional();
  */
 export const OllamaChatSchema = z.looseObject({
   model: MODEL,
-  messages: z.array(
-    z.looseObject({ role: z.string('each message needs a "role"'), images: IMAGES.nullish() }, 'each message must be an object'),
-    '"messages" is required and must be an array',
-  ),
+  // An empty list, or none at all, asks Ollama to load the model (see load.ts).
+  messages: z
+    .array(
+      z.looseObject({ role: z.string('each message needs a "role"'), images: IMAGES.nullish() }, 'each message must be an object'),
+      '"messages" must be an array',
+    )
+    .nullish(),
   stream: STREAM,
   format: FORMAT,
   think: THINK,
@@ -40,7 +43,9 @@ export const OllamaGenerateSchema = z.looseObject({
 
 /** True only for a body OllamaChatSchema accepts (checkedBody's fast path; zod judges the rest). */
 export function isPlainOllamaChat(body: unknown): body is z.infer<typeof OllamaChatSchema> {
-  if (!isRecord(body) || !isFilledString(body.model) || !isArrayOfTagged(body.messages, 'role') || !plainControls(body)) return false;
+  if (!isRecord(body) || !isFilledString(body.model) || !plainControls(body)) return false;
+  if (body.messages === undefined || body.messages === null) return true;
+  if (!isArrayOfTagged(body.messages, 'role')) return false;
   for (const message of body.messages) if (!isNullishStrings(message.images)) return false;
   return true;
 }

@@ -1,5 +1,5 @@
 import { isRecord } from '../../util/is-record.js';
-import { numberField, stringField, stringList } from '../core/fields.js';
+import { assignNumbers, numberField, stringField, stringList } from '../core/fields.js';
 import type { AssistantPart, NeutralMessage, NeutralPart, NeutralRequest, NeutralTool } from '../core/neutral.js';
 import type { Unsupported } from '../core/types.js';
 
@@ -10,7 +10,7 @@ export function ollamaChatToNeutral(body: Record<string, unknown>): NeutralReque
   // each result answers the oldest call of its tool still unanswered (ids made up in order).
   const unanswered: Array<{ id: string; name: string }> = [];
   let calls = 0;
-  for (const message of body.messages as unknown[]) {
+  for (const message of Array.isArray(body.messages) ? body.messages : []) {
     if (!isRecord(message)) continue;
     const text = typeof message.content === 'string' ? message.content : '';
     if (message.role === 'system') {
@@ -91,16 +91,14 @@ function controls(body: Record<string, unknown>): NeutralRequest {
   const effort = effortOfThink(body.think);
   if (effort) request.reasoningEffort = effort;
   const options = isRecord(body.options) ? body.options : {};
-  const set = <K extends 'temperature' | 'topP' | 'topK' | 'seed' | 'frequencyPenalty' | 'presencePenalty'>(key: K, value: unknown): void => {
-    const n = numberField(value);
-    if (n !== undefined) request[key] = n;
-  };
-  set('temperature', options.temperature);
-  set('topP', options.top_p);
-  set('topK', options.top_k);
-  set('seed', options.seed);
-  set('frequencyPenalty', options.frequency_penalty);
-  set('presencePenalty', options.presence_penalty);
+  assignNumbers(request, {
+    temperature: options.temperature,
+    topP: options.top_p,
+    topK: options.top_k,
+    seed: options.seed,
+    frequencyPenalty: options.frequency_penalty,
+    presencePenalty: options.presence_penalty,
+  });
   // -1 (no limit) and -2 (fill the context) are Ollama's own: no cap then.
   const predict = ollamaMaxTokens(options);
   if (predict !== undefined) request.maxTokens = predict;

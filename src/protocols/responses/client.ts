@@ -31,9 +31,9 @@ export const responsesClient: ClientCodec = {
   errorBody: openaiErrorBody,
   translateRejection: openaiRejection,
   relay: () => new ResponsesRelay(),
-  renderer: (request) => new ResponsesRenderer(request.model, toolNamespaces(request)),
-  handover: (request) => new ResponsesHandover(() => new ResponsesRenderer(request.model, toolNamespaces(request))),
-  renderResponse: (response, request) => renderResponsesResponse(response, request.model, toolNamespaces(request)),
+  renderer: (request, model) => new ResponsesRenderer(model, toolNamespaces(request)),
+  handover: (request, model) => new ResponsesHandover(() => new ResponsesRenderer(model, toolNamespaces(request))),
+  renderResponse: (response, request, model) => renderResponsesResponse(response, model, toolNamespaces(request)),
 
   offeredTools: responsesTools,
   choosesNoTool: (body) => body.tool_choice === 'none',

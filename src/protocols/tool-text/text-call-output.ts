@@ -5,6 +5,7 @@ import {
   EVENT_DONE,
   EVENT_HELD,
   EVENT_REWRITTEN,
+  newFacts,
   RAW,
   type EventFacts,
   type RelayHandover,
@@ -12,9 +13,10 @@ import {
   type StreamRenderer,
 } from '../core/types.js';
 
-/** An event the output waits with: its bytes, and (should it be rendered instead) its parts; after commit its JSON, for the handover. */
+/** An event the output waits with: its bytes and flags, and (should it be rendered instead) its parts; after commit its JSON, for the handover. */
 interface Waiting {
   raw: Buffer;
+  flags: number;
   parts: readonly StreamPart[];
   json?: unknown;
 }
@@ -54,17 +56,18 @@ export class TextCallOutput implements StreamOutput {
     if (this.mode === 'undecided' && !(flags & (EVENT_CONTENT | EVENT_DONE))) {
       // Before commit the handover is told now: should these events be rendered instead, a fresh renderer draws them.
       this.handover.relayed(facts.json, facts.parts);
-      this.waiting.push({ raw, parts: facts.parts.length > 0 ? facts.parts.slice() : NO_PARTS });
+      this.waiting.push({ raw, flags, parts: facts.parts.length > 0 ? facts.parts.slice() : NO_PARTS });
       return null;
     }
     if (flags & EVENT_HELD) {
-      this.waiting.push({ raw, parts: facts.parts.slice(), json: facts.json });
+      this.waiting.push({ raw, flags, parts: facts.parts.slice(), json: facts.json });
       return null;
     }
     this.mode = 'relay';
     const before = this.waiting.length > 0 ? this.flushWaiting() : null;
     const own = this.relay.event(facts, raw);
-    if (own === RAW) this.handover.relayed(facts.json, facts.parts);
+    // Told of what reached the client from the relay, as its bytes or reframed (Gemini's JSON array).
+    if (own !== null) this.handover.relayed(facts.json, facts.parts);
     if (before === null) return own;
     return Buffer.concat([...before, own === RAW ? raw : (own ?? Buffer.alloc(0))]);
   }
@@ -99,12 +102,22 @@ export class TextCallOutput implements StreamOutput {
     return this.rendered.renderAll(events);
   }
 
-  /** What waited, as its bytes: the handover notes each held after commit, in order, since the client now has it. */
+  /**
+   * What waited, through the relay as any event (its bytes, or what the relay makes of them): the
+   * handover notes each held after commit, in order, since the client now has it.
+   */
   private flushWaiting(): Buffer[] {
-    const bytes = this.waiting.map((waiting) => {
+    const bytes: Buffer[] = [];
+    const facts = newFacts();
+    for (const waiting of this.waiting) {
+      facts.flags = waiting.flags;
+      facts.parts = waiting.parts;
+      facts.json = waiting.json;
+      const own = this.relay.event(facts, waiting.raw);
+      if (own === null) continue;
       if (waiting.json !== undefined) this.handover.relayed(waiting.json, waiting.parts);
-      return waiting.raw;
-    });
+      bytes.push(own === RAW ? waiting.raw : own);
+    }
     this.waiting = [];
     return bytes;
   }

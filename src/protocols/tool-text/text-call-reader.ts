@@ -6,6 +6,7 @@ import {
   EVENT_DONE,
   EVENT_ERROR,
   EVENT_MALFORMED,
+  EVENT_PROGRESS,
   EVENT_REWRITTEN,
   EVENT_USAGE_ONLY,
   type EventFacts,
@@ -278,7 +279,8 @@ export class TextCallReader implements StreamReader {
 
   /** The event's parts replaced: its facts read again from them, by the one rule. */
   private setParts(facts: EventFacts, parts: StreamPart[], flags: number): void {
-    const kept = facts.flags & (EVENT_DONE | EVENT_ERROR | EVENT_USAGE_ONLY);
+    // The upstream's content is progress even when it is held (a form written as text): its silence clock hears it.
+    const kept = facts.flags & (EVENT_DONE | EVENT_ERROR | EVENT_USAGE_ONLY | EVENT_PROGRESS);
     facts.parts = parts;
     facts.flags = 0;
     facts.usage = undefined;

@@ -4,13 +4,15 @@ import type { EventFacts, PartStage } from '../../protocols/core/types.js';
 /**
  * What the client has of a stream on a resume route: the answer's text so far, and whether
  * the stream stands where a recovery is sound. Only text is resumed: a stream whose last
- * content was reasoning, or that made a tool call, ends with the error event as on any route.
+ * content was reasoning or of a kind only its wire carries (a hosted tool's item, which may
+ * work for seconds without a word), that made a tool call, or whose answer has finished (there
+ * is nothing to continue), ends with the error event as on any route.
  * Kept by the stage the stream's output already runs, so it costs one pass over the parts
  * it read anyway and memory proportional to the answer.
  */
 export class DeliveredText implements PartStage {
   private readonly parts: string[] = [];
-  private last: 'none' | 'text' | 'reasoning' = 'none';
+  private last: 'none' | 'text' | 'reasoning' | 'opaque' | 'finish' = 'none';
   private madeToolCall = false;
   private length = 0;
   private deltas = 0;
@@ -30,6 +32,7 @@ export class DeliveredText implements PartStage {
         this.last = 'text';
       } else if (event.type === 'reasoning-delta' || (event.type === 'reasoning-end' && event.signature !== undefined)) this.last = 'reasoning';
       else if (event.type === 'tool-input-start' || event.type === 'tool-input-delta') this.madeToolCall = true;
+      else if (event.type === 'opaque' || event.type === 'finish') this.last = event.type;
     }
   }
 

@@ -58,7 +58,7 @@ export class Recovery {
         refused = `its recovery on tier ${tier.name} was refused: ${run.refused}`;
         continue;
       }
-      const resumed: ResumedStream = { from: plan[at].name, to: tier.name, how, at_chars: delivered.length, result: 'failed' };
+      const resumed: ResumedStream = { from: plan[at].name, to: tier.name, how, why: whyOf(end.interruption), at_chars: delivered.length, result: 'failed' };
       this.resumed = resumed;
       // A tier that refuses the prefill (current Claude models do) is asked the plain request instead.
       if (!run.committed && how === 'continue' && (run.error.status === 400 || run.error.reason === 'unsupported')) {
@@ -155,6 +155,12 @@ export class Recovery {
     const interruption = cause?.reason === 'client_abort' ? cause : (end.interruption as AttemptError);
     return { ...end, interruption, open: null };
   }
+}
+
+/** What ended the stream a recovery mends, for the log line and the metric. */
+function whyOf(interruption: AttemptError): ResumedStream['why'] {
+  if (interruption.reason === 'stall_timeout') return 'stall_learned';
+  return interruption.reason === 'idle_timeout' ? 'idle' : 'break';
 }
 
 /**

@@ -3,10 +3,12 @@ import { TranslatedOutput } from '../../protocols/stream-output/translated-outpu
 import { readParts, type ClientRequest, type StreamOutput, type StreamRenderer } from '../../protocols/core/types.js';
 import type { ClientCodec, ResumableRelay } from '../../protocols/core/client-codec.js';
 import type { AttemptError } from '../attempt-error.js';
+import type { StallConfig } from '../../config/schema.js';
+import type { StallWatch } from '../silence-guard.js';
 import { DeliveredText } from './delivered-text.js';
 
-/** Breaks a recovery can mend: the connection broke or closed unfinished, or the upstream stalled. */
-const RECOVERABLE = new Set<AttemptError['reason']>(['broken_stream', 'idle_timeout']);
+/** Breaks a recovery can mend: the connection broke or closed unfinished, or the upstream stalled (idle_ms, or by its own pace). */
+const RECOVERABLE = new Set<AttemptError['reason']>(['broken_stream', 'idle_timeout', 'stall_timeout']);
 
 /**
  * A stream on a resume route, as its first attempt leaves it: the text the client has, and a
@@ -21,13 +23,16 @@ export class ResumeState {
   readonly renderer: StreamRenderer;
   readonly delivered: DeliveredText;
   readonly output: StreamOutput;
+  /** The learned stall: called only where a recovery could mend the stream (a guess never cuts one nothing can continue). */
+  readonly stall: StallWatch;
   private readonly relay: ResumableRelay | null;
 
-  constructor(call: UpstreamCall, codec: ClientCodec, request: ClientRequest) {
-    this.renderer = codec.renderer(request);
+  constructor(call: UpstreamCall, codec: ClientCodec, request: ClientRequest, stall: StallConfig) {
+    this.renderer = codec.renderer(request, call.model);
     this.delivered = new DeliveredText(readParts);
     this.relay = call.relayed ? (codec.resumableRelay?.(call.streamOutput(), this.delivered, this.renderer) ?? null) : null;
     this.output = this.relay ?? new TranslatedOutput(this.renderer, this.delivered);
+    this.stall = { rule: stall, mendable: () => this.delivered.resumable };
   }
 
   /** The first attempt's `keepOpen`: a break inside a text run leaves the client's response open. */

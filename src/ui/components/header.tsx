@@ -31,7 +31,8 @@ export function heldCallsLine(calls: readonly HeldCallView[]): string {
 
 /**
  * Where the proxy listens and how busy it is (the tier file last, as it can be long); then
- * today's cost and tokens; then, while the usage log is unusable, a warning.
+ * today's cost and tokens, the usage log's (every tier file that writes to it, not this one
+ * alone: docs/usage.md, "The dashboard"); then, while the usage log is unusable, a warning.
  */
 export function Header(props: HeaderProps) {
   const streams = `${props.activeStreams} active stream${props.activeStreams === 1 ? '' : 's'}`;
@@ -56,7 +57,7 @@ export function Header(props: HeaderProps) {
         <Text dimColor>tiers {props.tierFile}</Text>
       </Text>
       <Text wrap="truncate">
-        <Text dimColor>today </Text>
+        <Text dimColor>today in the usage log </Text>
         <Text bold>{formatUsd(today.costUsd)}</Text>
         <Text>{`   ${formatCount(today.promptTokens)} in / ${formatCount(today.completionTokens)} out tokens`}</Text>
         {today.cachedTokens > 0 ? <Text dimColor>{` (${formatCount(today.cachedTokens)} cached)`}</Text> : null}

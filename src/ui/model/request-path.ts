@@ -89,6 +89,14 @@ function toolTextNote(reports: NonNullable<RequestFinished['toolText']>): string
   return `tool text ${format} ${result.replaceAll('_', ' ')}`;
 }
 
+/** What ended the stream a recovery took on, as the recent list says it. */
+const RESUMED_AFTER: Record<NonNullable<RequestFinished['resumed']>['why'], string> = {
+  stall_learned: 'a learned stall',
+  idle: 'idle_ms',
+  break: 'a break',
+};
+
 function resumedNote(resumed: NonNullable<RequestFinished['resumed']>): string {
-  return resumed.result === 'ok' ? `resumed ${resumed.from}→${resumed.to} by ${resumed.how}` : `resume ${resumed.result}`;
+  const after = `after ${RESUMED_AFTER[resumed.why]}`;
+  return resumed.result === 'ok' ? `resumed ${resumed.from}→${resumed.to} by ${resumed.how} ${after}` : `resume ${resumed.result} ${after}`;
 }

@@ -96,9 +96,25 @@ describe('the real CLI: llm-route explain FILE.json', () => {
     const named = await explain(yaml, { model: 'chat', messages: [{ role: 'user', content: 'hi' }] }, ['--protocol', 'ollama']);
     expect(named.code, named.stderr).toBe(0);
     expect(named.stdout).toMatch(/^route "chat" \(ollama\): \d+ prompt tokens/);
-    const wrong = await explain(yaml, { model: 'chat', messages: [{ role: 'user', content: 'hi' }] }, ['--protocol', 'gemini']);
+    const wrong = await explain(yaml, { model: 'chat', messages: [{ role: 'user', content: 'hi' }] }, ['--protocol', 'bogus']);
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toContain('--protocol must be one of chat, responses, messages, ollama');
+    expect(wrong.stderr).toContain('--protocol must be one of chat, responses, messages, ollama, gemini');
+  });
+
+  it("a Gemini body: guessed from its contents, its route named with --route (Gemini's API names it in the path); its image and maxOutputTokens count", async () => {
+    const { yaml } = await servers();
+    const body = {
+      contents: [{ role: 'user', parts: [{ text: 'what?' }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }] }],
+      generationConfig: { maxOutputTokens: 100 },
+    };
+    const unnamed = await explain(yaml, body, ['--json']);
+    expect(unnamed.code).toBe(2);
+    expect(unnamed.stderr).toContain('say which route with --route');
+    const planned = await explain(yaml, body, ['--json', '--route', 'chat']);
+    expect(planned.code, planned.stderr).toBe(0);
+    const plan = JSON.parse(planned.stdout) as Plan;
+    expect(plan.protocol).toBe('gemini');
+    expect(plan.tiers[0]).toMatchObject({ tier: 'local', decision: 'skip', reason: 'unsupported:vision', need: plan.prompt_tokens + 100 });
   });
 
   it('a tier whose server answers nothing is still tried, as serve would: try, reason unreachable', async () => {

@@ -208,6 +208,21 @@ describe('llm-route init', () => {
     expect(config.routes.get('chat')?.tiers.map((t) => t.name)).toEqual(['openai', 'openrouter', 'gemini']);
   }, 30_000);
 
+  it("a Gemini key (GEMINI_API_KEY, or Google's GOOGLE_API_KEY) is a gemini tier on Gemini's own API, its variable referenced", async () => {
+    const closed = await closedPort();
+    const keys = { GOOGLE_API_KEY: `${SECRET}-google` };
+    const run = await init(['--yes'], { ollama: closed, lmstudio: closed, llamacpp: closed, vllm: closed }, keys);
+    expect(run.code, run.err).toBe(0);
+    const text = readFileSync(join(run.dir, 'llm-route.yaml'), 'utf8');
+    expect(text + run.out + run.err).not.toContain(SECRET);
+    expect(text).toContain('api_key: ${GOOGLE_API_KEY}');
+    expect(run.out).toContain('found $GOOGLE_API_KEY: a gemini tier (gemini-2.5-flash)');
+    const [tier] = loadConfig(join(run.dir, 'llm-route.yaml'), keys).routes.get('chat')?.tiers ?? [];
+    expect(tier.provider).toMatchObject({ type: 'gemini', base_url: 'https://generativelanguage.googleapis.com', api_key: `${SECRET}-google` });
+    expect(tier.model).toBe('gemini-2.5-flash');
+    expect(tier.price).toMatchObject({ input_per_mtok: 0.3, output_per_mtok: 2.5 });
+  }, 30_000);
+
   it("honours OLLAMA_HOST (as Ollama reads it) and llama-server's LLAMA_ARG_PORT, and says where it asked", async () => {
     const ollama = await serverOf(ollamaTags(['llama3.2:latest']));
     const llama = await serverOf(llamaCppServer('tiny.gguf'));

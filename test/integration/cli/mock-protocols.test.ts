@@ -73,7 +73,29 @@ describe('mock --protocol ollama: the wire', () => {
     expect([bad.status, await bad.json()]).toEqual([400, { error: 'model is required' }]);
   });
 
-  it('answers /api/tags, /api/ps, /api/show, /api/version and the load request of /api/generate as Ollama does', async () => {
+  it("streams /api/generate's answer in `response` (the done line with `context`), and stream: false is one object: an editor that generates can be rehearsed", async () => {
+    const { url } = await mock({ protocol: 'ollama', name: 'qwen2.5-coder:1.5b', tokens: 3 });
+    const res = await post(`${url}/api/generate`, { model: 'qwen2.5-coder:1.5b', prompt: 'def fib(n):', system: 'complete code' });
+    expect(res.headers.get('content-type')).toBe('application/x-ndjson');
+    const lines = (await res.text())
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toHaveLength(4);
+    expect(Object.keys(lines[0])).toEqual(['model', 'created_at', 'response', 'done']);
+    expect(lines.map((l) => l.response).join('')).toBe('[qwen2.5-coder:1.5b] hello from');
+    const last = lines[3];
+    expect(Object.keys(last).slice(0, 6)).toEqual(['model', 'created_at', 'response', 'done', 'done_reason', 'context']);
+    expect(last).toMatchObject({ response: '', done: true, done_reason: 'stop', prompt_eval_count: 4, eval_count: 3 });
+    expect(last.context).toHaveLength(7);
+    const whole = (await (await post(`${url}/api/generate`, { model: 'm', prompt: 'hi', stream: false })).json()) as Record<string, unknown>;
+    expect(whole).toMatchObject({ model: 'm', response: '[qwen2.5-coder:1.5b] hello from', done: true, done_reason: 'stop' });
+    expect(whole.message).toBeUndefined();
+    const bad = await post(`${url}/api/generate`, { model: 'm', prompt: 3 });
+    expect([bad.status, await bad.json()]).toEqual([400, { error: 'prompt: expected a string' }]);
+  });
+
+  it('answers /api/tags, /api/ps, /api/show, /api/version and the load requests of /api/generate and /api/chat as Ollama does', async () => {
     const { url } = await mock({ protocol: 'ollama', name: 'llama3.2' });
     const tags = (await (await fetch(`${url}/api/tags`)).json()) as { models: Array<Record<string, unknown>> };
     expect(tags.models).toEqual([
@@ -85,7 +107,15 @@ describe('mock --protocol ollama: the wire', () => {
     expect(show.model_info).toMatchObject({ 'general.architecture': 'llama', 'llama.context_length': 32768 });
     expect(show.capabilities).toEqual(['completion', 'tools']);
     expect(await (await fetch(`${url}/api/version`)).json()).toEqual({ version: expect.stringMatching(/^\d+\.\d+\.\d+$/) });
-    expect(await (await post(`${url}/api/generate`, { model: 'llama3.2', keep_alive: '30m' })).json()).toMatchObject({ done: true, done_reason: 'load' });
+    const load = await post(`${url}/api/generate`, { model: 'llama3.2', keep_alive: '30m' });
+    expect(Object.keys((await load.json()) as object)).toEqual(['model', 'created_at', 'response', 'done', 'done_reason']);
+    // Whatever `stream` says, one object; no messages loads too, keep_alive 0 unloads.
+    expect(await (await post(`${url}/api/chat`, { model: 'llama3.2', stream: true })).json()).toMatchObject({
+      message: { role: 'assistant', content: '' },
+      done: true,
+      done_reason: 'load',
+    });
+    expect(await (await post(`${url}/api/chat`, { model: 'llama3.2', messages: [], keep_alive: 0 })).json()).toMatchObject({ done_reason: 'unload' });
     const wrongMethod = await post(`${url}/api/tags`, {});
     expect([wrongMethod.status, await wrongMethod.json()]).toEqual([405, { error: 'POST not allowed here: use GET' }]);
   });

@@ -173,7 +173,10 @@ describe('what llm-route does not offer of Ollama', () => {
     expect(await wrong.json()).toEqual({ error: '/api/tags accepts GET, HEAD, not POST' });
     const unknown = await fetch(`${proxy.origin}/api/blobs/sha256:00`);
     expect(unknown.status).toBe(404);
-    expect(((await unknown.json()) as { error: string }).error).toMatch(/^no endpoint GET \/api\/blobs\/sha256:00; try POST .*\/api\/chat$/);
+    // Every protocol's model endpoint is named, Ollama's among them.
+    expect(((await unknown.json()) as { error: string }).error).toMatch(
+      /^no endpoint GET \/api\/blobs\/sha256:00; try POST .*\/api\/chat\b.*:generateContent$/,
+    );
   });
 });
 
@@ -183,7 +186,7 @@ describe("errors in Ollama's shape", () => {
     await expect(ollama.chat({ model: 'nope', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status_code: 404 });
     const bad = await fetch(`${proxy.origin}/api/chat`, { method: 'POST', body: JSON.stringify({ model: 'chat', messages: 'hi' }) });
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toEqual({ error: '"messages": "messages" is required and must be an array' });
+    expect(await bad.json()).toEqual({ error: '"messages": "messages" must be an array' });
     const images = await fetch(`${proxy.origin}/api/generate`, { method: 'POST', body: JSON.stringify({ model: 'chat', prompt: 'x', images: [1] }) });
     expect(images.status).toBe(400);
     expect(((await images.json()) as { error: string }).error).toContain('each image must be a base64 string');

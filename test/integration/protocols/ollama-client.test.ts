@@ -65,7 +65,8 @@ describe('ollama-js against an OpenAI-compatible tier (translated)', () => {
     });
     for await (const part of stream) parts.push(part as unknown as Record<string, unknown>);
     expect(parts.map((p) => (p.message as { content: string }).content).join('')).toBe('Hello');
-    expect(parts.slice(0, -1).every((p) => p.done === false && p.model === 'chat' && typeof p.created_at === 'string')).toBe(true);
+    // Each line names the model that answered (the tier's), not the route.
+    expect(parts.slice(0, -1).every((p) => p.done === false && p.model === 'cloud-model' && typeof p.created_at === 'string')).toBe(true);
     const last = parts.at(-1)!;
     expect(Object.keys(last)).toEqual([
       'model',
@@ -111,7 +112,7 @@ describe('ollama-js against an OpenAI-compatible tier (translated)', () => {
     const schema = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] };
     const answer = await ollama.chat({ model: 'chat', messages: [{ role: 'user', content: 'ok?' }], stream: false, format: schema, think: 'high' });
     expect(answer).toMatchObject({
-      model: 'chat',
+      model: 'cloud-model',
       message: { role: 'assistant', content: '{"ok":true}' },
       done: true,
       done_reason: 'stop',
@@ -200,7 +201,7 @@ describe('ollama-js against an OpenAI-compatible tier (translated)', () => {
       },
     ]);
     const whole = await ollama.generate({ model: 'chat', prompt: 'Sky?', stream: false });
-    expect(whole).toMatchObject({ model: 'chat', response: 'Blue.', done: true, done_reason: 'stop', prompt_eval_count: 5, eval_count: 3 });
+    expect(whole).toMatchObject({ model: 'cloud-model', response: 'Blue.', done: true, done_reason: 'stop', prompt_eval_count: 5, eval_count: 3 });
   });
 });
 

@@ -42,7 +42,7 @@ describe.skipIf(!available)('ollama-js against a real llama-server (translated)'
     const parts = [];
     for await (const part of stream) parts.push(part);
     const last = parts.at(-1)!;
-    expect(last).toMatchObject({ model: 'chat', done: true, done_reason: 'length' });
+    expect(last).toMatchObject({ model: 'tiny', done: true, done_reason: 'length' }); // the model that answered (docs/protocols.md)
     expect(last.eval_count).toBe(8);
     expect(last.prompt_eval_count).toBeGreaterThan(0);
     expect(parts.slice(0, -1).every((p) => p.done === false && typeof p.message.content === 'string')).toBe(true);

@@ -46,9 +46,10 @@ describe('mid-stream recovery, Ollama client', () => {
   it('translated (Chat tiers): the delivered text goes to the next tier as the assistant’s start, the rest arrives in the same stream', async () => {
     const { b, proxy } = await resumeRoute(h, breakAfter(4), taggedStream(WORDS.slice(4), 'second'));
     const seen = await streamed(proxy.origin);
-    expect(seen).toEqual({ text: FULL, models: new Set(['chat']), done: true, failed: null });
+    // One message to the end, under the model that began it.
+    expect(seen).toEqual({ text: FULL, models: new Set(['a-model']), done: true, failed: null });
     expect(lastMessage(b.requests[0].body)).toEqual({ role: 'assistant', content: 'The quick brown fox ' });
-    expect((await requestLog(proxy)).resumed).toEqual({ from: 'a', to: 'b', how: 'continue', at_chars: 20, result: 'ok' });
+    expect((await requestLog(proxy)).resumed).toEqual({ from: 'a', to: 'b', how: 'continue', why: 'break', at_chars: 20, result: 'ok' });
   });
 
   it('relayed (Ollama tiers): the first tier’s lines go out as their bytes, the recovery carries on under the model they named', async () => {
@@ -98,7 +99,8 @@ describe('hedged first tokens, Ollama client', () => {
       routeKeys: { hedge_ms: 100 },
     });
     const seen = await streamed(proxy.origin);
-    expect(seen).toEqual({ text: FULL, models: new Set(['chat']), done: true, failed: null });
+    // The model of the tier that won the race.
+    expect(seen).toEqual({ text: FULL, models: new Set(['b-model']), done: true, failed: null });
     const line = await requestLog(proxy);
     expect(line).toMatchObject({ protocol: 'ollama', tier: 'b', hedged: { winner: 'b', loser: 'a' } });
     expect(metric((await fetchMetrics(proxy)).samples, 'llm_requests_total', { route: 'chat', tier: 'b', outcome: 'ok', protocol: 'ollama' })).toBe(1);

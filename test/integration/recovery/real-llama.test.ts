@@ -1,13 +1,14 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestLog, useHarness } from '../../helpers/harness.js';
+import { requestLog, useHarness, waitFor } from '../../helpers/harness.js';
 import { type RealLlama, realLlamaBuilt, startRealLlama } from '../../helpers/real-llama.js';
 
 /**
  * Mid-stream recovery against two real llama.cpp servers (scripts/real-llama/), the first
- * killed with SIGKILL mid-answer (and started again for the next case). Skipped when the
- * llama-server build is absent; both servers are this file's own, on free ports.
+ * killed with SIGKILL mid-answer (and started again for the next case); and the learned stall
+ * against the second's own pace, which must never cut it. Skipped when the llama-server build
+ * is absent; both servers are this file's own, on free ports.
  */
 const available = realLlamaBuilt();
 let first: RealLlama | undefined;
@@ -106,4 +107,63 @@ describe.skipIf(!available)('mid-stream recovery with real llama-servers, the fi
     expect(text).toBe(expected);
     expect(line.resumed).toMatchObject({ from: 'llama_a', to: 'llama_b', how: 'replay', result: 'ok' });
   }, 300_000);
+});
+
+describe.skipIf(!available)("the learned stall against a real llama-server's own pace (CPU, shared by two streams)", () => {
+  // Long enough for the pace to be known (stall.after: 16 gaps) and then judged for a while.
+  const LONG = { model: 'chat', temperature: 0, seed: 3, max_tokens: 48, messages: [{ role: 'user' as const, content: 'Write a long essay about rivers.' }] };
+
+  /** The answer's text deltas through the proxy (the SDK raises on the error event), and the gaps between them as the client saw them. */
+  async function streamed(origin: string): Promise<{ deltas: number; gapsMs: number[]; finish: string | null }> {
+    const openai = new OpenAI({ baseURL: `${origin}/v1`, apiKey: 'x', maxRetries: 0, timeout: 900_000 });
+    const gapsMs: number[] = [];
+    let deltas = 0;
+    let last = 0;
+    let finish: string | null = null;
+    for await (const chunk of await openai.chat.completions.create({ ...LONG, stream: true })) {
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+      if ((chunk.choices[0]?.delta.content ?? '') === '') continue;
+      const now = performance.now();
+      if (last > 0) gapsMs.push(now - last);
+      last = now;
+      deltas++;
+    }
+    return { deltas, gapsMs, finish };
+  }
+
+  it('two answers at once through a resume route, the second starting mid-way through the first: neither is cut', async () => {
+    const proxy = await h.proxy({
+      tiers: [
+        { name: 'llama', url: second!.url, model: 'tiny', retry: { attempts: 1 }, timeouts: { ttft_ms: 600_000, idle_ms: 600_000 } },
+        { name: 'spare', url: 'http://127.0.0.1:9/v1', model: 'tiny' },
+      ],
+      deadline_ms: 900_000,
+      routeKeys: { on_break: 'resume' },
+    });
+    const one = streamed(proxy.origin);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const both = await Promise.all([one, streamed(proxy.origin)]);
+    const requestLines = () => proxy.logs.filter((l) => l.event === 'request');
+    const lines = await waitFor(() => (requestLines().length === 2 ? requestLines() : null), 10_000, 'both request lines');
+    const sorted = both.flatMap((s) => s.gapsMs).sort((x, y) => x - y);
+    console.log(
+      'real llama, two answers at once through a resume route:',
+      JSON.stringify({
+        deltas: both.map((s) => s.deltas),
+        medianGapMs: Math.round(sorted[sorted.length >> 1]),
+        p90GapMs: Math.round(sorted[Math.floor(sorted.length * 0.9)]),
+        maxGapMs: Math.round(sorted[sorted.length - 1]),
+        resumed: lines.map((l) => l.resumed ?? null),
+      }),
+    );
+    for (const stream of both) {
+      expect(stream.finish).toBe('length');
+      expect(stream.deltas).toBeGreaterThan(40);
+    }
+    for (const line of lines) {
+      expect(line.outcome).toBe('ok');
+      expect(line.resumed).toBeUndefined();
+      expect(line.attempts).toMatchObject([{ tier: 'llama', outcome: 'ok' }]);
+    }
+  }, 1_200_000);
 });

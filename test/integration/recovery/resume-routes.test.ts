@@ -32,7 +32,7 @@ describe('mid-stream recovery: stalls, the deadline, the same tier', () => {
     const seen = await streamWith('chat', proxy);
     expect(seen.failed).toBeNull();
     expect(seen.text).toBe(FULL);
-    expect((await requestLog(proxy)).resumed).toMatchObject({ from: 'a', to: 'b', how: 'continue', result: 'ok' });
+    expect((await requestLog(proxy)).resumed).toMatchObject({ from: 'a', to: 'b', how: 'continue', why: 'idle', result: 'ok' });
   });
 
   it('with no other tier left, the same tier is asked again when its retry rules allow one', async () => {
@@ -221,7 +221,7 @@ describe('mid-stream recovery between Anthropic tiers (a Messages client: render
     expect(seen.indexes).toEqual(new Set(['0']));
     expect(lastMessage(b.requests[0].body)).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'The quick brown ' }] });
     expect((lastMessage(b.requests[1].body) as { role: string }).role).toBe('user');
-    expect((await requestLog(proxy)).resumed).toEqual({ from: 'claude_a', to: 'claude_b', how: 'replay', at_chars: 16, result: 'ok' });
+    expect((await requestLog(proxy)).resumed).toEqual({ from: 'claude_a', to: 'claude_b', how: 'replay', why: 'break', at_chars: 16, result: 'ok' });
   });
 
   it('an anthropic tier replays by default (prefill: false): one request, no prefill sent', async () => {

@@ -25,9 +25,9 @@ describe.each(PROTOCOLS)('mid-stream recovery, %s client', (protocol) => {
     if (limit !== undefined) expect(b.requests[0].body.max_tokens).toBe(limit - 4);
     const line = await requestLog(proxy);
     expect(line.outcome).toBe('ok');
-    expect(line.resumed).toEqual({ from: 'a', to: 'b', how: 'continue', at_chars: 20, result: 'ok' });
+    expect(line.resumed).toEqual({ from: 'a', to: 'b', how: 'continue', why: 'break', at_chars: 20, result: 'ok' });
     const { samples } = await fetchMetrics(proxy);
-    expect(metric(samples, 'llm_stream_resumes_total', { route: 'chat', how: 'continue', result: 'ok' })).toBe(1);
+    expect(metric(samples, 'llm_stream_resumes_total', { route: 'chat', how: 'continue', result: 'ok', why: 'break' })).toBe(1);
   });
 
   it('falls back to a verified replay when the recovery tier refuses the prefill (400); an identical replay is seamless', async () => {
@@ -46,7 +46,7 @@ describe.each(PROTOCOLS)('mid-stream recovery, %s client', (protocol) => {
     expect(b.requests).toHaveLength(2);
     expect((lastMessage(b.requests[1].body) as { role: string }).role).toBe('user'); // the same request again
     const line = await requestLog(proxy);
-    expect(line.resumed).toEqual({ from: 'a', to: 'b', how: 'replay', at_chars: 'The quick brown '.length, result: 'ok' });
+    expect(line.resumed).toEqual({ from: 'a', to: 'b', how: 'replay', why: 'break', at_chars: 'The quick brown '.length, result: 'ok' });
   });
 
   it('replays on a tier without prefill, and a replay that differs from what the client has ends with the error event', async () => {
@@ -59,9 +59,9 @@ describe.each(PROTOCOLS)('mid-stream recovery, %s client', (protocol) => {
     expect((lastMessage(b.requests[0].body) as { role: string }).role).toBe('user');
     const line = await requestLog(proxy);
     expect(line.outcome).toBe('interrupted');
-    expect(line.resumed).toEqual({ from: 'a', to: 'b', how: 'replay', at_chars: 16, result: 'diverged' });
+    expect(line.resumed).toEqual({ from: 'a', to: 'b', how: 'replay', why: 'break', at_chars: 16, result: 'diverged' });
     const { samples } = await fetchMetrics(proxy);
-    expect(metric(samples, 'llm_stream_resumes_total', { route: 'chat', how: 'replay', result: 'diverged' })).toBe(1);
+    expect(metric(samples, 'llm_stream_resumes_total', { route: 'chat', how: 'replay', result: 'diverged', why: 'break' })).toBe(1);
   });
 
   it('an identical replay on a tier without prefill is seamless (only the text past the delivered prefix is relayed)', async () => {

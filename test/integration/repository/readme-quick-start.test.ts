@@ -25,6 +25,10 @@ let prefixBin: string;
 let held: Server | null = null;
 /** A global npm prefix of "the user's", exported as many set it up: the test must never write there. */
 let usersPrefix: string;
+/** A folder of the user's PATH with Claude Code in it: a `claude` that exits 1 (a real one would wait for a person). */
+let usersBin: string;
+/** What the README's lines run besides llm-route: node, npm and sh, each linked here from where this machine has it. */
+let toolsBin: string;
 
 /**
  * The environment of a README line: this one's, as the user has it (with an exported
@@ -33,11 +37,13 @@ let usersPrefix: string;
  * the upper-case one wins): `npm link` must link into the private prefix, never the user's.
  */
 function lineEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const outer: NodeJS.ProcessEnv = { ...process.env, NPM_CONFIG_PREFIX: usersPrefix };
+  const outer: NodeJS.ProcessEnv = { ...process.env, NPM_CONFIG_PREFIX: usersPrefix, PATH: `${usersBin}:${process.env.PATH ?? ''}` };
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(outer)) if (!/_API_KEY$|^LLM_ROUTE_|^OLLAMA_HOST$|^LLAMA_ARG_|^VITEST|^npm_/i.test(k)) env[k] = v;
-  // A PATH without this machine's own clients (a real `claude` would wait for a person).
-  const path = [prefixBin, dirname(process.execPath), '/usr/bin', '/bin'].join(':');
+  // The user's PATH is not the line's: on it Claude Code may be installed (next to node, in
+  // /usr/bin: `usersBin` stands for it), and a real `claude` would wait for a person. The lines
+  // get the private prefix's bin and the few tools they run, nothing else of this machine's.
+  const path = [prefixBin, toolsBin].join(':');
   // The user's ~/.npmrc is not read either: an empty one of the test's own.
   return { ...env, PATH: path, npm_config_prefix: dirname(prefixBin), npm_config_userconfig: join(work, 'npmrc'), ...extra };
 }
@@ -78,6 +84,14 @@ function run(line: string, ms: number, env: Record<string, string> = {}): Promis
   });
 }
 
+/** Where a command is on this machine: beside this node first (npm is), then along PATH. */
+function onPath(command: string): string {
+  const dirs = [dirname(process.execPath), ...(process.env.PATH ?? '').split(':')];
+  const found = dirs.map((dir) => join(dir, command)).find((file) => existsSync(file));
+  if (!found) throw new Error(`${command} is not on PATH`);
+  return found;
+}
+
 /** Processes still running the clone's CLI (none may outlive a command). */
 function leftovers(): string[] {
   return execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
@@ -94,6 +108,17 @@ beforeAll(async () => {
   usersPrefix = join(work, 'users-global-prefix');
   mkdirSync(usersPrefix);
   writeFileSync(join(work, 'npmrc'), '');
+  usersBin = join(work, 'users-bin');
+  mkdirSync(usersBin);
+  writeFileSync(join(usersBin, 'claude'), '#!/bin/sh\necho "claude: waiting for a person" >&2\nexit 1\n', { mode: 0o755 });
+  toolsBin = join(work, 'tools');
+  mkdirSync(toolsBin);
+  for (const [tool, at] of [
+    ['node', process.execPath],
+    ['npm', onPath('npm')],
+    ['sh', '/bin/sh'],
+  ])
+    symlinkSync(at, join(toolsBin, tool));
   execFileSync('git', ['clone', '--quiet', repoRoot, clone]);
   // 4141 taken: by this test, or already by something else (taken either way).
   held = createServer((socket) => socket.destroy());
@@ -116,7 +141,7 @@ describe.skipIf(!isGitCheckout)('the README quick start, in a fresh clone, with 
     const readme = readFileSync(join(clone, 'README.md'), 'utf8');
     const top = shBlock(readme, '# llm-route');
     const quick = shBlock(readme, '## Quick start');
-    expect(top).toEqual(['npm ci && npm link && llm-route demo', 'npm test']);
+    expect(top).toEqual(['npm ci && npm link && llm-route demo', 'npm run test:unit', 'npm test']);
     expect(quick).toEqual(['npm ci && npm link', 'llm-route init', 'llm-route serve', 'llm-route exec -- claude']);
     expect(readme).not.toContain('npx llm-route');
 
@@ -149,8 +174,10 @@ describe.skipIf(!isGitCheckout)('the README quick start, in a fresh clone, with 
     const serve = await run('llm-route serve', 30_000);
     expect(serve).toMatchObject({ code: 1, stderr: `llm-route serve: ${IN_USE}\n` });
 
-    // No `claude` on this PATH: exec says so, like a shell, and stops its proxy.
+    // Claude Code is on the user's PATH, not the line's: exec says it cannot run it, like a shell, and stops its proxy.
     const exec = await run('llm-route exec -- claude', 30_000);
+    expect(existsSync(join(usersBin, 'claude'))).toBe(true);
+    expect((exec as Ran).stderr).not.toContain('waiting for a person');
     expect(exec).toMatchObject({ code: 127 });
     expect((exec as Ran).stderr).toContain('llm-route exec: cannot run claude');
     expect(leftovers()).toEqual([]);

@@ -13,10 +13,10 @@ import type { RunningProxy } from '../../helpers/proxy.js';
 /**
  * The recipes for pointing a client at llm-route, in the README and in docs/, wherever they stand,
  * run as written against a running proxy (only its address put in place of 127.0.0.1:4141): each
- * SDK snippet as a module of its own with the real `openai` and `@anthropic-ai/sdk` (a block that
+ * SDK snippet as a module of its own with the real `openai`, `@anthropic-ai/sdk` and `@google/genai` (a block that
  * leans on another's variables fails; one that prints nothing of an answer it asked for fails),
  * each line of environment variables with a bare SDK client that reads them and nothing else
- * (the Claude Code line with Anthropic's SDK, which reads the same variables), and each curl
+ * (the Claude Code line with Anthropic's SDK, which reads the same variables; Gemini's with Google's), and each curl
  * command to a client API. The Python spellings are not run (no Python SDK here). Every tier
  * file written out whole in them loads as `serve` would load it, and an excerpt of an example
  * file says what that file says.
@@ -59,9 +59,11 @@ function fenced(lang: string, from = pages): string[] {
   return from.flatMap(({ text }) => [...text.matchAll(new RegExp(`^ *\`\`\`${lang}\n([\\s\\S]*?)^ *\`\`\` *$`, 'gm'))].map((m) => m[1]));
 }
 
+const SDK_IMPORT = /from '(openai|@anthropic-ai\/sdk|@google\/genai)'/;
+
 /** The ```ts blocks that use an SDK. */
 function sdkSnippets(from = pages): string[] {
-  return fenced('ts', from).filter((block) => /from '(openai|@anthropic-ai\/sdk)'/.test(block));
+  return fenced('ts', from).filter((block) => SDK_IMPORT.test(block));
 }
 
 /** Inline code and sh lines that set a client's *_BASE_URL: `VAR=value VAR=value [command]`, `export …` too. */
@@ -110,11 +112,21 @@ function run(command: string, args: string[], env?: NodeJS.ProcessEnv): Promise<
 
 const count = (text: string, word: string): number => text.split(word).length - 1;
 
+/** A client that reads only its SDK's variables, asks once and prints the answer's text. */
+const BARE_CLIENTS = {
+  anthropic:
+    "import Anthropic from '@anthropic-ai/sdk';\nconst m = await new Anthropic({ maxRetries: 0 }).messages.create({ model: 'chat', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });\nconsole.log(m.content[0].text);\n",
+  gemini:
+    "import { GoogleGenAI } from '@google/genai';\nconst r = await new GoogleGenAI({}).models.generateContent({ model: 'chat', contents: 'hi' });\nconsole.log(r.text);\n",
+  openai:
+    "import OpenAI from 'openai';\nconst c = await new OpenAI({ maxRetries: 0 }).chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] });\nconsole.log(c.choices[0].message.content);\n",
+};
+
 describe("the README's and docs/' recipes for clients, run as written", () => {
   it('each SDK block runs on its own and prints every answer it asks for; the README has one for each SDK', async () => {
     const p = await answeringProxy();
     const inReadme = sdkSnippets(readme);
-    expect(inReadme.map((b) => /from '(openai|@anthropic-ai\/sdk)'/.exec(b)?.[1])).toEqual(['openai', '@anthropic-ai/sdk']);
+    expect(inReadme.map((b) => SDK_IMPORT.exec(b)?.[1])).toEqual(['openai', '@anthropic-ai/sdk', '@google/genai']);
     // The README's come first (pages lists it first): their requests are the first ones.
     const blocks = sdkSnippets();
     expect(blocks.slice(0, inReadme.length)).toEqual(inReadme);
@@ -130,8 +142,8 @@ describe("the README's and docs/' recipes for clients, run as written", () => {
       expect(count(ran.out, ANSWER), `block ${i} printed:\n${ran.out}`).toBe(asked);
       if (i === inReadme.length - 1) readmeAsked = requests(p).map((l) => String(l.protocol));
     }
-    // The OpenAI block streams a chat and asks Responses; the Anthropic block asks Messages.
-    expect(readmeAsked.sort()).toEqual(['chat', 'messages', 'responses']);
+    // The OpenAI block streams a chat and asks Responses; the Anthropic block asks Messages; Google's, Gemini's API.
+    expect(readmeAsked.sort()).toEqual(['chat', 'gemini', 'messages', 'responses']);
   }, 60_000);
 
   it("each line of environment variables is all a bare SDK client needs (no key of the user's)", async () => {
@@ -142,15 +154,11 @@ describe("the README's and docs/' recipes for clients, run as written", () => {
     expect(named('OPENAI_BASE_URL', inReadme)).toBeGreaterThanOrEqual(1); // the OpenAI SDKs by environment
     expect(named('ANTHROPIC_BASE_URL', inReadme)).toBeGreaterThanOrEqual(2); // Claude Code by hand, the Anthropic SDK by environment
     expect(named('OPENAI_BASE_URL')).toBeGreaterThanOrEqual(2); // and docs/clients.md's
+    expect(named('GOOGLE_GEMINI_BASE_URL', inReadme)).toBeGreaterThanOrEqual(1); // Google's SDK by environment
     for (const { recipe, vars } of recipes) {
-      const sdk = 'ANTHROPIC_BASE_URL' in vars ? 'anthropic' : 'openai';
+      const sdk = 'ANTHROPIC_BASE_URL' in vars ? 'anthropic' : 'GOOGLE_GEMINI_BASE_URL' in vars ? 'gemini' : 'openai';
       const file = join(dir, `bare-${sdk}.mjs`);
-      writeFileSync(
-        file,
-        sdk === 'anthropic'
-          ? "import Anthropic from '@anthropic-ai/sdk';\nconst m = await new Anthropic({ maxRetries: 0 }).messages.create({ model: 'chat', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });\nconsole.log(m.content[0].text);\n"
-          : "import OpenAI from 'openai';\nconst c = await new OpenAI({ maxRetries: 0 }).chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] });\nconsole.log(c.choices[0].message.content);\n",
-      );
+      writeFileSync(file, BARE_CLIENTS[sdk]);
       // Only what the recipe sets (and PATH, HOME): never a key from this machine's environment.
       const env = { PATH: process.env.PATH, HOME: dir, ...Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, atProxy(v, p)])) };
       const ran = await run(process.execPath, [file], env);
@@ -194,6 +202,18 @@ describe("the README's and docs/' recipes for clients, run as written", () => {
       expect(lines.at(-1)).toMatchObject({ done: true, done_reason: 'stop' });
     }
     expect(new Set(requests(p).map((l) => l.protocol))).toEqual(new Set(['ollama']));
+  }, 60_000);
+
+  it("each curl command to Gemini's API runs as written and is answered; the README has one", async () => {
+    const p = await answeringProxy();
+    const gemini = /^curl .*\/v1(beta)?\/models\/[^ ']*:(generateContent|streamGenerateContent)/;
+    expect(curlRecipes(gemini, readme).length).toBeGreaterThan(0);
+    for (const command of curlRecipes(gemini)) {
+      const ran = await run('sh', ['-c', atProxy(command, p)]);
+      expect(ran.code, `${command}\n${ran.err}`).toBe(0);
+      expect(ran.out.includes(ANSWER) || (ran.out.includes('"hel"') && ran.out.includes('"lo"')), `${command}\n${ran.out}`).toBe(true);
+    }
+    expect(new Set(requests(p).map((l) => l.protocol))).toEqual(new Set(['gemini']));
   }, 60_000);
 
   it("the demo's capture shows the address the text gives (127.0.0.1:4141)", () => {

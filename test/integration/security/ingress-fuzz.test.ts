@@ -267,7 +267,88 @@ const ollamaGenerateBody = fc.record(
   { requiredKeys: ['model'] },
 );
 
+const geminiSchema = field(
+  optional({
+    type: field(fc.constantFrom('OBJECT', 'STRING', 'object', 'ARRAY')),
+    properties: field(fc.dictionary(text, garbage, { maxKeys: 2 })),
+    nullable: field(fc.boolean()),
+    items: garbage,
+  }),
+);
+const geminiPart = optional({
+  text: field(text),
+  thought: field(fc.boolean()),
+  thoughtSignature: field(text),
+  inlineData: field(
+    optional({ mimeType: field(fc.constantFrom('image/png', 'application/pdf', 'audio/wav')), data: field(fc.constantFrom('iVBORw0KGgo=', '')) }),
+  ),
+  fileData: field(optional({ mimeType: field(fc.constantFrom('image/png', 'video/mp4')), fileUri: field(image) })),
+  functionCall: field(optional({ id: field(text), name: field(text), args: garbage })),
+  functionResponse: field(optional({ id: field(text), name: field(text), response: garbage, parts: field(fc.array(garbage, { maxLength: 2 })) })),
+});
+const geminiContent = optional({
+  role: field(fc.constantFrom('user', 'model', 'function', 'system', 'bogus')),
+  parts: field(fc.array(geminiPart, { maxLength: 3 })),
+});
+const geminiBody = fc.record(
+  {
+    contents: field(fc.array(geminiContent, { maxLength: 4 })),
+    systemInstruction: field(fc.oneof(text, optional({ parts: field(fc.array(geminiPart, { maxLength: 2 })) }))),
+    tools: field(
+      fc.array(
+        optional({
+          functionDeclarations: field(
+            fc.array(optional({ name: field(text), description: field(text), parameters: geminiSchema, parametersJsonSchema: schema }), { maxLength: 2 }),
+          ),
+          googleSearch: field(fc.constant({})),
+        }),
+        { maxLength: 2 },
+      ),
+    ),
+    toolConfig: field(
+      optional({
+        functionCallingConfig: field(
+          optional({
+            mode: field(fc.constantFrom('AUTO', 'ANY', 'NONE', 'VALIDATED', 'bogus')),
+            allowedFunctionNames: field(fc.array(text, { maxLength: 2 })),
+          }),
+        ),
+      }),
+    ),
+    generationConfig: field(
+      optional({
+        temperature: field(fc.double({ noNaN: true, min: -3, max: 3 })),
+        maxOutputTokens: field(count),
+        stopSequences: field(fc.array(text, { maxLength: 3 })),
+        candidateCount: field(fc.integer({ min: 0, max: 3 })),
+        responseMimeType: field(fc.constantFrom('application/json', 'text/plain', 'text/x.enum')),
+        responseSchema: geminiSchema,
+        responseJsonSchema: schema,
+        thinkingConfig: field(
+          optional({
+            thinkingBudget: field(fc.integer({ min: -1, max: 30000 })),
+            thinkingLevel: field(fc.constantFrom('LOW', 'HIGH', 'bogus')),
+            includeThoughts: field(fc.boolean()),
+          }),
+        ),
+      }),
+    ),
+    safetySettings: garbage,
+    cachedContent: field(fc.constantFrom('', 'cachedContents/abc')),
+  },
+  { requiredKeys: ['contents'] },
+);
+/** Gemini names the route in the path: every generation and count path, on each route (and one that is none). */
+const geminiPath = fc
+  .tuple(
+    fc.constantFrom('/v1beta', '/v1'),
+    fc.constantFrom('chat', 'claude', 'nope', 'models%2Fchat'),
+    fc.constantFrom(':generateContent', ':streamGenerateContent?alt=sse', ':streamGenerateContent', ':countTokens'),
+  )
+  .map(([version, route, method]) => `${version}/models/${route}${method}`);
+
 const BODIES: Record<ClientProtocol, fc.Arbitrary<unknown>> = {
+  gemini: fc.oneof({ weight: 5, arbitrary: geminiBody }, { weight: 1, arbitrary: garbage }),
   chat: fc.oneof({ weight: 5, arbitrary: chatBody }, { weight: 1, arbitrary: garbage }),
   responses: fc.oneof({ weight: 5, arbitrary: responsesBody }, { weight: 1, arbitrary: garbage }),
   messages: fc.oneof({ weight: 5, arbitrary: messagesBody }, { weight: 1, arbitrary: garbage }),
@@ -278,13 +359,15 @@ const BODIES: Record<ClientProtocol, fc.Arbitrary<unknown>> = {
 
 /** The terminator a complete stream ends with, per protocol. */
 const TERMINATOR: Record<ClientProtocol, RegExp> = {
+  // No terminator: the last chunk carries the finish reason.
+  gemini: /"finishReason":"[A-Z_]+"[^\n]*\r\n\r\n$/,
   chat: /data: \[DONE\]\s*$/,
   responses: /"type":"response\.completed"/,
   messages: /event: message_stop/,
   ollama: /"done":true[^\n]*\n$/,
 };
 
-const tally = { answered: { chat: 0, responses: 0, messages: 0, ollama: 0 } as Record<ClientProtocol, number>, refused: 0 };
+const tally = { answered: { chat: 0, responses: 0, messages: 0, ollama: 0, gemini: 0 } as Record<ClientProtocol, number>, refused: 0 };
 
 /** Sends one body; checks the answer is a clean 4xx in the protocol's shape or a complete answer. */
 async function check(protocol: ClientProtocol, body: string | Uint8Array, path = ENDPOINT[protocol]): Promise<void> {
@@ -316,8 +399,15 @@ describe('ingress under random JSON and random bytes', () => {
     }, 120_000);
   }
 
+  it('Gemini paths (the route in them, streamed as SSE or one JSON array, counted) under random bodies: answered or refused cleanly, never a 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(geminiPath, BODIES.gemini, async (path, body) => check('gemini', JSON.stringify(body), path)),
+      { numRuns: 250 },
+    );
+  }, 120_000);
+
   it('bodies with a deeply nested value spliced in (5,000 levels used to overflow the stack): a clean 4xx or an answer', async () => {
-    const protocol = fc.constantFrom<ClientProtocol>('chat', 'responses', 'messages', 'ollama');
+    const protocol = fc.constantFrom<ClientProtocol>('chat', 'responses', 'messages', 'ollama', 'gemini');
     const nested = (depth: number, arrays: boolean) => (arrays ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`);
     // The depth is drawn, the text made in the property: a counterexample shows numbers, not megabytes of brackets.
     const cases = protocol.chain((pr) => fc.tuple(fc.constant(pr), BODIES[pr], fc.integer({ min: 500, max: 6000 }), fc.boolean()));
@@ -345,6 +435,9 @@ describe('ingress under random JSON and random bytes', () => {
       ['ollama', ENDPOINT.ollama],
       ['ollama', '/api/generate'],
       ['ollama', '/api/show'],
+      ['gemini', ENDPOINT.gemini],
+      ['gemini', '/v1beta/models/chat:streamGenerateContent'],
+      ['gemini', '/v1/models/claude:countTokens'],
     );
     await fc.assert(
       fc.asyncProperty(endpoint, bytes, async ([protocol, path], body) => check(protocol, body, path)),
@@ -380,6 +473,14 @@ describe('ingress under random JSON and random bytes', () => {
         await check('messages', JSON.stringify({ model, max_tokens: 8, messages: [{ role: name, content: 'hi' }] }));
         await check('messages', JSON.stringify({ model, max_tokens: 8, messages: [{ role: 'user', content: [{ type: name, text: 'hi' }] }] }));
         await check('ollama', JSON.stringify({ model, messages: [{ role: name, content: 'hi' }] }));
+        const gemini = `/v1beta/models/${model}:generateContent`;
+        await check('gemini', JSON.stringify({ contents: [{ role: name, parts: [{ text: 'hi' }] }] }), gemini);
+        await check('gemini', JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi', functionCall: name }] }] }), gemini);
+        await check(
+          'gemini',
+          JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }], toolConfig: { functionCallingConfig: { mode: name } } }),
+          gemini,
+        );
       }
     }
   });
@@ -389,7 +490,7 @@ describe('ingress under random JSON and random bytes', () => {
     await waitFor(() => p.server.app.inFlight.size === 0 && p.server.app.streams.open === 0, 3000, 'nothing in flight');
     expect(stderr.join('')).not.toMatch(/internal error/);
     // The generators reach past validation, so the codecs' translations were fuzzed too.
-    for (const protocol of ['chat', 'responses', 'messages', 'ollama'] as const) expect(tally.answered[protocol], protocol).toBeGreaterThan(10);
+    for (const protocol of ['chat', 'responses', 'messages', 'ollama', 'gemini'] as const) expect(tally.answered[protocol], protocol).toBeGreaterThan(10);
     expect(tally.refused).toBeGreaterThan(100);
   });
 });

@@ -169,7 +169,7 @@ describe('a stream that ends early is billed for what the client received', () =
     expect(sseText(text)).toBe(delivered);
     const errors = errorEvents(text);
     expect(errors).toHaveLength(1);
-    expect(errors[0].error).toMatchObject({ code: 'stream_interrupted', message: 'llm-route: no bytes within 300 ms' });
+    expect(errors[0].error).toMatchObject({ code: 'stream_interrupted', message: 'llm-route: no content within 300 ms' });
     expect(sseData(text)).not.toContain('[DONE]');
 
     const [row] = await rowsOf(proxy, db);
@@ -185,7 +185,7 @@ describe('a stream that ends early is billed for what the client received', () =
     const stream = client.messages.stream({ model: 'chat', max_tokens: 100, messages: [{ role: 'user', content: 'count' }] });
     let received = '';
     stream.on('text', (t) => (received += t));
-    await expect(stream.finalMessage()).rejects.toThrow(/no bytes within 300 ms/);
+    await expect(stream.finalMessage()).rejects.toThrow(/no content within 300 ms/);
     expect(received).toBe(WORDS.slice(0, 3).join(''));
 
     const [row] = await rowsOf(proxy, db);

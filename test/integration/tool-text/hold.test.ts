@@ -124,7 +124,7 @@ describe('what ends a hold', () => {
     await socketClosed(local);
     const line = await requestLog(proxy);
     expect(line.attempts).toMatchObject([
-      { tier: 'local', outcome: 'bad_tool_call', message: expect.stringContaining('no bytes for idle_ms (800 ms)') },
+      { tier: 'local', outcome: 'bad_tool_call', message: expect.stringContaining('no content for idle_ms (800 ms)') },
       { tier: 'cloud', outcome: 'ok' },
     ]);
     expect((line.attempts as Array<{ ms: number }>)[0].ms).toBeGreaterThanOrEqual(780);
@@ -141,7 +141,7 @@ describe('what ends a hold', () => {
       .map((d) => JSON.parse(d).choices?.[0]?.delta.content ?? '')
       .join('');
     expect(content).toBe('<tool_call>\n{"name": "Bash", "argu');
-    expect(errorEvents(text)).toMatchObject([{ error: { message: expect.stringContaining('no bytes within 600 ms') } }]);
+    expect(errorEvents(text)).toMatchObject([{ error: { message: expect.stringContaining('no content within 600 ms') } }]);
     const line = await requestLog(proxy);
     expect(line.outcome).toBe('interrupted');
     expect(line.tool_text).toEqual({ format: 'hermes', calls: 0, repaired: false, result: 'passed_as_text' });

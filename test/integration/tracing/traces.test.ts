@@ -189,6 +189,7 @@ describe('the routing decisions as spans', () => {
       'llm_route.resumed': true,
       'llm_route.resume.how': 'continue',
       'llm_route.resume.result': 'ok',
+      'llm_route.resume.why': 'break',
       'gen_ai.response.finish_reasons': ['stop'],
     });
     expect(first.end).toBeLessThanOrEqual(recovery.start);

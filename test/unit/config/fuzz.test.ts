@@ -279,9 +279,10 @@ describe('config loader under fuzzing', { timeout: 120_000 }, () => {
       const started = performance.now();
       expectCleanOutcome(text, {});
       expect(() => loadConfigText(text, FILE, {})).toThrow(message);
-      expect(performance.now() - started).toBeLessThan(5_000);
+      // Generous for a busy machine (7 s seen on 2 shared cores): what it guards against took minutes.
+      expect(performance.now() - started).toBeLessThan(15_000);
     }
-  });
+  }, 120_000);
 });
 
 describe('config loader: what fuzzing found', () => {

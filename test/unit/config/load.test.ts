@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runValidate } from '../../../src/cli/validate.js';
 import { expandString } from '../../../src/config/env.js';
-import { ConfigError, formatPath, formatProblem, type ConfigProblem } from '../../../src/config/errors.js';
+import { ConfigError, formatPath, formatProblem } from '../../../src/config/errors.js';
 import { loadConfig, loadConfigText, resolveConfigPath } from '../../../src/config/load.js';
 import { closestMatch } from '../../../src/config/suggest.js';
+import { problemsOf } from '../../helpers/config.js';
 
 const SPEC_EXAMPLE = `version: 1
 server:
@@ -61,16 +62,6 @@ afterEach(() => {
   for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   vi.restoreAllMocks();
 });
-
-function problemsOf(text: string, env: Record<string, string> = {}): ConfigProblem[] {
-  try {
-    loadConfigText(text, 'llm-route.yaml', env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected the config to be rejected');
-}
 
 function errorText(text: string, env: Record<string, string> = {}): string {
   return problemsOf(text, env).map(formatProblem).join('\n');

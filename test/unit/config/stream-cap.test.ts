@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, type ConfigProblem } from '../../../src/config/errors.js';
 import { loadConfigText } from '../../../src/config/load.js';
+import { problemsOf } from '../../helpers/config.js';
 
 /** timeouts.stream_max_ms: the opt-in wall-clock cap on a streaming attempt (0 = none, the default). */
 
@@ -18,16 +18,6 @@ ${tierTimeouts ? `        timeouts: ${tierTimeouts}\n` : ''}      - name: b
         provider: ollama
         model: m
 `;
-}
-
-function problemsOf(text: string): ConfigProblem[] {
-  try {
-    loadConfigText(text, 'llm-route.yaml', {});
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected the config to be rejected');
 }
 
 describe('timeouts.stream_max_ms', () => {

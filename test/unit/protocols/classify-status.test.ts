@@ -8,6 +8,7 @@ import {
   EVENT_DONE,
   EVENT_ERROR,
   EVENT_FINISH,
+  EVENT_PROGRESS,
   EVENT_MALFORMED,
   EVENT_USAGE,
   EVENT_USAGE_ONLY,
@@ -147,7 +148,7 @@ describe('event inspection', () => {
     expect(inspect(delta({ reasoning_content: 'thinking' })).flags & EVENT_CONTENT).toBeTruthy();
     expect(inspect(delta({ reasoning: 'thinking' })).flags & EVENT_CONTENT).toBeTruthy();
     expect(inspect(delta({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'f', arguments: '' } }] })).flags & EVENT_CONTENT).toBeTruthy();
-    expect(inspect(delta({}, 'stop')).flags).toBe(EVENT_CONTENT | EVENT_FINISH);
+    expect(inspect(delta({}, 'stop')).flags).toBe(EVENT_CONTENT | EVENT_FINISH | EVENT_PROGRESS);
   });
 
   it('recognises usage-only chunks, errors, [DONE] and malformed JSON', () => {

@@ -4,7 +4,7 @@ import type { Tier } from '../../../src/config/schema.js';
 import { clientCodec, wireCodec } from '../../../src/protocols/registry.js';
 import { isUnsupported, type WireProtocol } from '../../../src/protocols/core/types.js';
 import type { ClientProtocol } from '../../../src/protocols/core/names.js';
-import { chatAgentTurns, claudeCodeTurns, codexTurns } from '../../helpers/agent-conversations.js';
+import { chatAgentTurns, claudeCodeTurns, codexTurns, geminiCliTurns } from '../../helpers/agent-conversations.js';
 
 /**
  * A local server reuses its KV cache only for an identical token prefix: a conversation's turn
@@ -35,7 +35,8 @@ const WIRE: Record<string, WireProtocol> = { llama: 'chat', claude: 'messages', 
 
 /** The body a tier is sent for a client's body (the same steps as the request path: parse, neutral, encode). */
 function upstreamBody(client: ClientProtocol, body: Record<string, unknown>, tierName: string): string {
-  const parsed = clientCodec(client).parse(body, {});
+  // Gemini's route is in the path: the same target for every protocol (the others ignore it).
+  const parsed = clientCodec(client).parse(body, {}, undefined, { model: 'r', query: new URLSearchParams() });
   if (!parsed.ok) throw new Error(parsed.message);
   const neutral = parsed.request.neutral();
   if (isUnsupported(neutral)) throw new Error(neutral.unsupported);
@@ -77,6 +78,7 @@ const PAIRS: Array<{ client: ClientProtocol; conversation: string; turns: () => 
   { client: 'messages', conversation: 'Claude Code', turns: () => claudeCodeTurns(), tiers: ['llama', 'ollama'] },
   { client: 'responses', conversation: 'Codex', turns: codexTurns, tiers: ['llama', 'claude', 'ollama'] },
   { client: 'chat', conversation: 'a Chat Completions agent', turns: chatAgentTurns, tiers: ['claude', 'ollama'] },
+  { client: 'gemini', conversation: 'Gemini CLI', turns: geminiCliTurns, tiers: ['llama', 'claude', 'ollama'] },
 ];
 
 describe('a conversation prefix renders to the same bytes turn after turn', () => {

@@ -6,6 +6,7 @@ import {
   EVENT_CONTENT,
   EVENT_DONE,
   EVENT_FINISH,
+  EVENT_PROGRESS,
   EVENT_USAGE,
   EVENT_USAGE_ONLY,
   newFacts,
@@ -196,7 +197,7 @@ describe('responses reader', () => {
       { type: 'finish', reason: 'tool_calls' },
     ]);
     expect(flags.map(committed)).toEqual([false, false, true, false, true, true, false, true]);
-    expect(flags.at(-1)).toBe(EVENT_FINISH | EVENT_CONTENT | EVENT_DONE);
+    expect(flags.at(-1)).toBe(EVENT_FINISH | EVENT_CONTENT | EVENT_PROGRESS | EVENT_DONE);
   });
 
   it('an item or delta of a kind only Responses has (a custom tool call) is opaque content: it commits a relay', () => {
@@ -250,7 +251,7 @@ function render(client: 'chat' | 'messages' | 'responses', wire: WireProtocol, p
   const body = client === 'responses' ? { model: 'r', input: 'x', stream: true } : { model: 'r', messages: [], stream: true };
   const parsed = codec.parse(body, {});
   if (!parsed.ok) throw new Error(parsed.message);
-  const output = new TranslatedOutput(codec.renderer(parsed.request));
+  const output = new TranslatedOutput(codec.renderer(parsed.request, parsed.request.model));
   const reader = wireCodec(wire).reader();
   const facts: EventFacts = newFacts();
   let out = '';
@@ -287,7 +288,7 @@ describe("renderers follow the parts' blocks", () => {
     const codec = clientCodec('responses');
     const parsed = codec.parse({ model: 'r', input: 'x', stream: true }, {});
     if (!parsed.ok) throw new Error(parsed.message);
-    const renderer = codec.renderer(parsed.request);
+    const renderer = codec.renderer(parsed.request, parsed.request.model);
     renderer.render([
       { type: 'text-start', id: 't' },
       { type: 'text-delta', id: 't', delta: 'Hi' },

@@ -215,7 +215,7 @@ describe("each client renderer's stream decodes back to the events it rendered",
         {},
       );
       if (!parsed.ok) throw new Error(parsed.message);
-      const renderer = codec.renderer(parsed.request);
+      const renderer = codec.renderer(parsed.request, parsed.request.model);
       // One event at a time, as a stream delivers them.
       const bytes =
         partsOf(CONVERSATION)

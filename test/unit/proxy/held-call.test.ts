@@ -170,7 +170,7 @@ describe('a call written as text, held on progress', () => {
       reason: 'bad_tool_call',
       failover: true,
       blame: 'tier',
-      message: expect.stringContaining('stalled: no bytes for idle_ms (5000 ms)'),
+      message: expect.stringContaining('stalled: no content for idle_ms (5000 ms)'),
     });
     expect(upstream.abortedWith).not.toBeNull();
   });

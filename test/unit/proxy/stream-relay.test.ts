@@ -1,93 +1,23 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Tier } from '../../../src/config/schema.js';
 import { AttemptError } from '../../../src/proxy/attempt-error.js';
 import { ShutdownError } from '../../../src/proxy/shutdown.js';
-import { type StreamEnd, StreamRelay } from '../../../src/proxy/stream-relay.js';
-import { StreamTally } from '../../../src/proxy/stream-tally.js';
-import type { UpstreamDispatch } from '../../../src/proxy/upstream-dispatch.js';
-import { TelemetryBus } from '../../../src/telemetry/bus.js';
-import { ClientLifetime } from '../../../src/util/client-lifetime.js';
 import { chunk } from '../../helpers/fake-upstream.js';
-import { chatCall, RecordingSink, sseEvent, tierAt } from '../../helpers/proxy-parts.js';
+import { sseEvent } from '../../helpers/proxy-parts.js';
+import { errorMessageOf, relayAfter, turn } from '../../helpers/relay-kit.js';
 
 /**
  * StreamRelay, a committed stream, driven through its reader interface (onBody, onEnd,
  * onBroken, onClientGone) with the chat wire's real framer, output and reader, a recording
  * sink, and a recording stand-in for the dispatch side it steers (pause, resume, cancel,
- * linger, finish). Timers are vitest's fake ones: idle and cap timers are checked exactly.
+ * linger, finish): test/helpers/relay-kit.ts. Timers are vitest's fake ones: idle and cap
+ * timers are checked exactly (what counts as silence: stream-silence.test.ts).
  */
-
-/** What the relay asks of its upstream call, recorded in order. */
-class DispatchSide implements Pick<UpstreamDispatch, 'elapsedMs' | 'pause' | 'resume' | 'cancel' | 'lingerFor' | 'finish'> {
-  readonly calls: string[] = [];
-  readonly cancelledWith: Error[] = [];
-  constructor(readonly elapsedMs = 0) {}
-  pause(): void {
-    this.calls.push('pause');
-  }
-  resume(): void {
-    this.calls.push('resume');
-  }
-  cancel(reason: Error): void {
-    this.calls.push('cancel');
-    this.cancelledWith.push(reason);
-  }
-  lingerFor(ms: number): void {
-    this.calls.push(`linger ${ms}`);
-  }
-  finish(): void {
-    this.calls.push('finish');
-  }
-}
-
-interface Relayed {
-  relay: StreamRelay;
-  sink: RecordingSink;
-  dispatch: DispatchSide;
-  client: ClientLifetime;
-  /** The end, once the relay settled (null until then). */
-  end(): StreamEnd | null;
-}
-
-interface Options {
-  timeouts?: Partial<Tier['timeouts']>;
-  elapsedMs?: number;
-  keepOpen?: (err: AttemptError) => boolean;
-}
-
-/** A relay taking over after `held` went to the client at commit. */
-function relayAfter(held: string, opts: Options = {}): Relayed {
-  const tier = tierAt('http://127.0.0.1:1/v1', { idle_ms: 1_000, ...opts.timeouts });
-  const call = chatCall(tier);
-  const sink = new RecordingSink();
-  const dispatch = new DispatchSide(opts.elapsedMs);
-  const client = new ClientLifetime();
-  const tally = new StreamTally(call.streamReader(), new TelemetryBus(), 'chat', tier.name);
-  const relay = new StreamRelay(
-    { tier, client, output: call.streamOutput(), keepOpen: opts.keepOpen },
-    dispatch as unknown as UpstreamDispatch,
-    call.wire.framer(),
-    tally,
-    sink,
-    Buffer.from(held),
-  );
-  let ended: StreamEnd | null = null;
-  void relay.finished.then((end) => (ended = end));
-  return { relay, sink, dispatch, client, end: () => ended };
-}
 
 const HI = sseEvent(chunk({ content: 'Hi' }));
 const THERE = sseEvent(chunk({ content: ' there' }));
 const FINISH = sseEvent(chunk({}, 'stop'));
 const DONE = sseEvent('[DONE]');
 const UPSTREAM_ERROR = sseEvent({ error: { message: 'model crashed', type: 'server_error' } });
-
-/** Lets the client writer's queued write (a microtask) and the relay's settling run. */
-const turn = async (): Promise<void> => {
-  for (let i = 0; i < 3; i++) await Promise.resolve();
-};
-
-const errorMessageOf = (tail: Buffer | null | undefined): string => JSON.parse((tail?.toString() ?? '').replace(/^data: /, '').trim()).error.message;
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -252,7 +182,7 @@ describe('the client', () => {
 });
 
 describe('timers', () => {
-  it('idle_ms of silence ends the stream with idle_timeout and one error event; each chunk restarts it', async () => {
+  it('idle_ms without content ends the stream with idle_timeout and one error event; each chunk of content restarts it', async () => {
     const { relay, sink, dispatch, end } = relayAfter(HI, { timeouts: { idle_ms: 1_000 } });
     vi.advanceTimersByTime(900);
     relay.onBody(Buffer.from(THERE));
@@ -263,7 +193,7 @@ describe('timers', () => {
     await turn();
     expect(end()?.interruption).toMatchObject({ reason: 'idle_timeout', phase: 'idle', timedOut: true });
     expect(dispatch.cancelledWith[0]).toBe(end()?.interruption);
-    expect(errorMessageOf(sink.ends[0])).toBe('llm-route: no bytes within 1000 ms');
+    expect(errorMessageOf(sink.ends[0])).toBe('llm-route: no content within 1000 ms');
     expect(sink.ends).toHaveLength(1);
   });
 

@@ -93,18 +93,26 @@ describe('request path text', () => {
     expect(recent[1]).toMatchObject({ route: 'chat', status: 200, ttftMs: 2700, completionTokens: 143, outcome: 'ok' });
   });
 
-  it('marks a resumed stream in the recent list, and a recovery that failed', () => {
+  it('marks a resumed stream in the recent list with what ended it, and a recovery that failed', () => {
     const recent = stateWith([
       ...requestEvents('chat', [attempt('local', 'ok'), attempt('cloud', 'ok')], {
-        resumed: { from: 'local', to: 'cloud', how: 'continue', at_chars: 120, result: 'ok' },
+        resumed: { from: 'local', to: 'cloud', how: 'continue', why: 'stall_learned', at_chars: 120, result: 'ok' },
+      }),
+      ...requestEvents('chat', [attempt('local', 'ok'), attempt('cloud', 'ok')], {
+        resumed: { from: 'local', to: 'cloud', how: 'continue', why: 'idle', at_chars: 12, result: 'ok' },
       }),
       ...requestEvents('chat', [attempt('local', 'ok'), attempt('cloud', 'replay_diverged')], {
         outcome: 'interrupted',
-        resumed: { from: 'local', to: 'cloud', how: 'replay', at_chars: 40, result: 'diverged' },
+        resumed: { from: 'local', to: 'cloud', how: 'replay', why: 'break', at_chars: 40, result: 'diverged' },
       }),
       ...requestEvents('chat', [attempt('local', 'ok')]),
     ]).snapshot(config, T0).recent;
-    expect(recent.map((r) => r.resumed)).toEqual([undefined, 'resume diverged', 'resumed local→cloud by continue']);
+    expect(recent.map((r) => r.resumed)).toEqual([
+      undefined,
+      'resume diverged after a break',
+      'resumed local→cloud by continue after idle_ms',
+      'resumed local→cloud by continue after a learned stall',
+    ]);
   });
 
   it('marks a tool call written as text in the recent list: recovered, or failed over to the next tier', () => {

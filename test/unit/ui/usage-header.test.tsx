@@ -84,13 +84,13 @@ describe('the header', () => {
         usageBaseline={Promise.resolve(BASELINE)}
       />,
     );
-    await waitForFrame(ui, (f) => expect(f).toContain('today $0.500000   10.0k in / 2000 out tokens   savers saved 300 tokens'));
+    await waitForFrame(ui, (f) => expect(f).toContain('today in the usage log $0.500000   10.0k in / 2000 out tokens   savers saved 300 tokens'));
     await sleep(30);
     for (const event of requestEvents('chat', [{ tier: 'cloud', attempt: 1, outcome: 'ok', ms: 300 }], {
       usage: { prompt_tokens: 2000, completion_tokens: 1000 },
     }))
       bus.emit(event);
-    await waitForFrame(ui, (f) => expect(f).toContain('today $0.504000   12.0k in / 3000 out tokens'));
+    await waitForFrame(ui, (f) => expect(f).toContain('today in the usage log $0.504000   12.0k in / 3000 out tokens'));
     bus.emit({ type: 'usage_degraded', path: '/var/u.db', error: 'corrupt (not a usable SQLite database): file is not a database (SQLITE_NOTADB)' });
     await waitForFrame(ui, (f) => expect(f).toContain('usage log unusable (corrupt'));
   });

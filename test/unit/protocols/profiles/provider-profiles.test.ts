@@ -78,6 +78,9 @@ describe('provider profiles', () => {
     const onCloud = tier('t', { provider: provider('openai', 'https://api.openai.com/v1', { local: false }), model: 'gpt' });
     expect(await profileOf(onCloud.provider).loadedState(onCloud, cloud.ask)).toBeUndefined();
     expect(cloud.asked).toEqual([]);
+    // A tier check asks it too only where one request of the server's own API says it.
+    const oneAsk = (p: Provider) => profileOf(p).loadedInOneAsk(p);
+    expect([onOllama.provider, provider('openai', 'http://127.0.0.1:11434/v1'), onSwap.provider].map(oneAsk)).toEqual([true, true, false]);
   });
 
   it("warm: Ollama's load request; llama.cpp's router only when not loaded; a server with none is named", async () => {
