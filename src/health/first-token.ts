@@ -95,7 +95,7 @@ async function streamFirstToken(tier: Tier, wire: WireCodec, upstream: UpstreamR
 async function timeEmbedding(tier: Tier, http: Http): Promise<number> {
   const wire = embeddingWire(profileOf(tier.provider).wire);
   if (!wire) throw new CheckFailure(`a provider of type ${tier.provider.type} has no embeddings API`);
-  const upstream = wire.request(tier.provider, tier, { inputs: ['ping'], encoding: 'float', truncate: true }, {});
+  const upstream = wire.request(tier.provider, tier, { inputs: ['ping'], offset: 0, encoding: 'float', truncate: true }, {});
   if (isUnsupported(upstream)) throw new CheckFailure(upstream.unsupported);
   const { response, sentAt } = await sendTimed(tier, upstream, http);
   const body = Buffer.from(await response.body.arrayBuffer());

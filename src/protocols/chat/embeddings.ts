@@ -46,7 +46,8 @@ function readAsk(body: Record<string, unknown>): EmbeddingAsk | string {
 }
 
 const openaiEmbeddingClient: EmbeddingClient = {
-  relaysFrom: 'chat',
+  speaks: 'chat',
+  relaysAnswer: true,
   read: readAsk,
   render(answer, ask, request) {
     const out = new AnswerWriter(ask.encoding).write('{"object":"list","data":[');

@@ -43,22 +43,30 @@ export interface VectorScan {
 /** One request's worth of a batch, as a tier is sent it. */
 export interface EmbeddingPart {
   inputs: readonly EmbeddingInput[];
+  /** Where its inputs start in the client's batch (what a relayed body's own per-input fields are found by: Gemini's requests). */
+  offset: number;
   dimensions?: number;
   /** The encoding to ask the tier for (the client's when relayed; else what the wire reads best). */
   encoding: VectorEncoding;
   truncate: boolean;
 }
 
-/** A protocol's embeddings as llm-route answers them (one per endpoint: Ollama has two). */
+/** A protocol's embeddings as llm-route answers them (one per endpoint: Ollama and Gemini have two). */
 export interface EmbeddingClient {
   /**
-   * The wire whose answers this endpoint passes on as their bytes, when the tier's server speaks
-   * it, the batch went in one request and the answer is written as asked; undefined: never
-   * (the endpoint's answer has a shape no tier sends, e.g. Ollama's older /api/embeddings).
+   * The wire this endpoint's body is: a tier whose server speaks it is sent the client's own
+   * body (but for the model and the inputs) and its errors reach the client as they came;
+   * undefined: none (Ollama's older /api/embeddings, whose body no server takes).
    */
-  readonly relaysFrom?: WireProtocol;
-  /** The ask in a client's body, or a message for its 400. */
-  read(body: Record<string, unknown>): EmbeddingAsk | string;
+  readonly speaks?: WireProtocol;
+  /**
+   * Its answer is that wire's own answer: one request's answer that carries the whole batch,
+   * written as asked, is passed on as its bytes. False: its answer has a shape of its own
+   * (Gemini's embedContent: one `embedding`), written from the vectors (their bytes, unparsed).
+   */
+  readonly relaysAnswer: boolean;
+  /** The ask in a client's body (`route`: the route it names, in the body or the path), or a message for its 400. */
+  read(body: Record<string, unknown>, route: string): EmbeddingAsk | string;
   /** A whole answer in this protocol, from decoded vectors (a translation, or a batch split and joined); `arrivedAt`: the request's performance.now(). */
   render(answer: EmbeddingAnswer, ask: EmbeddingAsk, request: ClientRequest, arrivedAt: number): Buffer;
 }

@@ -35,7 +35,7 @@ export class EmbeddingJob {
     readonly requests: readonly UpstreamRequest[],
     /** The tier's server speaks the endpoint's own protocol: its errors reach the client as they came. */
     readonly sameProtocol: boolean,
-    /** The answer is passed on as its bytes: the same protocol, and one request. */
+    /** The answer is passed on as its bytes: the same protocol and answer shape, and one request. */
     readonly relays: boolean,
     private readonly client: EmbeddingClient,
     private readonly request: ClientRequest,
@@ -51,21 +51,24 @@ export class EmbeddingJob {
     const wire = embeddingWire(profile.wire);
     if (!wire || profile.embeddingBatch === undefined) return { unsupported: `a provider of type ${tier.provider.type} has no embeddings API` };
     const parts = splitBatch(inputs, tier.embedding?.max_batch ?? profile.embeddingBatch ?? FALLBACK_BATCH);
-    const sameProtocol = client.relaysFrom === wire.protocol;
+    const sameProtocol = client.speaks === wire.protocol;
     const requests: UpstreamRequest[] = [];
+    let offset = 0;
     for (const part of parts) {
       const upstream = wire.request(
         tier.provider,
         tier,
         // The client's encoding to a server of its own protocol; numbers to any other (every server writes them).
-        { inputs: part, dimensions: ask.dimensions, encoding: sameProtocol ? ask.encoding : 'float', truncate: ask.truncate },
+        { inputs: part, offset, dimensions: ask.dimensions, encoding: sameProtocol ? ask.encoding : 'float', truncate: ask.truncate },
         request.headers,
         sameProtocol ? request.body : undefined,
       );
       if (isUnsupported(upstream)) return upstream;
       requests.push(upstream);
+      offset += part.length;
     }
-    return new EmbeddingJob(wire, requests, sameProtocol, sameProtocol && parts.length === 1, client, request, inputs);
+    const relays = sameProtocol && client.relaysAnswer && parts.length === 1;
+    return new EmbeddingJob(wire, requests, sameProtocol, relays, client, request, inputs);
   }
 
   /** The vectors' width the client asked for; undefined: its model's own. */

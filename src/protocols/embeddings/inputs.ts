@@ -82,7 +82,7 @@ export function embeddingRequest(
  */
 export function parseEmbeddings(
   protocol: ClientProtocol,
-  read: (body: Record<string, unknown>) => EmbeddingAsk | string,
+  read: (body: Record<string, unknown>, route: string) => EmbeddingAsk | string,
   body: unknown,
   headers: IncomingHttpHeaders,
   credential: ClientCredential | undefined,
@@ -92,7 +92,7 @@ export function parseEmbeddings(
   const fields = body as Record<string, unknown>;
   const model = target?.model ?? fields.model;
   if (typeof model !== 'string' || model === '') return { ok: false, message: 'model is required: the route to embed with' };
-  const ask = read(fields);
+  const ask = read(fields, model);
   if (typeof ask === 'string') return { ok: false, message: ask };
   return { ok: true, request: embeddingRequest(protocol, fields, model, ask, headers, credential) };
 }

@@ -47,7 +47,8 @@ function sinceNs(arrivedAt: number): number {
 }
 
 const embedClient: EmbeddingClient = {
-  relaysFrom: 'ollama',
+  speaks: 'ollama',
+  relaysAnswer: true,
   read: readEmbed,
   render(answer, ask, request, arrivedAt) {
     const out = new AnswerWriter('float').write(`{"model":${JSON.stringify(request.model)},"embeddings":[`);
@@ -58,6 +59,7 @@ const embedClient: EmbeddingClient = {
 };
 
 const legacyClient: EmbeddingClient = {
+  relaysAnswer: false,
   read: readLegacy,
   render: (answer) => {
     const out = new AnswerWriter('float').write('{"embedding":');
