@@ -65,7 +65,7 @@ export function embeddingProblems(data: Record<string, unknown>, report: Reporte
         at(
           'value',
           ['tiers', index, 'provider'],
-          `provider "${tier.provider}" is type ${provider.type}, whose API has no embeddings: an embeddings tier needs type openai or ollama`,
+          `provider "${tier.provider}" is type ${provider.type}, whose API has no embeddings: an embeddings tier needs type openai, ollama or gemini`,
         );
       }
       const own = tierSpace(tier);

@@ -17,6 +17,7 @@ import type { ClientCodec, ClientEndpoint } from './core/client-codec.js';
 import type { EmbeddingClient, EmbeddingWire, ProtocolEmbeddings } from './core/embedding-codec.js';
 import { openaiEmbeddings } from './chat/embeddings.js';
 import { ollamaEmbeddings } from './ollama/embeddings.js';
+import { geminiEmbeddings } from './gemini/embeddings.js';
 import { parseEmbeddings } from './embeddings/inputs.js';
 import { callsUnder, modelInPath, type PathTemplate, templateOf } from './core/endpoint-path.js';
 
@@ -24,6 +25,7 @@ import { callsUnder, modelInPath, type PathTemplate, templateOf } from './core/e
 const EMBEDDINGS: Partial<Record<WireProtocol, ProtocolEmbeddings>> = {
   chat: openaiEmbeddings,
   ollama: ollamaEmbeddings,
+  gemini: geminiEmbeddings,
 };
 
 /** Every protocol llm-route speaks, registered once: a new protocol is new files plus a line here. */
@@ -32,7 +34,7 @@ const CLIENTS: Record<ClientProtocol, ClientCodec> = {
   responses: responsesClient,
   messages: messagesClient,
   ollama: withEmbeddings(ollamaClient),
-  gemini: geminiClient,
+  gemini: withEmbeddings(geminiClient),
 };
 
 /** A client codec with its protocol's embeddings endpoints added (each served with the protocol's errors), when it has some. */
@@ -57,10 +59,22 @@ function embeddingCodec(codec: ClientCodec, client: EmbeddingClient): ClientCode
   };
 }
 
-/** A client protocol's codec for its (first) embeddings endpoint, as `explain` reads a body; undefined when it has none. */
-export function embeddingsCodec(protocol: ClientProtocol): ClientCodec | undefined {
-  const endpoint = CLIENTS[protocol].endpoints.find((e) => e.serves === 'model' && e.codec?.embeddings !== undefined);
-  return endpoint?.serves === 'model' ? endpoint.codec : undefined;
+/**
+ * A client protocol's codec for the embeddings endpoint `body` is for, as `explain` reads a body:
+ * the first whose reader takes it (Gemini's `:embedContent` or `:batchEmbedContents`), else its
+ * first; undefined when the protocol has none.
+ */
+export function embeddingsCodec(protocol: ClientProtocol, body: Record<string, unknown> = {}, route = ''): ClientCodec | undefined {
+  const codecs = CLIENTS[protocol].endpoints.flatMap((e) => (e.serves === 'model' && e.codec?.embeddings !== undefined ? [e.codec] : []));
+  return codecs.find((codec) => typeof codec.embeddings?.read(body, route) !== 'string') ?? codecs[0];
+}
+
+/** Each protocol's first embeddings endpoint (`/v1/embeddings`, …), a path template naming `route`: where a request for it goes. */
+export function embeddingPaths(route: string): string[] {
+  return Object.values(EMBEDDINGS).map(({ endpoints: [first] }) => {
+    const template = templateOf(first.path);
+    return template ? `${template.head}${route}${template.tail}` : first.path;
+  });
 }
 
 /** The embeddings side of a wire's servers; undefined when it has none (Anthropic's API). */

@@ -1,6 +1,7 @@
 import { routeKind } from '../config/find-route.js';
 import type { Config, Route } from '../config/schema.js';
 import { requestKind } from '../protocols/core/client-request.js';
+import { embeddingPaths } from '../protocols/registry.js';
 import type { ClientRequest } from '../protocols/core/types.js';
 
 /**
@@ -12,7 +13,7 @@ export function wrongKind(config: Config, route: Route, request: ClientRequest):
   const kind = routeKind(route);
   if (requestKind(request) === kind) return null;
   if (kind === 'embeddings') {
-    return `route "${route.name}" is an embeddings route (kind: embeddings, space "${route.embedding?.space}"): it answers embedding requests (POST /v1/embeddings, /api/embed), not chat`;
+    return `route "${route.name}" is an embeddings route (kind: embeddings, space "${route.embedding?.space}"): it answers embedding requests (POST ${embeddingPaths(route.name).join(', ')}), not chat`;
   }
   const embeddings = [...config.routes.values()].filter((other) => routeKind(other) === 'embeddings').map((other) => other.name);
   const where = embeddings.length > 0 ? `: name one of the embeddings routes (${embeddings.join(', ')})` : ': add a route of kind: embeddings';

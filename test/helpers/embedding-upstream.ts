@@ -1,4 +1,5 @@
 import type { Script, ScriptContext } from './fake-upstream.js';
+import { geminiError, googlePretty } from './gemini-upstream.js';
 
 /**
  * Scripts for a FakeUpstream playing embeddings servers with their exact bodies: llama.cpp's
@@ -91,6 +92,42 @@ export function ollamaEmbed(options: EmbeddingFake = {}): Script {
     const embeddings = texts.map((text) => vectorFor(text, options.width ?? 8, options.salt));
     const count = options.noUsage ? {} : { prompt_eval_count: fakeTokens(texts) };
     answer(ctx, { model: options.model ?? ctx.body.model, embeddings, total_duration: 14143917, load_duration: 1019500, ...count });
+  };
+}
+
+/** The text of one of Gemini's EmbedContentRequests: its content's text parts, joined by a newline (as llm-route reads them). */
+export function geminiRequestText(request: unknown): string {
+  const parts = (request as { content?: { parts?: { text?: string }[] } }).content?.parts ?? [];
+  return parts.map((part) => part.text ?? '').join('\n');
+}
+
+/**
+ * Gemini's `:batchEmbedContents` (run by a FakeGemini, which has answered 404 for a model it
+ * does not list): what Google refuses, a batch of over 100 requests (its exact 400) and a request
+ * naming another model than the path's (Google: it must match), else `{"embeddings": [{"values":
+ * […]}]}` pretty-printed, no usage; each vector `outputDimensionality` wide when asked.
+ */
+export function geminiBatchEmbed(options: EmbeddingFake = {}): Script {
+  return (ctx) => {
+    const requests = (ctx.body.requests ?? []) as Record<string, unknown>[];
+    if (requests.length > 100) {
+      return geminiError(ctx, 400, 'INVALID_ARGUMENT', '* BatchEmbedContentsRequest.requests: at most 100 requests can be in one batch\n');
+    }
+    const path = /\/v1beta\/(models\/[^:]+):batchEmbedContents$/.exec(ctx.req.url ?? '')?.[1];
+    const other = requests.findIndex((request) => request.model !== path);
+    if (path === undefined || other !== -1) {
+      return geminiError(
+        ctx,
+        400,
+        'INVALID_ARGUMENT',
+        `* BatchEmbedContentsRequest.requests[${other}].model: the model must match the batch's model ${path}\n`,
+      );
+    }
+    const embeddings = requests.map((request) => {
+      const width = typeof request.outputDimensionality === 'number' ? request.outputDimensionality : (options.width ?? 8);
+      return { values: vectorFor(geminiRequestText(request), width, options.salt) };
+    });
+    googlePretty(ctx, 200, { embeddings });
   };
 }
 

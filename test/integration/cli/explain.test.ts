@@ -198,6 +198,16 @@ describe('the real CLI: llm-route explain FILE.json', () => {
       decision: 'try',
       message: '1 input(s) cut to its 16-token window (the client allows it)',
     });
+    // Gemini's two shapes: :embedContent's one request and :batchEmbedContents' list, the route named with --route.
+    const long = { content: { parts: [{ text: 'word '.repeat(60).trim() }] } };
+    for (const gemini of [long, { requests: [{ content: { parts: [{ text: 'short' }] } }, long] }]) {
+      const run = await explain(yaml, gemini, ['--json', '--protocol', 'gemini', '--route', 'embed']);
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout) as Plan).toMatchObject({
+        protocol: 'gemini',
+        tiers: [{ decision: 'try', message: '1 input(s) cut to its 16-token window (the client allows it)' }],
+      });
+    }
     expect(box.requests.filter((r) => r.url.includes('/embeddings'))).toEqual([]);
   });
 });

@@ -38,7 +38,7 @@ describe('a route answers one kind of request', () => {
       code: 'wrong_route_kind',
       type: 'invalid_request_error',
       message:
-        'route "embed" is an embeddings route (kind: embeddings, space "nomic-embed-text"): it answers embedding requests (POST /v1/embeddings, /api/embed), not chat',
+        'route "embed" is an embeddings route (kind: embeddings, space "nomic-embed-text"): it answers embedding requests (POST /v1/embeddings, /api/embed, /v1beta/models/embed:embedContent), not chat',
     });
     const embeddings = await post(proxy.origin, '/v1/embeddings', { model: 'chat', input: 'x' });
     expect(embeddings.status).toBe(400);

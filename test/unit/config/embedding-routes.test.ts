@@ -91,10 +91,21 @@ describe('an embeddings route', () => {
     ).toEqual([
       '9:5 hedge_ms races streams for their first token: it is for chat routes, and "embed" is an embeddings route (whole answers only)',
       '10:17 ttft_ms times a stream: embeddings route "embed" answers whole (connect_ms, idle_ms and total_ms bound it)',
-      '12:21 provider "claude" is type anthropic, whose API has no embeddings: an embeddings tier needs type openai or ollama',
+      '12:21 provider "claude" is type anthropic, whose API has no embeddings: an embeddings tier needs type openai, ollama or gemini',
       '13:39 max_tokens caps an answer\'s tokens: it is for chat routes, and "embed" is an embeddings route',
       '13:55 tool_text recovers tool calls written as text: it is for chat routes, and "embed" is an embeddings route',
     ]);
+  });
+
+  it('takes a gemini tier, of its space like any other', () => {
+    const text = `version: 1
+providers:
+  google: { type: gemini, base_url: "https://generativelanguage.googleapis.com", api_key: k }
+routes:
+  embed: { kind: embeddings, tiers: [{ provider: google, model: gemini-embedding-001, max_batch: 50 }] }
+`;
+    const embed = loadConfigText(text, 'llm-route.yaml', {}).routes.get('embed');
+    expect(embed?.tiers[0].embedding).toEqual({ space: 'gemini-embedding-001', max_batch: 50 });
   });
 
   it('a chat route has no space: space and max_batch are refused there', () => {
