@@ -19,7 +19,7 @@ import { ResponseSink, type StreamSink } from './stream-sink.js';
  * What the request path sees of the running app: its config and pools only through the
  * snapshot an exchange takes at arrival (a reload replaces the app's, never a request's).
  */
-export type ProxyView = Pick<AppContext, 'snapshot' | 'gate' | 'telemetry' | 'random' | 'affinity' | 'state' | 'inFlight' | 'streams'>;
+export type ProxyView = Pick<AppContext, 'snapshot' | 'gate' | 'telemetry' | 'random' | 'affinity' | 'spaces' | 'state' | 'inFlight' | 'streams'>;
 
 /**
  * One request's life: the config and pools it was taken under (a snapshot taken at its

@@ -15,7 +15,8 @@ import { type PayloadFailure, payloadFailure, type TooLongNumbers } from '../fit
 import type { RoutingRequest, RoutingView } from './routing.js';
 import type { CommitResult } from './stream-attempt.js';
 import type { StreamRelay } from './stream-relay.js';
-import { type UnaryAnswer, UnaryAttempt, type UnaryResult } from './unary-attempt.js';
+import type { UnaryAnswer, UnaryResult } from './unary-attempt.js';
+import { wholeAnswerAttempt } from './embedding-attempt.js';
 
 export type RoutingOutcome =
   | { kind: 'stream'; tier: Tier; call: UpstreamCall; relay: StreamRelay; attempts: AttemptRecord[]; recovery: Recovery | null; hedge?: HedgeEnd }
@@ -135,7 +136,8 @@ async function tryTier(walk: Walk, t: number, first: UpstreamCall, carried: Flig
       }
       tried = await streamTry(walk, flight);
     } else {
-      const attempt = new UnaryAttempt({ tier, call, pool: req.pools.get(tier.provider), client: req.client, lastTier: lastTierOf(walk, t, call) });
+      const input = { tier, call, pool: req.pools.get(tier.provider), client: req.client, lastTier: lastTierOf(walk, t, call) };
+      const attempt = wholeAnswerAttempt(req, app.spaces, input);
       tried = unaryResult(walk, tier, call, n, attempt, await attempt.result);
     }
     if ('kind' in tried) return tried;
@@ -277,7 +279,7 @@ function hedgeFailed(walk: Walk, hedge: Flight, error: AttemptError): void {
 }
 
 /** A non-streaming try's verdict: the whole answer, or why not. */
-function unaryResult(walk: Walk, tier: Tier, call: UpstreamCall, n: number, attempt: UnaryAttempt, result: UnaryResult): Tried {
+function unaryResult(walk: Walk, tier: Tier, call: UpstreamCall, n: number, attempt: { readonly elapsedMs: number }, result: UnaryResult): Tried {
   if (!result.ok) return { error: result.error, elapsedMs: attempt.elapsedMs };
   walk.req.log.ok(tier, n, attempt.elapsedMs, result.answer.answer.status);
   answeredBy(walk.app.affinity, walk.req.route, walk.session, tier);
