@@ -54,13 +54,15 @@ export function selectTiers(config: Config, routeName?: string, tierName?: strin
   return named;
 }
 
+/** The routes to bench: every chat route, or `--route` (bench measures generation: TTFT and tokens/s, which embeddings have none of). */
 export function selectRoutes(config: Config, routeName?: string): Route[] {
-  if (routeName === undefined) return [...config.routes.values()];
+  if (routeName === undefined) return [...config.routes.values()].filter((route) => !route.embedding);
   const route = config.routes.get(routeName);
   if (!route) {
     const known = [...config.routes.keys()].join(', ');
     throw new BenchUsageError(`unknown route "${routeName}" (known: ${known})`);
   }
+  if (route.embedding) throw new BenchUsageError(`route "${routeName}" is an embeddings route: bench measures generation (TTFT, tokens/s)`);
   return [route];
 }
 

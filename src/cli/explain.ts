@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
-import { findRoute } from '../config/find-route.js';
+import { findRoute, routeKind } from '../config/find-route.js';
 import { loadTierFileOrReport } from './load-tier-file.js';
 import type { Config, Route, Rule, Tier } from '../config/schema.js';
 import { discoverTier } from '../fit/discover-tier.js';
 import { explainPlan, type Explained } from '../fit/plan-explain.js';
 import { recordDiscovered } from '../fit/tier-facts.js';
-import { clientCodec, clientCodecs } from '../protocols/registry.js';
+import { clientCodec, clientCodecs, embeddingsCodec } from '../protocols/registry.js';
 import { takesClientCredentials } from '../config/all-tiers.js';
 import { captureCredential } from '../protocols/core/credential.js';
 import type { ClientRequest } from '../protocols/core/types.js';
@@ -50,13 +50,15 @@ export async function runExplain(file: string, opts: ExplainOptions): Promise<nu
   }
   if (!isRecord(body)) return fail(`${file} is not a JSON object (a request body)`);
   if (opts.protocol !== undefined && !PROTOCOLS.includes(opts.protocol as ClientProtocol)) return fail(`--protocol must be one of ${PROTOCOLS.join(', ')}`);
-  // Guessed from the body's shape, as `savers try` does; a body in no protocol's shape is judged as Chat Completions.
-  const protocol = (opts.protocol as ClientProtocol | undefined) ?? detectProtocol(body) ?? PROTOCOLS[0];
   const name = opts.route ?? (typeof body.model === 'string' ? body.model : undefined);
   if (name === undefined) return fail('the body names no model: say which route with --route');
+  // A body for an embeddings route is read as an embeddings request: OpenAI's, or with --protocol ollama or gemini that API's.
+  const embeds = routeKind(findRoute(config, name, 'embeddings') ?? { embedding: undefined }) === 'embeddings';
+  // Else guessed from the body's shape, as `savers try` does; a body in no protocol's shape is judged as Chat Completions.
+  const protocol = (opts.protocol as ClientProtocol | undefined) ?? (embeds ? PROTOCOLS[0] : (detectProtocol(body) ?? PROTOCOLS[0]));
   const headers = headerLines(opts.header ?? []);
   if (typeof headers === 'string') return fail(headers);
-  const codec = clientCodec(protocol);
+  const codec = (embeds ? embeddingsCodec(protocol, body, name) : undefined) ?? clientCodec(protocol);
   // The route as the body's model, and as a path would name it (Gemini's API names the model in the path).
   const target = { model: name, query: new URLSearchParams() };
   const asSent = codec.parse({ ...body, model: name }, headers, undefined, target);

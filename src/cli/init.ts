@@ -33,7 +33,10 @@ export async function runInit(opts: InitOptions): Promise<number> {
   for (const [kind, { origin, from }] of Object.entries(where.origins ?? {})) out(`  ${kind}: asking ${origin} (from $${from.replace(', ', ', $')})`);
   const { found, skipped } = await discoverLocalServers(where);
   const clouds = cloudProvidersInEnv();
-  for (const server of found) out(`  found ${server.label} at ${server.baseUrl}: ${server.models.length === 0 ? 'no model loaded' : server.models.join(', ')}`);
+  for (const server of found) {
+    const embeddings = server.embeddings.length > 0 ? `; embeddings: ${server.embeddings.join(', ')}` : '';
+    out(`  found ${server.label} at ${server.baseUrl}: ${server.models.length === 0 ? 'no model loaded' : server.models.join(', ')}${embeddings}`);
+  }
   for (const line of skipped) out(`  ${line}`);
   // Names of the variables only: a key's value is never read into the file or the output.
   for (const cloud of clouds) out(`  found $${cloud.envVar}: ${withArticle(cloud.name)} tier (${cloud.model}), its key referenced as \${${cloud.envVar}}`);

@@ -195,7 +195,7 @@ export async function main(argv: string[]): Promise<void> {
     .option('--since <when>', 'window start: 30m, 24h, 7d, 2w or an ISO date', '24h')
     .option(
       '--by <key>',
-      "group by route, tier, model, provider, day, credential (client: the client's own key or login paid) or protocol (chat, responses, messages, ollama, gemini)",
+      "group by route, tier, model, provider, day, credential (client: the client's own key or login paid), protocol (chat, responses, messages, ollama, gemini) or kind (chat, embeddings)",
       'route',
     )
     .option('--run <id>', "only the requests of one llm-route process (the id exec's exit summary names)")

@@ -1,4 +1,5 @@
 import { budgetProblems } from './budget-checks.js';
+import { embeddingProblems } from './embedding-checks.js';
 import { FROM_CLIENT } from './provider-schema.js';
 import type { ConfigProblem } from './errors.js';
 import type { Reporter } from './positions.js';
@@ -21,6 +22,7 @@ export function crossCheck(data: unknown, report: Reporter): ConfigProblem[] {
   problems.push(...budgetProblems(data, report));
   problems.push(...streamCapProblems(data, report));
   problems.push(...ruleProblems(data, report));
+  problems.push(...embeddingProblems(data, report));
   const providers = isRecord(data.providers) ? Object.keys(data.providers) : undefined;
   for (const name of providers ?? []) {
     if (name.trim() === '') problems.push(report.at('key', ['providers', name], 'a provider name must not be empty'));

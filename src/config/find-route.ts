@@ -1,21 +1,29 @@
 import { compileGlobs, type GlobMatcher, matchesGlob } from '../util/glob.js';
-import type { Config, Route } from './schema.js';
+import type { Config, Route, RouteKind } from './schema.js';
 
 /** Per config: each route with an alias matcher, in file order, compiled on first use. */
 const aliasTables = new WeakMap<Config, Array<{ route: Route; matches: GlobMatcher }>>();
 
-/** findRoute, else the config's `default_route` (a missing `model` is ''). */
-export function findRouteOrDefault(config: Config, model: string): Route | undefined {
-  const found = model === '' ? undefined : findRoute(config, model);
-  return found ?? (config.default_route ? config.routes.get(config.default_route) : undefined);
+/** What a route answers: chat and generation, or embeddings (docs/embeddings.md). */
+export function routeKind(route: Pick<Route, 'embedding'>): RouteKind {
+  return route.embedding ? 'embeddings' : 'chat';
+}
+
+/** findRoute, else the config's `default_route` (a missing `model` is ''), when it answers `kind`. */
+export function findRouteOrDefault(config: Config, model: string, kind: RouteKind = 'chat'): Route | undefined {
+  const found = model === '' ? undefined : findRoute(config, model, kind);
+  if (found) return found;
+  const fallback = config.default_route ? config.routes.get(config.default_route) : undefined;
+  return fallback && routeKind(fallback) === kind ? fallback : undefined;
 }
 
 /**
- * The route a client's `model` names: a route's exact name first, then the first route (in
- * file order) with an alias glob that matches it. Claude Code and Codex send model names of
- * their own (`claude-sonnet-…`, `gpt-…`); aliases catch them.
+ * The route a client's `model` names: a route's exact name first (of either kind: a request of
+ * the other kind is told so), then the first route of the request's `kind` (in file order) with
+ * an alias glob that matches it. Claude Code and Codex send model names of their own
+ * (`claude-sonnet-…`, `gpt-…`); aliases catch them, and a chat route's `*` catches no embeddings.
  */
-export function findRoute(config: Config, model: string): Route | undefined {
+export function findRoute(config: Config, model: string, kind: RouteKind = 'chat'): Route | undefined {
   const exact = config.routes.get(model);
   if (exact) return exact;
   let table = aliasTables.get(config);
@@ -23,7 +31,7 @@ export function findRoute(config: Config, model: string): Route | undefined {
     table = [...config.routes.values()].filter((route) => route.aliases.length > 0).map((route) => ({ route, matches: compileGlobs(route.aliases) }));
     aliasTables.set(config, table);
   }
-  return table.find((entry) => entry.matches(model))?.route ?? classModelRoute(config, model);
+  return table.find((entry) => routeKind(entry.route) === kind && entry.matches(model))?.route ?? classModelRoute(config, model);
 }
 
 /** Request classes a model name can carry after the route's name (`chat@background`). */

@@ -137,8 +137,10 @@ function buildConfig(raw: RawConfig, file: string, warnings: string[]): Config {
       fit: { context: tier.context ?? 'auto', max_prompt_tokens: tier.max_prompt_tokens, vision: tier.vision ?? 'auto', tools: tier.tools ?? 'auto' },
       tool_text: tier.tool_text ?? 'auto',
       ...priceOf(tier.price ?? providers.get(tier.provider)?.price),
+      ...(route.kind === 'embeddings' ? { embedding: { space: tier.space ?? tier.model, max_batch: tier.max_batch } } : {}),
     }));
-    const savers = readSavers(route.savers ?? raw.savers ?? [], []).specs; // crossCheck vouched for them
+    // An embeddings route rewrites no body: the top-level savers are for chat (its own `savers:` is refused).
+    const savers = route.kind === 'embeddings' ? [] : readSavers(route.savers ?? raw.savers ?? [], []).specs; // crossCheck vouched for them
     routes.set(routeName, {
       name: routeName,
       tiers,
@@ -150,6 +152,7 @@ function buildConfig(raw: RawConfig, file: string, warnings: string[]): Config {
       stall: route.stall ?? DEFAULT_STALL,
       hedge_ms: route.hedge_ms ?? null,
       ...(route.local_only ? { local_only: true } : {}),
+      ...(route.kind === 'embeddings' ? { embedding: { space: route.space ?? tiers[0].embedding?.space ?? tiers[0].model } } : {}),
     });
   }
   return {

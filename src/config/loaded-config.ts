@@ -49,6 +49,13 @@ export interface Tier {
   fit: TierFitConfig;
   /** Tool calls written as text: recovered (auto, the default when absent) or relayed as text (off). */
   tool_text?: 'auto' | 'off';
+  /** A tier of an embeddings route: its vector space, and the most inputs one request to it carries (undefined: its type's default). */
+  embedding?: TierEmbedding;
+}
+
+export interface TierEmbedding {
+  space: string;
+  max_batch: number | undefined;
 }
 
 export interface TierFitConfig {
@@ -74,7 +81,12 @@ export interface Route {
   hedge_ms: number | null;
   /** `local_only: true`: only tiers on the local network (src/rules/local-only.ts); absent: false. */
   local_only?: boolean;
+  /** `kind: embeddings`: the route takes embedding requests only, its tiers all in this vector space (docs/embeddings.md); absent: a chat route. */
+  embedding?: { space: string };
 }
+
+/** What a route answers: chat and generation, or embeddings (a request of the other kind is a 400). */
+export type RouteKind = 'chat' | 'embeddings';
 
 /** A rule of `rules:` after loading (its route exists: cross-checks vouch for it). */
 export interface Rule {

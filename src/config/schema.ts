@@ -25,6 +25,10 @@ export * from './tier-schema.js';
 export type * from './loaded-config.js';
 
 export const RouteSchema = z.strictObject({
+  /** What the route answers: chat and generation (the default), or embeddings (docs/embeddings.md). */
+  kind: z.enum(['chat', 'embeddings']).default('chat'),
+  /** An embeddings route: the vector space every tier shares (default: the first tier's space, which defaults to its model). */
+  space: z.string().min(1).optional(),
   tiers: z.array(TierSchema).min(1, 'a route needs at least one tier'),
   /** Other model names this route answers to, as globs (`claude-*`); the exact route name wins first. */
   aliases: z.array(z.string().min(1)).optional(),

@@ -73,6 +73,10 @@ export const TierSchema = z.strictObject({
   tools: z.union([z.literal('auto'), z.boolean()]).optional(),
   /** Tool calls the model writes as text (src/tool-text/): auto recovers them when the request has tools; off relays the text as is. */
   tool_text: z.enum(['auto', 'off']).optional(),
+  /** An embeddings route's tier: the vector space its model answers in (default: its model name; docs/embeddings.md). */
+  space: z.string().min(1).optional(),
+  /** An embeddings route's tier: the most inputs one request to it carries; a larger batch is split (default by type: its profile's). */
+  max_batch: z.number().int().min(1).optional(),
 });
 
 export type TimeoutsConfig = z.infer<typeof TimeoutsSchema>;

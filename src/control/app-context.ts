@@ -3,6 +3,7 @@ import type { HealthBoard } from '../health/health-board.js';
 import type { TierGate } from '../health/health-view.js';
 import type { ProviderPools } from '../providers/pools.js';
 import type { SessionAffinity } from '../state/session-affinity.js';
+import type { SpaceWidths } from '../state/space-widths.js';
 import type { StateBackend } from '../state/types.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 import type { Metrics } from '../telemetry/metrics.js';
@@ -37,6 +38,8 @@ export interface AppContext {
   random: () => number;
   /** The tier each session's last turn was answered by (per instance, in memory): weighted draws keep a session where its prompt is cached. */
   affinity: SessionAffinity;
+  /** Each embeddings route's vector width, fixed by its first answer (per instance, in memory): an answer of another width is never delivered. */
+  spaces: SpaceWidths;
   /** One lifetime per request in flight: shutdown aborts the ones still open after the grace period. */
   inFlight: Set<ClientLifetime>;
   /** Streaming requests open now, held to server.max_streams (proxy/stream-slots.ts). */

@@ -1,6 +1,7 @@
 import type { Tier } from '../config/schema.js';
 import { UpstreamCall } from '../protocols/call.js';
 import type { ClientRequest } from '../protocols/core/types.js';
+import { fitEmbeddings } from './embedding-fit.js';
 import { checkFit, type FitVerdict } from './fit-check.js';
 import { ollamaNumCtx } from './ollama-window.js';
 import type { PromptCount } from '../protocols/core/prompt-tokens.js';
@@ -14,6 +15,8 @@ export type FittedCall = { fits: true; call: UpstreamCall } | Exclude<FitVerdict
  * writes the call again for the tier with the window it needs.
  */
 export function fitCall(tier: Tier, request: ClientRequest, call: UpstreamCall, prompt: PromptCount, prepare: Prepare): FittedCall | Promise<FittedCall> {
+  // An embeddings batch: each input fits on its own (docs/embeddings.md).
+  if (call.embedding) return fitEmbeddings(tier, call);
   const verdict = checkFit(tier, request, call.request.body, prompt);
   if (verdict instanceof Promise) return verdict.then((v) => withWindow(v, tier, request, call, prompt, prepare));
   return withWindow(verdict, tier, request, call, prompt, prepare);

@@ -4,7 +4,10 @@ import { type ClientRequest, isUnsupported } from '../protocols/core/types.js';
 import type { ClientCodec } from '../protocols/core/client-codec.js';
 import { missingCredential } from '../protocols/core/credential.js';
 import { askedMaxTokens, PromptCount } from '../protocols/core/prompt-tokens.js';
+import { fitEmbeddings } from './embedding-fit.js';
 import { checkFit, OUTPUT_RESERVE_CAP } from './fit-check.js';
+import type { EmbeddingInput } from '../protocols/core/embedding-codec.js';
+import { tokenCounter } from '../tokens/count.js';
 import { tierFit } from './tier-facts.js';
 
 export interface ExplainedTier {
@@ -49,7 +52,8 @@ export async function explainPlan(
   const tiers: ExplainedTier[] = [];
   for (const tier of route.tiers) {
     const context = tierFit(tier).context ?? null;
-    const need = (await prompt.tokens(tier.tokenizer)) + reserve;
+    // An embeddings batch: each input is a prompt of its own, the longest is what must fit.
+    const need = request.embedding ? await longestInput(request.embedding.inputs, tier) : (await prompt.tokens(tier.tokenizer)) + reserve;
     const row = (decision: ExplainedTier['decision'], reason: string | null, message?: string): ExplainedTier => ({
       tier: tier.name,
       decision,
@@ -76,11 +80,12 @@ export async function explainPlan(
       tiers.push(row('skip', 'unsupported', call.unsupported));
       continue;
     }
-    const verdict = await checkFit(tier, request, call.request.body, prompt);
+    const verdict = call.embedding ? await fitEmbeddings(tier, call) : await checkFit(tier, request, call.request.body, prompt);
     if (!verdict.fits) {
       tiers.push(row('skip', verdict.outcome === 'unsupported' ? `unsupported:${verdict.input}` : 'too_long', verdict.message));
       continue;
     }
+    const cut = verdict.fits && 'call' in verdict ? (verdict.call.embedding?.job.cut ?? 0) : 0;
     // Not skipped: serve has no reason to think it down before trying it (its circuit opens
     // only on failures it sees), so it tries it and a refused connection fails over at once.
     if (unreachable.has(tier)) {
@@ -88,8 +93,17 @@ export async function explainPlan(
       continue;
     }
     const weighted = tier.weight < 100 ? `weight ${tier.weight}%: tried on that share of requests` : undefined;
-    const fits = weighted ?? (context === null ? 'window unknown: sent without a pre-check' : `fits: ${need} of ${context} tokens`);
+    const fits = weighted ?? (cut > 0 ? `${cut} input(s) cut to its ${context}-token window (the client allows it)` : fitWords(context, need));
     tiers.push(row('try', null, tier.provider.from_client ? `${fits}; sent the client's own key or login (api_key: from_client)` : fits));
   }
   return { route: route.name, protocol: request.protocol, prompt_tokens: promptTokens, tiers };
+}
+
+function fitWords(context: number | null, need: number): string {
+  return context === null ? 'window unknown: sent without a pre-check' : `fits: ${need} of ${context} tokens`;
+}
+
+async function longestInput(inputs: readonly EmbeddingInput[], tier: Tier): Promise<number> {
+  const counter = await tokenCounter(tier.tokenizer);
+  return inputs.reduce((longest, input) => Math.max(longest, typeof input === 'string' ? counter.count(input) : input.length), 0);
 }

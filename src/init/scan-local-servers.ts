@@ -13,7 +13,10 @@ export interface FoundServer {
   /** The provider's base_url (with /v1 for openai-type servers). */
   baseUrl: string;
   type: 'openai' | 'ollama';
+  /** Its chat models. */
   models: string[];
+  /** Its embedding models (an embeddings route is offered for the first: docs/embeddings.md). */
+  embeddings: string[];
 }
 
 export interface Discovery {
@@ -50,6 +53,20 @@ async function getJson(url: string, timeoutMs: number): Promise<Answer> {
   }
 }
 
+/**
+ * An embedding model by what a server says of it: Ollama's family (`bert`, `nomic-bert`,
+ * `jina-bert-v2`, …) or capabilities, else its name (`nomic-embed-text`, `text-embedding-…`,
+ * `bge-m3` names say `embed` or not at all: an OpenAI-style list says nothing else).
+ */
+function isEmbeddingModel(name: string, families: unknown[] = [], capabilities: unknown[] = []): boolean {
+  return /embed/i.test(name) || families.some((family) => typeof family === 'string' && /bert/i.test(family)) || capabilities.includes('embedding');
+}
+
+/** A server's models, chat and embedding apart. */
+function byKind(names: string[], isEmbedding: (name: string, index: number) => boolean): Pick<FoundServer, 'models' | 'embeddings'> {
+  return { models: names.filter((name, i) => !isEmbedding(name, i)), embeddings: names.filter((name, i) => isEmbedding(name, i)) };
+}
+
 /** The ids of an OpenAI model list ({ data: [{ id }] }), or null when it is not one. */
 function modelIds(answer: Answer): string[] | null {
   if (answer?.status !== 200) return null;
@@ -62,8 +79,16 @@ async function probeOllama(origin: string, t: number): Promise<Answer | FoundSer
   const tags = await getJson(`${origin}/api/tags`, t);
   const models = (tags?.body as { models?: unknown } | undefined)?.models;
   if (tags?.status !== 200 || !Array.isArray(models)) return tags;
-  const names = models.map((m) => (m as { name?: unknown }).name).filter((n): n is string => typeof n === 'string');
-  return { kind: 'ollama', label: 'Ollama', baseUrl: origin, type: 'ollama', models: names };
+  const listed = models.filter(
+    (m): m is { name: string; details?: { family?: unknown; families?: unknown }; capabilities?: unknown } => typeof m?.name === 'string',
+  );
+  const embedding = (m: (typeof listed)[number]): boolean => {
+    const details = m.details ?? {};
+    const families = [details.family, ...(Array.isArray(details.families) ? details.families : [])];
+    return isEmbeddingModel(m.name, families, Array.isArray(m.capabilities) ? m.capabilities : []);
+  };
+  const names = listed.map((m) => m.name);
+  return { kind: 'ollama', label: 'Ollama', baseUrl: origin, type: 'ollama', ...byKind(names, (_name, i) => embedding(listed[i])) };
 }
 
 async function probeLmStudio(origin: string, t: number): Promise<Answer | FoundServer> {
@@ -71,13 +96,14 @@ async function probeLmStudio(origin: string, t: number): Promise<Answer | FoundS
   const own = await getJson(`${origin}/api/v0/models`, t);
   const rich = (own?.body as { data?: unknown } | undefined)?.data;
   if (own?.status === 200 && Array.isArray(rich)) {
-    const llms = rich.filter((m) => !['embeddings'].includes(String((m as { type?: unknown }).type))).map((m) => String((m as { id?: unknown }).id));
-    return { kind: 'lmstudio', label: 'LM Studio', baseUrl: `${origin}/v1`, type: 'openai', models: llms };
+    const ids = rich.map((m) => String((m as { id?: unknown }).id));
+    const types = rich.map((m) => String((m as { type?: unknown }).type));
+    return { kind: 'lmstudio', label: 'LM Studio', baseUrl: `${origin}/v1`, type: 'openai', ...byKind(ids, (_id, i) => types[i] === 'embeddings') };
   }
   if (own === null) return null;
   const list = await getJson(`${origin}/v1/models`, t);
   const ids = modelIds(list);
-  return ids ? { kind: 'lmstudio', label: 'LM Studio', baseUrl: `${origin}/v1`, type: 'openai', models: ids } : (list ?? own);
+  return ids ? { kind: 'lmstudio', label: 'LM Studio', baseUrl: `${origin}/v1`, type: 'openai', ...byKind(ids, (id) => isEmbeddingModel(id)) } : (list ?? own);
 }
 
 async function probeLlamaCpp(origin: string, t: number): Promise<Answer | FoundServer> {
@@ -88,13 +114,13 @@ async function probeLlamaCpp(origin: string, t: number): Promise<Answer | FoundS
   const isLlamaCpp = props?.status === 200 && typeof props.body === 'object' && props.body !== null && 'default_generation_settings' in props.body;
   const label = isLlamaCpp ? 'llama.cpp' : 'llama-swap';
   if (!isLlamaCpp && ids.length === 0) return list;
-  return { kind: 'llamacpp', label, baseUrl: `${origin}/v1`, type: 'openai', models: ids };
+  return { kind: 'llamacpp', label, baseUrl: `${origin}/v1`, type: 'openai', ...byKind(ids, (id) => isEmbeddingModel(id)) };
 }
 
 async function probeVllm(origin: string, t: number): Promise<Answer | FoundServer> {
   const list = await getJson(`${origin}/v1/models`, t);
   const ids = modelIds(list);
-  return ids ? { kind: 'vllm', label: 'vLLM', baseUrl: `${origin}/v1`, type: 'openai', models: ids } : list;
+  return ids ? { kind: 'vllm', label: 'vLLM', baseUrl: `${origin}/v1`, type: 'openai', ...byKind(ids, (id) => isEmbeddingModel(id)) } : list;
 }
 
 const PROBES: Record<ServerKind, (origin: string, timeoutMs: number) => Promise<Answer | FoundServer>> = {

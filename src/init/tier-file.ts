@@ -1,4 +1,5 @@
 import type { CloudProvider } from './cloud-keys.js';
+import { embeddingsRouteLines } from './embeddings-route.js';
 import type { FoundServer } from './scan-local-servers.js';
 
 /** A YAML double-quoted scalar (JSON's string syntax is valid YAML). */
@@ -21,6 +22,9 @@ const ALIAS_NOTE = [
   '# came only through "*"). To have unknown names refused (404), list globs instead, e.g.',
   '# aliases: ["claude-*", "gpt-*"]. default_route takes requests that name no model.',
 ];
+
+/** The routes' start: the route `chat`, taking every model name, its tiers next. */
+const CHAT_ROUTE = ['', ...ALIAS_NOTE, 'default_route: chat', 'routes:', '  chat:', '    aliases: ["*"]', '    tiers:'];
 
 /** Offered, commented, when no ANTHROPIC_API_KEY is set: the client's own login or key (docs/client-credentials.md). */
 const CLAUDE_PLAN_PROVIDER = [
@@ -74,13 +78,15 @@ export function tierFileText(found: FoundServer[], clouds: CloudProvider[], when
   if (found.every((s) => s.models.length === 0) && clouds.length === 0) return mockFile(lines);
 
   if (found.some((server) => server.models.length > 0)) tiers.push(...LOCAL_TIMEOUTS_NOTE);
+  const providerNames = new Map<FoundServer, string>();
   for (const server of found) {
     const name = unique(slug(server.label));
+    providerNames.set(server, name);
     lines.push(`  ${name}:                 # ${server.label}, found on ${server.baseUrl}`, `    type: ${server.type}`, `    base_url: ${q(server.baseUrl)}`);
     const [first, ...others] = server.models;
     if (first === undefined) {
       tiers.push(
-        `      # ${name}: ${server.label} is running but lists no model; load one, then add a tier:`,
+        `      # ${name}: ${server.label} is running but lists no ${server.embeddings.length > 0 ? 'chat ' : ''}model; load one, then add a tier:`,
         `      # - { name: ${name}, provider: ${name}, model: "MODEL" }`,
       );
       continue;
@@ -110,7 +116,7 @@ export function tierFileText(found: FoundServer[], clouds: CloudProvider[], when
     lines.push(...CLAUDE_PLAN_PROVIDER);
     tiers.push(`      # - { name: claude, provider: claude, model: "claude-sonnet-4-5" }   # your Claude plan as the fallback (uncomment with its provider)`);
   }
-  lines.push('', ...ALIAS_NOTE, 'default_route: chat', 'routes:', '  chat:', '    aliases: ["*"]', '    tiers:', ...tiers, '');
+  lines.push(...CHAT_ROUTE, ...tiers, ...embeddingsRouteLines(found, providerNames), '');
   return lines.join('\n');
 }
 
@@ -136,13 +142,7 @@ function mockFile(head: string[]): string {
     '    type: openai',
     '    base_url: "http://127.0.0.1:4102/v1"',
     '    start: { command: "llm-route mock --port 4102 --name cloud" }',
-    '',
-    ...ALIAS_NOTE,
-    'default_route: chat',
-    'routes:',
-    '  chat:',
-    '    aliases: ["*"]',
-    '    tiers:',
+    ...CHAT_ROUTE,
     '      - { name: local, provider: local, model: local }',
     '      - { name: cloud, provider: cloud, model: cloud }',
     '',

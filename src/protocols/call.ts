@@ -5,7 +5,9 @@ import { AnswerToolStage, unwrapAnswerTool } from './translate/answer-tool.js';
 import type { NeutralRequest, NeutralResponse } from './core/neutral.js';
 import { isInvalidSignature, messagesWithoutThinking, neutralWithoutSignedThinking } from './translate/foreign-thinking.js';
 import { isReasoningRefusal } from './translate/reasoning.js';
-import { wireFor } from './registry.js';
+import { EmbeddingJob } from './embeddings/embedding-job.js';
+import type { EmbeddingInput } from './core/embedding-codec.js';
+import { wireCodec, wireFor } from './registry.js';
 import type { ToolTextScope } from './tool-text/scope.js';
 import { TextCallOutput } from './tool-text/text-call-output.js';
 import { TextCallReader } from './tool-text/text-call-reader.js';
@@ -35,6 +37,12 @@ export interface ShapedAnswer {
   body: Buffer;
 }
 
+/** An embeddings request's calls to one tier: one per part of its batch, in input order, and the job that makes their answers the client's. */
+export interface EmbeddingCalls {
+  job: EmbeddingJob;
+  parts: readonly UpstreamCall[];
+}
+
 /**
  * One request bound to one tier: the wire to call it on, the upstream request, and how the
  * answer reaches the client — relayed as it came when the server speaks the client's own
@@ -55,6 +63,8 @@ export class UpstreamCall {
      * continuation of llm-route's own making (its answer is text already begun).
      */
     private readonly scope: ToolTextScope | null,
+    /** An embeddings request's: its batch's calls (this one is the first), whose answers the attempt joins (docs/embeddings.md). */
+    readonly embedding: EmbeddingCalls | null = null,
   ) {}
 
   /**
@@ -62,6 +72,7 @@ export class UpstreamCall {
    * tool-text scope (made once per request: the routing request's), null when it has none.
    */
   static prepare(tier: Tier, client: ClientCodec, request: ClientRequest, toolText: ToolTextScope | null): UpstreamCall | Unsupported {
+    if (request.embedding) return UpstreamCall.embeddings(tier, client, request, request.embedding.inputs);
     const wire = wireFor(tier.provider, request.protocol);
     if (request.operation === 'count_tokens') {
       // Only a server that speaks the client's protocol counts its tokens (Messages', Gemini's); llm-route counts them itself otherwise.
@@ -81,6 +92,26 @@ export class UpstreamCall {
   }
 
   /**
+   * An embeddings request's calls to `tier` with these inputs (its own, or fit's cut of them):
+   * one per part of its batch. The first is the one the routing loop holds; an attempt sends them all.
+   */
+  static embeddings(tier: Tier, client: ClientCodec, request: ClientRequest, inputs: readonly EmbeddingInput[]): UpstreamCall | Unsupported {
+    if (!client.embeddings) return { unsupported: 'not an embeddings endpoint' };
+    const job = EmbeddingJob.plan(tier, client.embeddings, request, inputs);
+    if (isUnsupported(job)) return job;
+    const wire = wireCodec(job.wire.protocol);
+    const calls: EmbeddingCalls = { job, parts: [] };
+    const parts = job.requests.map((upstream) => new UpstreamCall(tier, wire, upstream, job.sameProtocol, client, request, null, calls));
+    calls.parts = parts;
+    return parts[0];
+  }
+
+  /** An embeddings call's batch again with other inputs (fit's cut of them to the tier's window). */
+  withInputs(inputs: readonly EmbeddingInput[]): UpstreamCall | Unsupported {
+    return UpstreamCall.embeddings(this.tier, this.client, this.clientRequest, inputs);
+  }
+
+  /**
    * The same call again without what the tier just refused, when llm-route put it there or
    * another provider made it: the thinking of past turns after "Invalid signature in thinking
    * block" (see foreign-thinking.ts), or a translated reasoning control after a model that
@@ -88,6 +119,7 @@ export class UpstreamCall {
    */
   retryWithout(status: number | undefined, message: string): UpstreamCall | null {
     const { tier, wire, clientRequest: request } = this;
+    if (this.embedding) return null;
     if (!this.relayed && isReasoningRefusal(status, message)) {
       const neutral = request.neutral();
       if (!isUnsupported(neutral) && neutral.reasoningEffort) {
@@ -162,6 +194,8 @@ export class UpstreamCall {
     body: Buffer,
     last: () => boolean | undefined = NOT_LAST,
   ): { answer: ShapedAnswer; usage: Usage | undefined } | 'not_json' | { badToolCall: string } | 'undecided' {
+    // One part of an embeddings batch: its body as it came, for the attempt to join with the others (EmbeddingJob.finish).
+    if (this.embedding) return { answer: { status, contentType, body }, usage: undefined };
     const scope = this.scope;
     if (scope) {
       const response = this.decodeResponse(body);
@@ -226,6 +260,7 @@ export class UpstreamCall {
 
   /** The text of a whole answer, for a token estimate when the upstream reported no usage. */
   answerText(body: Buffer): string {
+    if (this.embedding) return '';
     const response = this.decodeResponse(body);
     if (response === 'not_json') return '';
     return response.content.map((part) => (part.type === 'tool_call' ? `${part.name}${part.arguments}` : part.text)).join('');

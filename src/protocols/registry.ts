@@ -14,16 +14,73 @@ import { responsesWire } from './responses/wire.js';
 import type { WireCodec, WireProtocol } from './core/types.js';
 import { profileOf } from './profiles.js';
 import type { ClientCodec, ClientEndpoint } from './core/client-codec.js';
+import type { EmbeddingClient, EmbeddingWire, ProtocolEmbeddings } from './core/embedding-codec.js';
+import { openaiEmbeddings } from './chat/embeddings.js';
+import { ollamaEmbeddings } from './ollama/embeddings.js';
+import { geminiEmbeddings } from './gemini/embeddings.js';
+import { parseEmbeddings } from './embeddings/inputs.js';
 import { callsUnder, modelInPath, type PathTemplate, templateOf } from './core/endpoint-path.js';
+
+/** The protocols with embeddings (docs/embeddings.md): a protocol's embeddings are a file in its folder plus a line here. */
+const EMBEDDINGS: Partial<Record<WireProtocol, ProtocolEmbeddings>> = {
+  chat: openaiEmbeddings,
+  ollama: ollamaEmbeddings,
+  gemini: geminiEmbeddings,
+};
 
 /** Every protocol llm-route speaks, registered once: a new protocol is new files plus a line here. */
 const CLIENTS: Record<ClientProtocol, ClientCodec> = {
-  chat: chatClient,
+  chat: withEmbeddings(chatClient),
   responses: responsesClient,
   messages: messagesClient,
-  ollama: ollamaClient,
-  gemini: geminiClient,
+  ollama: withEmbeddings(ollamaClient),
+  gemini: withEmbeddings(geminiClient),
 };
+
+/** A client codec with its protocol's embeddings endpoints added (each served with the protocol's errors), when it has some. */
+function withEmbeddings(codec: ClientCodec): ClientCodec {
+  const embeddings = EMBEDDINGS[codec.protocol];
+  if (!embeddings) return codec;
+  const endpoints = embeddings.endpoints.map(
+    (endpoint): ClientEndpoint => ({ path: endpoint.path, method: 'POST', serves: 'model', codec: embeddingCodec(codec, endpoint.client) }),
+  );
+  return { ...codec, endpoints: [...codec.endpoints, ...endpoints] };
+}
+
+/** The protocol's codec for one embeddings endpoint: its errors and what it tells of a request, its batches read and answered by `client`. */
+function embeddingCodec(codec: ClientCodec, client: EmbeddingClient): ClientCodec {
+  return {
+    ...codec,
+    endpoints: [],
+    embeddings: client,
+    // A batch with no input is answered as one (no vectors), never taken for a model load.
+    loading: undefined,
+    parse: (body, headers, credential, target) => parseEmbeddings(codec.protocol, client.read, body, headers, credential, target),
+  };
+}
+
+/**
+ * A client protocol's codec for the embeddings endpoint `body` is for, as `explain` reads a body:
+ * the first whose reader takes it (Gemini's `:embedContent` or `:batchEmbedContents`), else its
+ * first; undefined when the protocol has none.
+ */
+export function embeddingsCodec(protocol: ClientProtocol, body: Record<string, unknown> = {}, route = ''): ClientCodec | undefined {
+  const codecs = CLIENTS[protocol].endpoints.flatMap((e) => (e.serves === 'model' && e.codec?.embeddings !== undefined ? [e.codec] : []));
+  return codecs.find((codec) => typeof codec.embeddings?.read(body, route) !== 'string') ?? codecs[0];
+}
+
+/** Each protocol's first embeddings endpoint (`/v1/embeddings`, …), a path template naming `route`: where a request for it goes. */
+export function embeddingPaths(route: string): string[] {
+  return Object.values(EMBEDDINGS).map(({ endpoints: [first] }) => {
+    const template = templateOf(first.path);
+    return template ? `${template.head}${route}${template.tail}` : first.path;
+  });
+}
+
+/** The embeddings side of a wire's servers; undefined when it has none (Anthropic's API). */
+export function embeddingWire(protocol: WireProtocol): EmbeddingWire | undefined {
+  return EMBEDDINGS[protocol]?.wire;
+}
 
 const WIRES: Record<WireProtocol, WireCodec> = {
   chat: chatWire,

@@ -45,8 +45,9 @@ export function answer(exchange: ClientAnswer, outcome: RoutingOutcome): Promise
         attempts,
         usage: unary.usage,
         estimate: unary.usage ? undefined : estimateOf(req.request, text),
-        promptTruncated: detectTruncation(outcome.tier, unary.usage, req.prompt),
+        promptTruncated: req.request.embedding ? undefined : detectTruncation(outcome.tier, unary.usage, req.prompt),
         toolText: toolTextOf(req),
+        embeddings: unary.embeddings,
       });
     }
     case 'rejected':
@@ -58,14 +59,16 @@ export function answer(exchange: ClientAnswer, outcome: RoutingOutcome): Promise
       const message = `no tier of route "${route.name}" can carry this request: ${outcome.reasons.join('; ')}`;
       return failWith(exchange, { status: 400, kind: 'invalid_request', code: 'unsupported_request', message }, 'bad_request', attempts);
     }
-    case 'too_long':
+    case 'too_long': {
       // Every tier failed for the prompt's size: a 400 in the client's protocol, which SDKs do not retry and agents compact on.
+      const cutting = req.request.embedding ? `; an embeddings input is cut to fit only when the client allows it (Ollama's truncate)` : '';
       return failWith(
         exchange,
-        { status: 400, kind: 'invalid_request', code: 'context_length_exceeded', message: outcome.failure.message },
+        { status: 400, kind: 'invalid_request', code: 'context_length_exceeded', message: `${outcome.failure.message}${cutting}` },
         'bad_request',
         attempts,
       );
+    }
     case 'exhausted':
       if (outcome.limited) return limitedAnswer(exchange, route.name, outcome.limited, attempts);
       // Local tiers failed where a cloud one was left out: the pin, not the tiers, is why there is no answer.
@@ -76,6 +79,8 @@ export function answer(exchange: ClientAnswer, outcome: RoutingOutcome): Promise
           `its local tiers could not answer (${attempts.map((a) => `${a.tier}: ${a.outcome}`).join('; ') || 'none was drawn'})`,
           attempts,
         );
+      // Vectors never cross spaces: no tier of the route's space answered, and none of another is tried.
+      if (route.embedding) return spaceExhausted(exchange, route.name, route.embedding.space, attempts);
       return exhausted(exchange, route.name, outcome.planned, outcome.timedOut, attempts);
     case 'aborted':
       return exchange.endAborted(attempts, outcome.tier?.name);
@@ -120,6 +125,8 @@ function toolTextOf(req: RoutingRequest): FinishFields['toolText'] {
 
 /** A tier of unknown window that read suspiciously little: checked after the answer, said on a line of its own. */
 function checkLate(req: RoutingRequest, tier: Tier, usage: Usage | undefined): void {
+  // An embeddings batch's tokens are many prompts' (each cut on its own): they say nothing of a window.
+  if (req.request.embedding) return;
   watchTruncation(tier, usage, req.prompt, req.bodyBytes, (truncation) => req.notePromptTruncated(tier, truncation));
 }
 
@@ -169,6 +176,13 @@ function clientCredentialAnswer(exchange: ClientAnswer, route: string, attempts:
 export function noLocalTier(exchange: ClientAnswer, route: string, why: string, attempts: Attempts): void {
   const message = `no_local_tier: route "${route}" is local-only for this request and ${why}`;
   failWith(exchange, { status: 503, kind: 'unavailable', code: 'no_local_tier', message }, 'failed', attempts);
+}
+
+/** docs/embeddings.md: no tier of an embeddings route's space answered: 503 naming the space (an answer from another space would corrupt the client's index). */
+function spaceExhausted(exchange: ClientAnswer, route: string, space: string, attempts: Attempts): void {
+  const summary = attempts.map((a) => `${a.tier}#${a.attempt}: ${a.outcome}${a.status ? ` (HTTP ${a.status})` : ''}`).join('; ') || 'none was drawn';
+  const message = `no tier of vector space "${space}" (route "${route}") could answer, and vectors of another space are never served instead: ${summary}`;
+  failWith(exchange, { status: 503, kind: 'unavailable', code: 'space_unavailable', message }, 'failed', attempts);
 }
 
 function exhausted(exchange: ClientAnswer, route: string, planned: number, timedOut: boolean, attempts: Attempts): void {

@@ -18,7 +18,7 @@ import { ResponseSink, type StreamSink } from './stream-sink.js';
  * What the request path sees of the running app: its config and pools only through the
  * snapshot an exchange takes at arrival (a reload replaces the app's, never a request's).
  */
-export type ProxyView = Pick<AppContext, 'snapshot' | 'gate' | 'telemetry' | 'random' | 'affinity' | 'state' | 'inFlight' | 'streams'>;
+export type ProxyView = Pick<AppContext, 'snapshot' | 'gate' | 'telemetry' | 'random' | 'affinity' | 'spaces' | 'state' | 'inFlight' | 'streams'>;
 
 /** What a request's answer is written through: its ways out to the client and its one end (answer-request.ts). */
 export type ClientAnswer = Pick<Exchange, 'id' | 'codec' | 'config' | 'routing' | 'ttftMs' | 'respond' | 'respondJson' | 'fail' | 'endAborted' | 'finish'>;

@@ -11,6 +11,7 @@ import { Exchange, type ProxyView } from './exchange.js';
 import { enterIdempotent, type IdempotentRun } from './idempotent-request.js';
 import { routeRequest } from './route-request.js';
 import { refuseStream } from './refuse-stream.js';
+import { wrongKind } from './route-kind.js';
 import { serveModelLoad } from './model-load.js';
 import { chooseRoute } from '../rules/choose-route.js';
 import { takesClientCredentials } from '../config/all-tiers.js';
@@ -121,6 +122,12 @@ export async function readRequest(
     return null;
   }
   const { route, rule } = chosen;
+  const wrong = wrongKind(exchange.config, route, parsed.request);
+  if (wrong) {
+    exchange.begin(route, parsed.request, { rule: rule?.label, announce: !counting }); // its log line and metrics name the route
+    exchange.fail({ status: 400, kind: 'invalid_request', code: 'wrong_route_kind', message: wrong }, { outcome: 'bad_request' });
+    return null;
+  }
   // A typo (`caht`) that only a `*` alias caught is said once in the log (a rule's choice is no typo).
   if (rule === null && reachedOnlyByCatchAll(exchange.config, name, route))
     telemetry.emit({ type: 'catch_all_alias', route: route.name, model: name.slice(0, 100) });

@@ -1,13 +1,17 @@
 import type { IncomingMessage } from 'node:http';
 import type { ClientCodec } from '../protocols/core/client-codec.js';
 import { stringField } from '../protocols/core/fields.js';
-import type { RequestFinished, RequestOutcome } from '../telemetry/events.js';
+import type { EmbeddingsDone, RequestFinished, RequestOutcome } from '../telemetry/events.js';
 import type { RoutingRequest } from './routing.js';
 
 /** What a request's end may carry beside its tier, status and outcome: how it went, and what was learned on the way. */
 type FinishHow = 'ttftMs' | 'usage' | 'estimate' | 'chunkErrors' | 'committed' | 'error' | 'attempts' | 'finishReason';
 type FinishLearned = 'resumed' | 'promptTruncated' | 'toolText' | 'hedged' | 'loserUsage';
-export type FinishFields = Pick<RequestFinished, 'tier' | 'status' | 'outcome'> & Partial<Pick<RequestFinished, FinishHow | FinishLearned>>;
+export type FinishFields = Pick<RequestFinished, 'tier' | 'status' | 'outcome'> &
+  Partial<Pick<RequestFinished, FinishHow | FinishLearned>> & {
+    /** An embeddings answer's width and inputs cut (its inputs are the request's). */
+    embeddings?: Omit<EmbeddingsDone, 'inputs'>;
+  };
 
 /** How a request that ends on an error of llm-route's own is recorded. */
 export interface Failure {
@@ -77,5 +81,6 @@ export function requestEnd(ending: Ending, fields: FinishFields): RequestFinishe
     },
     maxTokens: routed ? ending.codec.askedMaxTokens(routed.request.body) : undefined,
     finishReason: fields.finishReason,
+    embeddings: routed?.request.embedding ? { inputs: routed.request.embedding.inputs.length, ...fields.embeddings } : undefined,
   };
 }

@@ -14,7 +14,7 @@ import type { RequestHolds } from './request-holds.js';
 import type { CommitPort } from './stream-sink.js';
 
 /** What the routing loop uses of the running app: the config and pools are the request's (its snapshot). */
-export type RoutingView = Pick<AppContext, 'gate' | 'telemetry' | 'random' | 'affinity'>;
+export type RoutingView = Pick<AppContext, 'gate' | 'telemetry' | 'random' | 'affinity' | 'spaces'>;
 
 /** What a request's exchange gives its routing: who it is, when it came, its client, its pools, and the one way to the client. */
 export interface Arrival extends CommitPort {

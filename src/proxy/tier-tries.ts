@@ -8,7 +8,8 @@ import { type FlightEnd, land } from './flight.js';
 import type { Hedging } from './hedging/hedged-flight.js';
 import { StreamResume } from './resume/stream-resume.js';
 import type { RoutingOutcome } from './routing-outcome.js';
-import { UnaryAttempt, type UnaryResult } from './unary-attempt.js';
+import type { UnaryResult } from './unary-attempt.js';
+import { wholeAnswerAttempt } from './embedding-attempt.js';
 import type { Walk } from './walk.js';
 
 /** How a tier's tries ended: the request's outcome (an answer, or why it stops here), or on to the next tier. */
@@ -85,7 +86,8 @@ export async function tryTier(walk: Walk, t: number, firstCall: UpstreamCall, fi
 async function tryOnce(walk: Walk, t: number, tier: Tier, call: UpstreamCall, n: number, first: Flight | null, hedging: Hedging | null): Promise<Tried> {
   const { req } = walk;
   if (!req.request.stream) {
-    const attempt = new UnaryAttempt({ tier, call, pool: req.pools.get(tier.provider), client: req.client, lastTier: walk.lastTierOf(t, call) });
+    const input = { tier, call, pool: req.pools.get(tier.provider), client: req.client, lastTier: walk.lastTierOf(t, call) };
+    const attempt = wholeAnswerAttempt(req, walk.app.spaces, input);
     return unaryResult(walk, tier, call, n, attempt, await attempt.result);
   }
   const lastTier = walk.lastTierOf(t, call);
@@ -109,7 +111,7 @@ function streamResult(walk: Walk, end: FlightEnd, hedging: Hedging | null): Trie
 }
 
 /** A non-streaming try's verdict: the whole answer, or why not. */
-function unaryResult(walk: Walk, tier: Tier, call: UpstreamCall, n: number, attempt: UnaryAttempt, result: UnaryResult): Tried {
+function unaryResult(walk: Walk, tier: Tier, call: UpstreamCall, n: number, attempt: { readonly elapsedMs: number }, result: UnaryResult): Tried {
   if (!result.ok) return { error: result.error, elapsedMs: attempt.elapsedMs };
   walk.req.log.ok(tier, n, attempt.elapsedMs, result.answer.answer.status);
   walk.answered(tier);

@@ -11,6 +11,8 @@ export interface UnaryAnswer {
   usage: Usage | undefined;
   /** The upstream's body as it came (its text is counted when it reported no usage). */
   upstreamBody: Buffer;
+  /** An embeddings answer: its vectors' width, and how many inputs were cut to the tier's window. */
+  embeddings?: { width: number; cut: number };
 }
 
 export type UnaryResult = { ok: true; answer: UnaryAnswer } | { ok: false; error: AttemptError };

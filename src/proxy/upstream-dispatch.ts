@@ -217,10 +217,9 @@ export class UpstreamDispatch implements Dispatcher.DispatchHandler {
   }
 
   private readonly onClientAbort = (): void => {
-    const shutdown = isShutdown(this.input.client.reason);
-    this.cancel(new Error(shutdown ? 'llm-route is shutting down' : 'client disconnected'));
-    const phase = this.reader.phase();
-    this.reader.onClientGone(shutdown ? abortError('shutdown', 'llm-route is shutting down', phase) : abortError('client_abort', 'client disconnected', phase));
+    const gone = clientGone(this.input.client, this.reader.phase());
+    this.cancel(new Error(gone.message));
+    this.reader.onClientGone(gone);
   };
 
   // Timer callbacks take the dispatch as their argument: no closure per call.
@@ -234,6 +233,10 @@ export class UpstreamDispatch implements Dispatcher.DispatchHandler {
   }
 }
 
-function abortError(reason: 'client_abort' | 'shutdown', message: string, phase: Phase): AttemptError {
+/** Why an attempt ends when its client has gone: the client left, or the server is stopping. */
+export function clientGone(client: ClientLifetime, phase: Phase): AttemptError {
+  const [reason, message] = isShutdown(client.reason)
+    ? (['shutdown', 'llm-route is shutting down'] as const)
+    : (['client_abort', 'client disconnected'] as const);
   return new AttemptError(reason, message, { phase, failover: false, retryable: false, blame: null });
 }

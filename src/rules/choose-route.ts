@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { findRouteOrDefault } from '../config/find-route.js';
 import type { Config, Route, Rule } from '../config/schema.js';
 import type { ClientRequest } from '../protocols/core/types.js';
+import { requestKind } from '../protocols/core/client-request.js';
 import { localOnly, wantsLocalOnly } from './local-only.js';
 import { matchRules, type RuleMatch } from './match-rules.js';
 import { RequestFacts } from './request-facts.js';
@@ -26,14 +27,14 @@ export function chooseRoute(
   bodyBytes: number,
 ): RouteChoice | undefined | Promise<RouteChoice | undefined> {
   // No rules: the model lookup alone, synchronously (nothing added to a request's path).
-  if (config.rules === undefined || config.rules.length === 0) return choice(findRouteOrDefault(config, request.model), null, headers);
+  if (config.rules === undefined || config.rules.length === 0) return choice(findRouteOrDefault(config, request.model, requestKind(request)), null, headers);
   const matched = matchRules(config, new RequestFacts(request, headers, bodyBytes));
   if (matched instanceof Promise) return matched.then((match) => byMatch(config, request, headers, match));
   return byMatch(config, request, headers, matched);
 }
 
 function byMatch(config: Config, request: ClientRequest, headers: IncomingHttpHeaders, match: RuleMatch | undefined): RouteChoice | undefined {
-  return match ? choice(match.route, match.rule, headers) : choice(findRouteOrDefault(config, request.model), null, headers);
+  return match ? choice(match.route, match.rule, headers) : choice(findRouteOrDefault(config, request.model, requestKind(request)), null, headers);
 }
 
 /** A local-only route or request loses every tier off the local network. */

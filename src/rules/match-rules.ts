@@ -1,6 +1,8 @@
 import type { Comparison, Config, Route, Rule, RuleWhen } from '../config/schema.js';
 import { parseComparison } from '../config/schema.js';
 import { compileGlobs } from '../util/glob.js';
+import { routeKind } from '../config/find-route.js';
+import { requestKind } from '../protocols/core/client-request.js';
 import type { RequestFacts } from './request-facts.js';
 
 /** The route the first matching rule names, and that rule. */
@@ -86,15 +88,17 @@ export function compare(comparison: Comparison, tokens: number): boolean {
 function compiledFor(config: Config): CompiledRule[] {
   let compiled = compiledRules.get(config);
   if (!compiled) {
-    compiled = (config.rules ?? []).map(compileRule);
+    compiled = (config.rules ?? []).map((rule) => compileRule(rule, config));
     compiledRules.set(config, compiled);
   }
   return compiled;
 }
 
-function compileRule(rule: Rule): CompiledRule {
+function compileRule(rule: Rule, config: Config): CompiledRule {
   const when: RuleWhen = rule.when;
-  const checks: Check[] = [];
+  // A rule chooses among routes of the request's kind: a chat rule never takes an embeddings request, nor the reverse.
+  const kind = routeKind(config.routes.get(rule.route) ?? { embedding: undefined });
+  const checks: Check[] = [(facts) => requestKind(facts.request) === kind];
   if (when.model !== undefined) {
     const matches = compileGlobs([when.model]);
     checks.push((facts) => matches(facts.model));

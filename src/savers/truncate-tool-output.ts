@@ -1,3 +1,4 @@
+import { isLowSurrogate, prefixEnd } from '../tokens/count.js';
 import { fenceSpans } from './fences.js';
 import type { CountTokens, Edit, Saver, TextPart } from './types.js';
 
@@ -84,18 +85,6 @@ function outOfFence(at: number, spans: Array<[number, number]>, side: 'start' | 
   return at;
 }
 
-/** The end of a prefix of at most `budget` tokens, found from the text's chars-per-token and checked. */
-function prefixEnd(text: string, budget: number, total: number, count: CountTokens): number {
-  if (budget <= 0) return 0;
-  let end = Math.floor((text.length * budget) / total);
-  for (let i = 0; i < 8 && end > 0; i++) {
-    const tokens = count(text.slice(0, end));
-    if (tokens <= budget) break;
-    end = Math.floor(((end * budget) / tokens) * 0.97);
-  }
-  return isLowSurrogate(text.charCodeAt(end)) ? end - 1 : end;
-}
-
 /** The start of a suffix of at most `budget` tokens. */
 function suffixStart(text: string, budget: number, total: number, count: CountTokens): number {
   if (budget <= 0) return text.length;
@@ -119,8 +108,4 @@ function snapBack(text: string, end: number): number {
 function snapForward(text: string, start: number): number {
   const newline = text.indexOf('\n', start);
   return newline >= 0 && newline - start <= (text.length - start) / 4 ? newline : start;
-}
-
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
 }

@@ -53,7 +53,7 @@ export function modelCatalog(config: Config, gate: Pick<TierGate, 'isCold'>, sta
     for (const name of [route.name, ...route.aliases.filter(isPlainName)]) {
       if (seen.has(name)) continue;
       seen.add(name);
-      models.push({ name, ...facts, loaded });
+      models.push(route.embedding ? { name, ...facts, tools: false, vision: false, thinking: false, loaded, embedding: true } : { name, ...facts, loaded });
     }
   }
   return { startedAt, models };

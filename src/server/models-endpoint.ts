@@ -23,8 +23,13 @@ export function modelList(app: AppContext, headers: IncomingHttpHeaders): Record
   const created = Math.floor(app.startedAt / 1000);
   return {
     object: 'list',
-    data: routes.map((route) => ({ id: route.name, object: 'model', created, owned_by: 'llm-route', ...windowOf(route, 'context_window') })),
+    data: routes.map((route) => ({ id: route.name, object: 'model', created, owned_by: 'llm-route', ...windowOf(route, 'context_window'), ...kindOf(route) })),
   };
+}
+
+/** An embeddings route says so, in Ollama's word for it (docs/embeddings.md); a chat route's entry is OpenAI's own shape. */
+function kindOf(route: Route): Record<string, string[]> {
+  return route.embedding ? { capabilities: ['embedding'] } : {};
 }
 
 /** The route's largest known window (see routeFacts), under the list's key; nothing when no tier's window is known. */

@@ -29,6 +29,7 @@ import { StreamSlots } from '../proxy/stream-slots.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { openState } from '../state/open-state.js';
 import { SessionAffinity } from '../state/session-affinity.js';
+import { SpaceWidths } from '../state/space-widths.js';
 import { settleWhenQuiet } from '../runtime/settle-when-quiet.js';
 import type { StateBackend } from '../state/types.js';
 import type { Env } from '../config/env.js';
@@ -116,6 +117,7 @@ export class ProxyServer {
       state: this.state,
       random: options.random ?? Math.random,
       affinity: new SessionAffinity(now),
+      spaces: new SpaceWidths(),
       snapshot: () => ({ config: this.app.config, pools: this.app.pools.acquire() }),
       inFlight: new Set(),
       handling: 0,

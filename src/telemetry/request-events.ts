@@ -197,6 +197,15 @@ export interface RequestFinished {
   maxTokens?: number;
   /** Why the answer ended, as the stream's finish said (neutral names: stop, length, tool_calls, content_filter). */
   finishReason?: string;
+  /** An embeddings request (docs/embeddings.md): its inputs; once answered, its vectors' width and how many inputs were cut to the tier's window. */
+  embeddings?: EmbeddingsDone;
+}
+
+export interface EmbeddingsDone {
+  inputs: number;
+  width?: number;
+  /** Inputs cut to fit the answering tier's window (the client allowed it: Ollama's truncate). */
+  cut?: number;
 }
 
 /** A hedged first token: when the second attempt started (ms from the request's arrival), which tier won, which lost. */

@@ -161,6 +161,7 @@ export function toLogLine(event: RequestFinished, time = new Date().toISOString(
     duration_ms: Math.round(event.durationMs),
   };
   if (event.rule !== undefined) line.rule = event.rule;
+  if (event.embeddings) line.embeddings = event.embeddings;
   if (event.credential) line.credential = event.credential;
   if (event.affinity) line.affinity = true;
   if (event.usage) line.usage = event.usage;

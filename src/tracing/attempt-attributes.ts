@@ -65,7 +65,7 @@ export function attemptAttributes(
   provider: ProviderFacts | undefined,
 ): Attributes {
   const attributes: Attributes = {
-    'gen_ai.operation.name': 'chat',
+    'gen_ai.operation.name': operationName(end),
     'gen_ai.request.stream': end.stream,
     'llm_route.tier': record.tier,
     'llm_route.attempt': record.attempt,
@@ -81,6 +81,7 @@ export function attemptAttributes(
   if (record.outcome !== 'ok') attributes['error.type'] = record.outcome;
   if (role.answered) {
     if (end.usage) addUsage(attributes, end.usage);
+    if (end.embeddings?.width !== undefined) attributes['gen_ai.embeddings.dimension.count'] = end.embeddings.width;
     if (end.finishReason) attributes['gen_ai.response.finish_reasons'] = [end.finishReason];
   }
   if (role.hedge) {
@@ -101,6 +102,11 @@ export function attemptAttributes(
     attributes['llm_route.tool_text.repaired'] = role.toolText.repaired;
   }
   return attributes;
+}
+
+/** The GenAI operation a request's attempts are: `embeddings` for an embeddings request, else `chat` (the span's name starts with it). */
+export function operationName(end: RequestFinished): 'chat' | 'embeddings' {
+  return end.embeddings ? 'embeddings' : 'chat';
 }
 
 /** The upstream's token counts: input includes the tokens read from (and written to) a prompt cache. */

@@ -2,7 +2,7 @@ import { type Attributes, type SpanContext, SpanKind, TraceFlags } from '@opente
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { Config } from '../config/schema.js';
 import type { AttemptFinished, AttemptRecord, RequestFinished, TelemetryEvent } from '../telemetry/events.js';
-import { attemptAttributes, attemptRoles } from './attempt-attributes.js';
+import { attemptAttributes, attemptRoles, operationName } from './attempt-attributes.js';
 import { type ProviderFacts, providerFactsOf } from './provider-facts.js';
 import { ERROR, SpanRecord, UNSET } from './span-record.js';
 import { clientContext, isSampled, SpanIds } from './trace-context.js';
@@ -19,8 +19,9 @@ export interface SpanSink {
  * The request's spans, made from its telemetry events once it has ended (src/telemetry/: the
  * request path publishes events and calls nothing of this): a SERVER span for the request,
  * the child of the client's own span when it sent a valid `traceparent`, and a CLIENT span
- * named `chat {model}` for each upstream attempt in its record, skipped, failed, hedged and
- * resumed ones included. Times are the events' own: the request's arrival and duration, each
+ * named `chat {model}` (`embeddings {model}` for an embeddings request) for each upstream
+ * attempt in its record, skipped, failed, hedged and resumed ones included. Times are the
+ * events' own: the request's arrival and duration, each
  * attempt's start and end (a stream that committed runs until the request ends, or until the
  * resume that took it over starts). No prompt or answer text, header or credential is read.
  */
@@ -120,8 +121,9 @@ export class RequestSpans {
       const [from, to] = windows[i];
       const model = event?.model ?? '';
       const attributes = attemptAttributes(end, record, event, roles[i], event ? this.providers.get(event.provider) : undefined);
+      const operation = operationName(end);
       const span = new SpanRecord(
-        model ? `chat ${model}` : 'chat',
+        model ? `${operation} ${model}` : operation,
         SpanKind.CLIENT,
         { traceId, spanId: this.ids.spanId(), traceFlags: TraceFlags.SAMPLED, traceState: parent?.traceState },
         context,

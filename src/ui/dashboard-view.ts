@@ -65,6 +65,8 @@ export interface RecentRequest {
   hedged?: string;
   /** The rule of `rules:` that chose the route (its name or index); absent: the model name did. */
   rule?: string | number;
+  /** An embeddings request: `embeddings 32 inputs 768-d 1,024 tokens` (its vectors have no answer tokens). */
+  embeddings?: string;
 }
 
 /** A tool call written as text held now: its route and tier, its characters so far, since when it is held and since when it is quiet. */

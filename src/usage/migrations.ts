@@ -87,6 +87,8 @@ const STEPS: string[] = [
   'ALTER TABLE requests ADD COLUMN run TEXT;',
   // 7: whether the tier's server reported its cached prompt tokens (1) or said nothing of a cache (0), for a hit rate that is not diluted by servers that never say
   'ALTER TABLE requests ADD COLUMN cache_reported INTEGER;',
+  // 8: what the request asked for (docs/embeddings.md): 'chat' (every row before this step) or 'embeddings'
+  "ALTER TABLE requests ADD COLUMN kind TEXT NOT NULL DEFAULT 'chat';",
 ];
 
 export const SCHEMA_VERSION = STEPS.length;

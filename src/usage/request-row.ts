@@ -28,6 +28,7 @@ export type LoggedRequest = Pick<
   | 'toolText'
   | 'loserUsage'
   | 'credential'
+  | 'embeddings'
 >;
 
 export type TokenSource = 'upstream' | `estimated:${string}`;
@@ -80,6 +81,8 @@ export interface RequestRow {
   credential: 'client' | null;
   /** The llm-route process that served it (UsageLog.run). */
   run: string | null;
+  /** What it asked for: chat (and generation), or embeddings (docs/embeddings.md). */
+  kind: 'chat' | 'embeddings';
   attempts: AttemptRow[];
 }
 
@@ -148,6 +151,7 @@ export function requestRow(e: LoggedRequest, book: PriceBook, counter: TokenCoun
     toolText: e.toolText?.length ? JSON.stringify(toolTextSummary(e.toolText)) : null,
     credential: e.credential ?? null,
     run,
+    kind: e.embeddings ? 'embeddings' : 'chat',
     attempts: e.attempts.map((a) => ({ tier: a.tier, attempt: a.attempt, outcome: a.outcome, status: a.status ?? null, ms: a.ms })),
   };
 }

@@ -13,8 +13,8 @@ export interface StoreOptions {
 
 const INSERT_REQUESTS = `INSERT INTO requests (id, started_at, protocol, route, tier, provider, model, status, outcome, stream, ttft_ms,
   duration_ms, prompt_tokens, completion_tokens, cached_tokens, token_source, cost_usd, saved_usd, chunk_errors, failover,
-  saver_tokens_before, saver_tokens_after, saver_failures, resumed, prompt_truncated, tool_text, credential, run, cache_reported) VALUES`;
-const REQUEST_COLUMNS = 29;
+  saver_tokens_before, saver_tokens_after, saver_failures, resumed, prompt_truncated, tool_text, credential, run, cache_reported, kind) VALUES`;
+const REQUEST_COLUMNS = 30;
 const INSERT_ATTEMPTS = 'INSERT INTO attempts (request_seq, n, tier, attempt, outcome, status, ms) VALUES';
 const ATTEMPT_COLUMNS = 7;
 /** Rows per multi-row INSERT. */
@@ -73,6 +73,7 @@ function pushRequest(r: RequestRow, out: unknown[]): void {
     r.credential,
     r.run,
     r.cacheReported ? 1 : 0,
+    r.kind,
   );
 }
 

@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { percentile } from '../util/percentile.js';
 
-export const GROUP_BY = ['route', 'tier', 'model', 'provider', 'day', 'credential', 'protocol'] as const;
+export const GROUP_BY = ['route', 'tier', 'model', 'provider', 'day', 'credential', 'protocol', 'kind'] as const;
 export type GroupBy = (typeof GROUP_BY)[number];
 
 /** One group of `usage --json` (docs/usage.md): tier keys are `route/tier`; TTFT is null for a group with no streams. */
@@ -42,6 +42,8 @@ const KEY_SQL: Record<GroupBy, string> = {
   model: "coalesce(model, '(none)')",
   provider: "coalesce(provider, '(none)')",
   protocol: 'protocol',
+  // chat or embeddings (docs/embeddings.md)
+  kind: 'kind',
   day: "strftime('%Y-%m-%d', started_at / 1000, 'unixepoch')",
   // Whose account paid: `client` (its tier was sent the client's own key or login), `provider` (the provider's api_key, or none needed).
   credential: "CASE WHEN credential = 'client' THEN 'client' WHEN tier IS NULL THEN '(none)' ELSE 'provider' END",

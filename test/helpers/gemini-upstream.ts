@@ -50,7 +50,7 @@ export class FakeGemini {
     if (ctx.req.method === 'GET' && url.pathname === '/v1beta/models') return this.list(ctx, url);
     if (ctx.req.method === 'GET' && url.pathname.startsWith('/v1beta/models/')) {
       const model = this.models.find((m) => m.name === `models/${url.pathname.slice('/v1beta/models/'.length)}`);
-      return model ? pretty(ctx, 200, model) : notFound(ctx, url.pathname.slice('/v1beta/'.length));
+      return model ? googlePretty(ctx, 200, model) : notFound(ctx, url.pathname.slice('/v1beta/'.length));
     }
     // A model Gemini does not have is a 404 on any method, before any script.
     const resource = /^\/v1beta\/(models\/[^:]+):/.exec(url.pathname)?.[1];
@@ -64,7 +64,7 @@ export class FakeGemini {
     const page = this.models.slice(start, start + size);
     const body: Record<string, unknown> = page.length > 0 ? { models: page } : {};
     if (start + size < this.models.length) body.nextPageToken = String(start + size);
-    pretty(ctx, 200, body);
+    googlePretty(ctx, 200, body);
   }
 }
 
@@ -88,6 +88,19 @@ export function geminiModel(id: string, inputTokenLimit = 1_048_576, outputToken
   };
 }
 
+/** An embedding model's entry, as Google lists gemini-embedding-001: its input limit, and embedding methods only. */
+export function geminiEmbeddingModel(id: string, inputTokenLimit = 2048): GeminiModel {
+  return {
+    name: `models/${id}`,
+    version: '001',
+    displayName: 'Gemini Embedding 001',
+    description: 'Obtain a distributed representation of a text.',
+    inputTokenLimit,
+    outputTokenLimit: 1,
+    supportedGenerationMethods: ['embedContent', 'countTextTokens', 'countTokens', 'asyncBatchEmbedContent'],
+  };
+}
+
 /** JSON as Google's stream chunks write it: a space after each colon, none after a comma. */
 export function googleJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(googleJson).join(',')}]`;
@@ -98,14 +111,15 @@ export function googleJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-function pretty(ctx: ScriptContext, status: number, value: unknown): void {
+/** A whole answer as Google writes it: pretty-printed JSON (two-space indent, one number a line), with its headers. */
+export function googlePretty(ctx: ScriptContext, status: number, value: unknown): void {
   ctx.res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8', vary: 'Origin, X-Origin, Referer', server: 'scaffolding on HTTPServer2' });
   ctx.res.end(`${JSON.stringify(value, null, 2)}\n`);
 }
 
 /** Google's error body: `{"error": {"code", "message", "status", "details"?}}`, pretty-printed. */
 export function geminiError(ctx: ScriptContext, code: number, status: string, message: string, details?: unknown[]): void {
-  pretty(ctx, code, { error: { code, message, status, ...(details ? { details } : {}) } });
+  googlePretty(ctx, code, { error: { code, message, status, ...(details ? { details } : {}) } });
 }
 
 export function badKey(ctx: ScriptContext): void {
@@ -237,5 +251,5 @@ export function geminiAnswer(parts: unknown[], usage: Usage, finishReason = 'STO
 }
 
 export function geminiWhole(parts: unknown[], usage: Usage, finishReason = 'STOP'): Script {
-  return (ctx) => pretty(ctx, 200, geminiAnswer(parts, usage, finishReason));
+  return (ctx) => googlePretty(ctx, 200, geminiAnswer(parts, usage, finishReason));
 }

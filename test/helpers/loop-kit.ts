@@ -20,6 +20,7 @@ import { StreamSlots } from '../../src/proxy/stream-slots.js';
 import type { StreamSink } from '../../src/proxy/stream-sink.js';
 import { EmbeddedState } from '../../src/state/embedded-state.js';
 import { SessionAffinity } from '../../src/state/session-affinity.js';
+import { SpaceWidths } from '../../src/state/space-widths.js';
 import { TelemetryBus } from '../../src/telemetry/bus.js';
 import type { TelemetryEvent } from '../../src/telemetry/events.js';
 import { UsageLog } from '../../src/usage/usage-log.js';
@@ -152,7 +153,7 @@ export function loopFor(
   const events = recordEvents(bus);
   const holds = opts.state ? RequestHolds.for(route, config, opts.state, request) : null;
   const gate = new TestGate();
-  const app: RoutingView = { gate, telemetry: bus, random: () => 0.5, affinity: new SessionAffinity(() => performance.now()) };
+  const app: RoutingView = { gate, telemetry: bus, random: () => 0.5, affinity: new SessionAffinity(() => performance.now()), spaces: new SpaceWidths() };
   return { req: new RoutingRequest(arrival, route, request, bus, holds), arrival, app, gate, events };
 }
 
@@ -183,6 +184,7 @@ export async function exchangeOn(
     telemetry: bus,
     random: () => 0.5,
     affinity: new SessionAffinity(() => performance.now()),
+    spaces: new SpaceWidths(),
     state: opts.state ?? realState(config, h.defer),
     inFlight: new Set(),
     streams: new StreamSlots(),

@@ -31,17 +31,27 @@ export async function pathServer(
 
 const json = (body: unknown): Reply => ({ status: 200, body: JSON.stringify(body) });
 
-/** Ollama 0.x: GET /api/tags. */
-export const ollamaTags = (names: string[]): Record<string, Reply> => ({
+/** Ollama 0.x: GET /api/tags (an embedding model as `nomic-embed-text` is listed: family nomic-bert, F16). */
+export const ollamaTags = (names: string[], embeddings: string[] = []): Record<string, Reply> => ({
   '/api/tags': json({
-    models: names.map((name) => ({
-      name,
-      model: name,
-      modified_at: '2026-11-20T10:11:12.123456789Z',
-      size: 2019393189,
-      digest: 'a80c4f17acd55265feec403c7aef86be0c25983ab279d83f3bcd3abbcb5b8b72',
-      details: { parent_model: '', format: 'gguf', family: 'llama', families: ['llama'], parameter_size: '3.2B', quantization_level: 'Q4_K_M' },
-    })),
+    models: [
+      ...names.map((name) => ({
+        name,
+        model: name,
+        modified_at: '2026-11-20T10:11:12.123456789Z',
+        size: 2019393189,
+        digest: 'a80c4f17acd55265feec403c7aef86be0c25983ab279d83f3bcd3abbcb5b8b72',
+        details: { parent_model: '', format: 'gguf', family: 'llama', families: ['llama'], parameter_size: '3.2B', quantization_level: 'Q4_K_M' },
+      })),
+      ...embeddings.map((name) => ({
+        name,
+        model: name,
+        modified_at: '2026-11-19T09:08:07.123456789Z',
+        size: 274302450,
+        digest: '0a109f422b47e3a30ba2b10eca18548e944e8a23073ee3f3e947efcf3c45e59f',
+        details: { parent_model: '', format: 'gguf', family: 'nomic-bert', families: ['nomic-bert'], parameter_size: '137M', quantization_level: 'F16' },
+      })),
+    ],
   }),
 });
 

@@ -78,3 +78,12 @@ export async function startRealLlama(args: string[] = []): Promise<RealLlama> {
     },
   };
 }
+
+/**
+ * A llama-server that embeds: `--embeddings`, and `--pooling mean` (the test model is a chat
+ * model, whose own pooling is none, which llama-server's /v1/embeddings refuses). Its vectors are
+ * the random-weight model's hidden width, normalized.
+ */
+export function startRealLlamaEmbeddings(args: string[] = []): Promise<RealLlama> {
+  return startRealLlama(['--embeddings', '--pooling', 'mean', ...args]);
+}

@@ -84,4 +84,6 @@ export const openaiProfile: ProviderProfile = {
   truncatesSilently: (provider) => provider.local,
   configuredWindow: () => undefined,
   windowPerRequest: false,
+  // One request's inputs at most, unless a tier's max_batch says (a larger batch is split): what OpenAI, vLLM and Ollama take at once.
+  embeddingBatch: 256,
 };

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ConversationBuilder, Recognition } from './conversation.js';
 import type { ClientCredential, CredentialSpec } from './credential.js';
+import type { EmbeddingClient } from './embedding-codec.js';
 import type { ModelCatalog } from './endpoints.js';
 import type { ClientProtocol } from './names.js';
 import type { NeutralResponse, NeutralTool } from './neutral.js';
@@ -28,6 +29,8 @@ export interface ClientCodec {
   readonly client?: 'ollama';
   /** What its clients' own credentials are for and come with (a from_client provider is sent them); absent: its clients' keys are for no provider llm-route sends one to (Ollama's API). */
   readonly credential?: CredentialSpec;
+  /** An embeddings endpoint's codec: how it reads a batch and writes vectors (its requests have `operation: 'embeddings'`). */
+  readonly embeddings?: EmbeddingClient;
   /**
    * Validates a parsed JSON body (a zod schema that keeps unknown fields); `credential`: the
    * client's, taken at ingress; `target`: what the URL says besides the endpoint (the route a

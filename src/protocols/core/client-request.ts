@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { RouteKind } from '../../config/schema.js';
 import type { ClientCredential } from './credential.js';
 import type { ClientProtocol } from './names.js';
 import type { NeutralRequest } from './neutral.js';
@@ -22,6 +23,11 @@ export function clientRequest(
     neutral: memoize(() => toNeutral(body)),
   };
   return fields.endpoint === undefined ? request : { ...request, endpoint: fields.endpoint };
+}
+
+/** The kind of route a request is for: embeddings (an embeddings endpoint's), else chat. */
+export function requestKind(request: Pick<ClientRequest, 'operation'>): RouteKind {
+  return request.operation === 'embeddings' ? 'embeddings' : 'chat';
 }
 
 /** A client's request as a token count (Messages' count_tokens, Gemini's countTokens): never streamed. */

@@ -19,6 +19,8 @@ export interface CatalogModel {
   readonly thinking: boolean;
   /** Its first tier has its model in memory now (or needs no loading). */
   readonly loaded: boolean;
+  /** An embeddings route (kind: embeddings): it embeds, and does nothing else. */
+  readonly embedding?: boolean;
 }
 
 /** The content types of a client's stream: server-sent events, or one JSON object a line (Ollama). */

@@ -50,6 +50,8 @@ export type AttemptReason =
   | 'bad_tool_call'
   // a mid-stream resume whose replay is not the answer the client has
   | 'replay_diverged'
+  // an embeddings answer whose vectors are not of its space's width (docs/embeddings.md): never delivered
+  | 'dimension_mismatch'
   // a hedged first token: the other of two racing attempts committed first (not a failure of this tier)
   | 'hedge_lost'
   // not the tier's doing: a request it cannot carry, the client leaving, the server stopping

@@ -41,6 +41,8 @@ export interface ProviderProfile {
   configuredWindow(tier: Tier): number | undefined;
   /** It takes a window per request (Ollama's `options.num_ctx`): llm-route sizes it to the prompt. */
   readonly windowPerRequest: boolean;
+  /** Its API has embeddings: the most inputs one request carries unless a tier's `max_batch` says (absent: no embeddings). */
+  readonly embeddingBatch?: number;
 }
 
 /** The part of a provider a check reads (a `start:` command's wait knows no more). */

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Provider, Tier } from '../../config/schema.js';
 import type { Framer } from '../../sse/framer.js';
 import type { ClientCredential } from './credential.js';
+import type { EmbeddingAsk } from './embedding-ask.js';
 import type { AttemptReason, ClientProtocol } from './names.js';
 import type { NeutralRequest, NeutralResponse } from './neutral.js';
 import type { StreamPart } from './stream-part.js';
@@ -198,8 +199,10 @@ export interface ClientRequest {
   readonly model: string;
   readonly stream: boolean;
   readonly headers: ClientHeaders;
-  /** What is asked: an answer, or (Messages' count_tokens) only the prompt's token count. */
-  readonly operation?: 'generate' | 'count_tokens';
+  /** What is asked: an answer, (Messages' count_tokens) only the prompt's token count, or (an embeddings endpoint) vectors. */
+  readonly operation?: 'generate' | 'count_tokens' | 'embeddings';
+  /** An embeddings request's batch and how its vectors are wanted (docs/embeddings.md). */
+  readonly embedding?: EmbeddingAsk;
   /** The tier's path for a relay when the protocol has several (Ollama's `/api/generate` beside `/api/chat`). */
   readonly endpoint?: string;
   /** The content type of its stream when not its codec's (Gemini's stream asked without `alt=sse`: one JSON array). */

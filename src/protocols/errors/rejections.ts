@@ -40,6 +40,7 @@ const BY_CODE: ReadonlyMap<string, RejectionKind> = new Map([
 const CONTEXT_LENGTH = new RegExp(
   [
     'exceeds? the available context size', // llama.cpp: request (870 tokens) exceeds the available context size (256 tokens)
+    'too large to process', // llama.cpp, 500: an embedding input (N tokens) is too large to process. increase the physical batch size
     'larger than the max context size', // llama.cpp: input (N tokens) is larger than the max context size (M tokens)
     'context size has been exceeded', // llama.cpp, 500 at decode
     'maximum context length', // OpenAI, vLLM, DeepSeek, OpenRouter
@@ -61,7 +62,8 @@ const UNSUPPORTED_INPUT = new RegExp(
     '\\b(is|are) not supported\\b', // llama.cpp: image input is not supported - hint: …; 'input_file' is not supported by llamacpp
     'not a multimodal model', // vLLM
     'missing data required for image input', // Ollama, a model without vision
-    'does not support (images?|image input|vision|audio|video|multimodal|tools)', // Ollama: … does not support tools
+    'does not support (images?|image input|vision|audio|video|multimodal|tools|embeddings?)', // Ollama: … does not support tools
+    'not OAI compatible', // llama.cpp: Pooling type 'none' is not OAI compatible (a model run with --embeddings but no pooling)
   ].join('|'),
   'i',
 );

@@ -4,8 +4,9 @@ import type { InfoAnswer, InfoAsk, InfoEndpoint } from '../core/client-codec.js'
 import type { CatalogModel } from '../core/endpoints.js';
 import { googleStatus } from './error-body.js';
 
-/** What each route answers: the two methods llm-route serves for it. */
+/** What each route answers: the methods llm-route serves for a chat route, and for an embeddings route (docs/embeddings.md). */
 const METHODS = ['generateContent', 'countTokens'];
+const EMBEDDING_METHODS = ['embedContent', 'batchEmbedContents'];
 
 /**
  * A request to `/v1/models` from a Gemini client: its key (x-goog-api-key, `?key=`) or Google's
@@ -19,7 +20,8 @@ function geminiLooking(headers: IncomingHttpHeaders, query: URLSearchParams): bo
 /**
  * The routes as Gemini's models (`GET /v1beta/models`, `GET /v1beta/models/{model}`, and the
  * same under /v1 for a Gemini client): `models/<route>`, the route's largest known window as
- * `inputTokenLimit`, its answer cap as `outputTokenLimit` when every tier has one.
+ * `inputTokenLimit`, its answer cap as `outputTokenLimit` when every tier has one; an embeddings
+ * route's methods are embedContent and batchEmbedContents.
  */
 export function geminiCatalogEndpoints(version: '/v1beta' | '/v1'): InfoEndpoint[] {
   const claims = version === '/v1' ? geminiLooking : undefined;
@@ -53,7 +55,7 @@ function asModel(model: CatalogModel): Record<string, unknown> {
   };
   if (model.context !== undefined) out.inputTokenLimit = model.context;
   if (model.output !== undefined) out.outputTokenLimit = model.output;
-  out.supportedGenerationMethods = METHODS;
+  out.supportedGenerationMethods = model.embedding ? EMBEDDING_METHODS : METHODS;
   out.thinking = model.thinking;
   return out;
 }

@@ -46,6 +46,8 @@ export const geminiProfile: ProviderProfile = {
   truncatesSilently: () => false,
   configuredWindow: () => undefined,
   windowPerRequest: false,
+  // The most requests Gemini's batchEmbedContents takes ("at most 100 requests can be in one batch"); a larger batch is split.
+  embeddingBatch: 100,
 };
 
 /** Gemini's largest page of models. */

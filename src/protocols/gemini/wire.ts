@@ -51,7 +51,8 @@ export const geminiWire: WireCodec = {
   decodeResponse: decodeGeminiResponse,
 };
 
-function geminiRequest(provider: Provider, path: string, body: string, stream: boolean, client: ClientHeaders): UpstreamRequest {
+/** A request to a gemini tier: its key in x-goog-api-key (the provider's, or a Gemini client's own for api_key: from_client). */
+export function geminiRequest(provider: Provider, path: string, body: string, stream: boolean, client: ClientHeaders): UpstreamRequest {
   const headers = withCredential(baseHeaders(provider, stream, client), provider, client.credential, 'x-goog-api-key');
   return { method: 'POST', path, headers, body };
 }

@@ -24,8 +24,6 @@ export const ollamaInfoEndpoints: readonly InfoEndpoint[] = [
   { path: '/api/ps', method: 'GET', serves: 'info', answer: ({ catalog }) => ({ status: 200, json: { models: running(catalog()) } }) },
   ...(
     [
-      ['/api/embed', 'POST', 'embeddings'],
-      ['/api/embeddings', 'POST', 'embeddings'],
       ['/api/pull', 'POST', 'pulling models'],
       ['/api/push', 'POST', 'pushing models'],
       ['/api/create', 'POST', 'creating models'],
@@ -36,7 +34,10 @@ export const ollamaInfoEndpoints: readonly InfoEndpoint[] = [
 ];
 
 function notOffered(path: string, what: string): InfoAnswer {
-  return { status: 501, json: { error: `llm-route routes chat and generation only (/api/chat, /api/generate); ${path} (${what}) is not supported` } };
+  return {
+    status: 501,
+    json: { error: `llm-route routes models (/api/chat, /api/generate, /api/embed), not their files; ${path} (${what}) is not supported` },
+  };
 }
 
 /** /api/show: a route's capabilities, its window as `<arch>.context_length`, its details. */
@@ -53,8 +54,9 @@ function show({ catalog, body }: InfoAsk): InfoAnswer {
   };
 }
 
-/** Ollama's capability words: every route completes; tools, vision and thinking when some tier can. */
+/** Ollama's capability words: every chat route completes (tools, vision and thinking when some tier can); an embeddings route embeds. */
 function capabilities(model: CatalogModel): string[] {
+  if (model.embedding) return ['embedding'];
   const words = ['completion'];
   if (model.tools) words.push('tools');
   if (model.vision) words.push('vision');

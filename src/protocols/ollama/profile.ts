@@ -49,11 +49,14 @@ export const ollamaServer = {
     return names ? { server: 'ollama', loaded: servesModel(names, tier.model) } : undefined;
   },
 
-  /** Its documented load request: `POST /api/generate` with the model and no prompt, the tier's keep_alive as written. */
+  /**
+   * Its documented load request: `POST /api/generate` with the model and no prompt (an embedding
+   * model, which does not generate: `/api/embed` with no input), the tier's keep_alive as written.
+   */
   async warm(tier: Tier, ask: ServerAsk) {
     const body: Record<string, unknown> = { model: tier.model };
     if (tier.ollama.keep_alive !== undefined) body.keep_alive = tier.ollama.keep_alive;
-    const answer = await ask(besideApiRoot(tier.provider.base_url, '/api/generate'), body);
+    const answer = await ask(besideApiRoot(tier.provider.base_url, tier.embedding ? '/api/embed' : '/api/generate'), body);
     // Ollama answers once the model is in memory.
     return { status: answer.status, message: answer.message, loadedNow: true };
   },
@@ -75,6 +78,8 @@ export const ollamaProfile: ProviderProfile = {
   truncatesSilently: () => true,
   configuredWindow: (tier) => tier.ollama.num_ctx,
   windowPerRequest: true,
+  // One request's inputs at most, unless a tier's max_batch says (a larger batch is split): what OpenAI, vLLM and Ollama take at once.
+  embeddingBatch: 256,
 };
 
 /** `{"models":[{"name":…}]}` of `/api/tags` and `/api/ps`. */

@@ -58,6 +58,7 @@ function RecentLine({ request, routeWidth }: { request: RecentRequest; routeWidt
         {'  '}
         {request.path}
       </Text>
+      {request.embeddings ? <Text color="blue">{`  (${request.embeddings})`}</Text> : null}
       {request.rule !== undefined ? <Text color="magenta">{`  (rule ${request.rule})`}</Text> : null}
       {request.resumed ? <Text color="cyan">{`  (${request.resumed})`}</Text> : null}
       {request.toolText ? <Text color="magenta">{`  (${request.toolText})`}</Text> : null}

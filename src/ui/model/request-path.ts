@@ -1,7 +1,7 @@
 import { toolTextSummary } from '../../protocols/tool-text/scope.js';
 import type { AttemptRecord, RequestFinished } from '../../telemetry/events.js';
 import type { RecentRequest } from '../dashboard-view.js';
-import { formatMs } from '../../util/format.js';
+import { formatCount, formatMs } from '../../util/format.js';
 
 const OK = '✓';
 const FAILED = '✗';
@@ -66,12 +66,22 @@ export function recentRequest(at: number, event: RequestFinished): RecentRequest
     status: event.status,
     outcome: event.outcome,
     ttftMs: event.ttftMs,
-    completionTokens: event.usage?.completion_tokens,
+    completionTokens: event.embeddings ? undefined : event.usage?.completion_tokens,
     ...(event.resumed ? { resumed: resumedNote(event.resumed) } : {}),
     ...(event.toolText?.length ? { toolText: toolTextNote(event.toolText) } : {}),
     ...(event.hedged ? { hedged: `hedged at ${event.hedged.at_ms} ms: ${event.hedged.winner} won, ${event.hedged.loser} stopped` } : {}),
     ...(event.rule !== undefined ? { rule: event.rule } : {}),
+    ...(event.embeddings ? { embeddings: embeddingsNote(event) } : {}),
   };
+}
+
+function embeddingsNote(event: RequestFinished): string {
+  const { inputs, width, cut } = event.embeddings ?? { inputs: 0 };
+  const parts = [`embeddings ${formatCount(inputs)} input${inputs === 1 ? '' : 's'}`];
+  if (width !== undefined) parts.push(`${width}-d`);
+  if (event.usage) parts.push(`${formatCount(event.usage.prompt_tokens)} tokens`);
+  if (cut) parts.push(`${cut} cut to fit`);
+  return parts.join(' ');
 }
 
 function toolTextNote(reports: NonNullable<RequestFinished['toolText']>): string {

@@ -1,6 +1,6 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { healthyStream } from '../../helpers/fake-upstream.js';
 import { buildPrivateCli, type CliProcess, repoRoot, runCli } from '../../helpers/cli.js';
@@ -17,9 +17,24 @@ import { useHarness } from '../../helpers/harness.js';
 const h = useHarness();
 let cli: ReturnType<typeof buildPrivateCli>;
 let dir: string;
-/** A state folder Gemini CLI would read a settings file in: under the repository (root's, when root runs the tests), not /tmp. */
+/** A state folder Gemini CLI would read a settings file in: one whose every folder root owns and no one else may write. */
 let ownedState: string;
 const asRoot = process.getuid?.() === 0;
+
+/** Whether root owns `dir` and every folder above it and no one else may write them (a clone under /tmp is not). */
+function rootOwnsTheWay(dir: string): boolean {
+  for (let folder = dir; ; folder = dirname(folder)) {
+    const stats = lstatSync(folder);
+    if (stats.uid !== 0 || (stats.mode & 0o022) !== 0) return false;
+    if (dirname(folder) === folder) return true;
+  }
+}
+
+/** Root's own home when the repository lies where others may write (a clone under /tmp); the repository otherwise. */
+const stateParent = [join(repoRoot, 'node_modules', '.cache'), join(homedir(), '.cache')].find((folder) => {
+  mkdirSync(folder, { recursive: true, mode: 0o755 });
+  return asRoot && rootOwnsTheWay(folder);
+});
 
 const STAND_IN = `#!/usr/bin/env node
 const fs = require('node:fs');
@@ -71,8 +86,7 @@ beforeAll(() => {
   mkdirSync(join(dir, 'bin'));
   writeFileSync(gemini, STAND_IN);
   chmodSync(gemini, 0o755);
-  mkdirSync(join(repoRoot, 'node_modules', '.cache'), { recursive: true });
-  ownedState = mkdtempSync(join(repoRoot, 'node_modules', '.cache', 'llm-route-state-'));
+  ownedState = mkdtempSync(join(stateParent ?? join(repoRoot, 'node_modules', '.cache'), 'llm-route-state-'));
 });
 
 afterAll(() => {
@@ -82,7 +96,7 @@ afterAll(() => {
 });
 
 describe('llm-route exec -- gemini', () => {
-  it.skipIf(!asRoot)(
+  it.skipIf(!stateParent)(
     'gives Gemini CLI the proxy, a key, the route, and a settings file for the run only (removed after); its request fails over to the tier that answers',
     async () => {
       const fake = await h.fake();

@@ -176,4 +176,38 @@ describe('the real CLI: llm-route explain FILE.json', () => {
     expect(tried.message).toContain("sent the client's own key or login (api_key: from_client)");
     expect(withLogin.stdout + withLogin.stderr).not.toContain('sk-ant-oat01-explain');
   });
+
+  it('an embeddings body: each input against the window; cut when the client allows it (Ollama), else too_long; nothing is sent', async () => {
+    const box = await h.fake();
+    box.always(openaiServer({}));
+    const yaml = configYaml({
+      route: 'embed',
+      routeKeys: { kind: 'embeddings' },
+      tiers: [{ name: 'box', url: box.url, model: 'nomic', extra: { context: 16 } }],
+    });
+    const body = { model: 'embed', input: ['short', 'word '.repeat(60).trim()] };
+    const openai = await explain(yaml, body, ['--json']);
+    expect(openai.code).toBe(1);
+    const skipped = JSON.parse(openai.stdout) as Plan & { tiers: { message: string }[] };
+    expect(skipped.protocol).toBe('chat');
+    expect(skipped.tiers[0]).toMatchObject({ tier: 'box', decision: 'skip', reason: 'too_long', context: 16, need: 60 });
+    expect(skipped.tiers[0].message).toContain('input 1 of 60 tokens does not fit tier "box"\'s 16-token window');
+    const ollama = await explain(yaml, body, ['--json', '--protocol', 'ollama']);
+    expect(ollama.code, ollama.stderr).toBe(0);
+    expect((JSON.parse(ollama.stdout) as Plan).tiers[0]).toMatchObject({
+      decision: 'try',
+      message: '1 input(s) cut to its 16-token window (the client allows it)',
+    });
+    // Gemini's two shapes: :embedContent's one request and :batchEmbedContents' list, the route named with --route.
+    const long = { content: { parts: [{ text: 'word '.repeat(60).trim() }] } };
+    for (const gemini of [long, { requests: [{ content: { parts: [{ text: 'short' }] } }, long] }]) {
+      const run = await explain(yaml, gemini, ['--json', '--protocol', 'gemini', '--route', 'embed']);
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout) as Plan).toMatchObject({
+        protocol: 'gemini',
+        tiers: [{ decision: 'try', message: '1 input(s) cut to its 16-token window (the client allows it)' }],
+      });
+    }
+    expect(box.requests.filter((r) => r.url.includes('/embeddings'))).toEqual([]);
+  });
 });

@@ -63,7 +63,7 @@ function freshDir(): string {
 
 describe('llm-route init', () => {
   it('finds Ollama, LM Studio, llama.cpp and vLLM with all their models, one tier each, cloud keys as ${VAR}', async () => {
-    const ollama = await serverOf(ollamaTags(['llama3.2:latest', 'qwen2.5-coder:7b']));
+    const ollama = await serverOf(ollamaTags(['llama3.2:latest', 'qwen2.5-coder:7b'], ['nomic-embed-text:latest']));
     const lmstudio = await serverOf(lmStudioModels(['qwen2.5-7b-instruct', 'gemma-3-4b'], ['text-embedding-nomic-embed-text-v1.5']));
     const llama = await serverOf(llamaCppServer('qwen2.5-0.5b-instruct-q4_k_m.gguf'));
     const vllm = await serverOf(vllmModels(['Qwen/Qwen2.5-1.5B-Instruct']));
@@ -75,9 +75,15 @@ describe('llm-route init', () => {
     expect(run.out + run.err).not.toContain(SECRET);
     expect(text).toContain('api_key: ${ANTHROPIC_API_KEY}');
     for (const model of ['qwen2.5-coder:7b', 'gemma-3-4b']) expect(text).toMatch(new RegExp(`#\\s+model: "${model.replace(/[.]/g, '\\.')}"`));
-    expect(text).not.toContain('nomic-embed');
+    // Embedding models are no chat tier: an embeddings route of the first one found, the others named as spaces of their own.
+    expect(text).toContain('#   lm-studio: "text-embedding-nomic-embed-text-v1.5"');
+    expect(run.out).toContain('embeddings: nomic-embed-text:latest');
 
     const config = loadConfig(file, { ANTHROPIC_API_KEY: SECRET });
+    const embed = config.routes.get('embed');
+    expect(embed?.embedding).toEqual({ space: 'nomic-embed-text:latest' });
+    expect(embed?.aliases).toEqual(['nomic-embed-text:latest', 'nomic-embed-text']);
+    expect(embed?.tiers.map((t) => [t.name, t.provider.type, t.model])).toEqual([['ollama-embed', 'ollama', 'nomic-embed-text:latest']]);
     const tiers = config.routes.get('chat')?.tiers ?? [];
     expect(tiers.map((t) => [t.name, t.provider.type, t.provider.base_url, t.model])).toEqual([
       ['ollama', 'ollama', `http://127.0.0.1:${ollama.port}`, 'llama3.2:latest'],

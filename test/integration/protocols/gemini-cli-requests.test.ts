@@ -165,7 +165,7 @@ describe("Gemini CLI 0.61.0's requests, as it sent them", () => {
 
   it("paths llm-route does not serve under Gemini's API get Google's 404; a generation path asked with GET its 405", async () => {
     const { p } = await proxyFor();
-    for (const path of ['/v1beta/models/local:embedContent', '/v1beta/cachedContents', '/v1/models/local:batchGenerateContent', '/v1beta/files']) {
+    for (const path of ['/v1beta/models/local:asyncBatchEmbedContent', '/v1beta/cachedContents', '/v1/models/local:batchGenerateContent', '/v1beta/files']) {
       const res = await fetch(`${p.origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
       expect(res.status, path).toBe(404);
       expect(await res.json(), path).toMatchObject({ error: { code: 404, status: 'NOT_FOUND' } });

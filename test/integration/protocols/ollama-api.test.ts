@@ -143,8 +143,6 @@ describe("the probes and the routes as Ollama's models", () => {
 });
 
 const WHAT: Record<string, string> = {
-  '/api/embed': 'embeddings',
-  '/api/embeddings': 'embeddings',
   '/api/pull': 'pulling models',
   '/api/push': 'pushing models',
   '/api/create': 'creating models',
@@ -153,11 +151,9 @@ const WHAT: Record<string, string> = {
 };
 
 describe('what llm-route does not offer of Ollama', () => {
-  it('embeddings and model management answer 501 in its error shape; ollama-js says why', async () => {
+  it('model management answers 501 in its error shape; ollama-js says why (embeddings to a chat route: a 400 naming its kind)', async () => {
     const { proxy, ollama } = await catalogProxy();
     for (const [method, path] of [
-      ['POST', '/api/embed'],
-      ['POST', '/api/embeddings'],
       ['POST', '/api/pull'],
       ['POST', '/api/push'],
       ['POST', '/api/create'],
@@ -167,10 +163,10 @@ describe('what llm-route does not offer of Ollama', () => {
       const res = await fetch(`${proxy.origin}${path}`, { method, body: '{"model":"chat"}' });
       expect(res.status, path).toBe(501);
       expect(((await res.json()) as { error: string }).error).toBe(
-        `llm-route routes chat and generation only (/api/chat, /api/generate); ${path} (${WHAT[path]}) is not supported`,
+        `llm-route routes models (/api/chat, /api/generate, /api/embed), not their files; ${path} (${WHAT[path]}) is not supported`,
       );
     }
-    await expect(ollama.embed({ model: 'chat', input: 'x' })).rejects.toMatchObject({ status_code: 501 });
+    await expect(ollama.embed({ model: 'chat', input: 'x' })).rejects.toThrow(/route "chat" is a chat route: embeddings need a route of kind: embeddings/);
     await expect(ollama.pull({ model: 'llama3.2' })).rejects.toThrow(/\/api\/pull \(pulling models\) is not supported/);
     const wrong = await fetch(`${proxy.origin}/api/tags`, { method: 'POST' });
     expect([wrong.status, wrong.headers.get('allow')]).toEqual([405, 'GET, HEAD']);

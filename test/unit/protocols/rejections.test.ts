@@ -35,6 +35,11 @@ const BODIES = {
     '{"error":{"message":"Your request was rejected as a result of our safety system.","type":"invalid_request_error","param":null,"code":"content_policy_violation"}}',
   azureFilter: `{"error":{"message":"The response was filtered due to the prompt triggering Azure OpenAI's content management policy.","type":null,"param":"prompt","code":"content_filter","status":400}}`,
   llamacppLoading: '{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}',
+  llamacppEmbeddingTooLarge:
+    '{"error":{"code":500,"message":"input (700 tokens) is too large to process. increase the physical batch size (current batch size: 512)","type":"server_error"}}',
+  llamacppEmbeddingsOff:
+    '{"error":{"code":501,"message":"This server does not support embeddings. Start it with `--embeddings`","type":"not_supported_error"}}',
+  llamacppPoolingNone: `{"error":{"code":400,"message":"Pooling type 'none' is not OAI compatible. Please use a different pooling type","type":"invalid_request_error"}}`,
 } as const;
 
 const classify = (status: number, body: string) => classifyStatus(status, body);
@@ -52,6 +57,7 @@ describe('context-length rejections fail over, never retried', () => {
     ['OpenAI context_length_exceeded', 400, BODIES.openai],
     ['OpenAI, by its code alone', 400, BODIES.openaiCodeOnly],
     ['Anthropic 400 prompt is too long', 400, BODIES.anthropic],
+    ['llama.cpp 500 an embedding input longer than its physical batch', 500, BODIES.llamacppEmbeddingTooLarge],
   ])('%s', (_name, status, body) => {
     expect(classify(status, body)).toMatchObject({ reason: 'context_length', failover: true, retryable: false });
   });
@@ -72,6 +78,8 @@ describe('unsupported input fails over as `unsupported`, never retried, whatever
     ['Ollama 500 no vision', 500, BODIES.ollamaNoVision],
     ['Ollama 400 no tools', 400, BODIES.ollamaNoTools],
     ['OpenAI 400 unsupported_parameter', 400, BODIES.openaiUnsupportedParameter],
+    ['llama.cpp 501 started without --embeddings', 501, BODIES.llamacppEmbeddingsOff],
+    ['llama.cpp 400 embeddings of a model run without pooling', 400, BODIES.llamacppPoolingNone],
   ])('%s', (_name, status, body) => {
     expect(classify(status, body)).toMatchObject({ reason: 'unsupported', failover: true, retryable: false });
   });

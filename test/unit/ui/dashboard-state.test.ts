@@ -127,6 +127,18 @@ describe('request path text', () => {
     expect(recent[1].path).toBe('local ✗ bad tool call → cloud ✓');
   });
 
+  it('marks an embeddings request in the recent list: its inputs, width, tokens and inputs cut; it has no answer tokens', () => {
+    const recent = stateWith([
+      ...requestEvents('embed', [attempt('local', 'ok')], {
+        embeddings: { inputs: 1000, width: 768, cut: 2 },
+        usage: { prompt_tokens: 12_345, completion_tokens: 0 },
+      }),
+      ...requestEvents('embed', [attempt('local', 'connection_refused')], { tier: null, status: 503, outcome: 'failed', embeddings: { inputs: 1 } }),
+    ]).snapshot(config, T0).recent;
+    expect(recent.map((r) => r.embeddings)).toEqual(['embeddings 1 input', 'embeddings 1000 inputs 768-d 12.3k tokens 2 cut to fit']);
+    expect(recent[1].completionTokens).toBeUndefined();
+  });
+
   it('shows a tool call written as text while it is held: how far it grew, since when, how long it has been quiet; gone when it ends', () => {
     const hold = (id: string, tier: string, chars: number, ms: number): TelemetryEvent => ({ type: 'tool_text_hold', id, route: 'chat', tier, chars, ms });
     const state = new DashboardState();
