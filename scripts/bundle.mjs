@@ -106,6 +106,9 @@ const { output } = await build({
     // lives, as Latin-1 when it can, else as UTF-16; one "…" in yaml's code doubled the 450 KB
     // of the config chunk (~1.3 MB less RSS for `serve`).
     charset: 'ascii',
+    // The small helpers several commands share (src/util/, each a few lines) in one file rather
+    // than a file each: every file `serve` loads costs its loader ~0.7 ms.
+    codeSplitting: { groups: [{ name: 'common', test: /\/dist\/util\// }] },
   },
 });
 

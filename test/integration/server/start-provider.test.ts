@@ -10,6 +10,7 @@ import { ensureProviderStarted, startProviders, type OutputStream, type StartedP
 import { parseMockOptions } from '../../../src/mock/options.js';
 import { startMock } from '../../../src/mock/server.js';
 import { buildPrivateCli, runCli } from '../../helpers/cli.js';
+import { waitFor } from '../../helpers/harness.js';
 
 // Local tiers that start themselves: a real child process tree is started, waited for and
 // stopped, and no process may be left behind.
@@ -274,10 +275,11 @@ describe('ensureProviderStarted', () => {
     const slow = provider(`http://127.0.0.1:${port}/v1`, `${node} ${JSON.stringify(neverReady)}`, 30_000);
     const out = recorder();
     const abort = new AbortController();
-    setTimeout(() => abort.abort(new Error('user pressed Ctrl-C')), 500);
-    await expect(ensureProviderStarted(slow, { readiness: () => checkReadiness(slow), onOutput: out.onOutput, signal: abort.signal })).rejects.toThrow(
-      'user pressed Ctrl-C',
-    );
+    const starting = ensureProviderStarted(slow, { readiness: () => checkReadiness(slow), onOutput: out.onOutput, signal: abort.signal });
+    // Aborted once the command is running (it said its pid), however long a loaded machine takes to start it.
+    await waitFor(() => out.pids().length > 0 || undefined, 20_000, 'the command to say its pid');
+    abort.abort(new Error('user pressed Ctrl-C'));
+    await expect(starting).rejects.toThrow('user pressed Ctrl-C');
     expect(out.pids()).toHaveLength(1);
     expect(isGone(out.pids()[0])).toBe(true);
   });

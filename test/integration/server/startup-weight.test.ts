@@ -108,7 +108,7 @@ describe('serve start-up stays light', () => {
     // of dist/ (bin/llm-route.js itself takes only src/runtime/start.ts's three files from there).
     const distUrls = urls.filter((url) => url.includes('/dist/'));
     expect(distUrls.filter((url) => !url.includes('/dist/bundle/') && !/\/dist\/runtime\/(start|switch|compile-cache)\.js$/.test(url))).toEqual([]);
-    expect(new Set(distUrls).size).toBeLessThan(25);
+    expect(new Set(distUrls).size).toBeLessThan(23);
     // What those bundle files hold, by their manifest: every module this start-up parsed (a
     // CommonJS one among them runs only once it is required).
     const manifest = JSON.parse(readFileSync(join(repoRoot, 'dist/bundle/modules.json'), 'utf8')) as Record<string, string[]>;
