@@ -1,4 +1,4 @@
-import { EVENT_BAD_TOOL_CALL, type EventFacts } from '../protocols/core/types.js';
+import { EVENT_BAD_TOOL_CALL, type EventFacts } from '../protocols/core/event-facts.js';
 import { AttemptError } from './attempt-error.js';
 
 /** A stream event can not sensibly be larger: past this, the upstream is not speaking its protocol. */

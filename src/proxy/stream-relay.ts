@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { EVENT_ERROR, EVENT_PROGRESS, RAW, type StreamOutput } from '../protocols/core/types.js';
+import { EVENT_ERROR, EVENT_PROGRESS } from '../protocols/core/event-facts.js';
+import { RAW, type StreamOutput } from '../protocols/core/stream-output.js';
 import type { FinishReason } from '../protocols/core/neutral.js';
 import type { Usage } from '../protocols/core/usage.js';
 import type { Framer } from '../sse/framer.js';
