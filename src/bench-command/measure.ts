@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
-import { EVENT_CONTENT, EVENT_ERROR, EVENT_FINISH, newFacts } from '../protocols/core/types.js';
+import { EVENT_CONTENT, EVENT_ERROR, EVENT_FINISH, newFacts } from '../protocols/core/event-facts.js';
 import { mergeUsage, type Usage } from '../protocols/core/usage.js';
 import { errorText } from '../util/error-text.js';
 import { networkFailure } from '../util/network-error.js';

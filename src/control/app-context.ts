@@ -16,7 +16,7 @@ export type ReloadResult = { ok: true; config: Config } | { ok: false; problems:
 
 /**
  * The running server, as the request path, the control plane and the UI see it (built by
- * server/server.ts). It lives here, below the proxy, so that the admin API can take it too;
+ * server/wire-app.ts). It lives here, below the proxy, so that the admin API can take it too;
  * a module that needs a few members takes a `Pick<AppContext, …>` of it. The request path
  * reads `config` and `pools` only through `snapshot()`, once per request (proxy/exchange.ts).
  */

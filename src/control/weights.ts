@@ -1,42 +1,21 @@
 import type { Config, Tier } from '../config/schema.js';
 import { allTiers } from '../config/all-tiers.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
-import type { WeightChanged, WeightLayers } from '../telemetry/events.js';
+import type { WeightChanged } from '../telemetry/events.js';
 import { tierKey } from '../health/health-view.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import type { SharedLayers, SharedWeights } from '../state/shared-weights.js';
-
-interface AdminOverride {
-  weight: number;
-  expiresAt: number | null;
-  cancelExpiry: (() => void) | null;
-}
-
-interface Rollback {
-  reason: string;
-  at: number;
-  /** Epoch ms it restores itself; null: until DELETE or a reload. */
-  restoreAt: number | null;
-  cancelRestore: (() => void) | null;
-}
-
-interface TierControl {
-  configured: number;
-  admin: AdminOverride | null;
-  /** Firing alerts that name this tier: alert key → alert name. */
-  alerts: Map<string, string>;
-  rollback: Rollback | null;
-  /** Epoch ms of the last change of the layers (0: never changed): the newer change wins between instances. */
-  updatedAt: number;
-}
-
-export interface WeightView {
-  configured: number;
-  effective: number;
-  override: { weight: number; expires_in_s: number | null } | null;
-  alerts: string[];
-  rollback: { reason: string; since: string } | null;
-}
+import {
+  type AdminOverride,
+  clearRollback,
+  effective,
+  layersOf,
+  type Rollback,
+  sharedLayersOf,
+  type TierControl,
+  viewOf,
+  type WeightView,
+} from './weight-layers.js';
 
 /**
  * Runtime weights on top of the tier file: an admin override (optionally with a TTL; 0 is the
@@ -64,19 +43,7 @@ export class WeightControl implements SharedWeights {
   view(route: string, tier: string): WeightView | null {
     const control = this.tiers.get(tierKey(route, tier));
     if (!control) return null;
-    const now = this.clock.now();
-    return {
-      configured: control.configured,
-      effective: effective(control),
-      override: control.admin
-        ? {
-            weight: control.admin.weight,
-            expires_in_s: control.admin.expiresAt === null ? null : Math.max(0, Math.round((control.admin.expiresAt - now) / 1000)),
-          }
-        : null,
-      alerts: [...control.alerts.values()],
-      rollback: control.rollback ? { reason: control.rollback.reason, since: new Date(control.rollback.at).toISOString() } : null,
-    };
+    return viewOf(control, this.clock.now());
   }
 
   /**
@@ -207,12 +174,7 @@ export class WeightControl implements SharedWeights {
   sharedLayers(route: string, tier: string): SharedLayers | null {
     const control = this.tiers.get(tierKey(route, tier));
     if (!control) return null;
-    return {
-      admin: control.admin ? { weight: control.admin.weight, expiresAt: control.admin.expiresAt } : null,
-      alerts: [...control.alerts.entries()],
-      rollback: control.rollback ? { reason: control.rollback.reason, at: control.rollback.at, restoreAt: control.rollback.restoreAt } : null,
-      updatedAt: control.updatedAt,
-    };
+    return sharedLayersOf(control);
   }
 
   /**
@@ -259,22 +221,4 @@ export class WeightControl implements SharedWeights {
       layers: layersOf(control),
     });
   }
-}
-
-function layersOf(control: TierControl): WeightLayers {
-  return {
-    admin: control.admin ? { weight: control.admin.weight, expiresAt: control.admin.expiresAt } : null,
-    alerts: [...control.alerts.values()],
-    rollback: control.rollback?.reason ?? null,
-  };
-}
-
-function effective(control: TierControl): number {
-  if (control.alerts.size > 0 || control.rollback) return 0;
-  return control.admin ? control.admin.weight : control.configured;
-}
-
-function clearRollback(control: TierControl): void {
-  control.rollback?.cancelRestore?.();
-  control.rollback = null;
 }

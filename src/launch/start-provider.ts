@@ -1,8 +1,8 @@
-import { createInterface } from 'node:readline';
 import type { Config, Provider } from '../config/schema.js';
 import type { ProviderOutput } from '../telemetry/events.js';
 import { checkReadiness, describeReadiness, type Readiness } from '../health/readiness.js';
-import { spawnGroup, type ExitStatus, type GroupProcess } from './process-group.js';
+import { describeExit, LoadingReport, type OutputTail, relayOutput } from './command-output.js';
+import { spawnGroup, type GroupProcess } from './process-group.js';
 
 /**
  * Local tiers that start themselves: a provider with `start:` that does not answer gets its
@@ -40,10 +40,6 @@ export class ProviderStartError extends Error {
 }
 
 const POLL_MS = 250;
-/** While a server says it is loading, a status line at most this often shows the wait. */
-const LOADING_REPORT_MS = 5_000;
-const TAIL_LINES = 10;
-const TAIL_LINE_CHARS = 300;
 
 /**
  * Runs `provider.start.command` unless the provider already answers, and waits until it does.
@@ -149,74 +145,6 @@ async function waitUntilReady(
   } finally {
     opts.signal?.removeEventListener('abort', wakeUp);
   }
-}
-
-/**
- * Status lines while a server says it is loading: one when it starts, then one every few
- * seconds with the wait so far, so the log and the UI show why nothing serves yet.
- */
-class LoadingReport {
-  private since: number | null = null;
-  private reportedAt = 0;
-  private endedMs = 0;
-
-  constructor(private readonly onOutput: EnsureStartedOptions['onOutput']) {}
-
-  saw(readiness: Readiness): void {
-    const now = Date.now();
-    if (readiness.state !== 'loading') {
-      if (this.since !== null) this.endedMs += now - this.since;
-      this.since = null;
-      return;
-    }
-    if (this.since === null) {
-      this.since = now;
-      this.reportedAt = now;
-      this.onOutput('status', `answering, ${describeReadiness(readiness)}; waiting`);
-    } else if (now - this.reportedAt >= LOADING_REPORT_MS) {
-      this.reportedAt = now;
-      this.onOutput('status', `${describeReadiness(readiness)}: waited ${((now - this.since) / 1000).toFixed(1)} s so far`);
-    }
-  }
-
-  totalMs(): number {
-    return this.endedMs + (this.since === null ? 0 : Date.now() - this.since);
-  }
-}
-
-/** The last lines of a command's output, for the error that explains why it failed. */
-class OutputTail {
-  private readonly lines: string[] = [];
-
-  push(stream: 'stdout' | 'stderr', line: string): void {
-    const short = line.length > TAIL_LINE_CHARS ? `${line.slice(0, TAIL_LINE_CHARS)}…` : line;
-    this.lines.push(`[${stream}] ${short}`);
-    if (this.lines.length > TAIL_LINES) this.lines.shift();
-  }
-
-  /** `; last output:` and the lines, indented; '' when there was none. */
-  describe(): string {
-    return this.lines.length === 0 ? '' : `; last output:\n${this.lines.map((line) => `  ${line}`).join('\n')}`;
-  }
-}
-
-function relayOutput(child: GroupProcess, onOutput: EnsureStartedOptions['onOutput']): OutputTail {
-  const tail = new OutputTail();
-  for (const stream of ['stdout', 'stderr'] as const) {
-    // Progress bars redraw a line with \r: only what it finally shows is kept.
-    createInterface({ input: child[stream], crlfDelay: Infinity }).on('line', (line) => {
-      const text = line.replace(/\r+$/, '').split('\r').at(-1) ?? '';
-      tail.push(stream, text);
-      onOutput(stream, text);
-    });
-  }
-  return tail;
-}
-
-function describeExit(status: ExitStatus): string {
-  if (status.code !== null) return `exited with code ${status.code}`;
-  if (status.signal !== null) return `was killed by ${status.signal}`;
-  return 'could not be run';
 }
 
 // ─── every provider of a config ─────────────────────────────────────────────

@@ -15,16 +15,15 @@ import { recoverWholeAnswer } from './tool-text/whole-answer.js';
 import { TranslatedOutput } from './stream-output/translated-output.js';
 import {
   isUnsupported,
-  readParts,
   type ClientRequest,
-  type StreamOutput,
   type StatusVerdict,
-  type StreamReader,
   type Unsupported,
   type UpstreamAnswer,
   type UpstreamRequest,
   type WireCodec,
 } from './core/types.js';
+import { readParts, type StreamReader } from './core/event-facts.js';
+import type { StreamOutput } from './core/stream-output.js';
 import type { ClientCodec } from './core/client-codec.js';
 import type { Usage } from './core/usage.js';
 

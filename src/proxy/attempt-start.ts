@@ -1,6 +1,7 @@
 import type { Tier } from '../config/schema.js';
 import { UpstreamCall } from '../protocols/call.js';
-import { isUnsupported, type StreamOutput } from '../protocols/core/types.js';
+import { isUnsupported } from '../protocols/core/types.js';
+import type { StreamOutput } from '../protocols/core/stream-output.js';
 import { missingCredential } from '../protocols/core/credential.js';
 import { type FittedCall, fitCall, type Prepare } from '../fit/fit-call.js';
 import type { TooLongNumbers } from '../fit/payload-failure.js';

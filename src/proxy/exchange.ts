@@ -7,6 +7,7 @@ import type { ProviderPools } from '../providers/pools.js';
 import type { StoredAnswer } from '../state/types.js';
 import type { SaverMeasure } from '../telemetry/events.js';
 import { AnswerCapture } from './answer-capture.js';
+import { ownHeaders, replayHeaders, streamHeaders, wholeAnswerHeaders } from './answer-headers.js';
 import { ClientLifetime } from '../util/client-lifetime.js';
 import { RequestHolds } from './request-holds.js';
 import { type Failure, type FinishFields, requestEnd } from './request-end.js';
@@ -106,7 +107,7 @@ export class Exchange implements Arrival {
   /** A whole answer made by llm-route itself (not a tier's). */
   respondJson(status: number, value: unknown, headers: Record<string, string> = {}): void {
     const body = JSON.stringify(value);
-    this.res.writeHead(status, this.ownHeaders(headers, body));
+    this.res.writeHead(status, ownHeaders(this.id, this.routed?.route.name ?? null, headers, body));
     this.res.end(body);
   }
 
@@ -136,25 +137,7 @@ export class Exchange implements Arrival {
     this.committedAfterMs = ttftMs;
     const route = this.routeName();
     this.app.telemetry.emit({ type: 'commit', id: this.id, route, tier: tier.name, ttftMs });
-    // A flat header list: the cheapest form for node:http on the hot path.
-    const headers = [
-      'x-request-id',
-      this.id,
-      'x-llm-route-route',
-      route,
-      'x-llm-route-tier',
-      tier.name,
-      'x-llm-route-attempts',
-      String(attempts),
-      'x-llm-route-ttft-ms',
-      String(Math.round(ttftMs)),
-      'content-type',
-      this.routed?.request.streamType ?? this.codec.streamType,
-      'cache-control',
-      'no-cache',
-      'x-accel-buffering',
-      'no',
-    ];
+    const headers = streamHeaders(this.id, route, tier.name, attempts, ttftMs, this.routed?.request.streamType ?? this.codec.streamType);
     this.res.writeHead(200, headers);
     this.capture?.head(200, headers);
     return new ResponseSink(this.res, this.capture);
@@ -162,20 +145,7 @@ export class Exchange implements Arrival {
 
   /** A whole answer (a tier's, or its payload-fault rejection), with the routing headers. */
   respond(answer: ShapedAnswer, tier: Tier, attempts: number): void {
-    const headers = [
-      'x-request-id',
-      this.id,
-      'x-llm-route-route',
-      this.routeName(),
-      'x-llm-route-tier',
-      tier.name,
-      'x-llm-route-attempts',
-      String(attempts),
-      'content-type',
-      answer.contentType,
-      'content-length',
-      String(answer.body.length),
-    ];
+    const headers = wholeAnswerHeaders(this.id, this.routeName(), tier.name, attempts, answer);
     this.res.writeHead(answer.status, headers);
     this.res.end(answer.body);
     if (this.capture) {
@@ -186,15 +156,7 @@ export class Exchange implements Arrival {
 
   /** An answer stored under the request's Idempotency-Key, as it first went out (a stream: the same SSE bytes). */
   replay(answer: StoredAnswer): void {
-    this.res.writeHead(answer.status, [
-      ...answer.headers,
-      'x-request-id',
-      this.id,
-      'x-llm-route-replayed',
-      'true',
-      'content-length',
-      String(answer.body.length),
-    ]);
+    this.res.writeHead(answer.status, replayHeaders(this.id, answer));
     this.res.end(answer.body);
   }
 
@@ -218,7 +180,7 @@ export class Exchange implements Arrival {
       return;
     }
     const body = this.codec.errorBody(error);
-    res.writeHead(error.status, this.ownHeaders(headers, body));
+    res.writeHead(error.status, ownHeaders(this.id, this.routed?.route.name ?? null, headers, body));
     res.end(body);
   }
 
@@ -261,12 +223,6 @@ export class Exchange implements Arrival {
   /** The route's name: '' before `begin` (only a request that began commits or is answered by a tier). */
   private routeName(): string {
     return this.routed?.route.name ?? '';
-  }
-
-  /** The headers of an answer of llm-route's own (JSON): the request id, its route once known, then `headers`. */
-  private ownHeaders(headers: Record<string, string | number>, body: string): Record<string, string | number> {
-    const route = this.routed ? { 'x-llm-route-route': this.routed.route.name } : null;
-    return { 'x-request-id': this.id, ...route, ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
   }
 
   private readonly onClose = (): void => {

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, EVENT_PROGRESS, RAW } from '../protocols/core/types.js';
+import { EVENT_CONTENT, EVENT_DONE, EVENT_ERROR, EVENT_PROGRESS } from '../protocols/core/event-facts.js';
+import { RAW } from '../protocols/core/stream-output.js';
 import type { Usage } from '../protocols/core/usage.js';
 import type { TelemetryBus } from '../telemetry/bus.js';
 import type { Framer } from '../sse/framer.js';

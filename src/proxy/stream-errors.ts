@@ -1,4 +1,4 @@
-import { EVENT_BAD_TOOL_CALL, type EventFacts } from '../protocols/core/types.js';
+import { EVENT_BAD_TOOL_CALL, type EventFacts } from '../protocols/core/event-facts.js';
 import { AttemptError } from './attempt-error.js';
 
 /** A stream event can not sensibly be larger: past this, the upstream is not speaking its protocol. */
@@ -53,5 +53,38 @@ export function badToolCall(message: string): AttemptError {
     failover: true,
     retryable: false,
     blame: 'tier',
+  });
+}
+
+// ─── after commit: the stream's one error event, no failover ────────────────
+
+/** The upstream reported an error inside a stream already committed. */
+export function upstreamErrorAfterContent(): AttemptError {
+  return new AttemptError('upstream_error', 'the upstream reported an error after the first token', { phase: 'body', failover: false, retryable: false });
+}
+
+/**
+ * A committed stream's upstream broke. An answer over a size cap came over a sound connection: it
+ * keeps its own reason and words (and no break a resume could mend).
+ */
+export function brokenAfterContent(err: AttemptError): AttemptError {
+  const tooLarge = err.reason === 'answer_too_large';
+  const message = tooLarge ? `${err.message}, after the first token` : `upstream connection broke after the first token: ${err.message}`;
+  return new AttemptError(tooLarge ? 'answer_too_large' : 'broken_stream', message, { phase: 'body', failover: false, retryable: false });
+}
+
+/** The upstream closed a committed stream with neither a finish nor its terminator. */
+export function unfinishedStream(): AttemptError {
+  return new AttemptError('broken_stream', 'upstream ended the stream without finishing it', { phase: 'body', failover: false, retryable: false });
+}
+
+/** The tier's opt-in stream_max_ms ran out: the operator's cap, not the tier's failing, so it says nothing about the tier's health. */
+export function streamCapReached(capMs: number): AttemptError {
+  return new AttemptError('total_timeout', `stream not complete within stream_max_ms (${capMs} ms)`, {
+    phase: 'total',
+    failover: false,
+    retryable: false,
+    timedOut: true,
+    blame: null,
   });
 }

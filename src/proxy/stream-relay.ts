@@ -1,14 +1,16 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { EVENT_ERROR, EVENT_PROGRESS, RAW, type StreamOutput } from '../protocols/core/types.js';
+import { EVENT_ERROR, EVENT_PROGRESS } from '../protocols/core/event-facts.js';
+import type { StreamOutput } from '../protocols/core/stream-output.js';
 import type { FinishReason } from '../protocols/core/neutral.js';
 import type { Usage } from '../protocols/core/usage.js';
 import type { Framer } from '../sse/framer.js';
-import { AttemptError, type Phase } from './attempt-error.js';
+import type { AttemptError, Phase } from './attempt-error.js';
+import { ChunkBatch } from './chunk-batch.js';
 import { ClientWriter, type Upstream } from './client-writer.js';
 import type { Tier } from '../config/schema.js';
 import type { ClientLifetime } from '../util/client-lifetime.js';
 import { SilenceGuard, type StallWatch } from './silence-guard.js';
-import { MAX_EVENT_BYTES, tooLargeEvent } from './stream-errors.js';
+import { brokenAfterContent, MAX_EVENT_BYTES, streamCapReached, tooLargeEvent, unfinishedStream, upstreamErrorAfterContent } from './stream-errors.js';
 import type { StreamSink } from './stream-sink.js';
 import type { StreamTally } from './stream-tally.js';
 import type { AnswerReader, UpstreamDispatch } from './upstream-dispatch.js';
@@ -65,9 +67,7 @@ export class StreamRelay implements AnswerReader, Upstream {
   private relaying = true;
   private leftOpen = false;
   /** What the chunk being framed sends to the client. */
-  private out: Buffer[] = [];
-  /** Something of this chunk does not go out as it came (dropped, or rendered). */
-  private altered = false;
+  private readonly batch = new ChunkBatch();
   private readonly output: StreamOutput;
   private readonly writer: ClientWriter;
   private readonly silence: SilenceGuard;
@@ -98,23 +98,18 @@ export class StreamRelay implements AnswerReader, Upstream {
   onHeaders(_status: number, _headers: IncomingHttpHeaders): void {}
 
   onBody(chunk: Buffer): void {
-    this.altered = false;
+    this.batch.begin();
     this.progressed = false;
     const aligned = this.framer.push(chunk, this.onEvent);
     this.endOfChunk(aligned ? chunk : null);
   }
 
-  /**
-   * A chunk was framed: what its events queued goes out. Fast path: a chunk of whole events
-   * (`whole`), all relayed unchanged, is forwarded as the same Buffer.
-   */
+  /** A chunk was framed: what its events queued goes out (`whole`: the chunk, when it is whole events; chunk-batch.ts). */
   endOfChunk(whole: Buffer | null): void {
     if (!this.relaying) return; // ended inside this chunk
     if (this.framer.pendingBytes > MAX_EVENT_BYTES) return this.onBroken(tooLargeEvent());
-    if (this.out.length === 0) return;
-    const bytes = whole !== null && !this.altered ? whole : this.takeOut();
-    this.out = [];
-    this.writer.write(bytes);
+    if (this.batch.empty) return;
+    this.writer.write(this.batch.take(whole));
     this.completeIfTerminated();
   }
 
@@ -122,9 +117,9 @@ export class StreamRelay implements AnswerReader, Upstream {
     const tally = this.tally;
     // Ended earlier in this chunk, or past the terminator: the rest of the chunk means nothing.
     if (!this.relaying || tally.sawTerminator) return;
-    if (data === null) return this.keep(this.output.keepAlive(raw), raw); // a keep-alive
+    if (data === null) return this.batch.keep(this.output.keepAlive(raw), raw); // a keep-alive
     if (!tally.read(data)) {
-      this.altered = true;
+      this.batch.altered = true;
       return;
     }
     const flags = tally.facts.flags;
@@ -134,13 +129,10 @@ export class StreamRelay implements AnswerReader, Upstream {
     }
     if (flags & EVENT_ERROR) {
       this.flushOut();
-      return this.interrupt(
-        new AttemptError('upstream_error', 'the upstream reported an error after the first token', { phase: 'body', failover: false, retryable: false }),
-        this.output.upstreamError(raw, tally.facts),
-      );
+      return this.interrupt(upstreamErrorAfterContent(), this.output.upstreamError(raw, tally.facts));
     }
     tally.noteEnding(flags);
-    this.keep(this.output.event(tally.facts, raw), raw);
+    this.batch.keep(this.output.event(tally.facts, raw), raw);
   };
 
   onEnd(): void {
@@ -156,10 +148,7 @@ export class StreamRelay implements AnswerReader, Upstream {
   }
 
   onBroken(err: AttemptError): void {
-    // An answer over a size cap came over a sound connection: its own reason and words (and no break a resume could mend).
-    const tooLarge = err.reason === 'answer_too_large';
-    const message = tooLarge ? `${err.message}, after the first token` : `upstream connection broke after the first token: ${err.message}`;
-    this.interrupt(new AttemptError(tooLarge ? 'answer_too_large' : 'broken_stream', message, { phase: 'body', failover: false, retryable: false }));
+    this.interrupt(brokenAfterContent(err));
   }
 
   /** Ends the stream with the output's error event for `err` (a resume whose replay diverged). */
@@ -186,25 +175,10 @@ export class StreamRelay implements AnswerReader, Upstream {
     this.dispatch.resume();
   }
 
-  /** Queues what the client gets for one event. */
-  private keep(piece: typeof RAW | Buffer | null, raw: Buffer): void {
-    if (piece === RAW || piece === raw) this.out.push(raw);
-    else {
-      this.altered = true;
-      if (piece) this.out.push(piece);
-    }
-  }
-
-  private takeOut(): Buffer {
-    const out = this.out;
-    return out.length === 1 ? out[0] : Buffer.concat(out);
-  }
-
   /** Hands what this chunk has queued so far to the writer (before an ending written mid-chunk). */
   private flushOut(): void {
-    if (this.out.length === 0 || !this.relaying) return;
-    this.writer.write(this.takeOut());
-    this.out = [];
+    if (this.batch.empty || !this.relaying) return;
+    this.writer.write(this.batch.take());
   }
 
   /**
@@ -227,7 +201,7 @@ export class StreamRelay implements AnswerReader, Upstream {
       return;
     }
     tally.countChunkError();
-    this.interrupt(new AttemptError('broken_stream', 'upstream ended the stream without finishing it', { phase: 'body', failover: false, retryable: false }));
+    this.interrupt(unfinishedStream());
   }
 
   /** Ends a stream that cannot go on with the output's error event (or `tail`), unless a resume keeps it open. */
@@ -266,16 +240,6 @@ export class StreamRelay implements AnswerReader, Upstream {
   private readonly silent = (err: AttemptError): void => this.interrupt(err);
 
   private static capReached(relay: StreamRelay): void {
-    const capMs = relay.input.tier.timeouts.stream_max_ms;
-    // The operator's cap, not the tier's failing: it says nothing about the tier's health.
-    relay.interrupt(
-      new AttemptError('total_timeout', `stream not complete within stream_max_ms (${capMs} ms)`, {
-        phase: 'total',
-        failover: false,
-        retryable: false,
-        timedOut: true,
-        blame: null,
-      }),
-    );
+    relay.interrupt(streamCapReached(relay.input.tier.timeouts.stream_max_ms));
   }
 }

@@ -1,4 +1,4 @@
-import { EVENT_DONE, EVENT_FINISH, EVENT_MALFORMED, newFacts, type StreamReader } from '../protocols/core/types.js';
+import { EVENT_DONE, EVENT_FINISH, EVENT_MALFORMED, newFacts, type StreamReader } from '../protocols/core/event-facts.js';
 import { mergeUsage, type Usage } from '../protocols/core/usage.js';
 import type { FinishReason } from '../protocols/core/neutral.js';
 import type { StreamPart } from '../protocols/core/stream-part.js';

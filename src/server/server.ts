@@ -1,67 +1,29 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Writable } from 'node:stream';
 import { ConfigError } from '../config/errors.js';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { ConfigWatcher } from '../control/config-watcher.js';
-import { RollbackWatcher } from '../control/rollback-watcher.js';
-import { WeightControl } from '../control/weights.js';
-import { atMostEvery } from '../util/at-most-every.js';
-import { HealthBoard } from '../health/health-board.js';
-import { refreshFit } from '../fit/refresh-fit.js';
-import { HealthChecker } from '../health/health-checker.js';
+import type { RollbackWatcher } from '../control/rollback-watcher.js';
+import type { HealthChecker } from '../health/health-checker.js';
 import { tierNotice } from '../health/tier-notice.js';
 import type { TierUnavailable } from '../telemetry/events.js';
 import type { Dispatcher } from 'undici';
 import { ProviderPools } from '../providers/pools.js';
-import { TelemetryBus } from '../telemetry/bus.js';
-import { Metrics } from '../telemetry/metrics.js';
-import { attachRequestLog } from '../telemetry/request-log.js';
-import { UsageLog, type UsageLogOptions } from '../usage/usage-log.js';
-// After the usage log, which prices rows too: imported before it, the pricing modules became a bundle file of their own (one more for serve to load).
-import { SessionBoard } from '../control/session-board.js';
+import type { UsageLog } from '../usage/usage-log.js';
 import type { AppContext, ReloadResult } from '../control/app-context.js';
 import { answerClientError } from './client-error.js';
 import { answerExpectContinue, handleRequest } from './handle-request.js';
 import { ShutdownError } from '../proxy/shutdown.js';
-import { StreamSlots } from '../proxy/stream-slots.js';
-import { type Clock, systemClock } from '../util/clock.js';
-import { openState } from '../state/open-state.js';
-import { SessionAffinity } from '../state/session-affinity.js';
-import { SpaceWidths } from '../state/space-widths.js';
 import { settleWhenQuiet } from '../runtime/settle-when-quiet.js';
 import type { StateBackend } from '../state/types.js';
-import type { Env } from '../config/env.js';
-import { TraceLink } from './trace-link.js';
+import type { TraceLink } from './trace-link.js';
 import { assertSafeHost, checkInterval, LISTEN_BACKLOG } from './listening.js';
+import { preloadSavers, type ProxyOptions, wireApp } from './wire-app.js';
 
-export interface ProxyOptions {
-  config: Config;
-  /** Overrides config.server.host / port (the CLI's --host / --port). */
-  host?: string;
-  port?: number;
-  /** Where the JSON-lines log goes; none when omitted. */
-  log?: Writable;
-  /** The bus to publish on (the live UI subscribes to it); a new one when omitted. */
-  telemetry?: TelemetryBus;
-  /** The weight draw's dice (tests pass a seeded one). */
-  random?: () => number;
-  /** Re-read the tier file when it changes (serve). */
-  watch?: boolean;
-  /** How a reload reads the tier file (default: loadConfig); the demo's keeps its mocks' URLs and temporary usage log. */
-  readConfig?: (file: string) => Config;
-  /** Run active health checks and warm-ups once listening; off for embedded and test servers (serve starts them itself, after `start:`). */
-  activeChecks?: boolean;
-  /** Time for circuits, cold starts, weight TTLs and rollbacks (tests pass one they move on). */
-  clock?: Clock;
-  /** The usage log's timings (tests). */
-  usage?: UsageLogOptions;
-  /** Where the OTEL_* variables are read (default: the process's environment). */
-  env?: Env;
-}
+export type { ProxyOptions } from './wire-app.js';
 
-/** The proxy's lifecycle: listen, apply reloads, drain on close. */
+/** The proxy's lifecycle: listen, apply reloads, drain on close (its parts are joined in wire-app.ts). */
 export class ProxyServer {
   readonly app: AppContext;
   private readonly server: Server;
@@ -84,57 +46,13 @@ export class ProxyServer {
     this.port = options.port ?? config.server.port;
     this.readConfig = options.readConfig ?? ((file) => loadConfig(file));
     assertSafeHost(this.host, config);
-    const telemetry = options.telemetry ?? new TelemetryBus();
-    if (options.log) attachRequestLog(telemetry, options.log);
-    const clock = options.clock ?? systemClock;
-    const now = (): number => clock.now();
-    const health = new HealthBoard(telemetry, config, now);
-    const weights = new WeightControl(telemetry, config, clock);
-    this.checker = new HealthChecker(telemetry, config, refreshFit, now);
-    const metrics = new Metrics(telemetry, config);
-    this.usage = new UsageLog(telemetry, config, { registry: metrics.registry, ...options.usage });
-    this.state = openState({
-      config,
-      telemetry,
-      registry: metrics.registry,
-      weights,
-      embeddedBudgets: this.usage.budgets,
-      takeBudgetGauge: () => this.usage.takeBudgetGauge(),
-    });
-    this.app = {
-      config,
-      telemetry,
-      pools: new ProviderPools(config),
-      health,
-      weights,
-      gate: {
-        weight: (tier) => weights.weight(tier),
-        allows: (tier) => health.allows(tier),
-        claim: (tier) => health.claim(tier),
-        isCold: (tier) => health.isCold(tier),
-      },
-      metrics,
-      state: this.state,
-      random: options.random ?? Math.random,
-      affinity: new SessionAffinity(now),
-      spaces: new SpaceWidths(),
-      snapshot: () => ({ config: this.app.config, pools: this.app.pools.acquire() }),
-      inFlight: new Set(),
-      handling: 0,
-      lastArrival: Date.now(),
-      streams: new StreamSlots(),
-      draining: false,
-      startedAt: Date.now(),
-      reload: () => this.reload(),
-      checkNow: () => this.checker.runAll(),
-      sessions: new SessionBoard(telemetry),
-      // A status line asks on every update of its agent's screen: the usage log is queried at most every 2 s.
-      usageToday: atMostEvery(2_000, () => this.usage.dayTotals().catch(() => null)),
-    };
-    preloadSavers(config);
-    this.traces = new TraceLink(telemetry, metrics.registry, options.env ?? process.env);
-    this.traces.apply(config);
-    this.rollbacks = new RollbackWatcher(telemetry, weights, config, now);
+    const wired = wireApp(options, () => this.reload());
+    this.app = wired.app;
+    this.usage = wired.usage;
+    this.state = wired.state;
+    this.checker = wired.checker;
+    this.rollbacks = wired.rollbacks;
+    this.traces = wired.traces;
     if (options.watch) this.watcher = new ConfigWatcher(config.file, () => this.reload());
     // Not before the port is ours: a server that cannot listen must send no upstream traffic.
     this.checksOnListen = options.activeChecks === true;
@@ -277,14 +195,4 @@ export class ProxyServer {
       this.server.closeIdleConnections();
     }
   }
-}
-
-/**
- * For a config whose routes have savers: loads them, and the encodings they measure with (~200 ms
- * each), so that the first request on such a route waits for neither. Without savers, nothing:
- * `serve` starts without their modules.
- */
-function preloadSavers(config: Config): void {
-  if (![...config.routes.values()].some((route) => route.savers.length > 0)) return;
-  void import('../savers/route-savers.js').then(({ preloadSaverTokenizers }) => preloadSaverTokenizers(config)).catch(() => undefined);
 }

@@ -5,7 +5,7 @@ import type { Limits } from '../config/schema.js';
  * continuously. A request takes its cost at once, even when that leaves the bucket below
  * zero: the deficit is the queue in front of it, and the time it takes to refill is its wait
  * (a leaky bucket, so a burst drains at exactly the rate). A request larger than the whole
- * bucket (tpm) goes when the bucket is full. The Lua script in redis/redis-scripts.ts is this same
+ * bucket (tpm) goes when the bucket is full. The Lua script in redis/limit-scripts.ts is this same
  * arithmetic; both take time in milliseconds.
  */
 export interface BucketLevels {

@@ -1,26 +1,19 @@
 import type { Budget } from '../config/schema.js';
 import { tokenCounter, type TokenCounter } from '../tokens/count.js';
 import type { BudgetAmount, BudgetLedger, BudgetStatus, Reservation } from './budgets/ledger.js';
-import { LedgerTables } from './budgets/ledger-tables.js';
-import { describeDbError } from './db-errors.js';
 import { EngineBudgets } from './budgets/engine-budgets.js';
+import { LedgerTables } from './budgets/ledger-tables.js';
 import type { PriceBook } from './price-book.js';
 import { type EstimatedItem, estimatedItems, type LoggedRequest, requestRow, type RequestRow } from './request-row.js';
-import { type DayTotals, type IncidentOpen, UsageStore } from './store.js';
+import type { DayTotals, IncidentOpen } from './store.js';
+import { type KeeperOptions, StoreKeeper } from './store-keeper.js';
 
-export interface EngineOptions {
-  /** First wait before reopening an unusable database; doubles up to retryMaxMs. */
-  retryBaseMs?: number;
-  retryMaxMs?: number;
-  busyTimeoutMs?: number;
-  /** See StoreOptions.maxPageCount. */
-  maxPageCount?: number;
+export interface EngineOptions extends KeeperOptions {
   /** How long a reservation holds its amount when it is never settled (its process died). */
   holdMs?: number;
   now?: () => number;
 }
 
-const DAY_MS = 86_400_000;
 /**
  * Rows per transaction (~0.5 ms of this thread): between two, the event loop runs, so a request
  * waits behind at most one.
@@ -61,32 +54,38 @@ export interface EngineReports {
  * them. A database that cannot be opened or written (locked, corrupt, full, unwritable) is
  * reported once, rows meanwhile are dropped and counted, and opening is retried with backoff;
  * budgets are then enforced on counters in memory, which move to the file when it is back. On
- * the main thread, loaded at first need by src/usage/engine-link.ts.
+ * the main thread, loaded at first need by src/usage/engine-link.ts. Keeping the database open
+ * (opening, failing, retrying, pruning) is store-keeper.ts's.
  */
 export class UsageEngine implements BudgetLedger {
   private settings: EngineSettings | null = null;
-  private store: UsageStore | null = null;
+  private readonly keeper: StoreKeeper;
   private readonly budgets: EngineBudgets;
-  private degraded: string | null = null;
-  private dropped = 0;
-  private retryDelay: number;
-  private retryTimer: NodeJS.Timeout | null = null;
-  private pruneTimer: NodeJS.Timeout | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private counter: TokenCounter | undefined;
   private readonly now: () => number;
 
   constructor(
     private readonly reports: EngineReports,
-    private readonly options: EngineOptions = {},
+    options: EngineOptions = {},
   ) {
     this.now = options.now ?? Date.now;
-    this.retryDelay = options.retryBaseMs ?? 1_000;
+    this.keeper = new StoreKeeper(
+      {
+        post: (work) => this.post(work),
+        degraded: (path, error) => this.reports.degraded(path, error),
+        recovered: (path, dropped) => this.reports.recovered(path, dropped),
+        attach: (store) => this.budgets.useFile(store ? new LedgerTables(store.db) : null),
+        opened: () => this.budgets.moveMemorySpend(),
+      },
+      options,
+      this.now,
+    );
     this.budgets = new EngineBudgets({
       budgets: () => this.settings?.budgets ?? [],
       now: this.now,
       holdMs: options.holdMs ?? 3_600_000,
-      guard: (fn) => this.guard(fn),
+      guard: (fn) => this.keeper.guard(fn),
       report: (status) => this.reports.budgets(status),
     });
   }
@@ -103,11 +102,11 @@ export class UsageEngine implements BudgetLedger {
   }
 
   openIncident(incident: IncidentOpen): void {
-    this.post(() => this.withStore((store) => store.openIncident(incident)));
+    this.post(() => this.keeper.withStore((store) => store.openIncident(incident)));
   }
 
   closeIncident(key: string, closedAt: number, closedBy: string): void {
-    this.post(() => this.withStore((store) => store.closeIncident(key, closedAt, closedBy)));
+    this.post(() => this.keeper.withStore((store) => store.closeIncident(key, closedAt, closedBy)));
   }
 
   reserve(scopes: readonly string[], amount: BudgetAmount): Promise<Reservation> {
@@ -128,7 +127,7 @@ export class UsageEngine implements BudgetLedger {
 
   /** Today's totals from `from` on, null while the database is unusable. */
   dayTotals(from: number): Promise<DayTotals | null> {
-    return this.enqueue(() => (this.store ? this.store.dayTotals(from) : null));
+    return this.enqueue(() => (this.keeper.store ? this.keeper.store.dayTotals(from) : null));
   }
 
   /** Resolves once everything asked before it is done: a flush barrier. */
@@ -139,9 +138,8 @@ export class UsageEngine implements BudgetLedger {
   /** Writes what is pending and closes the database. */
   close(): Promise<void> {
     return this.enqueue(() => {
-      this.closeStore();
+      this.keeper.close();
       this.budgets.close();
-      this.clearRetry();
     });
   }
 
@@ -162,23 +160,14 @@ export class UsageEngine implements BudgetLedger {
   // ─── the work ─────────────────────────────────────────────────────────────
 
   private applySettings(next: EngineSettings): void {
-    const reopen = this.settings?.path !== next.path;
     this.settings = { path: next.path, retentionDays: next.retentionDays, book: next.book, budgets: next.budgets, run: next.run };
-    if (reopen) {
-      this.closeStore();
-      this.clearRetry();
-      this.degraded = null;
-      this.retryDelay = this.options.retryBaseMs ?? 1_000;
-      this.open();
-    } else if (this.store) {
-      this.prune();
-    }
+    this.keeper.configure(next);
     this.budgets.report();
   }
 
   private async insertRows(requests: readonly LoggedRequest[]): Promise<void> {
-    if (!this.store || !this.settings) {
-      this.dropped += requests.length;
+    if (!this.keeper.store || !this.settings) {
+      this.keeper.drop(requests.length);
       return;
     }
     if (this.counter === undefined && requests.some((r) => r.estimate && !r.usage)) this.counter = await tokenCounter();
@@ -196,98 +185,18 @@ export class UsageEngine implements BudgetLedger {
     if (estimated.length > 0) this.reports.estimated(estimated);
     for (let i = 0; i < rows.length; i += CHUNK) {
       const chunk = rows.slice(i, i + CHUNK);
-      if (!this.store) {
-        this.dropped += chunk.length;
+      const store = this.keeper.store;
+      if (!store) {
+        this.keeper.drop(chunk.length);
         continue;
       }
       try {
-        this.store.insert(chunk);
+        store.insert(chunk);
       } catch (err) {
-        this.dropped += chunk.length;
-        this.fail(err);
+        this.keeper.drop(chunk.length);
+        this.keeper.fail(err);
       }
       if (i + CHUNK < rows.length) await new Promise(setImmediate);
     }
-  }
-
-  // ─── opening, failing, retrying ───────────────────────────────────────────
-
-  private open(): void {
-    const settings = this.settings;
-    if (!settings) return;
-    try {
-      const store = new UsageStore(settings.path, { busyTimeoutMs: this.options.busyTimeoutMs, maxPageCount: this.options.maxPageCount });
-      this.store = store;
-      this.budgets.useFile(new LedgerTables(store.db));
-    } catch (err) {
-      this.fail(err);
-      return;
-    }
-    this.prune();
-    this.pruneTimer = setInterval(() => this.post(() => this.prune()), DAY_MS);
-    this.pruneTimer.unref();
-    this.budgets.moveMemorySpend();
-    if (this.degraded !== null) {
-      this.reports.recovered(settings.path, this.dropped);
-      this.degraded = null;
-      this.dropped = 0;
-      this.retryDelay = this.options.retryBaseMs ?? 1_000;
-    }
-  }
-
-  private prune(): void {
-    const settings = this.settings;
-    if (!settings) return;
-    this.guard(() => this.store?.prune(this.now() - settings.retentionDays * DAY_MS));
-  }
-
-  /** Runs a database call; a failure degrades the store instead of escaping. */
-  private guard(fn: () => unknown): void {
-    try {
-      fn();
-    } catch (err) {
-      this.fail(err);
-    }
-  }
-
-  private withStore(fn: (store: UsageStore) => void): void {
-    if (this.store) this.guard(() => fn(this.store as UsageStore));
-  }
-
-  private fail(err: unknown): void {
-    this.closeStore();
-    const path = this.settings?.path ?? '';
-    if (this.degraded === null) {
-      this.degraded = describeDbError(err);
-      this.reports.degraded(path, this.degraded);
-    }
-    if (this.retryTimer === null && this.settings) {
-      const delay = this.retryDelay;
-      this.retryDelay = Math.min(delay * 2, this.options.retryMaxMs ?? 30_000);
-      this.retryTimer = setTimeout(() => {
-        this.retryTimer = null;
-        this.post(() => {
-          if (!this.store) this.open();
-        });
-      }, delay);
-      this.retryTimer.unref();
-    }
-  }
-
-  private clearRetry(): void {
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = null;
-  }
-
-  private closeStore(): void {
-    if (this.pruneTimer) clearInterval(this.pruneTimer);
-    this.pruneTimer = null;
-    try {
-      this.store?.close();
-    } catch {
-      // closing a broken database can fail too; it is let go either way
-    }
-    this.store = null;
-    this.budgets.useFile(null);
   }
 }

@@ -3,16 +3,9 @@ import { clientRequest, sessionId } from '../core/client-request.js';
 import { type ClientCredential, OPENAI_CREDENTIAL } from '../core/credential.js';
 import { openaiErrorBody, openaiRejection } from '../errors/openai-errors.js';
 import { RelayOutput } from '../stream-output/relay-output.js';
-import {
-  RAW,
-  type ClientRequest,
-  type EventFacts,
-  EVENT_USAGE_ONLY,
-  type ParseResult,
-  type RelayHandover,
-  type StreamOutput,
-  type StreamRenderer,
-} from '../core/types.js';
+import { RAW, type RelayHandover, type StreamOutput, type StreamRenderer } from '../core/stream-output.js';
+import type { ClientRequest, ParseResult } from '../core/types.js';
+import { type EventFacts, EVENT_USAGE_ONLY } from '../core/event-facts.js';
 import type { ClientCodec } from '../core/client-codec.js';
 import { checkedBody } from '../core/plain-body.js';
 import { SSE_TYPE } from '../core/endpoints.js';

@@ -3,7 +3,7 @@ import { stringField } from '../core/fields.js';
 import { clearFacts, eventObject } from '../core/json.js';
 import { readFactsOfParts } from '../core/part-facts.js';
 import { blockEnd, type OpenBlock, type StreamPart } from '../core/stream-part.js';
-import { EVENT_DONE, EVENT_USAGE_ONLY, type EventFacts, type StreamReader } from '../core/types.js';
+import { EVENT_DONE, EVENT_USAGE_ONLY, type EventFacts, type StreamReader } from '../core/event-facts.js';
 import { chatFinish } from './decode.js';
 import { chatUsage } from './usage.js';
 

@@ -1,7 +1,7 @@
 import { newId } from '../core/ids.js';
 import { type FinishReason, type NeutralResponse, settledFinish } from '../core/neutral.js';
 import type { StreamPart } from '../core/stream-part.js';
-import type { StreamRenderer } from '../core/types.js';
+import type { StreamRenderer } from '../core/stream-output.js';
 import { mergeUsage, type Usage } from '../core/usage.js';
 import { toChatUsage } from './usage.js';
 

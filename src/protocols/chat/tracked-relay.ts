@@ -1,4 +1,5 @@
-import type { EventFacts, PartStage, StreamOutput } from '../core/types.js';
+import type { EventFacts, PartStage } from '../core/event-facts.js';
+import type { StreamOutput } from '../core/stream-output.js';
 import { TrackedRelay } from '../stream-output/tracked-relay.js';
 import type { ChatRenderer } from './render.js';
 

@@ -5,7 +5,9 @@ import type { EmbeddingClient } from './embedding-codec.js';
 import type { ModelCatalog } from './endpoints.js';
 import type { ClientProtocol } from './names.js';
 import type { NeutralResponse, NeutralTool } from './neutral.js';
-import type { ClientRequest, ErrorSpec, ParseResult, PartStage, RelayHandover, StreamOutput, StreamRenderer } from './types.js';
+import type { ClientRequest, ErrorSpec, ParseResult } from './types.js';
+import type { PartStage } from './event-facts.js';
+import type { RelayHandover, StreamOutput, StreamRenderer } from './stream-output.js';
 
 // The request and error a codec makes, with it: a room that takes a codec finds them here too.
 export type { ClientRequest, ErrorSpec } from './types.js';

@@ -1,6 +1,6 @@
 import { findTopLevelObject, findUsageObject } from '../../providers/usage-scan.js';
 import { isRecord } from '../../util/is-record.js';
-import { EVENT_MALFORMED, type EventFacts } from './types.js';
+import { EVENT_MALFORMED, type EventFacts } from './event-facts.js';
 import type { Usage } from './usage.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { StreamPart } from './stream-part.js';
-import { EVENT_CONTENT, EVENT_ERROR, EVENT_FINISH, EVENT_PROGRESS, EVENT_USAGE, type EventFacts } from './types.js';
+import { EVENT_CONTENT, EVENT_ERROR, EVENT_FINISH, EVENT_PROGRESS, EVENT_USAGE, type EventFacts } from './event-facts.js';
 
 /**
  * The commit facts of one event, read from the parts its reader decoded (one rule for every

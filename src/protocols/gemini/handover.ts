@@ -1,6 +1,7 @@
 import { isRecord } from '../../util/is-record.js';
 import type { StreamPart } from '../core/stream-part.js';
-import type { EventFacts, PartStage, RAW, RelayHandover, StreamOutput, StreamRenderer } from '../core/types.js';
+import type { EventFacts, PartStage } from '../core/event-facts.js';
+import type { RAW, RelayHandover, StreamOutput, StreamRenderer } from '../core/stream-output.js';
 import { TrackedRelay } from '../stream-output/tracked-relay.js';
 import type { GeminiRenderer, RelayedSoFar } from './render.js';
 

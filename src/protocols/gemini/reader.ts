@@ -2,7 +2,7 @@ import { eventObject } from '../core/json.js';
 import { settledFinish } from '../core/neutral.js';
 import { readFactsOfParts } from '../core/part-facts.js';
 import { BlockRuns, type StreamPart } from '../core/stream-part.js';
-import type { EventFacts, StreamReader } from '../core/types.js';
+import type { EventFacts, StreamReader } from '../core/event-facts.js';
 import { googleError } from './errors.js';
 import { answerFinish, callId, firstCandidate, partsOf, readGeminiPart } from './parts.js';
 import { geminiUsage } from './usage.js';

@@ -1,5 +1,6 @@
 import { eventData } from '../../sse/parser.js';
-import type { EventFacts, StreamOutput } from '../core/types.js';
+import type { EventFacts } from '../core/event-facts.js';
+import type { StreamOutput } from '../core/stream-output.js';
 import { RelayOutput } from '../stream-output/relay-output.js';
 import { streamErrorJson } from './error-body.js';
 import { ArrayFrames, SseFrames } from './frames.js';

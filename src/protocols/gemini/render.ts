@@ -3,7 +3,7 @@ import { WholeCalls } from '../core/whole-calls.js';
 import { parseArguments } from '../core/fields.js';
 import type { FinishReason, NeutralResponse } from '../core/neutral.js';
 import type { StreamPart } from '../core/stream-part.js';
-import type { StreamRenderer } from '../core/types.js';
+import type { StreamRenderer } from '../core/stream-output.js';
 import { mergeUsage, type Usage } from '../core/usage.js';
 import { streamErrorJson } from './error-body.js';
 import { ArrayFrames, type GeminiFrames, SseFrames } from './frames.js';

@@ -1,6 +1,6 @@
 import { isRecord } from '../../util/is-record.js';
 import type { StreamPart } from '../core/stream-part.js';
-import type { RelayHandover, StreamRenderer } from '../core/types.js';
+import type { RelayHandover, StreamRenderer } from '../core/stream-output.js';
 import { mergeUsage, type Usage } from '../core/usage.js';
 import type { MessagesRenderer } from './render.js';
 

@@ -3,7 +3,7 @@ import { stringField } from '../core/fields.js';
 import { eventObject } from '../core/json.js';
 import { readFactsOfParts } from '../core/part-facts.js';
 import { closeBlockAt, type OpenBlock, type StreamPart } from '../core/stream-part.js';
-import { EVENT_DONE, EVENT_MALFORMED, type EventFacts, type StreamReader } from '../core/types.js';
+import { EVENT_DONE, EVENT_MALFORMED, type EventFacts, type StreamReader } from '../core/event-facts.js';
 import { anthropicFinish } from './decode.js';
 import { anthropicUsage } from './usage.js';
 

@@ -2,7 +2,7 @@ import { parseArguments } from '../core/fields.js';
 import { newId } from '../core/ids.js';
 import { type FinishReason, type NeutralResponse, settledFinish } from '../core/neutral.js';
 import type { StreamPart } from '../core/stream-part.js';
-import type { StreamRenderer } from '../core/types.js';
+import type { StreamRenderer } from '../core/stream-output.js';
 import { mergeUsage, type Usage } from '../core/usage.js';
 import { toAnthropicUsage } from './usage.js';
 

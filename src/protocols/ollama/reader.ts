@@ -3,7 +3,7 @@ import { stringField } from '../core/fields.js';
 import { eventObject } from '../core/json.js';
 import { readFactsOfParts } from '../core/part-facts.js';
 import { BlockRuns, type StreamPart } from '../core/stream-part.js';
-import { EVENT_DONE, type EventFacts, type StreamReader } from '../core/types.js';
+import { EVENT_DONE, type EventFacts, type StreamReader } from '../core/event-facts.js';
 import { ollamaFinish } from './decode.js';
 import { ollamaUsage } from './usage.js';
 

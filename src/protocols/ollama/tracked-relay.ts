@@ -1,5 +1,6 @@
 import type { StreamPart } from '../core/stream-part.js';
-import type { EventFacts, PartStage, StreamOutput } from '../core/types.js';
+import type { EventFacts, PartStage } from '../core/event-facts.js';
+import type { StreamOutput } from '../core/stream-output.js';
 import { TrackedRelay } from '../stream-output/tracked-relay.js';
 import type { OllamaRenderer } from './render.js';
 

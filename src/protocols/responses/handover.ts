@@ -1,5 +1,5 @@
 import { isRecord } from '../../util/is-record.js';
-import type { RelayHandover, StreamRenderer } from '../core/types.js';
+import type { RelayHandover, StreamRenderer } from '../core/stream-output.js';
 import type { Item, ResponsesRenderer } from './render.js';
 
 /**

@@ -4,7 +4,7 @@ import { eventObject } from '../core/json.js';
 import { settledFinish } from '../core/neutral.js';
 import { readFactsOfParts } from '../core/part-facts.js';
 import { closeBlockAt, type OpenBlock, type StreamPart } from '../core/stream-part.js';
-import { EVENT_DONE, EVENT_MALFORMED, type EventFacts, type StreamReader } from '../core/types.js';
+import { EVENT_DONE, EVENT_MALFORMED, type EventFacts, type StreamReader } from '../core/event-facts.js';
 import { responsesFinish } from './decode.js';
 import { responsesUsage } from './usage.js';
 

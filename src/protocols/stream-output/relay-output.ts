@@ -1,4 +1,5 @@
-import { RAW, type EventFacts, type StreamOutput } from '../core/types.js';
+import { RAW, type StreamOutput } from '../core/stream-output.js';
+import type { EventFacts } from '../core/event-facts.js';
 
 /**
  * A stream relayed to a client that speaks the upstream's own protocol: every event's bytes

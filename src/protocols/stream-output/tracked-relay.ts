@@ -1,6 +1,7 @@
 import type { ResumableRelay } from '../core/client-codec.js';
 import type { StreamPart } from '../core/stream-part.js';
-import type { EventFacts, PartStage, RAW, StreamOutput } from '../core/types.js';
+import type { EventFacts, PartStage } from '../core/event-facts.js';
+import type { RAW, StreamOutput } from '../core/stream-output.js';
 
 /**
  * A stream relayed as its bytes on a resume route: the byte relay stays, and each event is also

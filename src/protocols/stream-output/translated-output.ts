@@ -1,5 +1,6 @@
 import type { StreamPart } from '../core/stream-part.js';
-import { newFacts, readParts, type EventFacts, type PartStage, type StreamOutput, type StreamRenderer } from '../core/types.js';
+import { newFacts, readParts, type EventFacts, type PartStage } from '../core/event-facts.js';
+import type { StreamOutput, StreamRenderer } from '../core/stream-output.js';
 
 /**
  * A stream from a server in one protocol, rendered for a client in another: each event's

@@ -1,5 +1,5 @@
 import type { StreamPart } from '../core/stream-part.js';
-import { EVENT_HELD, EVENT_REWRITTEN } from '../core/types.js';
+import { EVENT_HELD, EVENT_REWRITTEN } from '../core/event-facts.js';
 import { FormClose, formatOf, mayHoldOpener, mayOpen, openerTailAt, tagOpenerAt, type ToolTextFormat } from './forms.js';
 import { recoverCalls, type ToolSchemas } from './recover.js';
 import { segmentParts } from './segment-parts.js';

@@ -1,17 +1,7 @@
 import type { StreamPart } from '../core/stream-part.js';
 import { TranslatedOutput } from '../stream-output/translated-output.js';
-import {
-  EVENT_CONTENT,
-  EVENT_DONE,
-  EVENT_HELD,
-  EVENT_REWRITTEN,
-  newFacts,
-  RAW,
-  type EventFacts,
-  type RelayHandover,
-  type StreamOutput,
-  type StreamRenderer,
-} from '../core/types.js';
+import { EVENT_CONTENT, EVENT_DONE, EVENT_HELD, EVENT_REWRITTEN, newFacts, type EventFacts } from '../core/event-facts.js';
+import { RAW, type RelayHandover, type StreamOutput, type StreamRenderer } from '../core/stream-output.js';
 
 /** An event the output waits with: its bytes and flags, and (should it be rendered instead) its parts; after commit its JSON, for the handover. */
 interface Waiting {

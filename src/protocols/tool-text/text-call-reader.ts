@@ -11,7 +11,7 @@ import {
   EVENT_USAGE_ONLY,
   type EventFacts,
   type StreamReader,
-} from '../core/types.js';
+} from '../core/event-facts.js';
 import { CommittedText, type LaterForm, ofOtherChoice, opensPlain } from './committed-text.js';
 import { FormClose, formatOf, openerTailAt, openingOf, tagOpenerAt, type ToolTextFormat } from './forms.js';
 import { recoverCalls } from './recover.js';

@@ -1,6 +1,6 @@
 import type { AssistantPart, NeutralResponse, ResponseFormat } from '../core/neutral.js';
 import type { StreamPart } from '../core/stream-part.js';
-import type { EventFacts, PartStage } from '../core/types.js';
+import type { EventFacts, PartStage } from '../core/event-facts.js';
 
 /**
  * Structured output for a server that has no response format but can be made to call a tool

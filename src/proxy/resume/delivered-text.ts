@@ -1,5 +1,5 @@
 import type { StreamPart } from '../../protocols/core/stream-part.js';
-import type { EventFacts, PartStage } from '../../protocols/core/types.js';
+import type { EventFacts, PartStage } from '../../protocols/core/event-facts.js';
 
 /**
  * What the client has of a stream on a resume route: the answer's text so far, and whether

@@ -1,5 +1,5 @@
 import type { StreamPart } from '../../protocols/core/stream-part.js';
-import type { EventFacts, PartStage } from '../../protocols/core/types.js';
+import type { EventFacts, PartStage } from '../../protocols/core/event-facts.js';
 
 export type ResumeMeans = 'continue' | 'replay';
 

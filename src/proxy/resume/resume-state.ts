@@ -1,6 +1,8 @@
 import type { UpstreamCall } from '../../protocols/call.js';
 import { TranslatedOutput } from '../../protocols/stream-output/translated-output.js';
-import { readParts, type ClientRequest, type StreamOutput, type StreamRenderer } from '../../protocols/core/types.js';
+import { readParts } from '../../protocols/core/event-facts.js';
+import type { ClientRequest } from '../../protocols/core/types.js';
+import type { StreamOutput, StreamRenderer } from '../../protocols/core/stream-output.js';
 import type { ClientCodec, ResumableRelay } from '../../protocols/core/client-codec.js';
 import type { AttemptError } from '../attempt-error.js';
 import type { StallConfig } from '../../config/schema.js';

@@ -14,7 +14,7 @@ import {
   EVENT_USAGE_ONLY,
   type EventFacts,
   newFacts,
-} from '../../../src/protocols/core/types.js';
+} from '../../../src/protocols/core/event-facts.js';
 import { tier } from '../../helpers/config.js';
 
 const err = (message: string, code: string | null = null): string => JSON.stringify({ error: { message, type: 'invalid_request_error', code } });

@@ -11,8 +11,8 @@ import {
   EVENT_USAGE_ONLY,
   newFacts,
   type EventFacts,
-  type WireProtocol,
-} from '../../../src/protocols/core/types.js';
+} from '../../../src/protocols/core/event-facts.js';
+import type { WireProtocol } from '../../../src/protocols/core/types.js';
 
 /**
  * Each wire's reader: every event decoded once into parts (blocks with start / delta / end and

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { clientCodec, wireCodec } from '../../../src/protocols/registry.js';
 import type { StreamPart } from '../../../src/protocols/core/stream-part.js';
-import { newFacts, type WireProtocol } from '../../../src/protocols/core/types.js';
+import { newFacts } from '../../../src/protocols/core/event-facts.js';
+import type { WireProtocol } from '../../../src/protocols/core/types.js';
 import type { ClientProtocol } from '../../../src/telemetry/events.js';
 import { type NeutralEvent, partsOf, eventsOf } from '../../helpers/stream-events.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamPart } from '../../../../src/protocols/core/stream-part.js';
-import { EVENT_CONTENT, EVENT_ERROR, EVENT_FINISH, EVENT_MALFORMED, EVENT_USAGE, newFacts } from '../../../../src/protocols/core/types.js';
+import { EVENT_CONTENT, EVENT_ERROR, EVENT_FINISH, EVENT_MALFORMED, EVENT_USAGE, newFacts } from '../../../../src/protocols/core/event-facts.js';
 import { geminiWire } from '../../../../src/protocols/gemini/wire.js';
 
 // Gemini's stream chunks, as generativelanguage.googleapis.com writes them, read into parts

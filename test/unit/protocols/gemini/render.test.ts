@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { StreamPart } from '../../../../src/protocols/core/stream-part.js';
 import { geminiRelay } from '../../../../src/protocols/gemini/relay.js';
 import { type AnswerShape, GeminiRenderer, renderGeminiResponse } from '../../../../src/protocols/gemini/render.js';
-import { newFacts, RAW } from '../../../../src/protocols/core/types.js';
+import { newFacts } from '../../../../src/protocols/core/event-facts.js';
+import { RAW } from '../../../../src/protocols/core/stream-output.js';
 
 const SSE: AnswerShape = { sse: true, thoughts: true, ids: false };
 const TRICKY = 'a "quoted" line\nwith \\ and ü and \u2028 and </script>';

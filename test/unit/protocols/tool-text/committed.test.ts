@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamPart } from '../../../../src/protocols/core/stream-part.js';
-import { EVENT_HELD, EVENT_REWRITTEN } from '../../../../src/protocols/core/types.js';
+import { EVENT_HELD, EVENT_REWRITTEN } from '../../../../src/protocols/core/event-facts.js';
 import { CommittedText, type LaterForm } from '../../../../src/protocols/tool-text/committed-text.js';
 import { MessagesHandover } from '../../../../src/protocols/messages/handover.js';
 import { MessagesRenderer } from '../../../../src/protocols/messages/render.js';

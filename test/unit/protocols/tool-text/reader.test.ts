@@ -4,7 +4,7 @@ import { chatClient } from '../../../../src/protocols/chat/client.js';
 import type { StreamPart } from '../../../../src/protocols/core/stream-part.js';
 import { toolTextScope } from '../../../../src/protocols/tool-text/scope.js';
 import { TextCallReader } from '../../../../src/protocols/tool-text/text-call-reader.js';
-import { EVENT_BAD_TOOL_CALL, EVENT_CONTENT, EVENT_ERROR, EVENT_REWRITTEN, newFacts } from '../../../../src/protocols/core/types.js';
+import { EVENT_BAD_TOOL_CALL, EVENT_CONTENT, EVENT_ERROR, EVENT_REWRITTEN, newFacts } from '../../../../src/protocols/core/event-facts.js';
 import { chunk } from '../../../helpers/fake-upstream.js';
 import { CHAT_TOOLS } from '../../../helpers/tool-text-kit.js';
 import { HERMES } from '../../../helpers/tool-text-forms.js';

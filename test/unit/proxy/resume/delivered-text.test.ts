@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamPart } from '../../../../src/protocols/core/stream-part.js';
-import { newFacts, readParts } from '../../../../src/protocols/core/types.js';
+import { newFacts, readParts } from '../../../../src/protocols/core/event-facts.js';
 import { DeliveredText } from '../../../../src/proxy/resume/delivered-text.js';
 
 /** Where a resume may take a stream on (and so where a resume route's learned stall may cut it): inside a text run only. */

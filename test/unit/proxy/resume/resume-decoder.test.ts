@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamPart } from '../../../../src/protocols/core/stream-part.js';
-import { newFacts, type PartStage } from '../../../../src/protocols/core/types.js';
+import { newFacts, type PartStage } from '../../../../src/protocols/core/event-facts.js';
 import { ResumeDecoder, type ResumeMeans } from '../../../../src/proxy/resume/resume-decoder.js';
 import { eventsOf, partsOf, type NeutralEvent } from '../../../helpers/stream-events.js';
 
