@@ -134,7 +134,7 @@ describe('serve start-up stays light', () => {
     expect(modules.filter((id) => id.startsWith('dist/tracing/') || id.includes('/@opentelemetry/'))).toEqual([]);
     expect([...loaded].filter((name) => name.startsWith('@opentelemetry/'))).toEqual([]);
     expect(required.filter((file) => file.includes('/@opentelemetry/'))).toEqual([]);
-    // ...nor the savers, which this config's route does not have (src/server/server.ts, src/proxy/model-request.ts)...
+    // ...nor the savers, which this config's route does not have (src/server/wire-app.ts, src/proxy/model-request.ts)...
     expect(modules.filter((id) => id === 'dist/savers/pipeline.js' || id === 'dist/savers/registry.js')).toEqual([]);
     // ...and writes its usage row on this thread (src/usage/engine-link.ts; a test below: no
     // worker thread), having answered first: SQLite loads after the first answer.
