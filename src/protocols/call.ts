@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Tier } from '../config/schema.js';
 import { redactSecrets } from '../providers/redact-secrets.js';
 import { AnswerToolStage, unwrapAnswerTool } from './translate/answer-tool.js';
-import type { NeutralRequest, NeutralResponse } from './core/neutral.js';
+import type { AnswerFacts, NeutralRequest, NeutralResponse } from './core/neutral.js';
 import { isInvalidSignature, messagesWithoutThinking, neutralWithoutSignedThinking } from './translate/foreign-thinking.js';
 import { isReasoningRefusal } from './translate/reasoning.js';
 import { EmbeddingJob } from './embeddings/embedding-job.js';
@@ -192,7 +192,7 @@ export class UpstreamCall {
     contentType: string,
     body: Buffer,
     last: () => boolean | undefined = NOT_LAST,
-  ): { answer: ShapedAnswer; usage: Usage | undefined } | 'not_json' | { badToolCall: string } | 'undecided' {
+  ): { answer: ShapedAnswer; usage: Usage | undefined; facts?: AnswerFacts } | 'not_json' | { badToolCall: string } | 'undecided' {
     // One part of an embeddings batch: its body as it came, for the attempt to join with the others (EmbeddingJob.finish).
     if (this.embedding) return { answer: { status, contentType, body }, usage: undefined };
     const scope = this.scope;
@@ -204,17 +204,18 @@ export class UpstreamCall {
         return {
           answer: { status, contentType: 'application/json', body: Buffer.from(this.client.renderResponse(recovered, this.clientRequest, this.model)) },
           usage: recovered.usage,
+          facts: factsOf(recovered),
         };
     }
     if (this.relayed) {
       const usage = this.wire.readUsage(body);
       if (usage === 'not_json') return usage;
-      return { answer: { status, contentType, body }, usage };
+      return { answer: { status, contentType, body }, usage, facts: this.wire.answerFacts(body) };
     }
     const response = this.decodeResponse(body);
     if (response === 'not_json') return response;
     const rendered = Buffer.from(this.client.renderResponse(response, this.clientRequest, this.model));
-    return { answer: { status, contentType: 'application/json', body: rendered }, usage: response.usage };
+    return { answer: { status, contentType: 'application/json', body: rendered }, usage: response.usage, facts: factsOf(response) };
   }
 
   /**
@@ -264,4 +265,9 @@ export class UpstreamCall {
     if (response === 'not_json') return '';
     return response.content.map((part) => (part.type === 'tool_call' ? `${part.name}${part.arguments}` : part.text)).join('');
   }
+}
+
+/** What a decoded whole answer says of itself: the upstream's model name and its (settled) finish. */
+function factsOf(response: NeutralResponse): AnswerFacts {
+  return response.model === undefined ? { finish: response.finishReason } : { model: response.model, finish: response.finishReason };
 }

@@ -30,6 +30,42 @@ export function findTopLevelObject(body: Buffer, key: Buffer): string | null | '
   }
 }
 
+/**
+ * The string value of the last place `key` (quoted) is a key in a JSON body, unescaped; undefined
+ * when it is nowhere a key with a string value. A key inside a string is escaped (\"model\"),
+ * so an unescaped one is a key.
+ */
+export function findStringValue(body: Buffer, key: Buffer): string | undefined {
+  let from = body.length;
+  for (;;) {
+    const at = body.lastIndexOf(key, from);
+    if (at <= 0) return undefined;
+    from = at - 1;
+    if (body[at - 1] === BACKSLASH) continue;
+    let i = skipSpace(body, at + key.length);
+    if (body[i] !== COLON) continue;
+    i = skipSpace(body, i + 1);
+    if (body[i] !== QUOTE) return undefined;
+    let escaped = false;
+    for (let j = i + 1; j < body.length; j++) {
+      const c = body[j];
+      if (c === BACKSLASH) {
+        escaped = true;
+        j++;
+      } else if (c === QUOTE) {
+        const text = body.toString('utf8', i, j + 1);
+        if (!escaped) return text.slice(1, -1);
+        try {
+          return JSON.parse(text) as string;
+        } catch {
+          return undefined;
+        }
+      }
+    }
+    return undefined;
+  }
+}
+
 const KEY = Buffer.from('"usage"');
 const OPEN = 0x7b; // {
 const CLOSE = 0x7d; // }

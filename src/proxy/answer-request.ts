@@ -48,6 +48,8 @@ export function answer(exchange: ClientAnswer, outcome: RoutingOutcome): Promise
         promptTruncated: req.request.embedding ? undefined : detectTruncation(outcome.tier, unary.usage, req.prompt),
         toolText: toolTextOf(req),
         embeddings: unary.embeddings,
+        finishReason: unary.facts?.finish,
+        responseModel: unary.facts?.model,
       });
     }
     case 'rejected':
@@ -107,6 +109,7 @@ async function answerStream(exchange: ClientAnswer, req: RoutingRequest, outcome
     estimate: end.usage ? undefined : estimateOf(req.request, end.text, end.earlyUsage),
     chunkErrors: end.chunkErrors,
     finishReason: end.finishReason,
+    responseModel: end.responseModel,
     committed: true,
     error: interruption?.message,
     resumed: outcome.resume?.resumed ?? undefined,

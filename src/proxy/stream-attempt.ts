@@ -58,7 +58,7 @@ export class StreamAttempt implements AnswerReader {
   constructor(private readonly input: StreamAttemptInput) {
     this.framer = input.call.wire.framer();
     const reader = input.call.streamReader(input.lastTier?.isLast);
-    this.tally = new StreamTally(reader, input.telemetry, input.route, input.tier.name, input.requestId);
+    this.tally = new StreamTally(reader, input.telemetry, input.route, input.tier.name, input.requestId, input.call.wire.streamModel);
     this.committed = new Promise((resolve) => (this.resolveCommitted = resolve));
     this.ttftTimer = setTimeout(StreamAttempt.ttftExpired, input.ttftBudgetMs, this);
     this.dispatch = new UpstreamDispatch(input, this);

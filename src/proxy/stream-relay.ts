@@ -31,6 +31,8 @@ export interface StreamEnd {
   text: string;
   /** Why the answer ended, as its finish said; absent when none came. */
   finishReason?: FinishReason;
+  /** The upstream's own name for the model, as its stream said. */
+  responseModel?: string;
   /** The client's response, left open for a resume (`keepOpen`); null when the stream ended it. */
   open: StreamSink | null;
 }
@@ -230,6 +232,7 @@ export class StreamRelay implements AnswerReader, Upstream {
       chunkErrors: tally.chunkErrors,
       text: tally.text(),
       finishReason: tally.finishReason,
+      responseModel: tally.model,
       open: this.leftOpen ? this.sink : null,
     });
   }

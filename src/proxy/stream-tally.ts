@@ -7,6 +7,8 @@ import type { TelemetryBus } from '../telemetry/bus.js';
 /** How often a held tool call's growth is told at most (the dashboard repaints 8 times a second; a second is alive enough). */
 const HOLD_TOLD_EVERY_MS = 1000;
 
+const NO_MODEL = (): undefined => undefined;
+
 /**
  * What one stream's events have said so far: read once per event (the one place a stream's
  * events are read), shared by the attempt before commit and the relay after it. The
@@ -20,6 +22,8 @@ export class StreamTally {
   sawFinish = false;
   /** What it said (the first finish of the stream's answer). */
   finishReason: FinishReason | undefined;
+  /** The upstream's own name for the model, from the first event that names it. */
+  model: string | undefined;
   /** The protocol's terminator came: nothing after it means anything. */
   sawTerminator = false;
   private readonly texts: string[] = [];
@@ -42,6 +46,7 @@ export class StreamTally {
     private readonly route: string,
     private readonly tier: string,
     private readonly id = '',
+    private readonly modelOf: (event: Record<string, unknown>) => string | undefined = NO_MODEL,
   ) {
     this.reader = reader;
     this.holds = typeof reader.heldForm === 'function';
@@ -80,6 +85,7 @@ export class StreamTally {
       this.countChunkError();
       return false;
     }
+    if (this.model === undefined && facts.json !== undefined) this.model = this.modelOf(facts.json as Record<string, unknown>);
     if (facts.usage) this.usage = mergeUsage(this.usage, facts.usage);
     if (facts.text !== undefined) this.texts.push(facts.text);
     if (this.holds) this.tellHold();

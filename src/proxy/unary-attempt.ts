@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ShapedAnswer } from '../protocols/call.js';
 import type { Usage } from '../protocols/core/usage.js';
+import type { AnswerFacts } from '../protocols/core/neutral.js';
 import { AttemptError, type Phase, timeoutError } from './attempt-error.js';
 import { badToolCall } from './stream-errors.js';
 import { type AnswerReader, type AttemptInput, UpstreamDispatch } from './upstream-dispatch.js';
@@ -11,6 +12,8 @@ export interface UnaryAnswer {
   usage: Usage | undefined;
   /** The upstream's body as it came (its text is counted when it reported no usage). */
   upstreamBody: Buffer;
+  /** What the answer says of itself (its model, its finish), for traces. */
+  facts?: AnswerFacts;
   /** An embeddings answer: its vectors' width, and how many inputs were cut to the tier's window. */
   embeddings?: { width: number; cut: number };
 }
@@ -64,7 +67,7 @@ export class UnaryAttempt implements AnswerReader {
       return this.stop(new AttemptError('bad_response', 'upstream answered with a body that is not JSON', { phase: 'body', failover: true, retryable: false }));
     }
     if ('badToolCall' in shaped) return this.stop(badToolCall(shaped.badToolCall));
-    this.settle({ ok: true, answer: { answer: shaped.answer, usage: shaped.usage, upstreamBody: body } });
+    this.settle({ ok: true, answer: { answer: shaped.answer, usage: shaped.usage, upstreamBody: body, facts: shaped.facts } });
   }
 
   onBroken(err: AttemptError): void {

@@ -197,6 +197,8 @@ export interface RequestFinished {
   maxTokens?: number;
   /** Why the answer ended, as the stream's finish said (neutral names: stop, length, tool_calls, content_filter). */
   finishReason?: string;
+  /** The upstream's own name for the model that answered (its answer's, or its stream's first event's), when it said one. */
+  responseModel?: string;
   /** An embeddings request (docs/embeddings.md): its inputs; once answered, its vectors' width and how many inputs were cut to the tier's window. */
   embeddings?: EmbeddingsDone;
 }

@@ -83,6 +83,7 @@ export function attemptAttributes(
     if (end.usage) addUsage(attributes, end.usage);
     if (end.embeddings?.width !== undefined) attributes['gen_ai.embeddings.dimension.count'] = end.embeddings.width;
     if (end.finishReason) attributes['gen_ai.response.finish_reasons'] = [end.finishReason];
+    if (end.responseModel) attributes['gen_ai.response.model'] = end.responseModel;
   }
   if (role.hedge) {
     attributes['llm_route.hedged'] = true;

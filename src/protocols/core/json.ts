@@ -1,6 +1,7 @@
-import { findTopLevelObject, findUsageObject } from '../../providers/usage-scan.js';
+import { findStringValue, findTopLevelObject, findUsageObject } from '../../providers/usage-scan.js';
 import { isRecord } from '../../util/is-record.js';
 import { EVENT_MALFORMED, type EventFacts } from './event-facts.js';
+import type { AnswerFacts, FinishReason } from './neutral.js';
 import type { Usage } from './usage.js';
 
 /**
@@ -67,4 +68,27 @@ export function scannedField(body: Buffer, key: Buffer): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** A string field of a whole answer a relay passes on unchanged (`key`: its quoted key's bytes), read off its bytes; undefined when absent. */
+export function scannedString(body: Buffer, key: Buffer): string | undefined {
+  return findStringValue(body, key);
+}
+
+/** A relayed whole answer's model (`modelKey`) and finish (`finishKey`, in the wire's words, made neutral by `finish`), read off its bytes. */
+export function scannedFacts(body: Buffer, modelKey: Buffer, finishKey: Buffer, finish: (said: string) => FinishReason | undefined): AnswerFacts {
+  const facts: AnswerFacts = {};
+  const model = findStringValue(body, modelKey);
+  if (model) facts.model = model;
+  const said = findStringValue(body, finishKey);
+  const neutral = said === undefined ? undefined : finish(said);
+  if (neutral) facts.finish = neutral;
+  return facts;
+}
+
+/** A stream event's string field naming the model (`event[key]`, or `event[outer][key]`: Anthropic's message_start, Responses' response.created). */
+export function eventModel(event: Record<string, unknown>, key: string, outer?: string): string | undefined {
+  const holder = outer === undefined ? event : event[outer];
+  const model = isRecord(holder) ? holder[key] : undefined;
+  return typeof model === 'string' && model !== '' ? model : undefined;
 }

@@ -99,6 +99,12 @@ export function settledFinish(reason: FinishReason, madeToolCalls: boolean): Fin
   return madeToolCalls && reason === 'stop' ? 'tool_calls' : reason;
 }
 
+/** What an answer says of itself, for traces: the upstream's own name for the model that answered, and why it ended (neutral words). */
+export interface AnswerFacts {
+  model?: string;
+  finish?: FinishReason;
+}
+
 /** A whole (non-streaming) answer. */
 export interface NeutralResponse {
   id?: string;
