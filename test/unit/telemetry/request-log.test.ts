@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { TelemetryBus } from '../../../src/telemetry/bus.js';
 import type { RequestFinished, TelemetryEvent } from '../../../src/telemetry/events.js';
 import { attachRequestLog, toLogLine } from '../../../src/telemetry/request-log.js';
+import { finished as requestEnd } from '../../helpers/usage-kit.js';
 
 /** A Writable that keeps each write as it came: the log's batching is one write per batch. */
 class Recorded extends Writable {
@@ -20,27 +21,20 @@ class Recorded extends Writable {
   }
 }
 
-function finished(fields: Partial<RequestFinished> = {}): RequestFinished {
-  return {
-    type: 'request_end',
+/** A request's end with round-number-free times (the line rounds them), no usage unless given. */
+const finished = (fields: Partial<RequestFinished> = {}): RequestFinished =>
+  requestEnd({
     id: 'r1',
-    route: 'chat',
     tier: 'local',
-    status: 200,
-    outcome: 'ok',
-    stream: true,
-    committed: true,
+    provider: 'p',
+    model: 'm',
     attempts: [{ tier: 'local', attempt: 1, outcome: 'ok', ms: 41.6 }],
     durationMs: 120.4,
     ttftMs: 40.5,
     startedAt: 0,
-    protocol: 'chat',
-    provider: 'p',
-    model: 'm',
-    chunkErrors: 0,
+    usage: undefined,
     ...fields,
-  };
-}
+  });
 
 function logOf(events: TelemetryEvent[]): Record<string, unknown>[] {
   const bus = new TelemetryBus();

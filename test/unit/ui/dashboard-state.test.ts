@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AttemptOutcome, AttemptRecord, TelemetryEvent, WeightChanged } from '../../../src/telemetry/events.js';
+import type { TelemetryEvent, WeightChanged } from '../../../src/telemetry/events.js';
 import { heldCallsLine } from '../../../src/ui/components/header.js';
 import { DashboardState, type TierView } from '../../../src/ui/dashboard-state.js';
 import { RateMeter } from '../../../src/ui/model/rate-meter.js';
@@ -10,7 +10,7 @@ import { TelemetryBus } from '../../../src/telemetry/bus.js';
 import { ManualClock } from '../../helpers/clock.js';
 import { recordLoaded, resetLoadedModels } from '../../../src/health/loaded-models.js';
 import { providerModel } from '../../../src/ui/layout/tier-cells.js';
-import { requestEvents, testConfig } from './fixtures.js';
+import { attempt, requestEvents, testConfig } from './fixtures.js';
 
 const T0 = 1_700_000_000_000;
 const config = testConfig();
@@ -29,14 +29,6 @@ function tierOf(state: DashboardState, route: string, tier: string, now = T0): T
   if (!view) throw new Error(`no ${route}/${tier}`);
   return view;
 }
-
-const attempt = (tier: string, outcome: AttemptOutcome, fields: Partial<AttemptRecord> = {}): AttemptRecord => ({
-  tier,
-  attempt: 1,
-  outcome,
-  ms: 100,
-  ...fields,
-});
 
 describe('request path text', () => {
   it('fills the recent list, newest first, with the protocol, status, TTFT and tokens', () => {

@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { AttemptOutcome, AttemptRecord } from '../../../../src/telemetry/events.js';
 import { attemptLabel, requestPath } from '../../../../src/ui/model/request-path.js';
-
-const attempt = (tier: string, outcome: AttemptOutcome, fields: Partial<AttemptRecord> = {}): AttemptRecord => ({
-  tier,
-  attempt: 1,
-  outcome,
-  ms: 100,
-  ...fields,
-});
+import { attempt } from '../fixtures.js';
 
 describe('request path text', () => {
   it('reads as the way the request took', () => {
