@@ -6,7 +6,7 @@ import type { Usage } from '../../src/protocols/core/usage.js';
  * The flat neutral events the stream tests were first written in, before the stream became
  * parts with blocks and ids: a projection of parts onto them (blocks' starts and ends and
  * opaque content dropped, tool calls numbered in the order they start), so those tests'
- * expectations stay as they were written. The parts themselves are tested in test/unit/protocols/stream-parts.test.ts.
+ * expectations stay as they were written. The parts themselves are tested in each protocol room's reader.test.ts (test/unit/protocols/).
  */
 export type NeutralEvent =
   | { type: 'text'; delta: string }

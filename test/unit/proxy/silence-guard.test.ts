@@ -51,6 +51,9 @@ beforeEach(() => {
   vi.useFakeTimers();
 });
 afterEach(() => {
+  // The setTimeout spy first: it wraps the fake clock's, and left in place it outlives
+  // useRealTimers (a later file in the same worker would get timers that never fire).
+  vi.restoreAllMocks();
   vi.useRealTimers();
 });
 

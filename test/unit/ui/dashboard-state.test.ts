@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { AttemptOutcome, AttemptRecord, TelemetryEvent, WeightChanged } from '../../../src/telemetry/events.js';
+import type { TelemetryEvent, WeightChanged } from '../../../src/telemetry/events.js';
 import { heldCallsLine } from '../../../src/ui/components/header.js';
 import { DashboardState, type TierView } from '../../../src/ui/dashboard-state.js';
-import { chooseColumns, totalWidth } from '../../../src/ui/layout/table-columns.js';
 import { RateMeter } from '../../../src/ui/model/rate-meter.js';
-import { attemptLabel, requestPath } from '../../../src/ui/model/request-path.js';
 import { SampleWindow } from '../../../src/ui/model/sample-window.js';
 import { sparkline } from '../../../src/ui/sparkline.js';
 import { WeightControl } from '../../../src/control/weights.js';
@@ -12,7 +10,7 @@ import { TelemetryBus } from '../../../src/telemetry/bus.js';
 import { ManualClock } from '../../helpers/clock.js';
 import { recordLoaded, resetLoadedModels } from '../../../src/health/loaded-models.js';
 import { providerModel } from '../../../src/ui/layout/tier-cells.js';
-import { requestEvents, testConfig } from './fixtures.js';
+import { attempt, requestEvents, testConfig } from './fixtures.js';
 
 const T0 = 1_700_000_000_000;
 const config = testConfig();
@@ -32,38 +30,7 @@ function tierOf(state: DashboardState, route: string, tier: string, now = T0): T
   return view;
 }
 
-const attempt = (tier: string, outcome: AttemptOutcome, fields: Partial<AttemptRecord> = {}): AttemptRecord => ({
-  tier,
-  attempt: 1,
-  outcome,
-  ms: 100,
-  ...fields,
-});
-
 describe('request path text', () => {
-  it('reads as the way the request took', () => {
-    expect(requestPath([attempt('local', 'ttft_timeout', { ms: 2500 }), attempt('cloud', 'ok')])).toBe('local ✗ ttft 2.5s → cloud ✓');
-    expect(requestPath([attempt('local', 'ok')])).toBe('local ✓');
-    expect(
-      requestPath([
-        attempt('local', 'connection_refused'),
-        attempt('cloud', 'server_error', { status: 503 }),
-        attempt('cloud', 'server_error', { attempt: 2, status: 503 }),
-        attempt('backup', 'connection_reset'),
-      ]),
-    ).toBe('local ✗ refused → cloud ✗ 503 ×2 → backup ✗ reset');
-  });
-
-  it('labels each failure briefly', () => {
-    expect(attemptLabel(attempt('t', 'idle_timeout'))).toBe('stalled');
-    expect(attemptLabel(attempt('t', 'rate_limited', { status: 429 }))).toBe('429');
-    expect(attemptLabel(attempt('t', 'connect_timeout', { ms: 1000 }))).toBe('connect 1.0s');
-    expect(attemptLabel(attempt('t', 'ttft_timeout', { ms: 800 }))).toBe('ttft 800ms');
-    expect(attemptLabel(attempt('t', 'model_not_found', { status: 404 }))).toBe('404 no model');
-    // An outcome without a short word is spelled out.
-    expect(attemptLabel(attempt('t', 'timeout_or_conflict'))).toBe('timeout or conflict');
-  });
-
   it('fills the recent list, newest first, with the protocol, status, TTFT and tokens', () => {
     const state = stateWith([
       ...requestEvents('chat', [attempt('local', 'ok', { ms: 200 })], { ttftMs: 210 }),
@@ -495,39 +462,5 @@ describe("a tier's prompt-cache hit rate", () => {
     for (let i = 0; i < 30; i++) events.push(...answered('local', { prompt_tokens: 1000, completion_tokens: 1, cached_tokens: 990 }));
     for (let i = 0; i < 20; i++) events.push(...answered('local', { prompt_tokens: 1000, completion_tokens: 1, cached_tokens: 10 }));
     expect(tierOf(stateWith(events), 'chat', 'local').cacheHitRate).toBeCloseTo(0.01, 6);
-  });
-});
-
-describe('table columns', () => {
-  const content = { tier: 6, model: 19, weight: 10 };
-  const keys = (width: number): string[] => chooseColumns(width, content).map((c) => c.key);
-
-  it('drop the trend, then the cache hit rate, then provider/model, then p95', () => {
-    expect(keys(200)).toContain('trend');
-    expect(keys(110)).not.toContain('trend');
-    expect(keys(110)).toContain('cache');
-    expect(keys(100)).not.toContain('cache');
-    expect(keys(100)).toContain('model');
-    expect(keys(80)).not.toContain('model');
-    expect(keys(80)).toContain('p95');
-    expect(keys(60)).not.toContain('p95');
-    expect(keys(60)).toContain('p99');
-  });
-
-  it('keep everything on a 125-column terminal; with an admin override and its time left, all but the context', () => {
-    expect(keys(125)).toHaveLength(15);
-    const overridden = chooseColumns(125, { ...content, weight: '10 (admin, 3m left)'.length }).map((c) => c.key);
-    expect(overridden).toContain('trend');
-    expect(overridden).not.toContain('context');
-  });
-
-  it('drop the context column first', () => {
-    expect(keys(125)).toContain('context');
-    expect(keys(120)).not.toContain('context');
-    expect(keys(120)).toContain('trend');
-  });
-
-  it('fit the width they were chosen for whenever they can', () => {
-    for (const width of [70, 80, 100, 110, 120, 125, 200]) expect(totalWidth(chooseColumns(width, content))).toBeLessThanOrEqual(width);
   });
 });

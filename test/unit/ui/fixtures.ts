@@ -1,6 +1,6 @@
 import { loadConfigText } from '../../../src/config/load.js';
 import type { Config } from '../../../src/config/schema.js';
-import type { AttemptRecord, RequestFinished, TelemetryEvent } from '../../../src/telemetry/events.js';
+import type { AttemptOutcome, AttemptRecord, RequestFinished, TelemetryEvent } from '../../../src/telemetry/events.js';
 
 const YAML = `
 version: 1
@@ -90,3 +90,12 @@ export function requestEvents(route: string, attempts: AttemptRecord[], end: Par
   });
   return events;
 }
+
+/** One attempt's record: `ms` 100 and attempt 1 unless given. */
+export const attempt = (tier: string, outcome: AttemptOutcome, fields: Partial<AttemptRecord> = {}): AttemptRecord => ({
+  tier,
+  attempt: 1,
+  outcome,
+  ms: 100,
+  ...fields,
+});

@@ -1,8 +1,8 @@
 import { render } from 'ink-testing-library';
 import { describe, expect, it } from 'vitest';
-import { RecentRequests } from '../../../src/ui/components/recent-requests.js';
-import { DashboardState } from '../../../src/ui/dashboard-state.js';
-import { requestEvents, testConfig } from './fixtures.js';
+import { RecentRequests } from '../../../../src/ui/components/recent-requests.js';
+import { DashboardState } from '../../../../src/ui/dashboard-state.js';
+import { requestEvents, testConfig } from '../fixtures.js';
 
 const AT = Date.UTC(2025, 2, 3, 12, 0, 0);
 const config = testConfig();

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseRetryAfter, transportError } from '../../../src/proxy/attempt-error.js';
-import { retryDelayMs } from '../../../src/proxy/backoff.js';
-import { classifyStatus } from '../../../src/protocols/errors/classify-status.js';
-import { chatWire } from '../../../src/protocols/chat/wire.js';
+import { parseRetryAfter, transportError } from '../../../../src/proxy/attempt-error.js';
+import { retryDelayMs } from '../../../../src/proxy/backoff.js';
+import { classifyStatus } from '../../../../src/protocols/errors/classify-status.js';
+import { chatWire } from '../../../../src/protocols/chat/wire.js';
 import {
   EVENT_CONTENT,
   EVENT_DONE,
@@ -14,8 +14,8 @@ import {
   EVENT_USAGE_ONLY,
   type EventFacts,
   newFacts,
-} from '../../../src/protocols/core/event-facts.js';
-import { tier } from '../../helpers/config.js';
+} from '../../../../src/protocols/core/event-facts.js';
+import { tier } from '../../../helpers/config.js';
 
 const err = (message: string, code: string | null = null): string => JSON.stringify({ error: { message, type: 'invalid_request_error', code } });
 const classify = (status: number, body = '', headers = {}) => classifyStatus(status, body, headers);

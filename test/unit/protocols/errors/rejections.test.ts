@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { classifyStatus } from '../../../src/protocols/errors/classify-status.js';
-import { classifyRejection } from '../../../src/protocols/errors/rejections.js';
+import { classifyStatus } from '../../../../src/protocols/errors/classify-status.js';
+import { classifyRejection } from '../../../../src/protocols/errors/rejections.js';
 
 // Each body exactly as the server sends it (llama.cpp de3ff81 tools/server, vLLM
 // entrypoints/openai serving, Ollama's /v1 and native API, OpenAI, Anthropic).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withoutBillingLine } from '../../../src/protocols/messages/billing-line.js';
+import { withoutBillingLine } from '../../../../src/protocols/messages/billing-line.js';
 
 /**
  * Claude Code's billing line, in the shapes it has been seen in: its own first system block

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ollamaClient, ollamaGenerateClient } from '../../../src/protocols/ollama/client.js';
-import { isZeroDuration } from '../../../src/protocols/ollama/load.js';
+import { ollamaClient, ollamaGenerateClient } from '../../../../src/protocols/ollama/client.js';
+import { isZeroDuration } from '../../../../src/protocols/ollama/load.js';
 
 /** Ollama's load request as its server tells it (server/routes.go): an empty prompt, no messages; keep_alive zero unloads. */
 const chat = ollamaClient.loading!;

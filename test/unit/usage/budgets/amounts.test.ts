@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { actualSpend, budgetScopes, worstCase } from '../../../src/usage/budgets/amounts.js';
-import { budgetWindow } from '../../../src/usage/budgets/windows.js';
-import { tier } from '../../helpers/config.js';
+import { actualSpend, budgetScopes, worstCase } from '../../../../src/usage/budgets/amounts.js';
+import { budgetWindow } from '../../../../src/usage/budgets/windows.js';
+import { tier } from '../../../helpers/config.js';
 
 const price = { input_per_mtok: 2, output_per_mtok: 8, cached_input_per_mtok: 1 };
 

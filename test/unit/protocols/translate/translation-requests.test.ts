@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfigText } from '../../../src/config/load.js';
-import type { Tier } from '../../../src/config/schema.js';
-import { clientCodec, wireCodec } from '../../../src/protocols/registry.js';
-import { isUnsupported, type WireProtocol } from '../../../src/protocols/core/types.js';
-import { budgetOfEffort } from '../../../src/protocols/translate/reasoning.js';
-import type { ClientProtocol } from '../../../src/telemetry/events.js';
+import { loadConfigText } from '../../../../src/config/load.js';
+import type { Tier } from '../../../../src/config/schema.js';
+import { clientCodec, wireCodec } from '../../../../src/protocols/registry.js';
+import { isUnsupported, type WireProtocol } from '../../../../src/protocols/core/types.js';
+import { budgetOfEffort } from '../../../../src/protocols/translate/reasoning.js';
+import type { ClientProtocol } from '../../../../src/telemetry/events.js';
 
 /** Request translation, table-driven: a client's body in one protocol, the body a tier in another protocol gets. */
 

@@ -1,13 +1,13 @@
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { clientSetup } from '../../../src/cli/exec-env.js';
-import { ConfigError } from '../../../src/config/errors.js';
-import { loadConfigText } from '../../../src/config/load.js';
-import { tierFileText } from '../../../src/init/tier-file.js';
-import { CLOUD_PROVIDERS } from '../../../src/init/cloud-keys.js';
-import { captureCredential, missingCredential } from '../../../src/protocols/core/credential.js';
-import { clientCodec } from '../../../src/protocols/registry.js';
-import { redactSecrets } from '../../../src/providers/redact-secrets.js';
+import { clientSetup } from '../../../../src/cli/exec-env.js';
+import { ConfigError } from '../../../../src/config/errors.js';
+import { loadConfigText } from '../../../../src/config/load.js';
+import { tierFileText } from '../../../../src/init/tier-file.js';
+import { CLOUD_PROVIDERS } from '../../../../src/init/cloud-keys.js';
+import { captureCredential, missingCredential } from '../../../../src/protocols/core/credential.js';
+import { clientCodec } from '../../../../src/protocols/registry.js';
+import { redactSecrets } from '../../../../src/providers/redact-secrets.js';
 
 const messages = clientCodec('messages').credential;
 const chat = clientCodec('chat').credential;

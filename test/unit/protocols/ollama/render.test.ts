@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { StreamPart } from '../../../src/protocols/core/stream-part.js';
-import { OllamaRenderer, renderOllamaResponse } from '../../../src/protocols/ollama/render.js';
+import type { StreamPart } from '../../../../src/protocols/core/stream-part.js';
+import { OllamaRenderer, renderOllamaResponse } from '../../../../src/protocols/ollama/render.js';
 
 /** Ollama's lines as its server marshals them (api/types.go: model, created_at, message | response, thinking, done, done_reason, metrics). */
 const parse = (text: string) =>

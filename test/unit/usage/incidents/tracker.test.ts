@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { TelemetryEvent } from '../../../src/telemetry/events.js';
-import { IncidentTracker } from '../../../src/usage/incidents/tracker.js';
-import type { IncidentOpen } from '../../../src/usage/store.js';
-import { sleep, waitFor } from '../../helpers/harness.js';
+import type { TelemetryEvent } from '../../../../src/telemetry/events.js';
+import { IncidentTracker } from '../../../../src/usage/incidents/tracker.js';
+import type { IncidentOpen } from '../../../../src/usage/store.js';
+import { sleep, waitFor } from '../../../helpers/harness.js';
 
 function tracker(downAfterMs = 30_000) {
   let now = 1_000_000;

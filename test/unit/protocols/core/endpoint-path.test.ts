@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { callsUnder, modelInPath, templateOf } from '../../../src/protocols/core/endpoint-path.js';
-import { codecOfPath, matchEndpoint, servesPath } from '../../../src/protocols/registry.js';
+import { callsUnder, modelInPath, templateOf } from '../../../../src/protocols/core/endpoint-path.js';
+import { codecOfPath, matchEndpoint, servesPath } from '../../../../src/protocols/registry.js';
 
 const GENERATE = templateOf('/v1beta/models/{model}:generateContent')!;
 const MODEL = templateOf('/v1beta/models/{model}')!;

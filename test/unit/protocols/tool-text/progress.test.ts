@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { chatClient } from '../../../src/protocols/chat/client.js';
-import { chatWire } from '../../../src/protocols/chat/wire.js';
-import { wireCodec } from '../../../src/protocols/registry.js';
-import { toolTextScope } from '../../../src/protocols/tool-text/scope.js';
-import { TextCallReader } from '../../../src/protocols/tool-text/text-call-reader.js';
-import { EVENT_CONTENT, EVENT_PROGRESS, newFacts, type StreamReader } from '../../../src/protocols/core/event-facts.js';
-import type { WireProtocol } from '../../../src/protocols/core/types.js';
-import { chunk } from '../../helpers/fake-upstream.js';
-import { CHAT_TOOLS } from '../../helpers/tool-text-kit.js';
-import { HERMES } from '../../helpers/tool-text-forms.js';
+import { chatClient } from '../../../../src/protocols/chat/client.js';
+import { chatWire } from '../../../../src/protocols/chat/wire.js';
+import { wireCodec } from '../../../../src/protocols/registry.js';
+import { toolTextScope } from '../../../../src/protocols/tool-text/scope.js';
+import { TextCallReader } from '../../../../src/protocols/tool-text/text-call-reader.js';
+import type { WireProtocol } from '../../../../src/protocols/core/types.js';
+import { EVENT_CONTENT, EVENT_PROGRESS, newFacts, type StreamReader } from '../../../../src/protocols/core/event-facts.js';
+import { chunk } from '../../../helpers/fake-upstream.js';
+import { CHAT_TOOLS } from '../../../helpers/tool-text-kit.js';
+import { HERMES } from '../../../helpers/tool-text-forms.js';
 
 /**
  * What ends a committed stream's silence (EVENT_PROGRESS), on every wire: the model's words,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ChatBodySchema, isPlainChatBody } from '../../../src/protocols/chat/schema.js';
-import { isPlainMessagesBody, MessagesBodySchema } from '../../../src/protocols/messages/schema.js';
-import { isPlainResponsesBody, ResponsesBodySchema } from '../../../src/protocols/responses/schema.js';
+import { ChatBodySchema, isPlainChatBody } from '../../../../src/protocols/chat/schema.js';
+import { isPlainMessagesBody, MessagesBodySchema } from '../../../../src/protocols/messages/schema.js';
+import { isPlainResponsesBody, ResponsesBodySchema } from '../../../../src/protocols/responses/schema.js';
 
 // The fast checks may say "not plain" to a valid body (zod then judges it), never "plain" to an invalid one.
 const values: unknown[] = [

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Provider } from '../../../../src/config/schema.js';
-import type { ServerAnswer, ServerAsk } from '../../../../src/protocols/core/provider-profile.js';
-import { profileOf } from '../../../../src/protocols/profiles.js';
-import { tier } from '../../../helpers/config.js';
+import type { Provider } from '../../../src/config/schema.js';
+import type { ServerAnswer, ServerAsk } from '../../../src/protocols/core/provider-profile.js';
+import { profileOf } from '../../../src/protocols/profiles.js';
+import { tier } from '../../helpers/config.js';
 
 // What each provider type's profile answers: where its server is asked, in what order, with
 // which key header. The integration tests (test/integration/fit, hedging, control) run the
