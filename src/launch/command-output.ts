@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline';
 import { describeReadiness, type Readiness } from '../health/readiness.js';
 import type { ProviderOutput } from '../telemetry/events.js';
 import type { ExitStatus, GroupProcess } from './process-group.js';
@@ -67,11 +66,24 @@ export class OutputTail {
 export function relayOutput(child: GroupProcess, onOutput: OutputLine): OutputTail {
   const tail = new OutputTail();
   for (const stream of ['stdout', 'stderr'] as const) {
-    // Progress bars redraw a line with \r: only what it finally shows is kept.
-    createInterface({ input: child[stream], crlfDelay: Infinity }).on('line', (line) => {
+    const say = (line: string): void => {
+      // Progress bars redraw a line with \r: only what it finally shows is kept.
       const text = line.replace(/\r+$/, '').split('\r').at(-1) ?? '';
       tail.push(stream, text);
       onOutput(stream, text);
+    };
+    // Lines end at \n only (readline would end one at each \r too, and relay every redraw).
+    let pending = '';
+    const input = child[stream];
+    input.setEncoding('utf8');
+    input.on('data', (chunk: string) => {
+      const lines = (pending + chunk).split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) say(line);
+    });
+    input.on('end', () => {
+      if (pending !== '') say(pending);
+      pending = '';
     });
   }
   return tail;
