@@ -70,11 +70,6 @@ export function scannedField(body: Buffer, key: Buffer): unknown {
   }
 }
 
-/** A string field of a whole answer a relay passes on unchanged (`key`: its quoted key's bytes), read off its bytes; undefined when absent. */
-export function scannedString(body: Buffer, key: Buffer): string | undefined {
-  return findStringValue(body, key);
-}
-
 /** A relayed whole answer's model (`modelKey`) and finish (`finishKey`, in the wire's words, made neutral by `finish`), read off its bytes. */
 export function scannedFacts(body: Buffer, modelKey: Buffer, finishKey: Buffer, finish: (said: string) => FinishReason | undefined): AnswerFacts {
   const facts: AnswerFacts = {};

@@ -1,7 +1,8 @@
 import type { Provider, Tier } from '../../config/schema.js';
 import { SseParser } from '../../sse/parser.js';
 import { classifyStatus } from '../errors/classify-status.js';
-import { eventModel, scannedField, scannedString, scannedUsage } from '../core/json.js';
+import { findStringValue } from '../../providers/usage-scan.js';
+import { eventModel, scannedField, scannedUsage } from '../core/json.js';
 import { baseHeaders, bearerAuth } from '../core/headers.js';
 import { capBodyTokens } from '../translate/max-tokens.js';
 import { upstreamPath } from '../core/paths.js';
@@ -41,7 +42,7 @@ export const responsesWire: WireCodec = {
 
   // The response's status is not read off the bytes (its output items have statuses too): an answer that stopped early says why in incomplete_details.
   answerFacts(body) {
-    const model = scannedString(body, MODEL);
+    const model = findStringValue(body, MODEL);
     const details = scannedField(body, INCOMPLETE_DETAILS);
     const finish = responsesFinish(details === undefined ? {} : { status: 'incomplete', incomplete_details: details });
     return model ? { model, finish } : { finish };
