@@ -86,6 +86,8 @@ const { output } = await build({
   platform: 'node',
   external: (id) => EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)) || PACKAGE_FILES_OUTSIDE_BUNDLE.includes(id),
   logLevel: 'warn',
+  // An entry may export more than its own names (the common group's modules may sit in it): no one imports the entries but bin/.
+  preserveEntrySignatures: 'allow-extension',
   plugins: [zodInBundle, http2StandIn, assertStandIn, ...leftInPackage, requireImports],
   resolve: {
     // Traces' OTLP serializers (src/tracing/, loaded only when traces are on) from the package's ES
@@ -106,9 +108,10 @@ const { output } = await build({
     // lives, as Latin-1 when it can, else as UTF-16; one "…" in yaml's code doubled the 450 KB
     // of the config chunk (~1.3 MB less RSS for `serve`).
     charset: 'ascii',
-    // The small helpers several commands share (src/util/, each a few lines) in one file rather
-    // than a file each: every file `serve` loads costs its loader ~0.7 ms.
-    codeSplitting: { groups: [{ name: 'common', test: /\/dist\/util\// }] },
+    // The small helpers several commands share (src/util/) in one file rather than a file each:
+    // every file `serve` loads costs its loader ~0.7 ms. Only the helpers themselves (not what they
+    // import), and not util/undici.ts: undici stays where the commands that call an upstream load it.
+    codeSplitting: { includeDependenciesRecursively: false, groups: [{ name: 'common', test: /\/dist\/util\/(?!undici\.js)/ }] },
   },
 });
 

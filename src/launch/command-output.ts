@@ -13,6 +13,8 @@ export type OutputLine = (stream: ProviderOutput['stream'], line: string) => voi
 const LOADING_REPORT_MS = 5_000;
 const TAIL_LINES = 10;
 const TAIL_LINE_CHARS = 300;
+/** The most of an unfinished line kept while it waits for its \n. */
+const PENDING_CHARS = 4_096;
 
 /**
  * Status lines while a server says it is loading: one when it starts, then one every few
@@ -80,6 +82,11 @@ export function relayOutput(child: GroupProcess, onOutput: OutputLine): OutputTa
       const lines = (pending + chunk).split('\n');
       pending = lines.pop() ?? '';
       for (const line of lines) say(line);
+      // A bar that only redraws (\r, never \n): what it shows now is all that is kept of it.
+      if (pending.length > PENDING_CHARS) {
+        const shown = pending.replace(/\r+$/, '');
+        pending = shown.slice(shown.lastIndexOf('\r') + 1).slice(-PENDING_CHARS);
+      }
     });
     input.on('end', () => {
       if (pending !== '') say(pending);

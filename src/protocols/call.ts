@@ -192,7 +192,7 @@ export class UpstreamCall {
     contentType: string,
     body: Buffer,
     last: () => boolean | undefined = NOT_LAST,
-  ): { answer: ShapedAnswer; usage: Usage | undefined; facts?: AnswerFacts } | 'not_json' | { badToolCall: string } | 'undecided' {
+  ): { answer: ShapedAnswer; usage: Usage | undefined; facts?: () => AnswerFacts } | 'not_json' | { badToolCall: string } | 'undecided' {
     // One part of an embeddings batch: its body as it came, for the attempt to join with the others (EmbeddingJob.finish).
     if (this.embedding) return { answer: { status, contentType, body }, usage: undefined };
     const scope = this.scope;
@@ -204,18 +204,19 @@ export class UpstreamCall {
         return {
           answer: { status, contentType: 'application/json', body: Buffer.from(this.client.renderResponse(recovered, this.clientRequest, this.model)) },
           usage: recovered.usage,
-          facts: factsOf(recovered),
+          facts: () => factsOf(recovered),
         };
     }
     if (this.relayed) {
       const usage = this.wire.readUsage(body);
       if (usage === 'not_json') return usage;
-      return { answer: { status, contentType, body }, usage, facts: this.wire.answerFacts(body) };
+      // Its model and finish: decoded only when asked (traces, as its spans are made off the request path).
+      return { answer: { status, contentType, body }, usage, facts: () => factsOf(this.decodeResponse(body)) };
     }
     const response = this.decodeResponse(body);
     if (response === 'not_json') return response;
     const rendered = Buffer.from(this.client.renderResponse(response, this.clientRequest, this.model));
-    return { answer: { status, contentType: 'application/json', body: rendered }, usage: response.usage, facts: factsOf(response) };
+    return { answer: { status, contentType: 'application/json', body: rendered }, usage: response.usage, facts: () => factsOf(response) };
   }
 
   /**
@@ -268,6 +269,7 @@ export class UpstreamCall {
 }
 
 /** What a decoded whole answer says of itself: the upstream's model name and its (settled) finish. */
-function factsOf(response: NeutralResponse): AnswerFacts {
+function factsOf(response: NeutralResponse | 'not_json'): AnswerFacts {
+  if (response === 'not_json') return {};
   return response.model === undefined ? { finish: response.finishReason } : { model: response.model, finish: response.finishReason };
 }

@@ -15,53 +15,18 @@ export function findTopLevelObject(body: Buffer, key: Buffer): string | null | '
   const first = firstNonSpace(body);
   const last = lastNonSpace(body);
   if (first === -1 || body[first] !== OPEN || body[last] !== CLOSE) return 'not_json';
-  const i = valueOfLastKey(body, key);
-  if (i === -1 || body[i] !== OPEN) return null; // absent, or "usage": null
-  const end = matchingBrace(body, i);
-  return end === -1 ? 'not_json' : body.toString('utf8', i, end + 1);
-}
-
-/**
- * The string value of the last place `key` (quoted) is a key in a JSON body, unescaped; undefined
- * when it is nowhere a key with a string value. A key inside a string is escaped (\"model\"),
- * so an unescaped one is a key.
- */
-export function findStringValue(body: Buffer, key: Buffer): string | undefined {
-  const i = valueOfLastKey(body, key);
-  if (i === -1 || body[i] !== QUOTE) return undefined;
-  let escaped = false;
-  for (let j = i + 1; j < body.length; j++) {
-    const c = body[j];
-    if (c === BACKSLASH) {
-      escaped = true;
-      j++;
-    } else if (c === QUOTE) {
-      const text = body.toString('utf8', i, j + 1);
-      if (!escaped) return text.slice(1, -1);
-      try {
-        return JSON.parse(text) as string;
-      } catch {
-        return undefined;
-      }
-    }
-  }
-  return undefined;
-}
-
-/**
- * Where the value begins (past its colon and spaces) of the last place `key` is a key; -1 when
- * it is nowhere one. A key inside a string is escaped (\"usage\"), and the same quoted word as a
- * value has no colon after it.
- */
-function valueOfLastKey(body: Buffer, key: Buffer): number {
   let from = body.length;
   for (;;) {
     const at = body.lastIndexOf(key, from);
-    if (at <= 0) return -1;
+    if (at <= 0) return null;
     from = at - 1;
     if (body[at - 1] === BACKSLASH) continue;
-    const i = skipSpace(body, at + key.length);
-    if (body[i] === COLON) return skipSpace(body, i + 1);
+    let i = skipSpace(body, at + key.length);
+    if (body[i] !== COLON) continue; // the string as a value, not a key
+    i = skipSpace(body, i + 1);
+    if (body[i] !== OPEN) return null; // "usage": null
+    const end = matchingBrace(body, i);
+    return end === -1 ? 'not_json' : body.toString('utf8', i, end + 1);
   }
 }
 

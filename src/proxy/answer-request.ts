@@ -48,8 +48,7 @@ export function answer(exchange: ClientAnswer, outcome: RoutingOutcome): Promise
         promptTruncated: req.request.embedding ? undefined : detectTruncation(outcome.tier, unary.usage, req.prompt),
         toolText: toolTextOf(req),
         embeddings: unary.embeddings,
-        finishReason: unary.facts?.finish,
-        responseModel: unary.facts?.model,
+        answerFacts: unary.facts,
       });
     }
     case 'rejected':

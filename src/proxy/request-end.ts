@@ -5,7 +5,7 @@ import type { EmbeddingsDone, RequestFinished, RequestOutcome } from '../telemet
 import type { RoutingRequest } from './routing.js';
 
 /** What a request's end may carry beside its tier, status and outcome: how it went, and what was learned on the way. */
-type FinishHow = 'ttftMs' | 'usage' | 'estimate' | 'chunkErrors' | 'committed' | 'error' | 'attempts' | 'finishReason' | 'responseModel';
+type FinishHow = 'ttftMs' | 'usage' | 'estimate' | 'chunkErrors' | 'committed' | 'error' | 'attempts' | 'finishReason' | 'responseModel' | 'answerFacts';
 type FinishLearned = 'resumed' | 'promptTruncated' | 'toolText' | 'hedged' | 'loserUsage';
 export type FinishFields = Pick<RequestFinished, 'tier' | 'status' | 'outcome'> &
   Partial<Pick<RequestFinished, FinishHow | FinishLearned>> & {
@@ -82,6 +82,7 @@ export function requestEnd(ending: Ending, fields: FinishFields): RequestFinishe
     maxTokens: routed ? ending.codec.askedMaxTokens(routed.request.body) : undefined,
     finishReason: fields.finishReason,
     responseModel: fields.responseModel,
+    answerFacts: fields.answerFacts,
     embeddings: routed?.request.embedding ? { inputs: routed.request.embedding.inputs.length, ...fields.embeddings } : undefined,
   };
 }

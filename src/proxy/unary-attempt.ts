@@ -12,8 +12,8 @@ export interface UnaryAnswer {
   usage: Usage | undefined;
   /** The upstream's body as it came (its text is counted when it reported no usage). */
   upstreamBody: Buffer;
-  /** What the answer says of itself (its model, its finish), for traces. */
-  facts?: AnswerFacts;
+  /** What the answer says of itself (its model, its finish), worked out when asked (traces). */
+  facts?: () => AnswerFacts;
   /** An embeddings answer: its vectors' width, and how many inputs were cut to the tier's window. */
   embeddings?: { width: number; cut: number };
 }

@@ -1,5 +1,6 @@
 import type { ToolTextReport } from '../protocols/tool-text/scope.js';
 import type { Usage } from '../protocols/core/usage.js';
+import type { AnswerFacts } from '../protocols/core/neutral.js';
 import type { AttemptOutcome, AttemptReason, ClientProtocol, RequestOutcome } from '../protocols/core/names.js';
 import type { LoadAsk } from '../protocols/core/client-codec.js';
 
@@ -197,8 +198,13 @@ export interface RequestFinished {
   maxTokens?: number;
   /** Why the answer ended, as the stream's finish said (neutral names: stop, length, tool_calls, content_filter). */
   finishReason?: string;
-  /** The upstream's own name for the model that answered (its answer's, or its stream's first event's), when it said one. */
+  /** The upstream's own name for the model that answered, as its stream's first event that names one said. */
   responseModel?: string;
+  /**
+   * A whole answer's model and finish, worked out when asked: a relayed answer is decoded only
+   * then (traces ask, as they make their spans off the request path).
+   */
+  answerFacts?: () => AnswerFacts;
   /** An embeddings request (docs/embeddings.md): its inputs; once answered, its vectors' width and how many inputs were cut to the tier's window. */
   embeddings?: EmbeddingsDone;
 }

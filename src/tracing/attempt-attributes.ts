@@ -82,8 +82,11 @@ export function attemptAttributes(
   if (role.answered) {
     if (end.usage) addUsage(attributes, end.usage);
     if (end.embeddings?.width !== undefined) attributes['gen_ai.embeddings.dimension.count'] = end.embeddings.width;
-    if (end.finishReason) attributes['gen_ai.response.finish_reasons'] = [end.finishReason];
-    if (end.responseModel) attributes['gen_ai.response.model'] = end.responseModel;
+    const whole = end.answerFacts?.();
+    const finish = end.finishReason ?? whole?.finish;
+    const model = end.responseModel ?? whole?.model;
+    if (finish) attributes['gen_ai.response.finish_reasons'] = [finish];
+    if (model) attributes['gen_ai.response.model'] = model;
   }
   if (role.hedge) {
     attributes['llm_route.hedged'] = true;

@@ -2,21 +2,19 @@ import type { Provider, Tier } from '../../config/schema.js';
 import { SseParser } from '../../sse/parser.js';
 import { isRecord } from '../../util/is-record.js';
 import { classifyStatus } from '../errors/classify-status.js';
-import { eventModel, scannedFacts, scannedField, scannedUsage } from '../core/json.js';
+import { eventModel, scannedField, scannedUsage } from '../core/json.js';
 import { baseHeaders, bearerAuth } from '../core/headers.js';
 import { capBodyTokens } from '../translate/max-tokens.js';
 import type { NeutralRequest } from '../core/neutral.js';
 import { upstreamPath } from '../core/paths.js';
 import { isUnsupported, type ClientHeaders, type UpstreamRequest, type Unsupported, type WireCodec } from '../core/types.js';
 import type { Usage } from '../core/usage.js';
-import { chatFinish, decodeChatResponse } from './decode.js';
+import { decodeChatResponse } from './decode.js';
 import { chatFromNeutral } from './from-neutral.js';
 import { ChatReader } from './reader.js';
 import { chatUsage, withTimings } from './usage.js';
 
 const MAX_TOKENS_FIELDS = ['max_tokens', 'max_completion_tokens'] as const;
-const MODEL = Buffer.from('"model"');
-const FINISH_REASON = Buffer.from('"finish_reason"');
 const TIMINGS = Buffer.from('"timings"');
 
 /** OpenAI Chat Completions on the wire: OpenAI, Ollama /v1, vLLM, llama.cpp, LM Studio, … */
@@ -52,7 +50,6 @@ export const chatWire: WireCodec = {
     return timings === undefined ? usage : withTimings(usage, timings);
   },
 
-  answerFacts: (body) => scannedFacts(body, MODEL, FINISH_REASON, chatFinish),
   streamModel: (event) => eventModel(event, 'model'),
 
   decodeResponse: decodeChatResponse,

@@ -1,7 +1,6 @@
-import { findStringValue, findTopLevelObject, findUsageObject } from '../../providers/usage-scan.js';
+import { findTopLevelObject, findUsageObject } from '../../providers/usage-scan.js';
 import { isRecord } from '../../util/is-record.js';
 import { EVENT_MALFORMED, type EventFacts } from './event-facts.js';
-import type { AnswerFacts, FinishReason } from './neutral.js';
 import type { Usage } from './usage.js';
 
 /**
@@ -68,17 +67,6 @@ export function scannedField(body: Buffer, key: Buffer): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** A relayed whole answer's model (`modelKey`) and finish (`finishKey`, in the wire's words, made neutral by `finish`), read off its bytes. */
-export function scannedFacts(body: Buffer, modelKey: Buffer, finishKey: Buffer, finish: (said: string) => FinishReason | undefined): AnswerFacts {
-  const facts: AnswerFacts = {};
-  const model = findStringValue(body, modelKey);
-  if (model) facts.model = model;
-  const said = findStringValue(body, finishKey);
-  const neutral = said === undefined ? undefined : finish(said);
-  if (neutral) facts.finish = neutral;
-  return facts;
 }
 
 /** A stream event's string field naming the model (`event[key]`, or `event[outer][key]`: Anthropic's message_start, Responses' response.created). */

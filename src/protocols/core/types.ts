@@ -5,7 +5,7 @@ import type { ClientCredential } from './credential.js';
 import type { EmbeddingAsk } from './embedding-ask.js';
 import type { AttemptReason, ClientProtocol } from './names.js';
 import type { StreamReader } from './event-facts.js';
-import type { AnswerFacts, NeutralRequest, NeutralResponse } from './neutral.js';
+import type { NeutralRequest, NeutralResponse } from './neutral.js';
 import type { Usage } from './usage.js';
 
 /**
@@ -97,8 +97,6 @@ export interface WireCodec {
   classifyStatus(status: number, body: string, headers: IncomingHttpHeaders): StatusVerdict;
   /** Usage of a whole answer, found without parsing it; 'not_json' for a body that is not an answer. */
   readUsage(body: Buffer): Usage | undefined | 'not_json';
-  /** A whole answer relayed as its bytes: its model and finish, read off them (never parsed). */
-  answerFacts(body: Buffer): AnswerFacts;
   /** The upstream's own name for the model, when a stream event names it (its first event, in every protocol). */
   streamModel(event: Record<string, unknown>): string | undefined;
   /** A whole answer as a neutral response; 'not_json' when it is not one. */

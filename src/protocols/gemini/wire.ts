@@ -7,8 +7,7 @@ import type { NeutralRequest } from '../core/neutral.js';
 import { isUnsupported, type ClientHeaders, type UpstreamRequest, type Unsupported, type WireCodec } from '../core/types.js';
 import { capTokens } from '../translate/max-tokens.js';
 import { decodeGeminiResponse, readGeminiUsage } from './decode.js';
-import { eventModel, scannedFacts } from '../core/json.js';
-import { neutralFinish } from './usage.js';
+import { eventModel } from '../core/json.js';
 import { classifyGeminiStatus } from './errors.js';
 import { geminiFromNeutral } from './from-neutral.js';
 import { generatePath, methodPath, modelResource } from './model-path.js';
@@ -50,13 +49,9 @@ export const geminiWire: WireCodec = {
   reader: () => new GeminiReader(),
   classifyStatus: classifyGeminiStatus,
   readUsage: readGeminiUsage,
-  answerFacts: (body) => scannedFacts(body, MODEL_VERSION, FINISH_REASON, neutralFinish),
   streamModel: (event) => eventModel(event, 'modelVersion'),
   decodeResponse: decodeGeminiResponse,
 };
-
-const MODEL_VERSION = Buffer.from('"modelVersion"');
-const FINISH_REASON = Buffer.from('"finishReason"');
 
 /** A request to a gemini tier: its key in x-goog-api-key (the provider's, or a Gemini client's own for api_key: from_client). */
 export function geminiRequest(provider: Provider, path: string, body: string, stream: boolean, client: ClientHeaders): UpstreamRequest {

@@ -2,7 +2,7 @@ import type { Provider, Tier } from '../../config/schema.js';
 import { SseParser } from '../../sse/parser.js';
 import { ANSWER_TOOL } from '../translate/answer-tool.js';
 import { classifyStatus } from '../errors/classify-status.js';
-import { eventModel, scannedFacts, scannedUsage } from '../core/json.js';
+import { eventModel, scannedUsage } from '../core/json.js';
 import { baseHeaders, bearerAuth } from '../core/headers.js';
 import { withCredential } from '../core/credential.js';
 import { capBodyTokens } from '../translate/max-tokens.js';
@@ -10,7 +10,7 @@ import type { NeutralRequest } from '../core/neutral.js';
 import { upstreamPath } from '../core/paths.js';
 import { isUnsupported, type ClientHeaders, type UpstreamRequest, type Unsupported, type WireCodec } from '../core/types.js';
 import { mergeUsage, type Usage } from '../core/usage.js';
-import { anthropicFinish, decodeMessagesResponse } from './decode.js';
+import { decodeMessagesResponse } from './decode.js';
 import { forForeignServer } from './foreign-server.js';
 import { messagesFromNeutral } from './from-neutral.js';
 import { MessagesReader } from './reader.js';
@@ -67,7 +67,6 @@ export const messagesWire: WireCodec = {
       return piece ? mergeUsage(undefined, piece) : undefined;
     }),
 
-  answerFacts: (body) => scannedFacts(body, MODEL, STOP_REASON, anthropicFinish),
   // message_start names it: {"type":"message_start","message":{"model":…}}.
   streamModel: (event) => eventModel(event, 'model', 'message'),
 
@@ -89,6 +88,3 @@ export function messagesRequest(provider: Provider, body: string, stream: boolea
   }
   return { method: 'POST', path, headers, body };
 }
-
-const MODEL = Buffer.from('"model"');
-const STOP_REASON = Buffer.from('"stop_reason"');

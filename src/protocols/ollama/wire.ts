@@ -2,13 +2,13 @@ import type { Provider, Tier } from '../../config/schema.js';
 import { isRecord } from '../../util/is-record.js';
 import { NdjsonFramer } from '../../sse/ndjson.js';
 import { classifyStatus } from '../errors/classify-status.js';
-import { bodyObject, eventModel, scannedFacts } from '../core/json.js';
+import { bodyObject, eventModel } from '../core/json.js';
 import { baseHeaders, bearerAuth } from '../core/headers.js';
 import type { NeutralRequest } from '../core/neutral.js';
 import { upstreamPath } from '../core/paths.js';
 import { isUnsupported, type ClientHeaders, type UpstreamRequest, type Unsupported, type WireCodec } from '../core/types.js';
 import type { Usage } from '../core/usage.js';
-import { decodeOllamaResponse, ollamaFinish } from './decode.js';
+import { decodeOllamaResponse } from './decode.js';
 import { ollamaFromNeutral } from './from-neutral.js';
 import { OllamaReader } from './reader.js';
 import { ollamaUsage } from './usage.js';
@@ -41,14 +41,10 @@ export const ollamaWire: WireCodec = {
     return answer === null ? 'not_json' : ollamaUsage(answer);
   },
 
-  answerFacts: (body) => scannedFacts(body, MODEL, DONE_REASON, ollamaFinish),
   streamModel: (event) => eventModel(event, 'model'),
 
   decodeResponse: decodeOllamaResponse,
 };
-
-const MODEL = Buffer.from('"model"');
-const DONE_REASON = Buffer.from('"done_reason"');
 
 const CHAT = '/api/chat';
 

@@ -1,14 +1,13 @@
 import type { Provider, Tier } from '../../config/schema.js';
 import { SseParser } from '../../sse/parser.js';
 import { classifyStatus } from '../errors/classify-status.js';
-import { findStringValue } from '../../providers/usage-scan.js';
-import { eventModel, scannedField, scannedUsage } from '../core/json.js';
+import { eventModel, scannedUsage } from '../core/json.js';
 import { baseHeaders, bearerAuth } from '../core/headers.js';
 import { capBodyTokens } from '../translate/max-tokens.js';
 import { upstreamPath } from '../core/paths.js';
 import type { ClientHeaders, UpstreamRequest, Unsupported, WireCodec } from '../core/types.js';
 import type { Usage } from '../core/usage.js';
-import { decodeResponsesResponse, responsesFinish } from './decode.js';
+import { decodeResponsesResponse } from './decode.js';
 import { ResponsesReader } from './reader.js';
 import { responsesUsage } from './usage.js';
 
@@ -40,18 +39,8 @@ export const responsesWire: WireCodec = {
 
   readUsage: (body: Buffer): Usage | undefined | 'not_json' => scannedUsage(body, responsesUsage),
 
-  // The response's status is not read off the bytes (its output items have statuses too): an answer that stopped early says why in incomplete_details.
-  answerFacts(body) {
-    const model = findStringValue(body, MODEL);
-    const details = scannedField(body, INCOMPLETE_DETAILS);
-    const finish = responsesFinish(details === undefined ? {} : { status: 'incomplete', incomplete_details: details });
-    return model ? { model, finish } : { finish };
-  },
   // response.created names it: {"type":"response.created","response":{"model":…}}.
   streamModel: (event) => eventModel(event, 'model', 'response'),
 
   decodeResponse: decodeResponsesResponse,
 };
-
-const MODEL = Buffer.from('"model"');
-const INCOMPLETE_DETAILS = Buffer.from('"incomplete_details"');

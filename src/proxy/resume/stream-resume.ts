@@ -89,7 +89,7 @@ export class StreamResume {
       chunkErrors: end.chunkErrors + second.chunkErrors,
       text: resumed.how === 'continue' ? end.text + second.text : second.text,
       finishReason: second.finishReason,
-      responseModel: second.responseModel ?? end.responseModel,
+      responseModel: second.responseModel,
       open: null,
     };
   }

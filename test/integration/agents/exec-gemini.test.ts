@@ -30,11 +30,14 @@ function rootOwnsTheWay(dir: string): boolean {
   }
 }
 
-/** Root's own home when the repository lies where others may write (a clone under /tmp); the repository otherwise. */
-const stateParent = [join(repoRoot, 'node_modules', '.cache'), join(homedir(), '.cache')].find((folder) => {
-  mkdirSync(folder, { recursive: true, mode: 0o755 });
-  return asRoot && rootOwnsTheWay(folder);
-});
+/** Root's own home when the repository lies where others may write (a clone under /tmp); the repository otherwise; none when not root. */
+const stateParent = asRoot
+  ? [join(repoRoot, 'node_modules', '.cache'), join(homedir(), '.cache')].find((folder) => {
+      if (!rootOwnsTheWay(dirname(folder))) return false;
+      mkdirSync(folder, { recursive: true, mode: 0o755 });
+      return rootOwnsTheWay(folder);
+    })
+  : undefined;
 
 const STAND_IN = `#!/usr/bin/env node
 const fs = require('node:fs');

@@ -11,7 +11,7 @@ import { chat, type ConfigSpec, type RunningProxy } from '../../helpers/proxy.js
  * What an answer says of itself on its attempt's span (docs/traces.md): `gen_ai.response.model`,
  * the upstream's own name for the model that answered (its stream's first event that names one,
  * or its whole answer), and `gen_ai.response.finish_reasons` for whole answers as for streams —
- * read off a relayed answer's bytes, from a translated answer's decoding.
+ * a relayed answer decoded for them only as its spans are made, a translated one from its decoding.
  */
 
 const h = useHarness();
@@ -35,11 +35,13 @@ function messages(proxy: RunningProxy, body: Record<string, unknown>): Promise<R
 }
 
 describe("an answer's own model and finish on its span", () => {
-  it('a relayed whole Chat answer: its top-level model and finish_reason, read off the bytes (a quoted "model" in its text is no key)', async () => {
+  it('a relayed whole Chat answer: its model and its first choice\'s finish_reason (a quoted "model" in its text is no key)', async () => {
     const up = await h.fake();
     const body = completion('she said "model":"decoy" and stopped');
     body.model = 'Qwen2.5-7B-Instruct-Q4_K_M.gguf';
-    (body.choices as Array<Record<string, unknown>>)[0].finish_reason = 'length';
+    const choices = body.choices as Array<Record<string, unknown>>;
+    choices[0].finish_reason = 'length';
+    choices.push({ index: 1, message: { role: 'assistant', content: 'another' }, finish_reason: 'content_filter' });
     up.always((ctx) => ctx.json(200, body));
     const span = await answeredSpan({ tiers: [{ name: 'local', url: up.url }] }, (p) => chat(p, {}));
     expect(span.attributes).toMatchObject({ 'gen_ai.response.model': 'Qwen2.5-7B-Instruct-Q4_K_M.gguf', 'gen_ai.response.finish_reasons': ['length'] });
@@ -62,6 +64,15 @@ describe("an answer's own model and finish on its span", () => {
     expect(stream.attributes).toMatchObject({ 'gen_ai.response.model': 'claude-sonnet-4-5', 'gen_ai.response.finish_reasons': ['stop'] });
   });
 
+  it("a relayed Messages answer that called a tool whose input names a model: the answer's own model, and tool_calls", async () => {
+    const up = await h.fake();
+    up.always((ctx) =>
+      ctx.json(200, anthropicMessage([{ type: 'tool_use', id: 'toolu_01', name: 'Task', input: { model: 'haiku', stop_reason: 'x' } }], 'tool_use')),
+    );
+    const span = await answeredSpan({ tiers: [{ name: 'cloud', url: up.url, type: 'anthropic', model: 'claude-sonnet-4-5' }] }, (p) => messages(p, {}));
+    expect(span.attributes).toMatchObject({ 'gen_ai.response.model': 'claude-sonnet-4-5', 'gen_ai.response.finish_reasons': ['tool_calls'] });
+  });
+
   it('a translated whole answer (a Chat client, an Ollama tier) and an Ollama stream', async () => {
     const up = await h.fake();
     up.next((ctx) => ctx.json(200, ollamaWhole({ content: 'hi' }))).always(ollamaTextStream(['hi']));
@@ -79,6 +90,15 @@ describe("an answer's own model and finish on its span", () => {
       chat(p, {}),
     );
     expect(span.attributes).toMatchObject({ 'gen_ai.response.model': 'gemini-2.5-flash', 'gen_ai.response.finish_reasons': ['length'] });
+  });
+
+  it("a Gemini tier's whole answer that called a function: tool_calls, as its stream would say", async () => {
+    const up = await h.fake();
+    up.always((ctx) => googlePretty(ctx, 200, geminiChunk([{ functionCall: { name: 'Bash', args: { model: 'x' } } }], { prompt: 3, candidates: 1 }, 'STOP')));
+    const span = await answeredSpan({ tiers: [{ name: 'cloud', url: `http://127.0.0.1:${up.port}`, type: 'gemini', model: 'gemini-2.5-flash' }] }, (p) =>
+      chat(p, { tools: [{ type: 'function', function: { name: 'Bash', parameters: { type: 'object', properties: {} } } }] }),
+    );
+    expect(span.attributes).toMatchObject({ 'gen_ai.response.model': 'gemini-2.5-flash', 'gen_ai.response.finish_reasons': ['tool_calls'] });
   });
 
   it('an answer that names no model has no gen_ai.response.model (never the asked model in its place)', async () => {

@@ -28,6 +28,21 @@ describe("a start command's output", () => {
     expect(tail.describe()).toBe('; last output:\n  [stdout] loading model\n  [stderr] progress 100%\n  [stdout] listening on 8080');
   });
 
+  it('a character split between two chunks, a last line without \\n, and a bar that only redraws (its line kept bounded)', async () => {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    const lines: string[] = [];
+    relayOutput({ pid: 1, stdout, stderr, exited: new Promise(() => undefined) } as unknown as GroupProcess, (_stream, line) => lines.push(line));
+    const word = Buffer.from('modèle prêt\n');
+    stdout.write(word.subarray(0, 4));
+    stdout.write(word.subarray(4));
+    for (let i = 0; i <= 100; i++) stderr.write(`downloading ${String(i).padStart(3)}% ${'#'.repeat(100)}\r`);
+    stderr.end();
+    stdout.end('no newline at the end');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect([...lines].sort()).toEqual([`downloading 100% ${'#'.repeat(100)}`, 'modèle prêt', 'no newline at the end']);
+  });
+
   it('keeps its last ten lines for the error, each cut to 300 characters', () => {
     const tail = new OutputTail();
     expect(tail.describe()).toBe('');

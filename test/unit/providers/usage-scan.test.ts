@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chatWire } from '../../../src/protocols/chat/wire.js';
-import { findUsageObject, findStringValue } from '../../../src/providers/usage-scan.js';
+import { findUsageObject } from '../../../src/providers/usage-scan.js';
 
 const usageOf = (value: unknown): ReturnType<typeof chatWire.readUsage> =>
   chatWire.readUsage(Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)));
@@ -41,24 +41,5 @@ describe('reading usage from a whole answer without parsing it', () => {
     expect(usageOf('[1,2]')).toBe('not_json');
     expect(usageOf('')).toBe('not_json');
     expect(findUsageObject(Buffer.from('{"usage": {"prompt_tokens": 1'))).toBe('not_json');
-  });
-});
-
-describe('findStringValue', () => {
-  const at = (json: string, key = '"model"') => findStringValue(Buffer.from(json), Buffer.from(key));
-
-  it("reads a key's string value, unescaped, wherever its last place as a key is", () => {
-    expect(at('{"id":"x","model":"qwen3:8b","choices":[]}')).toBe('qwen3:8b');
-    expect(at('{\n  "modelVersion": "gemini-2.5-flash"\n}', '"modelVersion"')).toBe('gemini-2.5-flash');
-    expect(at('{"model":"a \\"quoted\\" name\\u00e9"}')).toBe('a "quoted" nameé');
-  });
-
-  it('a quoted key inside a string is no key; a value that is not a string, or no key, is undefined', () => {
-    expect(at('{"model":"real","content":"say \\"model\\":\\"decoy\\""}')).toBe('real');
-    expect(at('{"content":"\\"model\\":\\"decoy\\""}')).toBeUndefined();
-    expect(at('{"model":null}')).toBeUndefined();
-    expect(at('{"model":{"name":"x"}}')).toBeUndefined();
-    expect(at('{"choices":[]}')).toBeUndefined();
-    expect(at('{"model":"cut off')).toBeUndefined();
   });
 });
