@@ -7,7 +7,7 @@ import type { Provider } from '../../../src/config/schema.js';
 
 const dir = join(import.meta.dirname, '../../../examples');
 const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
-const env = { OPENAI_API_KEY: 'sk-example', ANTHROPIC_API_KEY: 'sk-ant-example' };
+const env = { OPENAI_API_KEY: 'sk-example', ANTHROPIC_API_KEY: 'sk-ant-example', GEMINI_API_KEY: 'gemini-example' };
 
 describe('examples/', () => {
   it('holds the documented tier files', () => {
@@ -21,6 +21,7 @@ describe('examples/', () => {
         'claude-code.yaml',
         'claude-code-subscription.yaml',
         'codex.yaml',
+        'gemini-cli.yaml',
         'ollama-native.yaml',
         'shared-redis.yaml',
       ]),
@@ -46,6 +47,17 @@ describe('examples/', () => {
       fit: { context: 16384, max_prompt_tokens: 12000, vision: false, tools: 'auto' },
     });
     expect(cloud).toMatchObject({ name: 'cloud', provider: { type: 'anthropic' }, fit: { context: 200000, vision: 'auto' } });
+  });
+
+  it("gemini-cli.yaml: Gemini CLI's model names reach a local Ollama tier, a gemini tier behind it, resumed on a stall; an embeddings route on Gemini", () => {
+    const config = loadConfig(join(dir, 'gemini-cli.yaml'), env);
+    const code = config.routes.get('code')!;
+    expect(code).toMatchObject({ aliases: ['gemini-*'], on_break: 'resume', stall: { factor: 20, floor_ms: 2000, after: 16 } });
+    expect(code.tiers.map((t) => [t.provider.type, t.model])).toEqual([
+      ['ollama', 'qwen2.5-coder:7b'],
+      ['gemini', 'gemini-2.5-flash'],
+    ]);
+    expect(config.routes.get('embed')).toMatchObject({ embedding: { space: 'gemini-embedding-001' }, tiers: [{ provider: { type: 'gemini' } }] });
   });
 
   it("claude-code-subscription.yaml: local first, the client's own login as the fallback, with no key in the environment", () => {
