@@ -188,6 +188,7 @@ const env = fc
   .record({
     OPENAI_API_KEY: fc.constantFrom(SECRET, LONG_SECRET, ''),
     ANTHROPIC_API_KEY: fc.constantFrom(SECRET, LONG_SECRET, ''),
+    GEMINI_API_KEY: fc.constantFrom(SECRET, LONG_SECRET, ''),
     LLM_ROUTE_TOKEN: fc.constantFrom(SECRET, LONG_SECRET, ''),
     X: fc.constantFrom('7', 'text', ''),
   })
@@ -223,7 +224,8 @@ function mutateData(data: unknown, steps: number[], value: unknown): unknown {
 
 describe('config loader under fuzzing', { timeout: 120_000 }, () => {
   it('loads every example as it is (the mutations start from valid files)', () => {
-    for (const text of examples) expect(() => loadConfigText(text, FILE, { OPENAI_API_KEY: SECRET, ANTHROPIC_API_KEY: SECRET })).not.toThrow();
+    for (const text of examples)
+      expect(() => loadConfigText(text, FILE, { OPENAI_API_KEY: SECRET, ANTHROPIC_API_KEY: SECRET, GEMINI_API_KEY: SECRET })).not.toThrow();
   });
 
   it('answers random text mutations of the examples with a config or a ConfigError at file:line:col', () => {
