@@ -58,11 +58,11 @@ function codecEndpoint(codec: ClientCodec, endpoint: ClientEndpoint): Endpoint {
   }
 }
 
-/** The endpoint a request reaches, and what its URL says besides: a codec's that claims it, else the server's own. */
-function reached(path: string, req: IncomingMessage, query: URLSearchParams): { endpoint: Endpoint; target: RequestTarget } | undefined {
+/** The endpoint a request reaches, and what its URL says besides: a codec's that claims it (with that codec), else the server's own. */
+function reached(path: string, req: IncomingMessage, query: URLSearchParams): { endpoint: Endpoint; target: RequestTarget; codec?: ClientCodec } | undefined {
   const match = matchEndpoint(path, req.headers, query);
   const target = query === NO_QUERY && match?.model === undefined ? PLAIN_TARGET : { model: match?.model, query };
-  if (match) return { endpoint: CODEC_ENDPOINTS.get(match.endpoint) as Endpoint, target };
+  if (match) return { endpoint: CODEC_ENDPOINTS.get(match.endpoint) as Endpoint, target, codec: match.codec };
   const own = SERVER_ENDPOINTS.get(path);
   return own && { endpoint: own, target };
 }
@@ -84,8 +84,9 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, a
   const path = q === -1 ? url : url.slice(0, q);
   const query = q === -1 ? NO_QUERY : new URLSearchParams(url.slice(q + 1));
   const found = reached(endpointPath(path), req, query);
-  // Errors are shaped in the endpoint's protocol (an unknown path under /v1/messages: Anthropic's).
-  const codec = codecForPath(path, req.headers, query);
+  // Errors are shaped in the endpoint's protocol (an unknown path under /v1/messages: Anthropic's);
+  // a codec's endpoint was matched once, with its codec.
+  const codec = found?.codec ?? codecForPath(path, req.headers, query);
   // Counted from arrival to answer, so a shutdown also waits for requests still uploading.
   app.handling++;
   app.lastArrival = Date.now();
