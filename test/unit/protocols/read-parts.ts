@@ -6,7 +6,7 @@ import { TranslatedOutput } from '../../../src/protocols/stream-output/translate
 
 /**
  * Each wire's reader, for the reader tests of each protocol room (chat/, messages/, responses/,
- * ollama/): every event decoded once into parts (blocks with start / delta / end and ids), and
+ * ollama/, gemini/): every event decoded once into parts (blocks with start / delta / end and ids), and
  * the commit facts read from those same parts; and a stream rendered for a client of another
  * protocol (stream-output/).
  */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { StreamPart } from '../../../../src/protocols/core/stream-part.js';
-import { EVENT_CONTENT, EVENT_ERROR, EVENT_FINISH, EVENT_MALFORMED, EVENT_USAGE, newFacts } from '../../../../src/protocols/core/event-facts.js';
+import { EVENT_CONTENT, EVENT_ERROR, EVENT_FINISH, EVENT_MALFORMED, EVENT_USAGE } from '../../../../src/protocols/core/event-facts.js';
+import { read } from '../read-parts.js';
 import { geminiWire } from '../../../../src/protocols/gemini/wire.js';
 
 // Gemini's stream chunks, as generativelanguage.googleapis.com writes them, read into parts
@@ -23,22 +23,12 @@ function chunk(parts: unknown[], extra: Record<string, unknown> = {}): string {
   });
 }
 
-function readAll(events: string[]): { parts: StreamPart[]; flags: number[] } {
-  const reader = geminiWire.reader();
-  const facts = newFacts();
-  const parts: StreamPart[] = [];
-  const flags: number[] = [];
-  for (const data of events) {
-    reader.read(data, facts);
-    parts.push(...facts.parts);
-    flags.push(facts.flags);
-  }
-  return { parts, flags };
-}
+/** Each data payload of one gemini stream, read in turn. */
+const readGemini = (events: string[]) => read('gemini', events);
 
 describe("a gemini tier's stream", () => {
   it('thought text as reasoning, text as text, each run one block; usage cumulative; the finish closes what is open', () => {
-    const { parts, flags } = readAll([
+    const { parts, flags } = readGemini([
       chunk([{ text: '**Planning**\nThe user', thought: true }]),
       chunk([{ text: ' greets me.', thought: true }]),
       chunk([{ text: 'Hello' }]),
@@ -69,18 +59,18 @@ describe("a gemini tier's stream", () => {
   });
 
   it('commits on the first part with text, thought text, a call or a finish: not on empty text or a signature alone', () => {
-    const { flags } = readAll([
+    const { flags } = readGemini([
       chunk([{ text: '' }]),
       chunk([{ text: '', thoughtSignature: 'sig' }]),
       JSON.stringify({ usageMetadata: { promptTokenCount: 4 } }),
       chunk([{ text: 'x' }]),
     ]);
     expect(flags.map((f) => (f & EVENT_CONTENT) !== 0)).toEqual([false, false, false, true]);
-    expect(readAll([chunk([], { finishReason: 'MAX_TOKENS' })]).parts.at(-1)).toEqual({ type: 'finish', reason: 'length' });
+    expect(readGemini([chunk([], { finishReason: 'MAX_TOKENS' })]).parts.at(-1)).toEqual({ type: 'finish', reason: 'length' });
   });
 
   it('function calls come whole: ids given by Gemini kept, else made from the responseId; STOP after calls is tool_calls', () => {
-    const { parts } = readAll([
+    const { parts } = readGemini([
       chunk([
         { functionCall: { name: 'get_weather', args: { city: 'Oslo' } }, thoughtSignature: 'EjQKMgG…' },
         { functionCall: { name: 'get_weather', args: { city: 'Bergen' }, id: 'fc-own-id' } },
@@ -99,19 +89,19 @@ describe("a gemini tier's stream", () => {
   });
 
   it('a blocked prompt is a content filter; SAFETY too; an {"error"} chunk is an error in the stream; garbage is malformed', () => {
-    const blocked = readAll([
+    const blocked = readGemini([
       JSON.stringify({ promptFeedback: { blockReason: 'PROHIBITED_CONTENT' }, usageMetadata: { promptTokenCount: 7, totalTokenCount: 7 } }),
     ]);
     expect(blocked.parts.at(-1)).toEqual({ type: 'finish', reason: 'content_filter' });
-    expect(readAll([chunk([], { finishReason: 'SAFETY' })]).parts.at(-1)).toEqual({ type: 'finish', reason: 'content_filter' });
-    const error = readAll([JSON.stringify({ error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } })]);
+    expect(readGemini([chunk([], { finishReason: 'SAFETY' })]).parts.at(-1)).toEqual({ type: 'finish', reason: 'content_filter' });
+    const error = readGemini([JSON.stringify({ error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } })]);
     expect(error.parts).toEqual([{ type: 'error', message: 'The model is overloaded. Please try again later.' }]);
     expect(error.flags[0] & EVENT_ERROR).toBe(EVENT_ERROR);
-    expect(readAll(['{"candidates": [']).flags[0]).toBe(EVENT_MALFORMED);
+    expect(readGemini(['{"candidates": [']).flags[0]).toBe(EVENT_MALFORMED);
   });
 
   it('code Gemini ran commits as content of its own kind', () => {
-    const { parts, flags } = readAll([chunk([{ executableCode: { language: 'PYTHON', code: 'print(1)' } }])]);
+    const { parts, flags } = readGemini([chunk([{ executableCode: { language: 'PYTHON', code: 'print(1)' } }])]);
     expect(parts.filter((p) => p.type !== 'usage')).toEqual([{ type: 'opaque' }]);
     expect(flags[0] & EVENT_CONTENT).toBe(EVENT_CONTENT);
   });
