@@ -7,7 +7,7 @@ import { RAW } from '../protocols/core/stream-output.js';
 export class ChunkBatch {
   private out: Buffer[] = [];
   /** Something of this chunk does not go out as it came (dropped, or rendered). */
-  altered = false;
+  private altered = false;
 
   get empty(): boolean {
     return this.out.length === 0;
@@ -18,7 +18,7 @@ export class ChunkBatch {
     this.altered = false;
   }
 
-  /** Queues what the client gets for one event: RAW (or `raw` itself) is the event as it came. */
+  /** Queues what the client gets for one event: RAW (or `raw` itself) is the event as it came, null nothing. */
   keep(piece: typeof RAW | Buffer | null, raw: Buffer): void {
     if (piece === RAW || piece === raw) this.out.push(raw);
     else {

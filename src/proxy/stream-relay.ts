@@ -120,10 +120,7 @@ export class StreamRelay implements AnswerReader, Upstream {
     // Ended earlier in this chunk, or past the terminator: the rest of the chunk means nothing.
     if (!this.relaying || tally.sawTerminator) return;
     if (data === null) return this.batch.keep(this.output.keepAlive(raw), raw); // a keep-alive
-    if (!tally.read(data)) {
-      this.batch.altered = true;
-      return;
-    }
+    if (!tally.read(data)) return this.batch.keep(null, raw); // a malformed event is not passed on
     const flags = tally.facts.flags;
     if (flags & EVENT_PROGRESS && !this.progressed) {
       this.progressed = true;
